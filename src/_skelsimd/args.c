@@ -1,0 +1,434 @@
+/*
+ * args.c -- the shared glue toolkit (see args.h for the rules).
+ */
+#include "args.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int sks_check_nargs(const char *func, Py_ssize_t nargs, Py_ssize_t expected)
+{
+    if (nargs != expected) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd positional arguments but %zd were given",
+                     func, expected, nargs);
+        return 0;
+    }
+    return 1;
+}
+
+int sks_parse_bool(PyObject *obj, const char *name, int dflt)
+{
+    int v;
+    if (obj == NULL || obj == Py_None) return dflt;
+    v = PyObject_IsTrue(obj);
+    if (v < 0) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a bool", name);
+    }
+    return v;
+}
+
+void sks_format_shape(char *buf, size_t size, int ndim, const npy_intp *shape)
+{
+    size_t used = 0;
+    int i;
+    if (size == 0) return;
+    buf[0] = '\0';
+    used += (size_t)snprintf(buf + used, size - used, "(");
+    for (i = 0; i < ndim && used < size; i++) {
+        used += (size_t)snprintf(buf + used, size - used, i ? ", %ld" : "%ld", (long)shape[i]);
+    }
+    if (used < size) {
+        snprintf(buf + used, size - used, ndim == 1 ? ",)" : ")");
+    }
+}
+
+/* Is this dtype one we convert to float32 (bool, signed/unsigned integer, real float)? */
+static int sks_numeric_real(PyArray_Descr *d)
+{
+    return d->kind == 'b' || d->kind == 'i' || d->kind == 'u' || d->kind == 'f';
+}
+
+static void sks_wrong_dtype(const char *name, PyArray_Descr *d, const char *expected)
+{
+    PyObject *s = PyObject_Str((PyObject *)d);
+    PyErr_Format(PyExc_TypeError, "%s: expected %s, got dtype %s", name, expected,
+                 s ? PyUnicode_AsUTF8(s) : "?");
+    Py_XDECREF(s);
+}
+
+PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
+{
+    PyArrayObject *arr, *res;
+    if (PyArray_Check(obj)) {
+        arr = (PyArrayObject *)obj;
+        if (PyArray_TYPE(arr) == NPY_FLOAT32 && PyArray_IS_C_CONTIGUOUS(arr) &&
+            PyArray_ISALIGNED(arr) && PyArray_ISNOTSWAPPED(arr)) {
+            Py_INCREF(obj);
+            return arr;
+        }
+        Py_INCREF(obj);
+    } else {
+        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+        if (arr == NULL) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s: expected an array_like of numbers, got %s", name,
+                         Py_TYPE(obj)->tp_name);
+            return NULL;
+        }
+    }
+    if (!sks_numeric_real(PyArray_DESCR(arr))) {
+        sks_wrong_dtype(name, PyArray_DESCR(arr), "a real numeric array (converted to float32)");
+        Py_DECREF(arr);
+        return NULL;
+    }
+    res = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)arr, PyArray_DescrFromType(NPY_FLOAT32), 0, 0,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
+        NULL);
+    Py_DECREF(arr);
+    return res;
+}
+
+int sks_check_shape(PyArrayObject *arr, const char *name, int min_ndim, const npy_intp *trailing,
+                    int n_trailing, const char *layout)
+{
+    const int ndim = PyArray_NDIM(arr);
+    const npy_intp *shape = PyArray_DIMS(arr);
+    int ok = ndim >= min_ndim && ndim >= n_trailing, i;
+    for (i = 0; ok && i < n_trailing; i++) {
+        ok = shape[ndim - n_trailing + i] == trailing[i];
+    }
+    if (!ok) {
+        char got[256];
+        sks_format_shape(got, sizeof got, ndim, shape);
+        PyErr_Format(PyExc_ValueError, "%s: expected shape %s, got %s", name, layout, got);
+        return -1;
+    }
+    return 0;
+}
+
+PyArrayObject *sks_prepare_out(PyObject *out_obj, const char *name, int ndim,
+                               const npy_intp *shape)
+{
+    PyArrayObject *out;
+    if (out_obj == NULL || out_obj == Py_None) {
+        return (PyArrayObject *)PyArray_SimpleNew(ndim, (npy_intp *)shape, NPY_FLOAT32);
+    }
+    if (!PyArray_Check(out_obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a numpy.ndarray of float32 or None, got %s",
+                     name, Py_TYPE(out_obj)->tp_name);
+        return NULL;
+    }
+    out = (PyArrayObject *)out_obj;
+    if (PyArray_TYPE(out) != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(out)) {
+        sks_wrong_dtype(name, PyArray_DESCR(out), "dtype float32 (native byte order)");
+        return NULL;
+    }
+    if (PyArray_NDIM(out) != ndim || memcmp(PyArray_DIMS(out), shape, ndim * sizeof(npy_intp))) {
+        char want[256], got[256];
+        sks_format_shape(want, sizeof want, ndim, shape);
+        sks_format_shape(got, sizeof got, PyArray_NDIM(out), PyArray_DIMS(out));
+        PyErr_Format(PyExc_ValueError, "%s: expected shape %s, got %s", name, want, got);
+        return NULL;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(out) || !PyArray_ISALIGNED(out)) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous, aligned array, got strides "
+                     "that are not C-contiguous (use np.ascontiguousarray or out=None)", name);
+        return NULL;
+    }
+    if (!PyArray_ISWRITEABLE(out)) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a writeable array, got a read-only one", name);
+        return NULL;
+    }
+    Py_INCREF(out_obj);
+    return out;
+}
+
+int sks_check_overlap(PyArrayObject *out, const char *out_name, PyArrayObject *in,
+                      const char *in_name, int allow_exact)
+{
+    const char *o0 = PyArray_BYTES(out), *i0 = PyArray_BYTES(in);
+    const npy_intp on = PyArray_NBYTES(out), in_n = PyArray_NBYTES(in);
+    if (on == 0 || in_n == 0) return 0;
+    if (o0 + on <= i0 || i0 + in_n <= o0) return 0;
+    if (o0 == i0 && on == in_n) {
+        if (allow_exact) return 0;
+        PyErr_Format(PyExc_ValueError, "%s: must not be the same memory as %s (this function "
+                     "does not work in place)", out_name, in_name);
+        return -1;
+    }
+    PyErr_Format(PyExc_ValueError, "%s: partially overlaps %s; pass the same array for in-place "
+                 "operation or a separate array", out_name, in_name);
+    return -1;
+}
+
+/* --- parents ------------------------------------------------------------------------------- */
+
+static int sks_read_index(PyArrayObject *arr, npy_intp i, long long *value)
+{
+    const char *p = PyArray_BYTES(arr) + i * PyArray_STRIDES(arr)[0];
+    switch (PyArray_TYPE(arr)) {
+    case NPY_BYTE: *value = *(const npy_byte *)p; return 0;
+    case NPY_UBYTE: *value = *(const npy_ubyte *)p; return 0;
+    case NPY_SHORT: *value = *(const npy_short *)p; return 0;
+    case NPY_USHORT: *value = *(const npy_ushort *)p; return 0;
+    case NPY_INT: *value = *(const npy_int *)p; return 0;
+    case NPY_UINT: *value = *(const npy_uint *)p; return 0;
+    case NPY_LONG: *value = *(const npy_long *)p; return 0;
+    case NPY_ULONG: {
+        const npy_ulong u = *(const npy_ulong *)p;
+        *value = u > (npy_ulong)INT32_MAX ? (long long)INT32_MAX + 1 : (long long)u;
+        return 0;
+    }
+    case NPY_LONGLONG: *value = *(const npy_longlong *)p; return 0;
+    case NPY_ULONGLONG: {
+        const npy_ulonglong u = *(const npy_ulonglong *)p;
+        *value = u > (npy_ulonglong)INT32_MAX ? (long long)INT32_MAX + 1 : (long long)u;
+        return 0;
+    }
+    default: return -1;
+    }
+}
+
+int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, sks_parents *out)
+{
+    PyArrayObject *arr;
+    npy_intp n, j;
+    out->data = NULL;
+    out->holder = NULL;
+    if (PyArray_Check(obj)) {
+        arr = (PyArrayObject *)obj;
+        Py_INCREF(obj);
+    } else {
+        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+        if (arr == NULL) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "parents: expected a 1-D integer array, got %s",
+                         Py_TYPE(obj)->tp_name);
+            return -1;
+        }
+    }
+    {
+        PyArray_Descr *d = PyArray_DESCR(arr);
+        const int empty_list = !PyArray_Check(obj) && PyArray_SIZE(arr) == 0;
+        if (!(d->kind == 'i' || d->kind == 'u') && !empty_list) {
+            sks_wrong_dtype("parents", d, "a 1-D integer array");
+            Py_DECREF(arr);
+            return -1;
+        }
+    }
+    if (PyArray_NDIM(arr) != 1) {
+        char got[256];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(arr), PyArray_DIMS(arr));
+        PyErr_Format(PyExc_ValueError, "parents: expected a 1-D array of %ld joints, got shape %s",
+                     (long)njoints, got);
+        Py_DECREF(arr);
+        return -1;
+    }
+    n = PyArray_DIM(arr, 0);
+    if (n != njoints) {
+        PyErr_Format(PyExc_ValueError, "parents: expected %ld entries (one per joint, %s), got %ld",
+                     (long)njoints, joints_from, (long)n);
+        Py_DECREF(arr);
+        return -1;
+    }
+    if (n > 0 && !PyArray_ISNOTSWAPPED(arr)) {
+        PyArrayObject *native = (PyArrayObject *)PyArray_FromAny(
+            (PyObject *)arr, PyArray_DescrNewByteorder(PyArray_DESCR(arr), NPY_NATIVE), 1, 1,
+            NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST, NULL);
+        Py_DECREF(arr);
+        if (native == NULL) return -1;
+        arr = native;
+    }
+    if (n > 0 && !PyArray_ISALIGNED(arr)) {
+        PyArrayObject *aligned = (PyArrayObject *)PyArray_NewCopy(arr, NPY_CORDER);
+        Py_DECREF(arr);
+        if (aligned == NULL) return -1;
+        arr = aligned;
+    }
+    for (j = 0; j < n; j++) {
+        long long p = 0;
+        if (sks_read_index(arr, j, &p) < 0) {
+            sks_wrong_dtype("parents", PyArray_DESCR(arr), "a 1-D integer array");
+            Py_DECREF(arr);
+            return -1;
+        }
+        if (p < -1 || p >= j) {
+            PyErr_Format(PyExc_ValueError,
+                         "parents[%ld] = %lld: expected -1 (a root) or an earlier joint "
+                         "(-1 <= parents[j] < j, depth-first order); reorder the skeleton first",
+                         (long)j, p);
+            Py_DECREF(arr);
+            return -1;
+        }
+    }
+    if (PyArray_TYPE(arr) != NPY_INT32 || !PyArray_IS_C_CONTIGUOUS(arr)) {
+        /* Values are validated (within int32), so the cast is exact. */
+        PyArrayObject *conv = (PyArrayObject *)PyArray_FromAny(
+            (PyObject *)arr, PyArray_DescrFromType(NPY_INT32), 1, 1,
+            NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
+        Py_DECREF(arr);
+        if (conv == NULL) return -1;
+        arr = conv;
+    }
+    out->holder = arr;
+    out->data = (const int32_t *)PyArray_DATA(arr);
+    return 0;
+}
+
+void sks_parents_release(sks_parents *p)
+{
+    Py_CLEAR(p->holder);
+    p->data = NULL;
+}
+
+static int sks_parse_index(PyObject *obj, const char *name, npy_intp *value)
+{
+    Py_ssize_t v;
+    if (!PyIndex_Check(obj) || PyBool_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected an int, got %s", name, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    v = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: integer out of range", name);
+        return -1;
+    }
+    *value = (npy_intp)v;
+    return 0;
+}
+
+int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoints,
+                          npy_intp *start, npy_intp *stop)
+{
+    *start = 0;
+    *stop = njoints;
+    if (start_obj != NULL && start_obj != Py_None && sks_parse_index(start_obj, "start", start) < 0)
+        return -1;
+    if (stop_obj != NULL && stop_obj != Py_None && sks_parse_index(stop_obj, "stop", stop) < 0)
+        return -1;
+    if (*start < 0 || *start > njoints) {
+        PyErr_Format(PyExc_ValueError, "start: expected 0 <= start <= %ld (the number of joints), "
+                     "got %ld", (long)njoints, (long)*start);
+        return -1;
+    }
+    if (*stop < *start || *stop > njoints) {
+        PyErr_Format(PyExc_ValueError, "stop: expected start <= stop <= %ld (start = %ld, the "
+                     "number of joints = %ld), got %ld", (long)njoints, (long)*start,
+                     (long)njoints, (long)*stop);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- broadcasting -------------------------------------------------------------------------- */
+
+int sks_broadcast_leading(sks_broadcast *bc, int nops, PyArrayObject *const *ops,
+                          const char *const *names, const int *trailing_ndims)
+{
+    int k, d, nd = 0;
+    npy_intp cstrides[SKS_MAX_OPERANDS][NPY_MAXDIMS];
+    bc->nops = nops;
+    for (k = 0; k < nops; k++) {
+        const int lead = PyArray_NDIM(ops[k]) - trailing_ndims[k];
+        if (lead > nd) nd = lead;
+    }
+    for (d = 0; d < nd; d++) bc->out_shape[d] = 1;
+    /* result shape, right-aligned */
+    for (k = 0; k < nops; k++) {
+        const int lead = PyArray_NDIM(ops[k]) - trailing_ndims[k];
+        for (d = 0; d < lead; d++) {
+            const npy_intp n = PyArray_DIM(ops[k], d);
+            npy_intp *r = &bc->out_shape[nd - lead + d];
+            if (n == *r || n == 1) continue;
+            if (*r == 1) {
+                *r = n;
+                continue;
+            }
+            {
+                char s0[256], s1[256];
+                int k0;
+                for (k0 = 0; k0 < k; k0++) {
+                    const int lead0 = PyArray_NDIM(ops[k0]) - trailing_ndims[k0];
+                    const int d0 = d + (nd - lead) - (nd - lead0);
+                    if (d0 >= 0 && d0 < lead0 && PyArray_DIM(ops[k0], d0) != 1 &&
+                        PyArray_DIM(ops[k0], d0) != n)
+                        break;
+                }
+                if (k0 == k) k0 = 0;
+                sks_format_shape(s0, sizeof s0,
+                                 PyArray_NDIM(ops[k0]) - trailing_ndims[k0], PyArray_DIMS(ops[k0]));
+                sks_format_shape(s1, sizeof s1, lead, PyArray_DIMS(ops[k]));
+                PyErr_Format(PyExc_ValueError,
+                             "%s and %s: leading (batch) shapes %s and %s do not broadcast",
+                             names[k0], names[k], s0, s1);
+                return -1;
+            }
+        }
+    }
+    bc->out_ndim = nd;
+    /* block strides of each operand, 0 where broadcast */
+    for (k = 0; k < nops; k++) {
+        const int lead = PyArray_NDIM(ops[k]) - trailing_ndims[k];
+        npy_intp s = 1;
+        for (d = nd - 1; d >= 0; d--) {
+            const int dk = d - (nd - lead);
+            if (dk < 0 || PyArray_DIM(ops[k], dk) == 1) {
+                cstrides[k][d] = 0;
+            } else {
+                cstrides[k][d] = s;
+                s *= PyArray_DIM(ops[k], dk);
+            }
+        }
+    }
+    /* merge dimension d into d+1 when every operand walks them as one */
+    bc->ndim = 0;
+    for (d = 0; d < nd; d++) {
+        if (bc->out_shape[d] == 1) continue; /* drop unit dims */
+        if (bc->ndim > 0) {
+            const int m = bc->ndim - 1;
+            int mergeable = 1;
+            for (k = 0; k < nops; k++) {
+                if (bc->strides[k][m] != cstrides[k][d] * bc->out_shape[d]) mergeable = 0;
+            }
+            if (mergeable) {
+                bc->shape[m] *= bc->out_shape[d];
+                for (k = 0; k < nops; k++) bc->strides[k][m] = cstrides[k][d];
+                continue;
+            }
+        }
+        bc->shape[bc->ndim] = bc->out_shape[d];
+        for (k = 0; k < nops; k++) bc->strides[k][bc->ndim] = cstrides[k][d];
+        bc->ndim++;
+    }
+    return 0;
+}
+
+npy_intp sks_broadcast_inner(const sks_broadcast *bc)
+{
+    return bc->ndim ? bc->shape[bc->ndim - 1] : 1;
+}
+
+npy_intp sks_broadcast_outer(const sks_broadcast *bc)
+{
+    npy_intp n = 1;
+    int d;
+    for (d = 0; d + 1 < bc->ndim; d++) n *= bc->shape[d];
+    return n;
+}
+
+void sks_broadcast_offsets(const sks_broadcast *bc, npy_intp outer, npy_intp *offsets,
+                           npy_intp *inner_step)
+{
+    int k, d;
+    for (k = 0; k < bc->nops; k++) {
+        offsets[k] = 0;
+        if (inner_step) inner_step[k] = bc->ndim ? bc->strides[k][bc->ndim - 1] : 0;
+    }
+    for (d = bc->ndim - 2; d >= 0; d--) {
+        const npy_intp i = outer % bc->shape[d];
+        outer /= bc->shape[d];
+        for (k = 0; k < bc->nops; k++) offsets[k] += i * bc->strides[k][d];
+    }
+}
