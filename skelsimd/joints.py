@@ -1,0 +1,148 @@
+"""Joint-matrix kernels: skeleton transforms over a flattened parent hierarchy (seeds 000, 002).
+
+Conventions
+-----------
+* A joint matrix is float32 ``(..., 3, 4)``, row-major ``[R | t]``: it maps a point ``p`` to
+  ``R @ p + t`` and has an implied last row ``(0, 0, 0, 1)``.
+* A pose batch is ``(..., J, 3, 4)``: the leading dimensions are characters or frames that share
+  one ``parents`` array of J integers, ``parents[j] == -1`` for a root (several roots are
+  allowed) and ``parents[j] < j`` otherwise (depth-first flattening, seed 002).
+* Multiplication order: ``global[j] = global[parents[j]] @ local[j]`` (column vectors, parent on
+  the left).
+* Inputs are array_like, converted once to C-contiguous float32 (no copy when they already
+  are). ``out`` must be a float32, C-contiguous, writeable array of the result's shape; it may
+  be exactly an input (in place) but must not partially overlap one. Everything is validated
+  before anything is written. The GIL is released while the kernel runs.
+
+Determinism
+-----------
+Every SIMD variant (scalar, sse41, avx2) evaluates the same float32 operations in the same
+order, so results are bit-identical whichever variant the CPU selects (finite inputs).
+
+Accuracy (max abs error against float64, rotations from unit quaternions, translations in
+[-1, 1], every variant; tested)
+------------------------------------------------------------------------------------------
+* ``multiply_joints``: <= 5e-7 per product.
+* ``local_to_global``: <= 2e-6 on random 96-joint trees (parents drawn uniformly among the
+  earlier joints, depth about 10). The error grows with the hierarchy depth d and the size T of
+  the global translations, because every level rounds a translation of size up to T to float32:
+  it stays below ``(d + 1) * 2**-23 * max(1, T)`` for any hierarchy. Measured on 192,000 joints:
+  1.2e-6 on random trees, 1.7e-6 to 2.6e-6 on the 96-joint humanoid of ``skelsimd.testing``
+  (depth 14, T about 10), 1e-5 on a 96-joint chain (T about 17), where even a correctly rounded
+  float32 walk measures 8e-6.
+* ``global_to_local`` round trip ``global_to_local(local_to_global(x)) - x``: <= 2e-6 on 96-joint
+  trees and the humanoid (general and rigid inverse); ``(d + 1) * 2**-23 * max(1, T)`` in general.
+* ``invert_joints``: ``invert_joints(m) @ m`` is the identity within 1e-6 for rotations, and in
+  general within ``4e-7 * cond(R)``.
+"""
+from . import _core
+
+__all__ = ["local_to_global", "global_to_local", "multiply_joints", "invert_joints"]
+
+
+def local_to_global(local, parents, out=None, *, start=0, stop=None):
+    """Local joint matrices to global (model-space) ones: the seed's TransformSkeleton.
+
+    ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
+    ascending order; a root (``parents[j] == -1``) copies its local matrix.
+
+    Parameters
+    ----------
+    local : array_like, (..., J, 3, 4)
+        Local joint matrices; the leading dimensions are a batch sharing ``parents``.
+    parents : array_like of int, (J,)
+        ``-1`` for a root, otherwise ``parents[j] < j``.
+    out : ndarray, float32 (..., J, 3, 4), optional
+        Result array. ``out=local`` transforms in place (the seed's usage).
+    start, stop : int, optional
+        Restrict the pass to joints ``start <= j < stop`` (the seed's first/last joint, with
+        ``stop`` exclusive), e.g. to transform a skeleton in sections and modify joints in
+        between. Parents that lie before ``start`` are read from ``out`` as already-global
+        matrices. Joints outside the range are not written when ``out`` is given; when ``out``
+        is None the result starts as a copy of ``local``, so those joints hold their local
+        matrices (and parents before ``start`` are taken from ``local`` as if global).
+
+    Returns
+    -------
+    ndarray, float32 (..., J, 3, 4)
+        ``out``, or a new array.
+
+    Accuracy: <= 2e-6 max abs error against float64 on random 96-joint trees with unit-quaternion
+    rotations and translations in [-1, 1]; ``(d + 1) * 2**-23 * max(1, T)`` for a hierarchy of
+    depth d and global translations up to T (see the module docstring).
+    """
+    return _core.local_to_global(local, parents, out, start, stop)
+
+
+def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):
+    """Global joint matrices back to local ones: the seed's UntransformSkeleton.
+
+    ``local[..., j] = inverse(global[..., parents[j]]) @ global[..., j]`` for
+    ``start <= j < stop``, processed in descending order so that ``out=global_`` works in place;
+    roots copy their matrix. Parents are always read from ``global_``. The exact inverse of
+    ``local_to_global``.
+
+    Parameters
+    ----------
+    global_ : array_like, (..., J, 3, 4)
+    parents : array_like of int, (J,)
+    out : ndarray, float32 (..., J, 3, 4), optional
+        ``out=global_`` works in place. With ``out=None`` and a partial range, joints outside
+        the range are copies of ``global_``.
+    start, stop : int, optional
+        The joint range, as in ``local_to_global``.
+    rigid : bool, default False
+        False: the general affine inverse (adjugate / determinant), so scaled and sheared
+        joints work; a singular parent rotation gives inf/nan (IEEE division by zero).
+        True: the seed's transpose shortcut ``R^-1 = R^T``, valid only for orthonormal R.
+
+    Returns
+    -------
+    ndarray, float32 (..., J, 3, 4)
+
+    Accuracy: the round trip ``global_to_local(local_to_global(x), ...)`` is within 2e-6 of x
+    on 96-joint skeletons with unit-quaternion rotations and translations in [-1, 1].
+    Each joint is ``inverse(R_p) @ (G_j - [0 | t_p])``: translations are subtracted first.
+    """
+    return _core.global_to_local(global_, parents, out, start, stop, rigid)
+
+
+def multiply_joints(a, b, out=None):
+    """``a @ b`` per joint matrix, with NumPy broadcasting over the leading dimensions: the
+    seed's TransformJoints/MultiplyJoints (e.g. the matrix palette ``global @ inverse_bind``,
+    shapes ``(N, J, 3, 4)`` and ``(J, 3, 4)``).
+
+    Parameters
+    ----------
+    a, b : array_like, (..., 3, 4)
+        Leading dimensions broadcast by NumPy rules.
+    out : ndarray, float32 (broadcast(...), 3, 4), optional
+        May be exactly ``a`` or ``b`` (in place).
+
+    Returns
+    -------
+    ndarray, float32
+
+    Accuracy: <= 5e-7 max abs error per product for unit-magnitude inputs; each element is
+    ``((a_i0 b_0c + a_i1 b_1c) + a_i2 b_2c) + a_i3 [c == 3]`` in float32.
+    """
+    return _core.multiply_joints(a, b, out)
+
+
+def invert_joints(m, out=None, *, rigid=False):
+    """Affine inverse ``[R^-1 | -R^-1 t]`` of every joint matrix.
+
+    Parameters
+    ----------
+    m : array_like, (..., 3, 4)
+    out : ndarray, float32 (..., 3, 4), optional
+        May be exactly ``m`` (in place).
+    rigid : bool, default False
+        False: general inverse via adjugate and determinant (a singular R gives inf/nan).
+        True: ``R^-1 = R^T``, for orthonormal rotations only.
+
+    Returns
+    -------
+    ndarray, float32 (..., 3, 4)
+    """
+    return _core.invert_joints(m, out, rigid)

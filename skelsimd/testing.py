@@ -1,0 +1,150 @@
+"""Test and benchmark data: random rotations, joint matrices and hierarchies, and a realistic
+96-joint game skeleton. Shared by the test suite, the benchmarks and users' own property tests."""
+import numpy as np
+
+__all__ = [
+    "random_quaternions",
+    "quaternions_to_matrices",
+    "random_joints",
+    "random_parents",
+    "chain_parents",
+    "humanoid_skeleton",
+    "depths",
+]
+
+
+def random_quaternions(shape, rng):
+    """Uniformly distributed unit quaternions (x, y, z, w), float64, shape (*shape, 4)."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    q = rng.standard_normal(shape + (4,))
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    n[n == 0] = 1.0
+    return q / n
+
+
+def quaternions_to_matrices(q):
+    """Rotation matrices (..., 3, 3) float64 of unit quaternions (x, y, z, w)."""
+    q = np.asarray(q, dtype=np.float64)
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )
+
+
+def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=np.float32):
+    """Joint matrices (*shape, 3, 4): a uniformly random rotation (from a unit quaternion), a
+    translation uniform in [-translation, translation]^3, optionally multiplied on the right by
+    a per-axis scale drawn uniformly from `scale` = (lo, hi) and a random shear of size `shear`."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    r = quaternions_to_matrices(random_quaternions(shape, rng))
+    if scale is not None:
+        s = rng.uniform(scale[0], scale[1], size=shape + (3,))
+        r = r * s[..., None, :]
+    if shear:
+        sh = np.eye(3) + np.triu(rng.uniform(-shear, shear, size=shape + (3, 3)), 1)
+        r = r @ sh
+    t = rng.uniform(-translation, translation, size=shape + (3,))
+    m = np.concatenate([r, t[..., None]], axis=-1)
+    return m.astype(dtype)
+
+
+def random_parents(n, rng, *, root_probability=0.05, chain_probability=0.5):
+    """A random valid hierarchy of n joints (parents[j] < j): joint 0 is a root, later joints
+    are roots with `root_probability`, continue the chain (parent j - 1) with
+    `chain_probability`, else hang below a uniformly chosen earlier joint."""
+    parents = np.empty(n, dtype=np.int32)
+    for j in range(n):
+        u = rng.random()
+        if j == 0 or u < root_probability:
+            parents[j] = -1
+        elif u < root_probability + chain_probability:
+            parents[j] = j - 1
+        else:
+            parents[j] = rng.integers(0, j)
+    return parents
+
+
+def chain_parents(n):
+    """A single chain: parents[j] = j - 1 (the deepest hierarchy of n joints)."""
+    return np.arange(-1, n - 1, dtype=np.int32)
+
+
+def depths(parents):
+    """Depth of every joint (roots 0)."""
+    d = np.zeros(len(parents), dtype=np.int32)
+    for j, p in enumerate(parents):
+        d[j] = 0 if p < 0 else d[p] + 1
+    return d
+
+
+def _humanoid_tree():
+    def chain(names):
+        node = None
+        for name in reversed(names):
+            node = (name, [node] if node else [])
+        return node
+
+    def hand(side):
+        fingers = [chain([f"{f}_metacarpal_{side}", f"{f}_01_{side}", f"{f}_02_{side}", f"{f}_03_{side}"])
+                   for f in ("index", "middle", "ring", "pinky")]
+        fingers.insert(0, chain([f"thumb_01_{side}", f"thumb_02_{side}", f"thumb_03_{side}"]))
+        return (f"hand_{side}", fingers)
+
+    def arm(side):
+        return (f"clavicle_{side}", [
+            (f"upperarm_{side}", [
+                (f"lowerarm_{side}", [hand(side), (f"lowerarm_twist_{side}", [])]),
+                (f"upperarm_twist_{side}", []),
+            ])
+        ])
+
+    def leg(side):
+        return (f"thigh_{side}", [
+            (f"calf_{side}", [
+                (f"foot_{side}", [(f"ball_{side}", [(f"toe_{side}", [])])]),
+                (f"calf_twist_{side}", []),
+            ]),
+            (f"thigh_twist_{side}", []),
+        ])
+
+    face = [
+        ("jaw", [("lip_lower", []), chain(["tongue_01", "tongue_02"])]),
+        ("eye_l", []), ("eye_r", []), ("brow_l", []), ("brow_r", []), ("lip_upper", []),
+        ("cheek_l", []), ("cheek_r", []),
+        chain(["ponytail_01", "ponytail_02", "ponytail_03"]),
+    ]
+    head = ("neck_01", [("neck_02", [("head", face)])])
+    spine_top = ("spine_05", [head, arm("l"), arm("r"), chain(["cape_01", "cape_02", "cape_03"])])
+    spine = chain(["spine_01", "spine_02", "spine_03", "spine_04"])
+    # hang spine_top below spine_04
+    node = spine
+    while node[1]:
+        node = node[1][0]
+    node[1].append(spine_top)
+    pelvis = ("pelvis", [spine, leg("l"), leg("r")])
+    ik = [("ik_foot_root", [("ik_foot_l", []), ("ik_foot_r", [])]),
+          ("ik_hand_root", [("ik_hand_gun", [])])]
+    return ("root", [pelvis] + ik)
+
+
+def humanoid_skeleton():
+    """A 96-joint game character (root, pelvis, five spine joints, two neck joints, head with face joints,
+    arms with twist joints and four-joint fingers, legs, IK helpers, cape and ponytail chains),
+    flattened depth-first. Returns (parents int32 (96,), names list)."""
+    parents, names = [], []
+
+    def visit(node, parent):
+        name, children = node
+        index = len(names)
+        names.append(name)
+        parents.append(parent)
+        for child in children:
+            visit(child, index)
+
+    visit(_humanoid_tree(), -1)
+    return np.asarray(parents, dtype=np.int32), names
