@@ -1,0 +1,142 @@
+"""python -m skelsimd: the main job (benchmarks) and small utilities.
+
+    python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
+    python -m skelsimd info
+"""
+import argparse
+import os
+import sys
+
+from . import _isa, __version__
+
+
+def _progress_factory(total):
+    """A progress callback: tqdm when installed (the [bench] extra), plain lines otherwise."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        tqdm = None
+    if tqdm is not None:
+        bar = tqdm(total=total, unit="workload", file=sys.stderr, leave=False)
+
+        def step(w):
+            bar.set_description(w.title)
+            bar.update(1)
+
+        return step, bar.close
+
+    count = [0]
+
+    def step(w):
+        count[0] += 1
+        print(f"[{count[0]}/{total}] {w.title}", file=sys.stderr, flush=True)
+
+    return step, lambda: None
+
+
+def _plot(records, path):
+    """Bar chart of the speed-up over NumPy per workload and variant (needs matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    titles = list(dict.fromkeys(r["title"] for r in records))
+    variants = [v for v in _isa.supported_isas() if any(r["variant"] == v for r in records)]
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(titles)), 4.5))
+    width = 0.8 / max(1, len(variants))
+    for i, v in enumerate(variants):
+        vals = [next((r.get("speedup_vs_numpy", 0) for r in records if r["title"] == t and r["variant"] == v), 0)
+                for t in titles]
+        ax.bar([k + i * width for k in range(len(titles))], vals, width, label=v)
+    ax.set_xticks([k + width * (len(variants) - 1) / 2 for k in range(len(titles))])
+    ax.set_xticklabels(titles, rotation=20, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("times faster than NumPy")
+    ax.set_title("skelsimd speed-up over the fastest NumPy formulation")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def cmd_bench(args):
+    from ._bench import FAMILIES, headline_workloads
+    from ._bench.core import format_table, machine_info, run_workloads, write_json
+
+    variants = args.variants or None
+    if variants:
+        bad = [v for v in variants if v not in _isa.supported_isas()]
+        if bad:
+            print(f"error: variant {bad[0]!r} is not supported here; supported: "
+                  f"{', '.join(_isa.supported_isas())}", file=sys.stderr)
+            return 2
+    try:
+        workloads = headline_workloads(args.family)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    min_time, repeat = (0.01, 2) if args.quick else (args.min_time, args.repeat)
+    info = machine_info()
+    print(f"skelsimd {__version__} on {info['cpu']} ({info['cores']} cores), active variant "
+          f"{_isa.isa()}, NumPy {info['numpy']}; families: {', '.join(args.family or FAMILIES)}")
+    step, close = _progress_factory(len(workloads))
+    try:
+        records = run_workloads(workloads, variants=variants, min_time=min_time, repeat=repeat,
+                                progress=step)
+    finally:
+        close()
+    print(format_table(records))
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "bench.json")
+        write_json(path, records, command="bench", quick=bool(args.quick))
+        print(f"wrote {path}")
+        png = os.path.join(args.out, "bench_speedup.png")
+        if _plot(records, png):
+            print(f"wrote {png}")
+        else:
+            print("matplotlib is not installed (pip install 'skelsimd[bench]'): no plot written")
+    return 0
+
+
+def cmd_info(args):
+    print(f"skelsimd {__version__}")
+    print(f"active variant: {_isa.isa()} (best {_isa.best_isa()}; supported {', '.join(_isa.supported_isas())};"
+          f" compiled {', '.join(_isa.compiled_isas())})")
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m skelsimd",
+        description="skelsimd: SIMD kernels for character animation on NumPy float32 arrays.")
+    parser.add_argument("--version", action="version", version=f"skelsimd {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="command")
+    sub.required = True
+    b = sub.add_parser("bench", help="run the headline benchmark of every kernel family",
+                       description="Check every workload against its float64 reference, then time it on "
+                                   "every SIMD variant, against the fastest NumPy formulation and the "
+                                   "physical limit; print a table (and write JSON and a plot with --out).")
+    b.add_argument("--family", action="append", help="only this kernel family (repeatable)")
+    b.add_argument("--variants", nargs="+", metavar="ISA", help="only these SIMD variants")
+    b.add_argument("--out", metavar="DIR", help="write bench.json and bench_speedup.png into DIR")
+    b.add_argument("--quick", action="store_true", help="short timings (smoke test; noisy ratios)")
+    b.add_argument("--min-time", type=float, default=0.05, help="seconds per timing sample (default 0.05)")
+    b.add_argument("--repeat", type=int, default=5, help="timing samples per measurement (default 5)")
+    b.set_defaults(func=cmd_bench)
+    i = sub.add_parser("info", help="print the version and the SIMD variants")
+    i.set_defaults(func=cmd_info)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""Benchmark workloads of every kernel family, for `python -m skelsimd bench`.
+
+Each family module provides `headline()`, the list of its workloads at their headline sizes;
+FAMILIES maps the family's name to that function.
+"""
+from . import joints
+
+FAMILIES = {
+    "joints": joints.headline,
+}
+
+
+def headline_workloads(families=None):
+    names = families or list(FAMILIES)
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown benchmark family {unknown[0]!r}; expected one of {', '.join(FAMILIES)}")
+    workloads = []
+    for n in names:
+        workloads.extend(FAMILIES[n]())
+    return workloads

@@ -1,0 +1,147 @@
+"""Benchmark machinery shared by `python -m skelsimd bench` and the scripts in benchmarks/.
+
+A Workload is one job at one size: the skelsimd call (timed once per SIMD variant), the fastest
+NumPy formulation of the same job, optionally a physical limit (e.g. a memcpy of the same bytes),
+and a check that every result matches the float64 reference *before* anything is timed. Ratios
+are computed from timings taken in the same run (these machines are shared and noisy).
+"""
+import json
+import platform
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import _isa
+
+__all__ = ["Workload", "measure", "run_workloads", "format_table", "machine_info", "write_json"]
+
+
+@dataclass
+class Workload:
+    name: str                 # short id, e.g. "army"
+    title: str                # what it does, e.g. "local_to_global 1000 x 96"
+    family: str               # kernel family, e.g. "joints"
+    unit: str                 # what ns/unit counts, e.g. "joint"
+    units: int                # units per call
+    kernel: object            # () -> result, the skelsimd call (run under every variant)
+    numpy: object = None      # () -> result, fastest NumPy formulation of the same job
+    limit: object = None      # () -> None, physical limit (memcpy of the same bytes)
+    limit_name: str = "memcpy"
+    check: object = None      # (result) -> None, raises AssertionError on mismatch
+    extra: dict = field(default_factory=dict)   # other timed callables, label -> () -> result
+    params: dict = field(default_factory=dict)  # sizes, for the JSON
+
+
+def measure(fn, *, min_time=0.05, repeat=5):
+    """Best time per call in seconds: calls are batched so each sample lasts >= min_time."""
+    fn()  # warm up (allocations, caches)
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time or number >= 1 << 20:
+            break
+        number *= max(2, int(min_time / max(dt, 1e-9)) // 2 or 2)
+    best = dt / number
+    for _ in range(repeat - 1):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def run_workload(w, *, variants=None, min_time=0.05, repeat=5):
+    """Check then time one workload. Returns a list of result records (one per timed candidate)."""
+    variants = variants or _isa.supported_isas()
+    times = {}
+    for name in variants:
+        with _isa.use_isa(name):
+            if w.check is not None:
+                w.check(w.kernel())
+            times[name] = measure(w.kernel, min_time=min_time, repeat=repeat)
+    if w.numpy is not None:
+        if w.check is not None:
+            w.check(w.numpy())
+        times["numpy"] = measure(w.numpy, min_time=min_time, repeat=repeat)
+    if w.limit is not None:
+        times[w.limit_name] = measure(w.limit, min_time=min_time, repeat=repeat)
+    for label, fn in w.extra.items():
+        times[label] = measure(fn, min_time=min_time, repeat=repeat)
+    records = []
+    for label, t in times.items():
+        rec = {
+            "workload": w.name, "title": w.title, "family": w.family, "variant": label,
+            "seconds_per_call": t, "unit": w.unit, "units_per_call": w.units,
+            "ns_per_unit": t * 1e9 / w.units, "params": w.params,
+        }
+        if "numpy" in times:
+            rec["speedup_vs_numpy"] = times["numpy"] / t
+        if "scalar" in times:
+            rec["speedup_vs_scalar"] = times["scalar"] / t
+        if w.limit is not None:
+            rec[f"time_vs_{w.limit_name}"] = t / times[w.limit_name]
+        records.append(rec)
+    return records
+
+
+def run_workloads(workloads, *, variants=None, min_time=0.05, repeat=5, progress=None):
+    records = []
+    for w in workloads:
+        if progress is not None:
+            progress(w)
+        records.extend(run_workload(w, variants=variants, min_time=min_time, repeat=repeat))
+    return records
+
+
+def _fmt_time(t):
+    if t < 1e-6:
+        return f"{t * 1e9:7.1f} ns"
+    if t < 1e-3:
+        return f"{t * 1e6:7.2f} us"
+    return f"{t * 1e3:7.2f} ms"
+
+
+def format_table(records):
+    head = f"{'workload':<34} {'variant':<8} {'per call':>10} {'ns/unit':>12} {'vs numpy':>9} {'vs scalar':>9} {'vs limit':>9}"
+    lines = [head, "-" * len(head)]
+    last = None
+    for r in records:
+        title = r["title"] if r["title"] != last else ""
+        last = r["title"]
+        limit = next((v for k, v in r.items() if k.startswith("time_vs_")), None)
+        lines.append(
+            f"{title[:34]:<34} {r['variant']:<8} {_fmt_time(r['seconds_per_call']):>10} "
+            f"{r['ns_per_unit']:8.2f}/{r['unit'][:3]:<3} "
+            f"{r.get('speedup_vs_numpy', float('nan')):8.1f}x {r.get('speedup_vs_scalar', float('nan')):8.2f}x "
+            + (f"{limit:8.2f}x" if limit is not None else f"{'':>9}")
+        )
+    lines.append("vs numpy / vs scalar: how many times faster; vs limit: time relative to the physical limit (memcpy).")
+    return "\n".join(lines)
+
+
+def machine_info():
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import os
+
+    return {
+        "cpu": cpu, "cores": os.cpu_count(), "machine": platform.machine(),
+        "python": platform.python_version(), "numpy": np.__version__,
+        "isa_best": _isa.best_isa(), "isa_supported": _isa.supported_isas(),
+    }
+
+
+def write_json(path, records, **meta):
+    with open(path, "w") as f:
+        json.dump({"machine": machine_info(), **meta, "results": records}, f, indent=1)

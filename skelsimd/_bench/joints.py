@@ -1,0 +1,108 @@
+"""Benchmark workloads of the joint-matrix family (seeds 000 and 002)."""
+import numpy as np
+
+from .. import joints as J
+from .. import testing as T
+from ..reference import joints as R
+from .core import Workload
+
+
+def _checker(expected, tol):
+    def check(result):
+        err = np.abs(np.asarray(result, np.float64) - expected).max(initial=0.0)
+        assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
+    return check
+
+
+def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None):
+    """local_to_global on `batch` skeletons of `joints` joints (the humanoid for 96, a random tree
+    otherwise), against NumPy's depth-level batching and a memcpy of the same bytes."""
+    rng = np.random.default_rng(seed)
+    if parents is None:
+        parents = T.humanoid_skeleton()[0] if joints == 96 else T.random_parents(joints, rng)
+    local = T.random_joints((batch, joints), rng)
+    out = np.empty_like(local)
+    out_np = np.empty_like(local)
+    copy_dst = np.empty_like(local)
+    plan = R.LevelPlan(parents)
+    k = min(batch, 16)   # check the first characters against float64 (exactly what the call computed)
+    expected = R.local_to_global(local[:k], parents)
+    check_all = _checker(expected, 4e-5)
+    return Workload(
+        name=name or f"local_to_global[{batch}x{joints}]",
+        title=f"local_to_global {batch} x {joints}",
+        family="joints", unit="joint", units=batch * joints,
+        kernel=lambda: J.local_to_global(local, parents, out),
+        numpy=lambda: R.local_to_global_levels(local, plan, out_np),
+        limit=lambda: np.copyto(copy_dst, local),
+        check=lambda res: check_all(np.asarray(res)[:k]),
+        params={"batch": batch, "joints": joints},
+    )
+
+
+def army():
+    """Seed 002's army: 1000 characters x 96 joints."""
+    return local_to_global_workload(1000, 96, name="army")
+
+
+def single_call():
+    """One 96-joint skeleton from Python: the per-call overhead users pay per frame."""
+    w = local_to_global_workload(1, 96, name="single")
+    w.title = "local_to_global 1 x 96 (per call)"
+    return w
+
+
+def palette(batch=1000, joints=96, seed=1):
+    """Matrix palette global @ inverse_bind for an army (multiply_joints with broadcasting)."""
+    rng = np.random.default_rng(seed)
+    glob = T.random_joints((batch, joints), rng)
+    inv_bind = T.random_joints(joints, rng)
+    out = np.empty_like(glob)
+    out_np = np.empty_like(glob)
+    expected = R.multiply_joints(glob[:16], inv_bind)
+
+    def numpy_palette():
+        np.matmul(glob[..., :3], inv_bind, out=out_np)
+        out_np[..., 3] += glob[..., 3]
+        return out_np
+
+    check = _checker(expected, 1e-6)
+    return Workload(
+        name="palette", title=f"multiply_joints {batch} x {joints}", family="joints", unit="joint",
+        units=batch * joints, kernel=lambda: J.multiply_joints(glob, inv_bind, out),
+        numpy=numpy_palette, limit=lambda: np.copyto(out_np, glob),
+        check=lambda res: check(np.asarray(res)[:16]), params={"batch": batch, "joints": joints},
+    )
+
+
+def untransform(batch=1000, joints=96, seed=2):
+    """global_to_local (general affine inverse) on an army."""
+    rng = np.random.default_rng(seed)
+    parents = T.humanoid_skeleton()[0]
+    glob = J.local_to_global(T.random_joints((batch, joints), rng), parents)
+    out = np.empty_like(glob)
+    out_np = np.empty_like(glob)
+    expected = R.global_to_local(glob[:8], parents)
+
+    par = np.maximum(parents, 0)
+
+    def numpy_untransform():
+        gp = glob[..., par, :, :]
+        inv = np.linalg.inv(gp[..., :3])
+        out_np[..., :3] = inv @ glob[..., :3]
+        out_np[..., 3] = (inv @ (glob[..., 3] - gp[..., 3])[..., None])[..., 0]
+        out_np[..., parents < 0, :, :] = glob[..., parents < 0, :, :]
+        return out_np
+
+    check = _checker(expected, 2e-6)
+    return Workload(
+        name="untransform", title=f"global_to_local {batch} x {joints}", family="joints",
+        unit="joint", units=batch * joints, kernel=lambda: J.global_to_local(glob, parents, out),
+        numpy=numpy_untransform, limit=lambda: np.copyto(out_np, glob),
+        check=lambda res: check(np.asarray(res)[:8]), params={"batch": batch, "joints": joints},
+    )
+
+
+def headline():
+    """The family's workloads for `python -m skelsimd bench`."""
+    return [army(), single_call(), palette(), untransform()]
