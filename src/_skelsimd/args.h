@@ -85,6 +85,41 @@ void sks_parents_release(sks_parents *p);
 int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoints,
                           npy_intp *start, npy_intp *stop);
 
+/* --- index arrays --------------------------------------------------------------------------- */
+
+/* An integer array_like (any integer dtype; an empty list too) as a C-contiguous, aligned,
+ * native int32 array (new reference; no copy when it already is one). TypeError naming `name`
+ * for any other dtype; ValueError naming the first element outside the int32 range by its
+ * index, e.g. "joint_indices[3, 1] = 4294967296: outside the int32 range". */
+PyArrayObject *sks_as_int32(PyObject *obj, const char *name);
+
+/* ValueError unless every value of the int32 C-contiguous array lies in [0, limit). The message
+ * names the first offending element by its index and, when axis_names is not NULL (one name
+ * per dimension), by those names too:
+ *   "joint_indices[3, 1] = 97 (vertex 3, influence 1): expected 0 <= value < 96 (<limit_from>)". */
+int sks_check_index_range(PyArrayObject *arr, const char *name, npy_intp limit,
+                          const char *limit_from, const char *const *axis_names);
+
+/* --- hierarchy walks ------------------------------------------------------------------------ */
+
+/* The validated arguments of a hierarchy walk over a pose batch (..., J, <block>): the input as
+ * float32, its parents, the joint range [start, stop) and `out` (allocated when None, else
+ * checked; exactly the input is allowed, for in-place walks). */
+typedef struct sks_walk_args {
+    PyArrayObject *in, *out;    /* new references */
+    sks_parents parents;
+    npy_intp joints, batch;     /* J, and the number of skeletons (product of leading dims) */
+    npy_intp start, stop;
+    int out_is_new;             /* out was None: freshly allocated, uninitialised */
+} sks_walk_args;
+
+/* Parses (in_obj, parents_obj, out_obj, start_obj, stop_obj) for a walk whose joints are
+ * blocks of shape `block` (block_ndim dims, e.g. {3, 4}); `layout` is the expected input shape
+ * for messages, e.g. "(..., J, 3, 4)". On failure everything is released and -1 returned. */
+int sks_parse_walk(sks_walk_args *w, PyObject *const *args, const char *in_name,
+                   const npy_intp *block, int block_ndim, const char *layout);
+void sks_walk_args_release(sks_walk_args *w);
+
 /* --- broadcasting of leading dimensions ---------------------------------------------------- */
 
 /* The leading ("batch") dimensions of several operands broadcast by NumPy rules, with the
