@@ -6,6 +6,8 @@ first three rows with an implied last row (0, 0, 0, 1).
 """
 import numpy as np
 
+from .joints import walk
+
 __all__ = [
     "matmul4",
     "mat4_local_to_global",
@@ -28,14 +30,7 @@ def mat4_local_to_global(local, parents, out=None, start=0, stop=None):
 
     Parents before `start` are read from `out` (default: a copy of `local`). Returns float64.
     """
-    local = np.asarray(local, dtype=np.float64)
-    parents = np.asarray(parents)
-    g = np.array(local if out is None else out, dtype=np.float64)
-    stop = local.shape[-3] if stop is None else stop
-    for j in range(start, stop):
-        p = parents[j]
-        g[..., j, :, :] = local[..., j, :, :] if p < 0 else g[..., p, :, :] @ local[..., j, :, :]
-    return g
+    return walk(local, parents, np.matmul, out, start, stop)
 
 
 def is_projective(m):

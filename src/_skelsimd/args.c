@@ -56,6 +56,24 @@ static void sks_wrong_dtype(const char *name, PyArray_Descr *d, const char *expe
     Py_XDECREF(s);
 }
 
+/* obj as an ndarray (new reference): obj itself when it is one, else NumPy's conversion of it;
+ * TypeError "<name>: expected <expected>, got <type>" when NumPy cannot convert it. */
+static PyArrayObject *sks_any_array(PyObject *obj, const char *name, const char *expected)
+{
+    PyArrayObject *arr;
+    if (PyArray_Check(obj)) {
+        Py_INCREF(obj);
+        return (PyArrayObject *)obj;
+    }
+    arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+    if (arr == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected %s, got %s", name, expected,
+                     Py_TYPE(obj)->tp_name);
+    }
+    return arr;
+}
+
 PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
 {
     PyArrayObject *arr, *res;
@@ -66,16 +84,9 @@ PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
             Py_INCREF(obj);
             return arr;
         }
-        Py_INCREF(obj);
-    } else {
-        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
-        if (arr == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s: expected an array_like of numbers, got %s", name,
-                         Py_TYPE(obj)->tp_name);
-            return NULL;
-        }
     }
+    arr = sks_any_array(obj, name, "an array_like of numbers");
+    if (arr == NULL) return NULL;
     if (!sks_numeric_real(PyArray_DESCR(arr))) {
         sks_wrong_dtype(name, PyArray_DESCR(arr), "a real numeric array (converted to float32)");
         Py_DECREF(arr);
@@ -196,18 +207,8 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
     npy_intp n, j;
     out->data = NULL;
     out->holder = NULL;
-    if (PyArray_Check(obj)) {
-        arr = (PyArrayObject *)obj;
-        Py_INCREF(obj);
-    } else {
-        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
-        if (arr == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "parents: expected a 1-D integer array, got %s",
-                         Py_TYPE(obj)->tp_name);
-            return -1;
-        }
-    }
+    arr = sks_any_array(obj, "parents", "a 1-D integer array");
+    if (arr == NULL) return -1;
     {
         PyArray_Descr *d = PyArray_DESCR(arr);
         const int empty_list = !PyArray_Check(obj) && PyArray_SIZE(arr) == 0;
@@ -357,18 +358,8 @@ PyArrayObject *sks_as_int32(PyObject *obj, const char *name)
     PyArrayObject *arr, *wide = NULL, *res;
     PyArray_Descr *d;
     npy_intp n, i, bad = -1;
-    if (PyArray_Check(obj)) {
-        arr = (PyArrayObject *)obj;
-        Py_INCREF(obj);
-    } else {
-        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
-        if (arr == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s: expected an integer array, got %s", name,
-                         Py_TYPE(obj)->tp_name);
-            return NULL;
-        }
-    }
+    arr = sks_any_array(obj, name, "an integer array");
+    if (arr == NULL) return NULL;
     d = PyArray_DESCR(arr);
     if (!(d->kind == 'i' || d->kind == 'u') && !(!PyArray_Check(obj) && PyArray_SIZE(arr) == 0)) {
         sks_wrong_dtype(name, d, "an integer array");
@@ -474,6 +465,21 @@ int sks_parse_walk(sks_walk_args *w, PyObject *const *args, const char *in_name,
 fail:
     sks_walk_args_release(w);
     return -1;
+}
+
+void sks_walk_prefill(const sks_walk_args *w)
+{
+    if (w->out_is_new && (w->start > 0 || w->stop < w->joints)) {
+        memcpy(PyArray_DATA(w->out), PyArray_DATA(w->in), (size_t)PyArray_NBYTES(w->in));
+    }
+}
+
+PyObject *sks_walk_finish(sks_walk_args *w)
+{
+    PyObject *result = (PyObject *)w->out;
+    w->out = NULL;
+    sks_walk_args_release(w);
+    return result;
 }
 
 void sks_walk_args_release(sks_walk_args *w)
@@ -592,4 +598,79 @@ void sks_broadcast_offsets(const sks_broadcast *bc, npy_intp outer, npy_intp *of
         outer /= bc->shape[d];
         for (k = 0; k < bc->nops; k++) offsets[k] += i * bc->strides[k][d];
     }
+}
+
+/* --- two-operand kernels with broadcasting ---------------------------------------------------- */
+
+int sks_binary_prepare(sks_binary *w, const char *const *names, const int *trailing,
+                       PyObject *out_obj, const npy_intp *out_block, int out_block_ndim,
+                       const int *allow_exact)
+{
+    npy_intp shape[NPY_MAXDIMS];
+    int k;
+    if (sks_broadcast_leading(&w->bc, 2, w->ops, names, trailing) < 0) return -1;
+    if (w->bc.out_ndim + out_block_ndim > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "%s and %s: the result would have more than %d dimensions",
+                     names[0], names[1], NPY_MAXDIMS);
+        return -1;
+    }
+    memcpy(shape, w->bc.out_shape, w->bc.out_ndim * sizeof(npy_intp));
+    memcpy(shape + w->bc.out_ndim, out_block, out_block_ndim * sizeof(npy_intp));
+    w->out = sks_prepare_out(out_obj, "out", w->bc.out_ndim + out_block_ndim, shape);
+    if (w->out == NULL) return -1;
+    for (k = 0; k < 2; k++) {
+        if (sks_check_overlap(w->out, "out", w->ops[k], names[k], allow_exact[k]) < 0) return -1;
+    }
+    return 0;
+}
+
+void sks_binary_run(const sks_binary *w, sks_binary_kernel kernel, npy_intp a_block,
+                    npy_intp b_block, npy_intp out_block)
+{
+    const npy_intp inner = sks_broadcast_inner(&w->bc), outer = sks_broadcast_outer(&w->bc);
+    float *o = (float *)PyArray_DATA(w->out);
+    const float *a = (const float *)PyArray_DATA(w->ops[0]);
+    const float *b = (const float *)PyArray_DATA(w->ops[1]);
+    npy_intp it;
+    if (PyArray_SIZE(w->out) == 0) return;
+    Py_BEGIN_ALLOW_THREADS
+    for (it = 0; it < outer; it++) {
+        npy_intp off[2], step[2];
+        sks_broadcast_offsets(&w->bc, it, off, step);
+        kernel(o + it * inner * out_block, a + off[0] * a_block, (size_t)step[0],
+               b + off[1] * b_block, (size_t)step[1], (size_t)inner);
+    }
+    Py_END_ALLOW_THREADS
+}
+
+PyObject *sks_binary_finish(sks_binary *w, int ok)
+{
+    PyObject *result = ok ? (PyObject *)w->out : NULL;
+    if (!ok) Py_CLEAR(w->out);
+    w->out = NULL;
+    Py_CLEAR(w->ops[0]);
+    Py_CLEAR(w->ops[1]);
+    return result;
+}
+
+PyObject *sks_binary_matrices_call(PyObject *const *args, Py_ssize_t nargs, const char *func,
+                                   const npy_intp *block, const char *layout,
+                                   sks_binary_kernel kernel)
+{
+    static const char *const names[2] = {"a", "b"};
+    static const int trailing[2] = {2, 2}, in_place[2] = {1, 1};
+    const npy_intp floats = block[0] * block[1];
+    sks_binary w = {{NULL, NULL}, NULL, {0}};
+    int k, ok = 0;
+    if (!sks_check_nargs(func, nargs, 3)) return NULL;
+    for (k = 0; k < 2; k++) {
+        w.ops[k] = sks_as_float32(args[k], names[k]);
+        if (w.ops[k] == NULL) goto done;
+        if (sks_check_shape(w.ops[k], names[k], 2, block, 2, layout) < 0) goto done;
+    }
+    if (sks_binary_prepare(&w, names, trailing, args[2], block, 2, in_place) < 0) goto done;
+    sks_binary_run(&w, kernel, floats, floats, floats);
+    ok = 1;
+done:
+    return sks_binary_finish(&w, ok);
 }

@@ -43,94 +43,72 @@ static int check_pose_shape(PyArrayObject *arr, const char *name, npy_intp joint
 static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char *const names[2] = {"local", "inverse_bind"};
-    static const int trailing[2] = {3, 3};
+    static const int trailing[2] = {3, 3}, in_place[2] = {1, 1};
     static const npy_intp joint_shape[2] = {3, 4};
-    PyArrayObject *ops[2] = {NULL, NULL}, *out = NULL;
+    sks_binary w = {{NULL, NULL}, NULL, {0}};
     sks_parents parents = {NULL, NULL};
     scratch_block scratch = {NULL, NULL};
-    npy_intp shape[NPY_MAXDIMS], joints;
-    sks_broadcast bc;
-    int i;
+    npy_intp joints;
+    int ok = 0;
     (void)self;
     if (!sks_check_nargs("skinning_palette", nargs, 4)) return NULL;
-    ops[0] = sks_as_float32(args[0], "local");
-    if (ops[0] == NULL) goto fail;
-    if (sks_check_shape(ops[0], "local", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) goto fail;
-    joints = PyArray_DIM(ops[0], PyArray_NDIM(ops[0]) - 3);
-    if (sks_parse_parents(args[1], joints, "local.shape[-3]", &parents) < 0) goto fail;
-    ops[1] = sks_as_float32(args[2], "inverse_bind");
-    if (ops[1] == NULL) goto fail;
-    if (check_pose_shape(ops[1], "inverse_bind", joints, "local.shape[-3]") < 0) goto fail;
-    if (sks_broadcast_leading(&bc, 2, ops, names, trailing) < 0) goto fail;
-    memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
-    shape[bc.out_ndim] = joints;
-    shape[bc.out_ndim + 1] = 3;
-    shape[bc.out_ndim + 2] = 4;
-    out = sks_prepare_out(args[3], "out", bc.out_ndim + 3, shape);
-    if (out == NULL) goto fail;
-    for (i = 0; i < 2; i++) {
-        if (sks_check_overlap(out, "out", ops[i], names[i], 1) < 0) goto fail;
+    w.ops[0] = sks_as_float32(args[0], "local");
+    if (w.ops[0] == NULL) goto done;
+    if (sks_check_shape(w.ops[0], "local", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) goto done;
+    joints = PyArray_DIM(w.ops[0], PyArray_NDIM(w.ops[0]) - 3);
+    if (sks_parse_parents(args[1], joints, "local.shape[-3]", &parents) < 0) goto done;
+    w.ops[1] = sks_as_float32(args[2], "inverse_bind");
+    if (w.ops[1] == NULL) goto done;
+    if (check_pose_shape(w.ops[1], "inverse_bind", joints, "local.shape[-3]") < 0) goto done;
+    {
+        const npy_intp out_block[3] = {joints, 3, 4};
+        if (sks_binary_prepare(&w, names, trailing, args[3], out_block, 3, in_place) < 0) goto done;
     }
-    if (PyArray_SIZE(out) > 0) {
+    if (PyArray_SIZE(w.out) > 0) {
         const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
-        const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
+        const npy_intp inner = sks_broadcast_inner(&w.bc), outer = sks_broadcast_outer(&w.bc);
         const size_t stride = (size_t)joints * 12;
-        float *o = (float *)PyArray_DATA(out);
-        const float *l = (const float *)PyArray_DATA(ops[0]);
-        const float *ib = (const float *)PyArray_DATA(ops[1]);
+        float *o = (float *)PyArray_DATA(w.out);
+        const float *l = (const float *)PyArray_DATA(w.ops[0]);
+        const float *ib = (const float *)PyArray_DATA(w.ops[1]);
         npy_intp it;
-        if (scratch_alloc(&scratch, SKS_PALETTE_SCRATCH_FLOATS(joints)) < 0) goto fail;
+        if (scratch_alloc(&scratch, SKS_PALETTE_SCRATCH_FLOATS(joints)) < 0) goto done;
         Py_BEGIN_ALLOW_THREADS
         for (it = 0; it < outer; it++) {
             npy_intp off[2], step[2];
-            sks_broadcast_offsets(&bc, it, off, step);
+            sks_broadcast_offsets(&w.bc, it, off, step);
             k->skinning_palette(o + (size_t)(it * inner) * stride, l + (size_t)off[0] * stride,
                                 (size_t)step[0], ib + (size_t)off[1] * stride, (size_t)step[1],
                                 parents.data, (size_t)inner, (size_t)joints, scratch.data);
         }
         Py_END_ALLOW_THREADS
-        PyMem_Free(scratch.raw);
     }
+    ok = 1;
+done:
+    PyMem_Free(scratch.raw);
     sks_parents_release(&parents);
-    Py_DECREF(ops[0]);
-    Py_DECREF(ops[1]);
-    return (PyObject *)out;
-fail:
-    sks_parents_release(&parents);
-    Py_XDECREF(ops[0]);
-    Py_XDECREF(ops[1]);
-    Py_XDECREF(out);
-    return NULL;
+    return sks_binary_finish(&w, ok);
 }
 
-/* The operands of skin, validated. */
+/* The operands of skin: w.ops = (positions, palette) and out; the rest new references too. */
 typedef struct skin_args {
-    PyArrayObject *positions, *indices, *weights, *palette, *normals, *out, *normals_out;
+    sks_binary w;
+    PyArrayObject *indices, *weights, *normals, *normals_out;
 } skin_args;
 
-static void skin_args_release(skin_args *s)
-{
-    Py_CLEAR(s->positions);
-    Py_CLEAR(s->indices);
-    Py_CLEAR(s->weights);
-    Py_CLEAR(s->palette);
-    Py_CLEAR(s->normals);
-    Py_CLEAR(s->out);
-    Py_CLEAR(s->normals_out);
-}
-
-/* Validates the mesh operands: positions (..., V, 3), joint_indices and weights (V, K) with
+/* Validates positions (..., V, 3), joint_indices and weights (V, K) with
  * 1 <= K <= SKS_SKIN_MAX_INFLUENCES, palette (..., J, 3, 4) and every index in [0, J). */
 static int parse_mesh(skin_args *s, PyObject *const *args)
 {
     static const npy_intp point_shape[1] = {3}, joint_shape[2] = {3, 4};
     static const char *const axis_names[2] = {"vertex", "influence"};
+    PyArrayObject *positions, *palette;
     npy_intp vertices, influences, joints;
     char from[64];
-    s->positions = sks_as_float32(args[0], "positions");
-    if (s->positions == NULL) return -1;
-    if (sks_check_shape(s->positions, "positions", 2, point_shape, 1, "(..., V, 3)") < 0) return -1;
-    vertices = PyArray_DIM(s->positions, PyArray_NDIM(s->positions) - 2);
+    positions = s->w.ops[0] = sks_as_float32(args[0], "positions");
+    if (positions == NULL) return -1;
+    if (sks_check_shape(positions, "positions", 2, point_shape, 1, "(..., V, 3)") < 0) return -1;
+    vertices = PyArray_DIM(positions, PyArray_NDIM(positions) - 2);
     s->indices = sks_as_int32(args[1], "joint_indices");
     if (s->indices == NULL) return -1;
     influences = PyArray_NDIM(s->indices) == 2 ? PyArray_DIM(s->indices, 1) : 0;
@@ -157,93 +135,107 @@ static int parse_mesh(skin_args *s, PyObject *const *args)
                      "joint_indices), got %s", (long)vertices, (long)influences, got);
         return -1;
     }
-    s->palette = sks_as_float32(args[3], "palette");
-    if (s->palette == NULL) return -1;
-    if (sks_check_shape(s->palette, "palette", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) return -1;
-    joints = PyArray_DIM(s->palette, PyArray_NDIM(s->palette) - 3);
+    palette = s->w.ops[1] = sks_as_float32(args[3], "palette");
+    if (palette == NULL) return -1;
+    if (sks_check_shape(palette, "palette", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) return -1;
+    joints = PyArray_DIM(palette, PyArray_NDIM(palette) - 3);
     snprintf(from, sizeof from, "J = palette.shape[-3] = %ld", (long)joints);
     return sks_check_index_range(s->indices, "joint_indices", joints, from, axis_names);
+}
+
+/* normals: the shape of positions. */
+static int parse_normals(skin_args *s, PyObject *normals_obj)
+{
+    PyArrayObject *positions = s->w.ops[0];
+    const int nd = PyArray_NDIM(positions);
+    s->normals = sks_as_float32(normals_obj, "normals");
+    if (s->normals == NULL) return -1;
+    if (PyArray_NDIM(s->normals) != nd ||
+        memcmp(PyArray_DIMS(s->normals), PyArray_DIMS(positions), nd * sizeof(npy_intp))) {
+        char want[128], got[128];
+        sks_format_shape(want, sizeof want, nd, PyArray_DIMS(positions));
+        sks_format_shape(got, sizeof got, PyArray_NDIM(s->normals), PyArray_DIMS(s->normals));
+        PyErr_Format(PyExc_ValueError, "normals: expected shape %s (the shape of positions), "
+                     "got %s", want, got);
+        return -1;
+    }
+    return 0;
+}
+
+/* An output must not overlap any operand except `own` (its own input, exactly: in place). */
+static int check_output_overlaps(PyArrayObject *dst, const char *dst_name, PyArrayObject *own,
+                                 PyArrayObject *const *others, const char *const *other_names,
+                                 int n_others)
+{
+    int i;
+    for (i = 0; i < n_others; i++) {
+        if (others[i] != NULL &&
+            sks_check_overlap(dst, dst_name, others[i], other_names[i], others[i] == own) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char *const names[2] = {"positions", "palette"};
-    static const int trailing[2] = {2, 3};
-    skin_args s = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const int trailing[2] = {2, 3}, in_place[2] = {1, 0};
+    static const char *const all_names[5] = {"positions", "palette", "joint_indices", "weights",
+                                             "normals"};
+    skin_args s = {{{NULL, NULL}, NULL, {0}}, NULL, NULL, NULL, NULL};
     scratch_block scratch = {NULL, NULL};
-    PyObject *normals_obj, *normals_out_obj;
-    npy_intp shape[NPY_MAXDIMS];
-    sks_broadcast bc;
-    PyArrayObject *ops[2];
+    PyObject *result = NULL;
     int has_normals;
     (void)self;
     if (!sks_check_nargs("skin", nargs, 7)) return NULL;
-    normals_obj = args[5];
-    normals_out_obj = args[6];
-    has_normals = normals_obj != Py_None;
-    if (parse_mesh(&s, args) < 0) goto fail;
+    has_normals = args[5] != Py_None;
+    if (parse_mesh(&s, args) < 0) goto done;
     if (has_normals) {
-        s.normals = sks_as_float32(normals_obj, "normals");
-        if (s.normals == NULL) goto fail;
-        if (PyArray_NDIM(s.normals) != PyArray_NDIM(s.positions) ||
-            memcmp(PyArray_DIMS(s.normals), PyArray_DIMS(s.positions),
-                   PyArray_NDIM(s.positions) * sizeof(npy_intp))) {
-            char want[128], got[128];
-            sks_format_shape(want, sizeof want, PyArray_NDIM(s.positions), PyArray_DIMS(s.positions));
-            sks_format_shape(got, sizeof got, PyArray_NDIM(s.normals), PyArray_DIMS(s.normals));
-            PyErr_Format(PyExc_ValueError, "normals: expected shape %s (the shape of positions), "
-                         "got %s", want, got);
-            goto fail;
-        }
-    } else if (normals_out_obj != Py_None) {
+        if (parse_normals(&s, args[5]) < 0) goto done;
+    } else if (args[6] != Py_None) {
         PyErr_SetString(PyExc_ValueError,
                         "normals_out: expected None when normals is None (nothing to write)");
-        goto fail;
+        goto done;
     }
-    ops[0] = s.positions;
-    ops[1] = s.palette;
-    if (sks_broadcast_leading(&bc, 2, ops, names, trailing) < 0) goto fail;
-    memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
-    shape[bc.out_ndim] = PyArray_DIM(s.positions, PyArray_NDIM(s.positions) - 2);
-    shape[bc.out_ndim + 1] = 3;
-    s.out = sks_prepare_out(args[4], "out", bc.out_ndim + 2, shape);
-    if (s.out == NULL) goto fail;
-    if (sks_check_overlap(s.out, "out", s.positions, "positions", 1) < 0 ||
-        sks_check_overlap(s.out, "out", s.weights, "weights", 0) < 0 ||
-        sks_check_overlap(s.out, "out", s.palette, "palette", 0) < 0 ||
-        sks_check_overlap(s.out, "out", s.indices, "joint_indices", 0) < 0)
-        goto fail;
-    if (has_normals) {
-        s.normals_out = sks_prepare_out(normals_out_obj, "normals_out", bc.out_ndim + 2, shape);
-        if (s.normals_out == NULL) goto fail;
-        if (sks_check_overlap(s.out, "out", s.normals, "normals", 0) < 0 ||
-            sks_check_overlap(s.normals_out, "normals_out", s.normals, "normals", 1) < 0 ||
-            sks_check_overlap(s.normals_out, "normals_out", s.out, "out", 0) < 0 ||
-            sks_check_overlap(s.normals_out, "normals_out", s.positions, "positions", 0) < 0 ||
-            sks_check_overlap(s.normals_out, "normals_out", s.weights, "weights", 0) < 0 ||
-            sks_check_overlap(s.normals_out, "normals_out", s.palette, "palette", 0) < 0 ||
-            sks_check_overlap(s.normals_out, "normals_out", s.indices, "joint_indices", 0) < 0)
-            goto fail;
+    {
+        const npy_intp out_block[2] = {PyArray_DIM(s.indices, 0), 3};
+        if (sks_binary_prepare(&s.w, names, trailing, args[4], out_block, 2, in_place) < 0) goto done;
+        if (has_normals) {
+            s.normals_out = sks_prepare_out(args[6], "normals_out", PyArray_NDIM(s.w.out),
+                                            PyArray_DIMS(s.w.out));
+            if (s.normals_out == NULL) goto done;
+        }
     }
-    if (PyArray_SIZE(s.out) > 0) {
+    {
+        PyArrayObject *all[6] = {s.w.ops[0], s.w.ops[1], s.indices, s.weights, s.normals, NULL};
+        if (check_output_overlaps(s.w.out, "out", s.w.ops[0], all + 2, all_names + 2, 3) < 0) goto done;
+        all[5] = s.w.out;
+        if (s.normals_out != NULL) {
+            static const char *const with_out[6] = {"positions", "palette", "joint_indices",
+                                                    "weights", "normals", "out"};
+            if (check_output_overlaps(s.normals_out, "normals_out", s.normals, all, with_out, 6) < 0)
+                goto done;
+        }
+    }
+    if (PyArray_SIZE(s.w.out) > 0) {
         const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
-        const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
+        const npy_intp inner = sks_broadcast_inner(&s.w.bc), outer = sks_broadcast_outer(&s.w.bc);
         const npy_intp vertices = PyArray_DIM(s.indices, 0), influences = PyArray_DIM(s.indices, 1);
-        const npy_intp joints = PyArray_DIM(s.palette, PyArray_NDIM(s.palette) - 3);
+        const npy_intp joints = PyArray_DIM(s.w.ops[1], PyArray_NDIM(s.w.ops[1]) - 3);
         const size_t mesh = (size_t)vertices * 3, pal = (size_t)joints * 12;
-        float *op = (float *)PyArray_DATA(s.out);
+        float *op = (float *)PyArray_DATA(s.w.out);
         float *on = has_normals ? (float *)PyArray_DATA(s.normals_out) : NULL;
-        const float *p = (const float *)PyArray_DATA(s.positions);
+        const float *p = (const float *)PyArray_DATA(s.w.ops[0]);
         const float *n = has_normals ? (const float *)PyArray_DATA(s.normals) : NULL;
         const int32_t *idx = (const int32_t *)PyArray_DATA(s.indices);
         const float *w = (const float *)PyArray_DATA(s.weights);
-        const float *palette = (const float *)PyArray_DATA(s.palette);
+        const float *palette = (const float *)PyArray_DATA(s.w.ops[1]);
         npy_intp it, i;
-        if (scratch_alloc(&scratch, SKS_SKIN_SCRATCH_FLOATS(joints)) < 0) goto fail;
+        if (scratch_alloc(&scratch, SKS_SKIN_SCRATCH_FLOATS(joints)) < 0) goto done;
         Py_BEGIN_ALLOW_THREADS
         for (it = 0; it < outer; it++) {
             npy_intp off[2], step[2];
-            sks_broadcast_offsets(&bc, it, off, step);
+            sks_broadcast_offsets(&s.w.bc, it, off, step);
             for (i = 0; i < inner; i++) {
                 const size_t dst = (size_t)(it * inner + i) * mesh;
                 const size_t src = (size_t)(off[0] + i * step[0]) * mesh;
@@ -254,22 +246,21 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             }
         }
         Py_END_ALLOW_THREADS
-        PyMem_Free(scratch.raw);
     }
-    {
-        PyObject *result;
-        if (has_normals) {
-            result = PyTuple_Pack(2, (PyObject *)s.out, (PyObject *)s.normals_out);
-        } else {
-            result = (PyObject *)s.out;
-            Py_INCREF(result);
-        }
-        skin_args_release(&s);
-        return result;
+    if (has_normals) {
+        result = PyTuple_Pack(2, (PyObject *)s.w.out, (PyObject *)s.normals_out);
+    } else {
+        result = (PyObject *)s.w.out;
+        Py_INCREF(result);
     }
-fail:
-    skin_args_release(&s);
-    return NULL;
+done:
+    PyMem_Free(scratch.raw);
+    Py_XDECREF(s.indices);
+    Py_XDECREF(s.weights);
+    Py_XDECREF(s.normals);
+    Py_XDECREF(s.normals_out);
+    sks_binary_finish(&s.w, 0);
+    return result;
 }
 
 static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -15,6 +15,7 @@
  */
 #include "joints.h"
 #include "joint_ops.h"
+#include "walk.h"
 
 /* ------------------------------------------------------------------------------------------
  * Scalar building blocks (the portable reference; also the tail of the SIMD loops)
@@ -84,22 +85,8 @@ static inline void joint_invert_scalar(float *o, const float *m, int rigid)
 static void local_to_global_scalar(float *out, const float *local, const int32_t *parents,
                                    size_t batch, size_t joints, size_t start, size_t stop)
 {
-    const size_t stride = joints * SKS_JOINT_FLOATS;
-    size_t b, j;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * stride;
-        const float *l = local + b * stride;
-        for (j = start; j < stop; j++) {
-            const int32_t p = parents[j];
-            if (p < 0) {
-                memmove(o + SKS_JOINT_FLOATS * j, l + SKS_JOINT_FLOATS * j,
-                        SKS_JOINT_FLOATS * sizeof(float));
-            } else {
-                joint_mul_scalar(o + SKS_JOINT_FLOATS * j, o + SKS_JOINT_FLOATS * (size_t)p,
-                                 l + SKS_JOINT_FLOATS * j);
-            }
-        }
-    }
+    sks_walk_scalar(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS,
+                    joint_mul_scalar);
 }
 
 static void global_to_local_scalar(float *out, const float *global, const int32_t *parents,

@@ -23,6 +23,7 @@
  * inputs, as for a float32 NumPy matmul.
  */
 #include "mat4.h"
+#include "walk.h"
 
 /* ------------------------------------------------------------------------------------------
  * Scalar building blocks (the portable reference)
@@ -86,26 +87,14 @@ static void matmul4_scalar(float *out, const float *a, size_t a_step, const floa
 static void mat4_local_to_global_scalar(float *out, const float *local, const int32_t *parents,
                                         size_t batch, size_t joints, size_t start, size_t stop)
 {
-    const size_t stride = joints * SKS_MAT4_FLOATS;
-    size_t b, j;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * stride;
-        const float *l = local + b * stride;
-        for (j = start; j < stop; j++) {
-            const int32_t p = parents[j];
-            if (p < 0) {
-                memmove(o + SKS_MAT4_FLOATS * j, l + SKS_MAT4_FLOATS * j,
-                        SKS_MAT4_FLOATS * sizeof(float));
-            } else {
-                mat4_mul_scalar(o + SKS_MAT4_FLOATS * j, o + SKS_MAT4_FLOATS * (size_t)p,
-                                l + SKS_MAT4_FLOATS * j);
-            }
-        }
-    }
+    sks_walk_scalar(out, local, parents, batch, joints, start, stop, SKS_MAT4_FLOATS,
+                    mat4_mul_scalar);
 }
 
-static void transform_points_scalar(float *out, const float *m, size_t m_step, size_t rows,
-                                    const float *points, size_t p_step, size_t n)
+/* transform_points for matrices of `rows` rows (3 or 4, a constant at each call site). */
+static SKS_ALWAYS_INLINE void transform_points_rows_scalar(float *out, const float *m,
+                                                          size_t m_step, const float *points,
+                                                          size_t p_step, size_t n, size_t rows)
 {
     size_t i;
     m_step *= 4 * rows;
@@ -114,6 +103,18 @@ static void transform_points_scalar(float *out, const float *m, size_t m_step, s
         const float *mi = m + m_step * i;
         point_transform_scalar(out + 3 * i, mi, mat4_is_projective(mi, rows), points + p_step * i);
     }
+}
+
+static void transform_points_3x4_scalar(float *out, const float *m, size_t m_step,
+                                        const float *points, size_t p_step, size_t n)
+{
+    transform_points_rows_scalar(out, m, m_step, points, p_step, n, 3);
+}
+
+static void transform_points_4x4_scalar(float *out, const float *m, size_t m_step,
+                                        const float *points, size_t p_step, size_t n)
+{
+    transform_points_rows_scalar(out, m, m_step, points, p_step, n, 4);
 }
 
 #if SKS_HAVE_X86_SIMD
@@ -190,9 +191,10 @@ SKS_TARGET_SSE41 static inline void point_transform_sse41(float *o, const mat4_s
 /* transform_points for SSE4.1 and AVX2 alike: one point per iteration in 128-bit lanes (under
  * the AVX2 target the same code is VEX-encoded and the coordinates become broadcast loads). */
 SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void transform_points_lanes(float *out, const float *m,
-                                                                     size_t m_step, size_t rows,
+                                                                     size_t m_step,
                                                                      const float *points,
-                                                                     size_t p_step, size_t n)
+                                                                     size_t p_step, size_t n,
+                                                                     size_t rows)
 {
     size_t i;
     p_step *= 3;
@@ -260,11 +262,16 @@ SKS_TARGET_SSE41 static void mat4_local_to_global_sse41(float *out, const float 
     }
 }
 
-SKS_TARGET_SSE41 static void transform_points_sse41(float *out, const float *m, size_t m_step,
-                                                    size_t rows, const float *points,
-                                                    size_t p_step, size_t n)
+SKS_TARGET_SSE41 static void transform_points_3x4_sse41(float *out, const float *m, size_t m_step,
+                                                        const float *points, size_t p_step, size_t n)
 {
-    transform_points_lanes(out, m, m_step, rows, points, p_step, n);
+    transform_points_lanes(out, m, m_step, points, p_step, n, 3);
+}
+
+SKS_TARGET_SSE41 static void transform_points_4x4_sse41(float *out, const float *m, size_t m_step,
+                                                        const float *points, size_t p_step, size_t n)
+{
+    transform_points_lanes(out, m, m_step, points, p_step, n, 4);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -439,11 +446,16 @@ SKS_TARGET_AVX2 static void mat4_local_to_global_avx2(float *out, const float *l
     }
 }
 
-SKS_TARGET_AVX2 static void transform_points_avx2(float *out, const float *m, size_t m_step,
-                                                  size_t rows, const float *points,
-                                                  size_t p_step, size_t n)
+SKS_TARGET_AVX2 static void transform_points_3x4_avx2(float *out, const float *m, size_t m_step,
+                                                      const float *points, size_t p_step, size_t n)
 {
-    transform_points_lanes(out, m, m_step, rows, points, p_step, n);
+    transform_points_lanes(out, m, m_step, points, p_step, n, 3);
+}
+
+SKS_TARGET_AVX2 static void transform_points_4x4_avx2(float *out, const float *m, size_t m_step,
+                                                      const float *points, size_t p_step, size_t n)
+{
+    transform_points_lanes(out, m, m_step, points, p_step, n, 4);
 }
 
 #endif /* SKS_HAVE_X86_SIMD */
@@ -453,11 +465,14 @@ SKS_TARGET_AVX2 static void transform_points_avx2(float *out, const float *m, si
  * ------------------------------------------------------------------------------------------ */
 
 const sks_mat4_kernels sks_mat4_variants[SKS_ISA_COUNT] = {
-    {matmul4_scalar, mat4_local_to_global_scalar, transform_points_scalar},
+    {matmul4_scalar, mat4_local_to_global_scalar, transform_points_3x4_scalar,
+     transform_points_4x4_scalar},
     {SKS_SIMD_OR_SCALAR(matmul4_sse41, matmul4_scalar),
      SKS_SIMD_OR_SCALAR(mat4_local_to_global_sse41, mat4_local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(transform_points_sse41, transform_points_scalar)},
+     SKS_SIMD_OR_SCALAR(transform_points_3x4_sse41, transform_points_3x4_scalar),
+     SKS_SIMD_OR_SCALAR(transform_points_4x4_sse41, transform_points_4x4_scalar)},
     {SKS_SIMD_OR_SCALAR(matmul4_avx2, matmul4_scalar),
      SKS_SIMD_OR_SCALAR(mat4_local_to_global_avx2, mat4_local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(transform_points_avx2, transform_points_scalar)},
+     SKS_SIMD_OR_SCALAR(transform_points_3x4_avx2, transform_points_3x4_scalar),
+     SKS_SIMD_OR_SCALAR(transform_points_4x4_avx2, transform_points_4x4_scalar)},
 };

@@ -32,12 +32,14 @@ typedef struct sks_mat4_kernels {
     void (*mat4_local_to_global)(float *out, const float *local, const int32_t *parents,
                                  size_t batch, size_t joints, size_t start, size_t stop);
     /* out[i] (3 floats) = the point points[i * p_step] (3 floats) transformed by the matrix
-     * m[i * m_step] of `rows` rows (3: a 3x4 joint matrix; 4: a 4x4 matrix); steps 0 or 1.
-     * Affine matrices (rows == 3, or a last row exactly 0 0 0 1) give R p + t; any other last
-     * row is projective: (R p + t) / w with w = m[3][0] x + m[3][1] y + m[3][2] z + m[3][3].
-     * out may equal points (in place). */
-    void (*transform_points)(float *out, const float *m, size_t m_step, size_t rows,
-                             const float *points, size_t p_step, size_t n);
+     * m[i * m_step], steps 0 or 1: a 3x4 joint matrix (12 floats) for _3x4, a 4x4 matrix
+     * (16 floats) for _4x4. Affine matrices (3x4, or a 4x4 whose last row is exactly 0 0 0 1)
+     * give R p + t; any other last row is projective: (R p + t) / w with
+     * w = m[3][0] x + m[3][1] y + m[3][2] z + m[3][3]. out may equal points (in place). */
+    void (*transform_points_3x4)(float *out, const float *m, size_t m_step, const float *points,
+                                 size_t p_step, size_t n);
+    void (*transform_points_4x4)(float *out, const float *m, size_t m_step, const float *points,
+                                 size_t p_step, size_t n);
 } sks_mat4_kernels;
 
 /* Indexed by enum sks_isa. */

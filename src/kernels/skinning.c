@@ -81,6 +81,29 @@ static inline void skin_vertex_scalar(float *op, float *on, const float *p, cons
     op[2] = r[2];
 }
 
+/* One vertex of skin: (out position, out normal or NULL, position, normal or NULL, joint
+ * indices, weights, influences, palette columns). */
+typedef void (*skin_vertex_fn)(float *op, float *on, const float *p, const float *n,
+                               const int32_t *idx, const float *w, size_t influences,
+                               const float *cols);
+
+/* skin for every variant: the palette's columns into scratch, then `vertex` on every vertex
+ * (always inlined, so the variant's vertex function is inlined into its loop). */
+static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals,
+                                        const float *positions, const float *normals,
+                                        const int32_t *indices, const float *weights,
+                                        size_t vertices, size_t influences, const float *palette,
+                                        size_t joints, float *scratch, skin_vertex_fn vertex)
+{
+    size_t v;
+    palette_columns(scratch, palette, joints);
+    for (v = 0; v < vertices; v++) {
+        vertex(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL, positions + 3 * v,
+               normals ? normals + 3 * v : NULL, indices + influences * v,
+               weights + influences * v, influences, scratch);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------
  * Scalar variants
  * ------------------------------------------------------------------------------------------ */
@@ -113,13 +136,8 @@ static void skin_scalar(float *out_positions, float *out_normals, const float *p
                         size_t vertices, size_t influences, const float *palette, size_t joints,
                         float *scratch)
 {
-    size_t v;
-    palette_columns(scratch, palette, joints);
-    for (v = 0; v < vertices; v++) {
-        skin_vertex_scalar(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL,
-                           positions + 3 * v, normals ? normals + 3 * v : NULL,
-                           indices + influences * v, weights + influences * v, influences, scratch);
-    }
+    skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
+              influences, palette, joints, scratch, skin_vertex_scalar);
 }
 
 /* A load-time utility bound by memory: one implementation serves every variant. */
@@ -237,13 +255,8 @@ SKS_TARGET_SSE41 static void skin_sse41(float *out_positions, float *out_normals
                                         size_t vertices, size_t influences, const float *palette,
                                         size_t joints, float *scratch)
 {
-    size_t v;
-    palette_columns(scratch, palette, joints);
-    for (v = 0; v < vertices; v++) {
-        skin_vertex_sse41(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL,
-                          positions + 3 * v, normals ? normals + 3 * v : NULL,
-                          indices + influences * v, weights + influences * v, influences, scratch);
-    }
+    skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
+              influences, palette, joints, scratch, skin_vertex_sse41);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -394,13 +407,8 @@ SKS_TARGET_AVX2 static void skin_avx2(float *out_positions, float *out_normals,
                                       size_t vertices, size_t influences, const float *palette,
                                       size_t joints, float *scratch)
 {
-    size_t v;
-    palette_columns(scratch, palette, joints);
-    for (v = 0; v < vertices; v++) {
-        skin_vertex_avx2(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL,
-                         positions + 3 * v, normals ? normals + 3 * v : NULL,
-                         indices + influences * v, weights + influences * v, influences, scratch);
-    }
+    skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
+              influences, palette, joints, scratch, skin_vertex_avx2);
 }
 
 #endif /* SKS_HAVE_X86_SIMD */
