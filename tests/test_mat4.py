@@ -95,6 +95,28 @@ def test_matmul4_is_as_accurate_as_numpy(isa):
     assert rel <= 2 * rel_numpy + 1e-30
 
 
+def emulated_product(a, b):
+    """((a0 b0 + a1 b1) + a2 b2) + a3 b3 emulated in float64 with a rounding to float32 after
+    every operation (exact: products of float32 are exact in float64, and so are these sums of
+    values of similar size)."""
+    def f(x):
+        return x.astype(np.float32).astype(np.float64)
+
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    p = [f(a[..., :, k, None] * b[..., None, k, :]) for k in range(4)]
+    return f(f(f(p[0] + p[1]) + p[2]) + p[3]).astype(np.float32)
+
+
+def test_matmul4_evaluates_the_documented_order(isa):
+    """Every element is ((a0 b0 + a1 b1) + a2 b2) + a3 b3 in float32, in all three cases."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((20_000, 4, 4)).astype(np.float32)
+    b = rng.standard_normal((20_000, 4, 4)).astype(np.float32)
+    for x, y in [(a, b), (a, b[0]), (a[0], b)]:
+        assert np.array_equal(skelsimd.matmul4(x, y).view(np.uint32), emulated_product(x, y).view(np.uint32))
+
+
 @pytest.mark.parametrize("which", ["a", "b"])
 def test_matmul4_in_place(isa, rng, which):
     a = T.random_mat4((10, 7), rng, projective=0.2)
