@@ -343,10 +343,13 @@ static void sks_format_element(char *buf, size_t size, char *names_buf, size_t n
     used += (size_t)snprintf(buf, size, "[");
     if (axis_names) nused += (size_t)snprintf(names_buf, names_size, " (");
     for (d = 0; d < ndim; d++) {
-        if (used < size) used += (size_t)snprintf(buf + used, size - used, d ? ", %ld" : "%ld", (long)index[d]);
+        if (used < size) {
+            used += (size_t)snprintf(buf + used, size - used, d ? ", %ld" : "%ld",
+                                     (long)index[d]);
+        }
         if (axis_names && nused < names_size) {
-            nused += (size_t)snprintf(names_buf + nused, names_size - nused, d ? ", %s %ld" : "%s %ld",
-                                      axis_names[d], (long)index[d]);
+            nused += (size_t)snprintf(names_buf + nused, names_size - nused,
+                                      d ? ", %s %ld" : "%s %ld", axis_names[d], (long)index[d]);
         }
     }
     if (used < size) snprintf(buf + used, size - used, "]");
@@ -394,7 +397,8 @@ PyArrayObject *sks_as_int32(PyObject *obj, const char *name)
         }
         if (bad >= 0) {
             char where[256], unused[8];
-            PyObject *value = PyArray_GETITEM(wide, PyArray_BYTES(wide) + bad * PyArray_ITEMSIZE(wide));
+            PyObject *value =
+                PyArray_GETITEM(wide, PyArray_BYTES(wide) + bad * PyArray_ITEMSIZE(wide));
             sks_format_element(where, sizeof where, unused, sizeof unused, PyArray_NDIM(wide),
                                PyArray_DIMS(wide), bad, NULL);
             if (value != NULL) {

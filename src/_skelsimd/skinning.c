@@ -199,7 +199,8 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     {
         const npy_intp out_block[2] = {PyArray_DIM(s.indices, 0), 3};
-        if (sks_binary_prepare(&s.w, names, trailing, args[4], out_block, 2, in_place) < 0) goto done;
+        if (sks_binary_prepare(&s.w, names, trailing, args[4], out_block, 2, in_place) < 0)
+            goto done;
         if (has_normals) {
             s.normals_out = sks_prepare_out(args[6], "normals_out", PyArray_NDIM(s.w.out),
                                             PyArray_DIMS(s.w.out));
@@ -208,12 +209,14 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     {
         PyArrayObject *all[6] = {s.w.ops[0], s.w.ops[1], s.indices, s.weights, s.normals, NULL};
-        if (check_output_overlaps(s.w.out, "out", s.w.ops[0], all + 2, all_names + 2, 3) < 0) goto done;
+        if (check_output_overlaps(s.w.out, "out", s.w.ops[0], all + 2, all_names + 2, 3) < 0)
+            goto done;
         all[5] = s.w.out;
         if (s.normals_out != NULL) {
             static const char *const with_out[6] = {"positions", "palette", "joint_indices",
                                                     "weights", "normals", "out"};
-            if (check_output_overlaps(s.normals_out, "normals_out", s.normals, all, with_out, 6) < 0)
+            if (check_output_overlaps(s.normals_out, "normals_out", s.normals, all, with_out,
+                                      6) < 0)
                 goto done;
         }
     }

@@ -201,13 +201,16 @@ SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void transform_points_lanes(float *out
     if (m_step == 0) {
         const mat4_sse41 c = mat4_columns_sse41(m, rows);
         const int projective = mat4_is_projective(m, rows);
-        for (i = 0; i < n; i++) point_transform_sse41(out + 3 * i, &c, projective, points + p_step * i);
+        for (i = 0; i < n; i++) {
+            point_transform_sse41(out + 3 * i, &c, projective, points + p_step * i);
+        }
     } else {
         const size_t mf = 4 * rows;
         for (i = 0; i < n; i++) {
             const float *mi = m + mf * i;
             const mat4_sse41 c = mat4_columns_sse41(mi, rows);
-            point_transform_sse41(out + 3 * i, &c, mat4_is_projective(mi, rows), points + p_step * i);
+            point_transform_sse41(out + 3 * i, &c, mat4_is_projective(mi, rows),
+                                  points + p_step * i);
         }
     }
 }
@@ -225,7 +228,8 @@ SKS_TARGET_SSE41 static void matmul4_sse41(float *out, const float *a, size_t a_
     if (b_step == 0) {   /* array x constant: b's rows stay in registers */
         const mat4_sse41 bm = mat4_load_sse41(b);
         for (i = 0; i < n; i++) {
-            mat4_store_sse41(out + SKS_MAT4_FLOATS * i, mat4_mul_sse41(mat4_load_sse41(a + a_step * i), bm));
+            const mat4_sse41 am = mat4_load_sse41(a + a_step * i);
+            mat4_store_sse41(out + SKS_MAT4_FLOATS * i, mat4_mul_sse41(am, bm));
         }
         return;
     }
@@ -263,13 +267,15 @@ SKS_TARGET_SSE41 static void mat4_local_to_global_sse41(float *out, const float 
 }
 
 SKS_TARGET_SSE41 static void transform_points_3x4_sse41(float *out, const float *m, size_t m_step,
-                                                        const float *points, size_t p_step, size_t n)
+                                                        const float *points, size_t p_step,
+                                                        size_t n)
 {
     transform_points_lanes(out, m, m_step, points, p_step, n, 3);
 }
 
 SKS_TARGET_SSE41 static void transform_points_4x4_sse41(float *out, const float *m, size_t m_step,
-                                                        const float *points, size_t p_step, size_t n)
+                                                        const float *points, size_t p_step,
+                                                        size_t n)
 {
     transform_points_lanes(out, m, m_step, points, p_step, n, 4);
 }
@@ -407,8 +413,8 @@ SKS_TARGET_AVX2 static void matmul4_avx2(float *out, const float *a, size_t a_st
     if (b_step == 0) {   /* array x constant (and one-off products) */
         const mat4_rows_avx2 bm = mat4_broadcast_rows_avx2(b);
         for (i = 0; i < n; i++) {
-            mat4_store_avx2(out + SKS_MAT4_FLOATS * i,
-                            mat4_mul_rows_avx2(mat4_load_avx2(a + SKS_MAT4_FLOATS * a_step * i), &bm));
+            const mat4_avx2 am = mat4_load_avx2(a + SKS_MAT4_FLOATS * a_step * i);
+            mat4_store_avx2(out + SKS_MAT4_FLOATS * i, mat4_mul_rows_avx2(am, &bm));
         }
     } else if (a_step == 0) {   /* constant x array: a's coefficients replicated once */
         const mat4_coefs_avx2 c = mat4_coefs_avx2_of(a);

@@ -36,8 +36,8 @@
  * ------------------------------------------------------------------------------------------ */
 
 /* cols[16 j + 4 k + i] = palette[j][i][k] (i < 3), cols[16 j + 4 k + 3] = 0: the columns of
- * every palette matrix. A pure data movement, shared by every variant. */
-static void palette_columns(float *cols, const float *palette, size_t joints)
+ * every palette matrix (a pure data movement; the SIMD variants transpose in registers). */
+static void palette_columns_scalar(float *cols, const float *palette, size_t joints)
 {
     size_t j;
     int i, k;
@@ -87,16 +87,20 @@ typedef void (*skin_vertex_fn)(float *op, float *on, const float *p, const float
                                const int32_t *idx, const float *w, size_t influences,
                                const float *cols);
 
+/* The palette's columns into scratch (see palette_columns_scalar). */
+typedef void (*palette_columns_fn)(float *cols, const float *palette, size_t joints);
+
 /* skin for every variant: the palette's columns into scratch, then `vertex` on every vertex
- * (always inlined, so the variant's vertex function is inlined into its loop). */
+ * (always inlined, so the variant's functions are inlined into its loop). */
 static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals,
                                         const float *positions, const float *normals,
                                         const int32_t *indices, const float *weights,
                                         size_t vertices, size_t influences, const float *palette,
-                                        size_t joints, float *scratch, skin_vertex_fn vertex)
+                                        size_t joints, float *scratch, palette_columns_fn columns,
+                                        skin_vertex_fn vertex)
 {
     size_t v;
-    palette_columns(scratch, palette, joints);
+    columns(scratch, palette, joints);
     for (v = 0; v < vertices; v++) {
         vertex(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL, positions + 3 * v,
                normals ? normals + 3 * v : NULL, indices + influences * v,
@@ -137,7 +141,8 @@ static void skin_scalar(float *out_positions, float *out_normals, const float *p
                         float *scratch)
 {
     skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
-              influences, palette, joints, scratch, skin_vertex_scalar);
+              influences, palette, joints, scratch, palette_columns_scalar,
+              skin_vertex_scalar);
 }
 
 /* A load-time utility bound by memory: one implementation serves every variant. */
@@ -164,6 +169,24 @@ SKS_TARGET_SSE41 static inline void skin_store3_sse41(float *o, __m128 v)
 {
     _mm_storel_pi((__m64 *)(void *)o, v);
     _mm_store_ss(o + 2, _mm_movehl_ps(v, v));
+}
+
+/* The columns of every palette matrix: each 3x4 transposed in registers (a zero fourth row). */
+SKS_TARGET_SSE41 static inline void palette_columns_sse41(float *cols, const float *palette,
+                                                          size_t joints)
+{
+    size_t j;
+    for (j = 0; j < joints; j++) {
+        const float *m = palette + SKS_JOINT_FLOATS * j;
+        __m128 r0 = _mm_loadu_ps(m), r1 = _mm_loadu_ps(m + 4), r2 = _mm_loadu_ps(m + 8);
+        __m128 r3 = _mm_setzero_ps();
+        float *c = cols + SKS_COLUMNS_FLOATS * j;
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_storeu_ps(c, r0);
+        _mm_storeu_ps(c + 4, r1);
+        _mm_storeu_ps(c + 8, r2);
+        _mm_storeu_ps(c + 12, r3);
+    }
 }
 
 /* q / |q| over lanes 0..2, |q| = sqrt((q0 q0 + q1 q1) + q2 q2); zero where |q| == 0. */
@@ -256,7 +279,8 @@ SKS_TARGET_SSE41 static void skin_sse41(float *out_positions, float *out_normals
                                         size_t joints, float *scratch)
 {
     skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
-              influences, palette, joints, scratch, skin_vertex_sse41);
+              influences, palette, joints, scratch, palette_columns_sse41,
+              skin_vertex_sse41);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -408,7 +432,8 @@ SKS_TARGET_AVX2 static void skin_avx2(float *out_positions, float *out_normals,
                                       size_t joints, float *scratch)
 {
     skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
-              influences, palette, joints, scratch, skin_vertex_avx2);
+              influences, palette, joints, scratch, palette_columns_sse41,
+              skin_vertex_avx2);
 }
 
 #endif /* SKS_HAVE_X86_SIMD */

@@ -20,7 +20,8 @@
  * poses of that many skeletons. */
 #define SKS_PALETTE_SIDE_BY_SIDE 4
 /* Floats of scratch skinning_palette needs for skeletons of `joints` joints. */
-#define SKS_PALETTE_SCRATCH_FLOATS(joints) ((size_t)SKS_PALETTE_SIDE_BY_SIDE * 12 * (size_t)(joints))
+#define SKS_PALETTE_SCRATCH_FLOATS(joints) \
+    ((size_t)SKS_PALETTE_SIDE_BY_SIDE * 12 * (size_t)(joints))
 /* Floats of scratch skin needs for a palette of `joints` joints (the palette's columns). */
 #define SKS_SKIN_SCRATCH_FLOATS(joints) ((size_t)16 * (size_t)(joints))
 /* The most influences per vertex skin accepts. */
