@@ -15,7 +15,9 @@ Conventions
 Determinism
 -----------
 ``matmul4`` and ``mat4_local_to_global`` (and ``transform_points``) give bit-identical results
-on every SIMD variant (scalar, sse41, avx2), like the seed's binary-exact versions: every variant
+on every SIMD variant (scalar, sse41, avx2) for finite inputs, like the seed's binary-exact
+versions (with NaN or infinities the values agree, NaN in the same places; only a NaN's sign and
+payload bits may differ): every variant
 evaluates element ``(i, c)`` of ``a @ b`` as
 ``((a[i,0] b[0,c] + a[i,1] b[1,c]) + a[i,2] b[2,c]) + a[i,3] b[3,c]`` in float32, with no FMA.
 For affine matrices that order adds the parent's translation last, exactly as the joint family

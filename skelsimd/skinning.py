@@ -20,7 +20,7 @@ Conventions
 Determinism
 -----------
 Every SIMD variant evaluates the same float32 operations in the same order (no FMA; sqrt and
-division correctly rounded), so results are bit-identical on every variant. ``skinning_palette``
+division correctly rounded), so results are bit-identical on every variant for finite inputs. ``skinning_palette``
 is moreover bit-identical to ``multiply_joints(local_to_global(local, parents), inverse_bind)``.
 
 Accuracy (max abs error against float64, every variant; tested)

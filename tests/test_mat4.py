@@ -358,6 +358,29 @@ def test_every_variant_is_bit_identical(rng):
             assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, i)
 
 
+def test_every_variant_agrees_on_special_values(rng):
+    """With NaN and infinities in the inputs every variant gives the same values, NaN in the same
+    places (only a NaN's sign and payload bits may differ: the compiler may swap the operands of
+    a product, and x86 propagates the first operand's NaN)."""
+    a = T.random_mat4(500, rng)
+    b = T.random_mat4(500, rng)
+    for arr in (a, b):
+        flat = arr.reshape(-1)
+        sel = rng.choice(flat.size, 150, replace=False)
+        flat[sel[:50]], flat[sel[50:100]], flat[sel[100:]] = np.nan, np.inf, -np.inf
+    parents = T.random_parents(100, rng)
+    local = T.random_mat4((5, 100), rng)
+    local.reshape(-1)[rng.choice(local.size, 30)] = np.nan
+    results = {}
+    for name in supported_isas():
+        with use_isa(name):
+            results[name] = [skelsimd.matmul4(a, b), skelsimd.matmul4(a, b[0]), skelsimd.matmul4(a[0], b),
+                             skelsimd.mat4_local_to_global(local, parents), skelsimd.transform_points(a, b[:, 0, :3])]
+    for name, res in results.items():
+        for i, (x, y) in enumerate(zip(res, results["scalar"])):
+            assert np.array_equal(x, y, equal_nan=True), (name, i)
+
+
 def test_kernels_are_reentrant_across_threads(rng):
     from concurrent.futures import ThreadPoolExecutor
 

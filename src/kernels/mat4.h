@@ -8,8 +8,9 @@
  *
  * Determinism: every variant evaluates element (i, c) of a @ b as
  *     ((a[i][0] * b[0][c] + a[i][1] * b[1][c]) + a[i][2] * b[2][c]) + a[i][3] * b[3][c]
- * (no FMA), so matmul4 and mat4_local_to_global are bit-identical across variants (the seed's
- * "binary exact" versions). transform_points is too.
+ * (no FMA), so matmul4 and mat4_local_to_global are bit-identical across variants on finite
+ * inputs (the seed's "binary exact" versions); transform_points is too. With NaN inputs only a
+ * NaN's sign and payload may differ (the compiler may swap a product's operands).
  */
 #ifndef SKS_MAT4_H
 #define SKS_MAT4_H
