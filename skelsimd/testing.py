@@ -10,6 +10,8 @@ __all__ = [
     "chain_parents",
     "humanoid_skeleton",
     "depths",
+    "random_mat4",
+    "random_mesh",
 ]
 
 
@@ -148,3 +150,39 @@ def humanoid_skeleton():
 
     visit(_humanoid_tree(), -1)
     return np.asarray(parents, dtype=np.int32), names
+
+
+def random_mat4(shape, rng, *, translation=1.0, projective=0.0, dtype=np.float32):
+    """4x4 matrices (*shape, 4, 4): random_joints completed with the last row (0, 0, 0, 1); with
+    `projective` > 0 the last row becomes (u, u, u, 1 + u') with u, u' uniform in
+    [-projective, projective] (a projective transform)."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    m = np.zeros(shape + (4, 4))
+    m[..., :3, :] = random_joints(shape, rng, translation=translation, dtype=np.float64)
+    m[..., 3, 3] = 1.0
+    if projective:
+        m[..., 3, :] += rng.uniform(-projective, projective, size=shape + (4,))
+    return m.astype(dtype)
+
+
+def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_indices=0.0):
+    """A random skinned mesh: positions (V, 3) uniform in [-1, 1], unit normals (V, 3), joint
+    indices (V, K) int32 in [0, joints) and weights (V, K) float32 summing to 1 per vertex. A
+    fraction `zero_weights` of the weights is zero (every vertex keeps one non-zero) and a
+    fraction `repeat_indices` of the indices repeats the vertex's first one.
+    Returns (positions, normals, joint_indices, weights)."""
+    positions = rng.uniform(-1.0, 1.0, size=(vertices, 3)).astype(np.float32)
+    normals = rng.standard_normal((vertices, 3))
+    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+    indices = rng.integers(0, joints, size=(vertices, influences)).astype(np.int32)
+    if repeat_indices and influences > 1:
+        rep = rng.random((vertices, influences)) < repeat_indices
+        rep[:, 0] = False
+        indices[rep] = np.broadcast_to(indices[:, :1], indices.shape)[rep]
+    weights = rng.random((vertices, influences))
+    if zero_weights:
+        zero = rng.random((vertices, influences)) < zero_weights
+        zero[np.arange(vertices), rng.integers(0, influences, vertices)] = False
+        weights[zero] = 0.0
+    weights /= weights.sum(axis=1, keepdims=True)
+    return positions, normals.astype(np.float32), indices, weights.astype(np.float32)

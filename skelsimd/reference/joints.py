@@ -9,6 +9,7 @@ __all__ = [
     "to_homogeneous",
     "compose",
     "invert",
+    "walk",
     "local_to_global",
     "global_to_local",
     "multiply_joints",
@@ -43,20 +44,27 @@ def invert(m, rigid=False):
     return out
 
 
-def local_to_global(local, parents, out=None, start=0, stop=None):
-    """global[j] = global[parents[j]] @ local[j] for start <= j < stop (roots copy local).
-
-    Parents before `start` are read from `out` (default: a copy of `local`), as the kernel does.
-    Returns float64.
-    """
+def walk(local, parents, product, out=None, start=0, stop=None):
+    """global[j] = product(global[parents[j]], local[j]) for start <= j < stop (roots copy
+    local), in float64; parents before `start` are read from `out` (default: a copy of `local`).
+    The hierarchy walk of every family (product: compose for joints, matmul for 4x4)."""
     local = np.asarray(local, dtype=np.float64)
     parents = np.asarray(parents)
     g = np.array(local if out is None else out, dtype=np.float64)
     stop = local.shape[-3] if stop is None else stop
     for j in range(start, stop):
         p = parents[j]
-        g[..., j, :, :] = local[..., j, :, :] if p < 0 else compose(g[..., p, :, :], local[..., j, :, :])
+        g[..., j, :, :] = local[..., j, :, :] if p < 0 else product(g[..., p, :, :], local[..., j, :, :])
     return g
+
+
+def local_to_global(local, parents, out=None, start=0, stop=None):
+    """global[j] = global[parents[j]] @ local[j] for start <= j < stop (roots copy local).
+
+    Parents before `start` are read from `out` (default: a copy of `local`), as the kernel does.
+    Returns float64.
+    """
+    return walk(local, parents, compose, out, start, stop)
 
 
 def global_to_local(global_, parents, out=None, start=0, stop=None, rigid=False):

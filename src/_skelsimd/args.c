@@ -56,6 +56,24 @@ static void sks_wrong_dtype(const char *name, PyArray_Descr *d, const char *expe
     Py_XDECREF(s);
 }
 
+/* obj as an ndarray (new reference): obj itself when it is one, else NumPy's conversion of it;
+ * TypeError "<name>: expected <expected>, got <type>" when NumPy cannot convert it. */
+static PyArrayObject *sks_any_array(PyObject *obj, const char *name, const char *expected)
+{
+    PyArrayObject *arr;
+    if (PyArray_Check(obj)) {
+        Py_INCREF(obj);
+        return (PyArrayObject *)obj;
+    }
+    arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+    if (arr == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected %s, got %s", name, expected,
+                     Py_TYPE(obj)->tp_name);
+    }
+    return arr;
+}
+
 PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
 {
     PyArrayObject *arr, *res;
@@ -66,16 +84,9 @@ PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
             Py_INCREF(obj);
             return arr;
         }
-        Py_INCREF(obj);
-    } else {
-        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
-        if (arr == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s: expected an array_like of numbers, got %s", name,
-                         Py_TYPE(obj)->tp_name);
-            return NULL;
-        }
     }
+    arr = sks_any_array(obj, name, "an array_like of numbers");
+    if (arr == NULL) return NULL;
     if (!sks_numeric_real(PyArray_DESCR(arr))) {
         sks_wrong_dtype(name, PyArray_DESCR(arr), "a real numeric array (converted to float32)");
         Py_DECREF(arr);
@@ -196,18 +207,8 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
     npy_intp n, j;
     out->data = NULL;
     out->holder = NULL;
-    if (PyArray_Check(obj)) {
-        arr = (PyArrayObject *)obj;
-        Py_INCREF(obj);
-    } else {
-        arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
-        if (arr == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "parents: expected a 1-D integer array, got %s",
-                         Py_TYPE(obj)->tp_name);
-            return -1;
-        }
-    }
+    arr = sks_any_array(obj, "parents", "a 1-D integer array");
+    if (arr == NULL) return -1;
     {
         PyArray_Descr *d = PyArray_DESCR(arr);
         const int empty_list = !PyArray_Check(obj) && PyArray_SIZE(arr) == 0;
@@ -322,6 +323,176 @@ int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoi
     return 0;
 }
 
+/* --- index arrays --------------------------------------------------------------------------- */
+
+/* "[i0, i1, ...]" of the element at C-order position `flat` of an array of shape `shape`; with
+ * axis_names also " (name0 i0, name1 i1, ...)" into names_buf. */
+static void sks_format_element(char *buf, size_t size, char *names_buf, size_t names_size,
+                               int ndim, const npy_intp *shape, npy_intp flat,
+                               const char *const *axis_names)
+{
+    npy_intp index[NPY_MAXDIMS];
+    size_t used = 0, nused = 0;
+    int d;
+    for (d = ndim - 1; d >= 0; d--) {
+        index[d] = shape[d] ? flat % shape[d] : 0;
+        flat = shape[d] ? flat / shape[d] : 0;
+    }
+    buf[0] = '\0';
+    names_buf[0] = '\0';
+    used += (size_t)snprintf(buf, size, "[");
+    if (axis_names) nused += (size_t)snprintf(names_buf, names_size, " (");
+    for (d = 0; d < ndim; d++) {
+        if (used < size) {
+            used += (size_t)snprintf(buf + used, size - used, d ? ", %ld" : "%ld",
+                                     (long)index[d]);
+        }
+        if (axis_names && nused < names_size) {
+            nused += (size_t)snprintf(names_buf + nused, names_size - nused,
+                                      d ? ", %s %ld" : "%s %ld", axis_names[d], (long)index[d]);
+        }
+    }
+    if (used < size) snprintf(buf + used, size - used, "]");
+    if (axis_names && nused < names_size) snprintf(names_buf + nused, names_size - nused, ")");
+}
+
+PyArrayObject *sks_as_int32(PyObject *obj, const char *name)
+{
+    PyArrayObject *arr, *wide = NULL, *res;
+    PyArray_Descr *d;
+    npy_intp n, i, bad = -1;
+    arr = sks_any_array(obj, name, "an integer array");
+    if (arr == NULL) return NULL;
+    d = PyArray_DESCR(arr);
+    if (!(d->kind == 'i' || d->kind == 'u') && !(!PyArray_Check(obj) && PyArray_SIZE(arr) == 0)) {
+        sks_wrong_dtype(name, d, "an integer array");
+        Py_DECREF(arr);
+        return NULL;
+    }
+    if (PyArray_TYPE(arr) == NPY_INT32 && PyArray_IS_C_CONTIGUOUS(arr) && PyArray_ISALIGNED(arr) &&
+        PyArray_ISNOTSWAPPED(arr)) {
+        return arr;
+    }
+    n = PyArray_SIZE(arr);
+    if (n > 0 && PyArray_ITEMSIZE(arr) >= 4 && !(d->kind == 'i' && PyArray_ITEMSIZE(arr) == 4)) {
+        /* values may not fit: look at them as int64 (uint64 as uint64) before narrowing */
+        const int unsigned64 = d->kind == 'u' && PyArray_ITEMSIZE(arr) == 8;
+        wide = (PyArrayObject *)PyArray_FromAny(
+            (PyObject *)arr, PyArray_DescrFromType(unsigned64 ? NPY_UINT64 : NPY_INT64), 0, 0,
+            NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
+        if (wide == NULL) {
+            Py_DECREF(arr);
+            return NULL;
+        }
+        if (unsigned64) {
+            const npy_uint64 *v = (const npy_uint64 *)PyArray_DATA(wide);
+            int any = 0;
+            for (i = 0; i < n; i++) any |= v[i] > (npy_uint64)INT32_MAX;
+            if (any) for (bad = 0; v[bad] <= (npy_uint64)INT32_MAX; bad++) {}
+        } else {
+            const npy_int64 *v = (const npy_int64 *)PyArray_DATA(wide);
+            int any = 0;
+            for (i = 0; i < n; i++) any |= (v[i] < INT32_MIN) | (v[i] > INT32_MAX);
+            if (any) for (bad = 0; v[bad] >= INT32_MIN && v[bad] <= INT32_MAX; bad++) {}
+        }
+        if (bad >= 0) {
+            char where[256], unused[8];
+            PyObject *value =
+                PyArray_GETITEM(wide, PyArray_BYTES(wide) + bad * PyArray_ITEMSIZE(wide));
+            sks_format_element(where, sizeof where, unused, sizeof unused, PyArray_NDIM(wide),
+                               PyArray_DIMS(wide), bad, NULL);
+            if (value != NULL) {
+                PyErr_Format(PyExc_ValueError, "%s%s = %S: outside the int32 range", name, where,
+                             value);
+                Py_DECREF(value);
+            }
+            Py_DECREF(wide);
+            Py_DECREF(arr);
+            return NULL;
+        }
+    }
+    res = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)(wide ? wide : arr), PyArray_DescrFromType(NPY_INT32), 0, 0,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
+        NULL);
+    Py_XDECREF(wide);
+    Py_DECREF(arr);
+    return res;
+}
+
+int sks_check_index_range(PyArrayObject *arr, const char *name, npy_intp limit,
+                          const char *limit_from, const char *const *axis_names)
+{
+    const int32_t *v = (const int32_t *)PyArray_DATA(arr);
+    const npy_intp n = PyArray_SIZE(arr);
+    const uint32_t lim = limit > (npy_intp)INT32_MAX ? (uint32_t)INT32_MAX + 1u : (uint32_t)limit;
+    npy_intp i, bad;
+    int any = 0;
+    /* one pass the compiler vectorises (negative values are huge as uint32), then the first */
+    for (i = 0; i < n; i++) any |= (uint32_t)v[i] >= lim;
+    if (!any) return 0;
+    for (bad = 0; (uint32_t)v[bad] < lim; bad++) {}
+    {
+        char where[256], names[256];
+        sks_format_element(where, sizeof where, names, sizeof names, PyArray_NDIM(arr),
+                           PyArray_DIMS(arr), bad, axis_names);
+        PyErr_Format(PyExc_ValueError, "%s%s = %d%s: expected 0 <= value < %ld (%s)", name, where,
+                     (int)v[bad], names, (long)limit, limit_from);
+    }
+    return -1;
+}
+
+/* --- hierarchy walks ------------------------------------------------------------------------ */
+
+int sks_parse_walk(sks_walk_args *w, PyObject *const *args, const char *in_name,
+                   const npy_intp *block, int block_ndim, const char *layout)
+{
+    char joints_from[64];
+    npy_intp block_size = 1;
+    int ndim, d;
+    memset(w, 0, sizeof *w);
+    w->in = sks_as_float32(args[0], in_name);
+    if (w->in == NULL) goto fail;
+    if (sks_check_shape(w->in, in_name, block_ndim + 1, block, block_ndim, layout) < 0) goto fail;
+    ndim = PyArray_NDIM(w->in);
+    w->joints = PyArray_DIM(w->in, ndim - block_ndim - 1);
+    snprintf(joints_from, sizeof joints_from, "%s.shape[-%d]", in_name, block_ndim + 1);
+    if (sks_parse_parents(args[1], w->joints, joints_from, &w->parents) < 0) goto fail;
+    if (sks_parse_joint_range(args[3], args[4], w->joints, &w->start, &w->stop) < 0) goto fail;
+    w->out_is_new = args[2] == NULL || args[2] == Py_None;
+    w->out = sks_prepare_out(args[2], "out", ndim, PyArray_DIMS(w->in));
+    if (w->out == NULL) goto fail;
+    if (sks_check_overlap(w->out, "out", w->in, in_name, 1) < 0) goto fail;
+    for (d = 0; d < block_ndim; d++) block_size *= block[d];
+    w->batch = w->joints ? PyArray_SIZE(w->in) / (w->joints * block_size) : 0;
+    return 0;
+fail:
+    sks_walk_args_release(w);
+    return -1;
+}
+
+void sks_walk_prefill(const sks_walk_args *w)
+{
+    if (w->out_is_new && (w->start > 0 || w->stop < w->joints)) {
+        memcpy(PyArray_DATA(w->out), PyArray_DATA(w->in), (size_t)PyArray_NBYTES(w->in));
+    }
+}
+
+PyObject *sks_walk_finish(sks_walk_args *w)
+{
+    PyObject *result = (PyObject *)w->out;
+    w->out = NULL;
+    sks_walk_args_release(w);
+    return result;
+}
+
+void sks_walk_args_release(sks_walk_args *w)
+{
+    sks_parents_release(&w->parents);
+    Py_CLEAR(w->in);
+    Py_CLEAR(w->out);
+}
+
 /* --- broadcasting -------------------------------------------------------------------------- */
 
 int sks_broadcast_leading(sks_broadcast *bc, int nops, PyArrayObject *const *ops,
@@ -431,4 +602,79 @@ void sks_broadcast_offsets(const sks_broadcast *bc, npy_intp outer, npy_intp *of
         outer /= bc->shape[d];
         for (k = 0; k < bc->nops; k++) offsets[k] += i * bc->strides[k][d];
     }
+}
+
+/* --- two-operand kernels with broadcasting ---------------------------------------------------- */
+
+int sks_binary_prepare(sks_binary *w, const char *const *names, const int *trailing,
+                       PyObject *out_obj, const npy_intp *out_block, int out_block_ndim,
+                       const int *allow_exact)
+{
+    npy_intp shape[NPY_MAXDIMS];
+    int k;
+    if (sks_broadcast_leading(&w->bc, 2, w->ops, names, trailing) < 0) return -1;
+    if (w->bc.out_ndim + out_block_ndim > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "%s and %s: the result would have more than %d dimensions",
+                     names[0], names[1], NPY_MAXDIMS);
+        return -1;
+    }
+    memcpy(shape, w->bc.out_shape, w->bc.out_ndim * sizeof(npy_intp));
+    memcpy(shape + w->bc.out_ndim, out_block, out_block_ndim * sizeof(npy_intp));
+    w->out = sks_prepare_out(out_obj, "out", w->bc.out_ndim + out_block_ndim, shape);
+    if (w->out == NULL) return -1;
+    for (k = 0; k < 2; k++) {
+        if (sks_check_overlap(w->out, "out", w->ops[k], names[k], allow_exact[k]) < 0) return -1;
+    }
+    return 0;
+}
+
+void sks_binary_run(const sks_binary *w, sks_binary_kernel kernel, npy_intp a_block,
+                    npy_intp b_block, npy_intp out_block)
+{
+    const npy_intp inner = sks_broadcast_inner(&w->bc), outer = sks_broadcast_outer(&w->bc);
+    float *o = (float *)PyArray_DATA(w->out);
+    const float *a = (const float *)PyArray_DATA(w->ops[0]);
+    const float *b = (const float *)PyArray_DATA(w->ops[1]);
+    npy_intp it;
+    if (PyArray_SIZE(w->out) == 0) return;
+    Py_BEGIN_ALLOW_THREADS
+    for (it = 0; it < outer; it++) {
+        npy_intp off[2], step[2];
+        sks_broadcast_offsets(&w->bc, it, off, step);
+        kernel(o + it * inner * out_block, a + off[0] * a_block, (size_t)step[0],
+               b + off[1] * b_block, (size_t)step[1], (size_t)inner);
+    }
+    Py_END_ALLOW_THREADS
+}
+
+PyObject *sks_binary_finish(sks_binary *w, int ok)
+{
+    PyObject *result = ok ? (PyObject *)w->out : NULL;
+    if (!ok) Py_CLEAR(w->out);
+    w->out = NULL;
+    Py_CLEAR(w->ops[0]);
+    Py_CLEAR(w->ops[1]);
+    return result;
+}
+
+PyObject *sks_binary_matrices_call(PyObject *const *args, Py_ssize_t nargs, const char *func,
+                                   const npy_intp *block, const char *layout,
+                                   sks_binary_kernel kernel)
+{
+    static const char *const names[2] = {"a", "b"};
+    static const int trailing[2] = {2, 2}, in_place[2] = {1, 1};
+    const npy_intp floats = block[0] * block[1];
+    sks_binary w = {{NULL, NULL}, NULL, {0}};
+    int k, ok = 0;
+    if (!sks_check_nargs(func, nargs, 3)) return NULL;
+    for (k = 0; k < 2; k++) {
+        w.ops[k] = sks_as_float32(args[k], names[k]);
+        if (w.ops[k] == NULL) goto done;
+        if (sks_check_shape(w.ops[k], names[k], 2, block, 2, layout) < 0) goto done;
+    }
+    if (sks_binary_prepare(&w, names, trailing, args[2], block, 2, in_place) < 0) goto done;
+    sks_binary_run(&w, kernel, floats, floats, floats);
+    ok = 1;
+done:
+    return sks_binary_finish(&w, ok);
 }

@@ -85,6 +85,48 @@ void sks_parents_release(sks_parents *p);
 int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoints,
                           npy_intp *start, npy_intp *stop);
 
+/* --- index arrays --------------------------------------------------------------------------- */
+
+/* An integer array_like (any integer dtype; an empty list too) as a C-contiguous, aligned,
+ * native int32 array (new reference; no copy when it already is one). TypeError naming `name`
+ * for any other dtype; ValueError naming the first element outside the int32 range by its
+ * index, e.g. "joint_indices[3, 1] = 4294967296: outside the int32 range". */
+PyArrayObject *sks_as_int32(PyObject *obj, const char *name);
+
+/* ValueError unless every value of the int32 C-contiguous array lies in [0, limit). The message
+ * names the first offending element by its index and, when axis_names is not NULL (one name
+ * per dimension), by those names too:
+ *   "joint_indices[3, 1] = 97 (vertex 3, influence 1): expected 0 <= value < 96 (<limit_from>)". */
+int sks_check_index_range(PyArrayObject *arr, const char *name, npy_intp limit,
+                          const char *limit_from, const char *const *axis_names);
+
+/* --- hierarchy walks ------------------------------------------------------------------------ */
+
+/* The validated arguments of a hierarchy walk over a pose batch (..., J, <block>): the input as
+ * float32, its parents, the joint range [start, stop) and `out` (allocated when None, else
+ * checked; exactly the input is allowed, for in-place walks). */
+typedef struct sks_walk_args {
+    PyArrayObject *in, *out;    /* new references */
+    sks_parents parents;
+    npy_intp joints, batch;     /* J, and the number of skeletons (product of leading dims) */
+    npy_intp start, stop;
+    int out_is_new;             /* out was None: freshly allocated, uninitialised */
+} sks_walk_args;
+
+/* Parses (in_obj, parents_obj, out_obj, start_obj, stop_obj) for a walk whose joints are
+ * blocks of shape `block` (block_ndim dims, e.g. {3, 4}); `layout` is the expected input shape
+ * for messages, e.g. "(..., J, 3, 4)". On failure everything is released and -1 returned. */
+int sks_parse_walk(sks_walk_args *w, PyObject *const *args, const char *in_name,
+                   const npy_intp *block, int block_ndim, const char *layout);
+void sks_walk_args_release(sks_walk_args *w);
+
+/* With out=None and a partial range, joints outside [start, stop) start as copies of the input,
+ * so the result is a copy there (no Python calls: may run with the GIL released). */
+void sks_walk_prefill(const sks_walk_args *w);
+
+/* Releases the arguments and returns out (a new reference). */
+PyObject *sks_walk_finish(sks_walk_args *w);
+
 /* --- broadcasting of leading dimensions ---------------------------------------------------- */
 
 /* The leading ("batch") dimensions of several operands broadcast by NumPy rules, with the
@@ -114,5 +156,39 @@ npy_intp sks_broadcast_outer(const sks_broadcast *bc);
  * and the inner step (0 or 1 blocks) of each operand in inner_step (may be NULL). */
 void sks_broadcast_offsets(const sks_broadcast *bc, npy_intp outer, npy_intp *offsets,
                            npy_intp *inner_step);
+
+/* --- two-operand kernels with broadcasting ---------------------------------------------------- */
+
+/* out[i] = f(a[i * a_step], b[i * b_step]) for i < n, steps in blocks (0 or 1): the signature
+ * of the kernels that broadcast two operands (multiply_joints, matmul4, transform_points). */
+typedef void (*sks_binary_kernel)(float *out, const float *a, size_t a_step, const float *b,
+                                  size_t b_step, size_t n);
+
+typedef struct sks_binary {
+    PyArrayObject *ops[2];   /* the float32 operands (new references, set by the caller) */
+    PyArrayObject *out;      /* new reference */
+    sks_broadcast bc;
+} sks_binary;
+
+/* Broadcasts w->ops (converted and shape-checked by the caller; trailing[k] block dims each),
+ * prepares `out` of shape broadcast(...) + out_block, and refuses any overlap of out with an
+ * operand except an exact alias of operand k when allow_exact[k]. */
+int sks_binary_prepare(sks_binary *w, const char *const *names, const int *trailing,
+                       PyObject *out_obj, const npy_intp *out_block, int out_block_ndim,
+                       const int *allow_exact);
+
+/* Runs `kernel` over the whole broadcast with the GIL released; blocks in floats. */
+void sks_binary_run(const sks_binary *w, sks_binary_kernel kernel, npy_intp a_block,
+                    npy_intp b_block, npy_intp out_block);
+
+/* Releases the operands and returns out (ok) or releases everything and returns NULL. */
+PyObject *sks_binary_finish(sks_binary *w, int ok);
+
+/* The whole call func(a, b, out) of a kernel whose operands and result are matrices of one
+ * shape `block` (2 dims, e.g. {3, 4}; `layout` "(..., 3, 4)" for messages), leading dims
+ * broadcast, out may be exactly a or b: multiply_joints, matmul4. */
+PyObject *sks_binary_matrices_call(PyObject *const *args, Py_ssize_t nargs, const char *func,
+                                   const npy_intp *block, const char *layout,
+                                   sks_binary_kernel kernel);
 
 #endif /* SKS_ARGS_H */

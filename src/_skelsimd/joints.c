@@ -20,52 +20,26 @@ static const npy_intp joint_shape[2] = {3, 4};
 static PyObject *hierarchy_call(PyObject *const *args, const char *in_name, int is_inverse,
                                 int rigid)
 {
-    PyArrayObject *in = NULL, *out = NULL;
-    sks_parents parents = {NULL, NULL};
-    npy_intp start, stop, njoints, batch;
-    int ndim;
-    PyObject *out_obj = args[2];
     const sks_joints_kernels *k = &sks_joints_variants[sks_active_isa];
-
-    in = sks_as_float32(args[0], in_name);
-    if (in == NULL) goto fail;
-    if (sks_check_shape(in, in_name, 3, joint_shape, 2, "(..., J, 3, 4)") < 0) goto fail;
-    ndim = PyArray_NDIM(in);
-    njoints = PyArray_DIM(in, ndim - 3);
-    if (sks_parse_parents(args[1], njoints,
-                          is_inverse ? "global_.shape[-3]" : "local.shape[-3]", &parents) < 0)
-        goto fail;
-    if (sks_parse_joint_range(args[3], args[4], njoints, &start, &stop) < 0) goto fail;
-    out = sks_prepare_out(out_obj, "out", ndim, PyArray_DIMS(in));
-    if (out == NULL) goto fail;
-    if (sks_check_overlap(out, "out", in, in_name, 1) < 0) goto fail;
-    batch = njoints ? PyArray_SIZE(in) / (njoints * SKS_JOINT_FLOATS) : 0;
+    sks_walk_args w;
+    if (sks_parse_walk(&w, args, in_name, joint_shape, 2, "(..., J, 3, 4)") < 0) return NULL;
 
     Py_BEGIN_ALLOW_THREADS
-    float *o = (float *)PyArray_DATA(out);
-    const float *x = (const float *)PyArray_DATA(in);
-    if ((out_obj == NULL || out_obj == Py_None) && (start > 0 || stop < njoints)) {
-        memcpy(o, x, (size_t)PyArray_NBYTES(in));
-    }
-    if (batch > 0 && stop > start) {
+    float *o = (float *)PyArray_DATA(w.out);
+    const float *x = (const float *)PyArray_DATA(w.in);
+    sks_walk_prefill(&w);
+    if (w.batch > 0 && w.stop > w.start) {
         if (is_inverse) {
-            k->global_to_local(o, x, parents.data, (size_t)batch, (size_t)njoints, (size_t)start,
-                               (size_t)stop, rigid);
+            k->global_to_local(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
+                               (size_t)w.start, (size_t)w.stop, rigid);
         } else {
-            k->local_to_global(o, x, parents.data, (size_t)batch, (size_t)njoints, (size_t)start,
-                               (size_t)stop);
+            k->local_to_global(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
+                               (size_t)w.start, (size_t)w.stop);
         }
     }
     Py_END_ALLOW_THREADS
 
-    sks_parents_release(&parents);
-    Py_DECREF(in);
-    return (PyObject *)out;
-fail:
-    sks_parents_release(&parents);
-    Py_XDECREF(in);
-    Py_XDECREF(out);
-    return NULL;
+    return sks_walk_finish(&w);
 }
 
 static PyObject *py_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -87,55 +61,9 @@ static PyObject *py_global_to_local(PyObject *self, PyObject *const *args, Py_ss
 
 static PyObject *py_multiply_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyArrayObject *ops[2] = {NULL, NULL}, *out = NULL;
-    static const char *const names[2] = {"a", "b"};
-    static const int trailing[2] = {2, 2};
-    npy_intp shape[NPY_MAXDIMS];
-    sks_broadcast bc;
-    int i;
     (void)self;
-    if (!sks_check_nargs("multiply_joints", nargs, 3)) return NULL;
-    for (i = 0; i < 2; i++) {
-        ops[i] = sks_as_float32(args[i], names[i]);
-        if (ops[i] == NULL) goto fail;
-        if (sks_check_shape(ops[i], names[i], 2, joint_shape, 2, "(..., 3, 4)") < 0) goto fail;
-    }
-    if (sks_broadcast_leading(&bc, 2, ops, names, trailing) < 0) goto fail;
-    memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
-    shape[bc.out_ndim] = 3;
-    shape[bc.out_ndim + 1] = 4;
-    out = sks_prepare_out(args[2], "out", bc.out_ndim + 2, shape);
-    if (out == NULL) goto fail;
-    for (i = 0; i < 2; i++) {
-        if (sks_check_overlap(out, "out", ops[i], names[i], 1) < 0) goto fail;
-    }
-    {
-        const sks_joints_kernels *k = &sks_joints_variants[sks_active_isa];
-        const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
-        float *o = (float *)PyArray_DATA(out);
-        const float *a = (const float *)PyArray_DATA(ops[0]);
-        const float *b = (const float *)PyArray_DATA(ops[1]);
-        npy_intp it;
-        if (PyArray_SIZE(out) > 0) {
-            Py_BEGIN_ALLOW_THREADS
-            for (it = 0; it < outer; it++) {
-                npy_intp off[2], step[2];
-                sks_broadcast_offsets(&bc, it, off, step);
-                k->multiply_joints(o + it * inner * SKS_JOINT_FLOATS,
-                                   a + off[0] * SKS_JOINT_FLOATS, (size_t)step[0],
-                                   b + off[1] * SKS_JOINT_FLOATS, (size_t)step[1], (size_t)inner);
-            }
-            Py_END_ALLOW_THREADS
-        }
-    }
-    Py_DECREF(ops[0]);
-    Py_DECREF(ops[1]);
-    return (PyObject *)out;
-fail:
-    Py_XDECREF(ops[0]);
-    Py_XDECREF(ops[1]);
-    Py_XDECREF(out);
-    return NULL;
+    return sks_binary_matrices_call(args, nargs, "multiply_joints", joint_shape, "(..., 3, 4)",
+                                    sks_joints_variants[sks_active_isa].multiply_joints);
 }
 
 static PyObject *py_invert_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -17,6 +17,8 @@ int sks_active_isa = SKS_ISA_SCALAR;
 
 /* One line per kernel family. */
 extern PyMethodDef sks_joints_methods[];
+extern PyMethodDef sks_mat4_methods[];
+extern PyMethodDef sks_skinning_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -112,6 +114,8 @@ static PyMethodDef core_methods[] = {
 static int core_exec(PyObject *m)
 {
     if (PyModule_AddFunctions(m, sks_joints_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_mat4_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_skinning_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

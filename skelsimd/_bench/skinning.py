@@ -1,0 +1,76 @@
+"""Benchmark workloads of the skinning family: the matrix palette of an army, and linear-blend
+skinning of a 10,000-vertex mesh by one and by 100 palettes."""
+import numpy as np
+
+from .. import joints as J
+from .. import skinning as S
+from .. import testing as T
+from ..reference import joints as RJ
+from ..reference import skinning as R
+from .core import Workload
+
+
+def _checker(expected, tol, rows=None):
+    def check(result):
+        res = np.asarray(result if rows is None else np.asarray(result)[:rows], np.float64)
+        err = np.abs(res - expected).max(initial=0.0)
+        assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
+    return check
+
+
+def _numpy_palette(local, plan, inverse_bind, glob):
+    """The fastest NumPy palette: depth-level batched local_to_global, then one batched matmul."""
+    RJ.local_to_global_levels(local, plan, glob)
+    pal = np.matmul(glob[..., :3], inverse_bind)
+    pal[..., 3] += glob[..., 3]
+    return pal
+
+
+def palette_workloads(batch=1000, joints=96, seed=0):
+    """skinning_palette on an army, and the two joint-family calls it replaces (both timed on
+    every variant), against NumPy; limit: a memcpy of the local poses."""
+    rng = np.random.default_rng(seed)
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_joints((batch, joints), rng)
+    inverse_bind = J.invert_joints(J.local_to_global(T.random_joints(joints, rng), parents), rigid=True)
+    out, glob = np.empty_like(local), np.empty_like(local)
+    glob_np = np.empty_like(local)
+    copy_dst = np.empty_like(local)
+    plan = RJ.LevelPlan(parents)
+    check = _checker(R.skinning_palette(local[:16], parents, inverse_bind), 4e-5, rows=16)
+    common = dict(family="skinning", unit="joint", units=batch * joints,
+                  numpy=lambda: _numpy_palette(local, plan, inverse_bind, glob_np),
+                  limit=lambda: np.copyto(copy_dst, local), check=check,
+                  params={"batch": batch, "joints": joints})
+    fused = Workload(name="palette", title=f"skinning_palette {batch} x {joints}",
+                     kernel=lambda: S.skinning_palette(local, parents, inverse_bind, out), **common)
+    two_calls = Workload(name="palette-2calls", title=f"l2g + multiply_joints {batch} x {joints}",
+                         kernel=lambda: J.multiply_joints(J.local_to_global(local, parents, glob),
+                                                          inverse_bind, out), **common)
+    return [fused, two_calls]
+
+
+def skin_workload(palettes=1, vertices=10_000, influences=4, joints=96, seed=1):
+    """skin of one mesh by `palettes` palettes, against the vectorised NumPy skinning (one GEMM
+    of the dense (V, J) weight matrix with the palettes; the weight matrix is built once,
+    untimed)."""
+    rng = np.random.default_rng(seed)
+    positions, _, idx, w = T.random_mesh(vertices, influences, joints, rng, zero_weights=0.1)
+    palette = T.random_joints((palettes, joints), rng)
+    out = np.empty((palettes, vertices, 3), np.float32)
+    dense = R.dense_weights(idx, w, joints)
+    positions_h = np.concatenate([positions, np.ones((vertices, 1), np.float32)], axis=1)
+    rows = min(palettes, 2)     # the float64 reference of 100 palettes would take 1.9 GB
+    return Workload(
+        name=f"skin[{palettes}]", title=f"skin {vertices} x {influences}, {palettes} palette(s)",
+        family="skinning", unit="vertex", units=palettes * vertices,
+        kernel=lambda: S.skin(positions, idx, w, palette, out),
+        numpy=lambda: R.skin_numpy(positions_h, dense, palette),
+        check=_checker(R.skin(positions, idx, w, palette[:rows]), 2e-6, rows=rows),
+        params={"palettes": palettes, "vertices": vertices, "influences": influences},
+    )
+
+
+def headline():
+    """The family's workloads for `python -m skelsimd bench`."""
+    return palette_workloads() + [skin_workload(1), skin_workload(100)]

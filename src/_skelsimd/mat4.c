@@ -1,0 +1,83 @@
+/*
+ * mat4.c (glue) -- Python entry points of the 4x4 matrix family. The public wrappers with their
+ * documentation are in skelsimd/mat4.py; kernels in src/kernels/mat4.c.
+ *
+ * Positional arguments only (the Python wrappers forward keywords):
+ *   matmul4(a, b, out)
+ *   mat4_local_to_global(local, parents, out, start, stop)
+ *   transform_points(m, points, out)
+ */
+#include "args.h"
+
+#include "../kernels/mat4.h"
+
+static const npy_intp mat4_shape[2] = {4, 4};
+
+static PyObject *py_matmul4(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return sks_binary_matrices_call(args, nargs, "matmul4", mat4_shape, "(..., 4, 4)",
+                                    sks_mat4_variants[sks_active_isa].matmul4);
+}
+
+static PyObject *py_mat4_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const sks_mat4_kernels *k = &sks_mat4_variants[sks_active_isa];
+    sks_walk_args w;
+    (void)self;
+    if (!sks_check_nargs("mat4_local_to_global", nargs, 5)) return NULL;
+    if (sks_parse_walk(&w, args, "local", mat4_shape, 2, "(..., J, 4, 4)") < 0) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    sks_walk_prefill(&w);
+    if (w.batch > 0 && w.stop > w.start) {
+        k->mat4_local_to_global((float *)PyArray_DATA(w.out), (const float *)PyArray_DATA(w.in),
+                                w.parents.data, (size_t)w.batch, (size_t)w.joints,
+                                (size_t)w.start, (size_t)w.stop);
+    }
+    Py_END_ALLOW_THREADS
+    return sks_walk_finish(&w);
+}
+
+static PyObject *py_transform_points(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char *const names[2] = {"m", "points"};
+    static const int trailing[2] = {2, 1}, in_place[2] = {0, 1};
+    static const npy_intp point_shape[1] = {3};
+    sks_binary w = {{NULL, NULL}, NULL, {0}};
+    npy_intp rows = 0;
+    int ok = 0;
+    (void)self;
+    if (!sks_check_nargs("transform_points", nargs, 3)) return NULL;
+    w.ops[0] = sks_as_float32(args[0], "m");
+    if (w.ops[0] == NULL) goto done;
+    {
+        const int nd = PyArray_NDIM(w.ops[0]);
+        if (nd >= 2) rows = PyArray_DIM(w.ops[0], nd - 2);
+        if (nd < 2 || PyArray_DIM(w.ops[0], nd - 1) != 4 || (rows != 3 && rows != 4)) {
+            static const npy_intp joint_shape[2] = {3, 4};   /* fails: names both layouts */
+            sks_check_shape(w.ops[0], "m", 2, joint_shape, 2, "(..., 3, 4) or (..., 4, 4)");
+            goto done;
+        }
+    }
+    w.ops[1] = sks_as_float32(args[1], "points");
+    if (w.ops[1] == NULL) goto done;
+    if (sks_check_shape(w.ops[1], "points", 1, point_shape, 1, "(..., 3)") < 0) goto done;
+    if (sks_binary_prepare(&w, names, trailing, args[2], point_shape, 1, in_place) < 0) goto done;
+    {
+        const sks_mat4_kernels *k = &sks_mat4_variants[sks_active_isa];
+        sks_binary_run(&w, rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4,
+                       4 * rows, 3, 3);
+    }
+    ok = 1;
+done:
+    return sks_binary_finish(&w, ok);
+}
+
+PyMethodDef sks_mat4_methods[] = {
+    {"matmul4", (PyCFunction)(void (*)(void))py_matmul4, METH_FASTCALL,
+     "matmul4(a, b, out): see skelsimd.matmul4"},
+    {"mat4_local_to_global", (PyCFunction)(void (*)(void))py_mat4_local_to_global, METH_FASTCALL,
+     "mat4_local_to_global(local, parents, out, start, stop): see skelsimd.mat4_local_to_global"},
+    {"transform_points", (PyCFunction)(void (*)(void))py_transform_points, METH_FASTCALL,
+     "transform_points(m, points, out): see skelsimd.transform_points"},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,306 @@
+/*
+ * skinning.c (glue) -- Python entry points of the skinning family. The public wrappers with
+ * their documentation are in skelsimd/skinning.py; kernels in src/kernels/skinning.c.
+ *
+ * Positional arguments only (the Python wrappers forward keywords):
+ *   skinning_palette(local, parents, inverse_bind, out)
+ *   skin(positions, joint_indices, weights, palette, out, normals, normals_out)
+ *   normalize_weights(weights, out)
+ */
+#include "args.h"
+
+#include "../kernels/skinning.h"
+
+#include <stdio.h>
+
+/* Scratch memory for one call, 64-byte aligned (released with PyMem_Free on `raw`). */
+typedef struct scratch_block {
+    void *raw;
+    float *data;
+} scratch_block;
+
+static int scratch_alloc(scratch_block *s, size_t floats)
+{
+    s->raw = PyMem_Malloc(floats * sizeof(float) + 64);
+    if (s->raw == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->data = (float *)(((uintptr_t)s->raw + 63) & ~(uintptr_t)63);
+    return 0;
+}
+
+/* "(..., J, 3, 4) with J = 96 (<joints_from>)": the expected shape of a pose batch of J joints. */
+static int check_pose_shape(PyArrayObject *arr, const char *name, npy_intp joints,
+                            const char *joints_from)
+{
+    const npy_intp trailing[3] = {joints, 3, 4};
+    char layout[128];
+    snprintf(layout, sizeof layout, "(..., %ld, 3, 4) (J = %s)", (long)joints, joints_from);
+    return sks_check_shape(arr, name, 3, trailing, 3, layout);
+}
+
+static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char *const names[2] = {"local", "inverse_bind"};
+    static const int trailing[2] = {3, 3}, in_place[2] = {1, 1};
+    static const npy_intp joint_shape[2] = {3, 4};
+    sks_binary w = {{NULL, NULL}, NULL, {0}};
+    sks_parents parents = {NULL, NULL};
+    scratch_block scratch = {NULL, NULL};
+    npy_intp joints;
+    int ok = 0;
+    (void)self;
+    if (!sks_check_nargs("skinning_palette", nargs, 4)) return NULL;
+    w.ops[0] = sks_as_float32(args[0], "local");
+    if (w.ops[0] == NULL) goto done;
+    if (sks_check_shape(w.ops[0], "local", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) goto done;
+    joints = PyArray_DIM(w.ops[0], PyArray_NDIM(w.ops[0]) - 3);
+    if (sks_parse_parents(args[1], joints, "local.shape[-3]", &parents) < 0) goto done;
+    w.ops[1] = sks_as_float32(args[2], "inverse_bind");
+    if (w.ops[1] == NULL) goto done;
+    if (check_pose_shape(w.ops[1], "inverse_bind", joints, "local.shape[-3]") < 0) goto done;
+    {
+        const npy_intp out_block[3] = {joints, 3, 4};
+        if (sks_binary_prepare(&w, names, trailing, args[3], out_block, 3, in_place) < 0) goto done;
+    }
+    if (PyArray_SIZE(w.out) > 0) {
+        const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
+        const npy_intp inner = sks_broadcast_inner(&w.bc), outer = sks_broadcast_outer(&w.bc);
+        const size_t stride = (size_t)joints * 12;
+        float *o = (float *)PyArray_DATA(w.out);
+        const float *l = (const float *)PyArray_DATA(w.ops[0]);
+        const float *ib = (const float *)PyArray_DATA(w.ops[1]);
+        npy_intp it;
+        if (scratch_alloc(&scratch, SKS_PALETTE_SCRATCH_FLOATS(joints)) < 0) goto done;
+        Py_BEGIN_ALLOW_THREADS
+        for (it = 0; it < outer; it++) {
+            npy_intp off[2], step[2];
+            sks_broadcast_offsets(&w.bc, it, off, step);
+            k->skinning_palette(o + (size_t)(it * inner) * stride, l + (size_t)off[0] * stride,
+                                (size_t)step[0], ib + (size_t)off[1] * stride, (size_t)step[1],
+                                parents.data, (size_t)inner, (size_t)joints, scratch.data);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    ok = 1;
+done:
+    PyMem_Free(scratch.raw);
+    sks_parents_release(&parents);
+    return sks_binary_finish(&w, ok);
+}
+
+/* The operands of skin: w.ops = (positions, palette) and out; the rest new references too. */
+typedef struct skin_args {
+    sks_binary w;
+    PyArrayObject *indices, *weights, *normals, *normals_out;
+} skin_args;
+
+/* Validates positions (..., V, 3), joint_indices and weights (V, K) with
+ * 1 <= K <= SKS_SKIN_MAX_INFLUENCES, palette (..., J, 3, 4) and every index in [0, J). */
+static int parse_mesh(skin_args *s, PyObject *const *args)
+{
+    static const npy_intp point_shape[1] = {3}, joint_shape[2] = {3, 4};
+    static const char *const axis_names[2] = {"vertex", "influence"};
+    PyArrayObject *positions, *palette;
+    npy_intp vertices, influences, joints;
+    char from[64];
+    positions = s->w.ops[0] = sks_as_float32(args[0], "positions");
+    if (positions == NULL) return -1;
+    if (sks_check_shape(positions, "positions", 2, point_shape, 1, "(..., V, 3)") < 0) return -1;
+    vertices = PyArray_DIM(positions, PyArray_NDIM(positions) - 2);
+    s->indices = sks_as_int32(args[1], "joint_indices");
+    if (s->indices == NULL) return -1;
+    influences = PyArray_NDIM(s->indices) == 2 ? PyArray_DIM(s->indices, 1) : 0;
+    if (PyArray_NDIM(s->indices) != 2 || PyArray_DIM(s->indices, 0) != vertices) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(s->indices), PyArray_DIMS(s->indices));
+        PyErr_Format(PyExc_ValueError, "joint_indices: expected shape (V, K) with V = %ld "
+                     "(positions.shape[-2]), got %s", (long)vertices, got);
+        return -1;
+    }
+    if (influences < 1 || influences > SKS_SKIN_MAX_INFLUENCES) {
+        PyErr_Format(PyExc_ValueError, "joint_indices: expected 1 <= K <= %d influences per "
+                     "vertex (shape (V, K)), got K = %ld", SKS_SKIN_MAX_INFLUENCES,
+                     (long)influences);
+        return -1;
+    }
+    s->weights = sks_as_float32(args[2], "weights");
+    if (s->weights == NULL) return -1;
+    if (PyArray_NDIM(s->weights) != 2 || PyArray_DIM(s->weights, 0) != vertices ||
+        PyArray_DIM(s->weights, 1) != influences) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(s->weights), PyArray_DIMS(s->weights));
+        PyErr_Format(PyExc_ValueError, "weights: expected shape (%ld, %ld) (the shape of "
+                     "joint_indices), got %s", (long)vertices, (long)influences, got);
+        return -1;
+    }
+    palette = s->w.ops[1] = sks_as_float32(args[3], "palette");
+    if (palette == NULL) return -1;
+    if (sks_check_shape(palette, "palette", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) return -1;
+    joints = PyArray_DIM(palette, PyArray_NDIM(palette) - 3);
+    snprintf(from, sizeof from, "J = palette.shape[-3] = %ld", (long)joints);
+    return sks_check_index_range(s->indices, "joint_indices", joints, from, axis_names);
+}
+
+/* normals: the shape of positions. */
+static int parse_normals(skin_args *s, PyObject *normals_obj)
+{
+    PyArrayObject *positions = s->w.ops[0];
+    const int nd = PyArray_NDIM(positions);
+    s->normals = sks_as_float32(normals_obj, "normals");
+    if (s->normals == NULL) return -1;
+    if (PyArray_NDIM(s->normals) != nd ||
+        memcmp(PyArray_DIMS(s->normals), PyArray_DIMS(positions), nd * sizeof(npy_intp))) {
+        char want[128], got[128];
+        sks_format_shape(want, sizeof want, nd, PyArray_DIMS(positions));
+        sks_format_shape(got, sizeof got, PyArray_NDIM(s->normals), PyArray_DIMS(s->normals));
+        PyErr_Format(PyExc_ValueError, "normals: expected shape %s (the shape of positions), "
+                     "got %s", want, got);
+        return -1;
+    }
+    return 0;
+}
+
+/* An output must not overlap any operand except `own` (its own input, exactly: in place). */
+static int check_output_overlaps(PyArrayObject *dst, const char *dst_name, PyArrayObject *own,
+                                 PyArrayObject *const *others, const char *const *other_names,
+                                 int n_others)
+{
+    int i;
+    for (i = 0; i < n_others; i++) {
+        if (others[i] != NULL &&
+            sks_check_overlap(dst, dst_name, others[i], other_names[i], others[i] == own) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char *const names[2] = {"positions", "palette"};
+    static const int trailing[2] = {2, 3}, in_place[2] = {1, 0};
+    static const char *const all_names[5] = {"positions", "palette", "joint_indices", "weights",
+                                             "normals"};
+    skin_args s = {{{NULL, NULL}, NULL, {0}}, NULL, NULL, NULL, NULL};
+    scratch_block scratch = {NULL, NULL};
+    PyObject *result = NULL;
+    int has_normals;
+    (void)self;
+    if (!sks_check_nargs("skin", nargs, 7)) return NULL;
+    has_normals = args[5] != Py_None;
+    if (parse_mesh(&s, args) < 0) goto done;
+    if (has_normals) {
+        if (parse_normals(&s, args[5]) < 0) goto done;
+    } else if (args[6] != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "normals_out: expected None when normals is None (nothing to write)");
+        goto done;
+    }
+    {
+        const npy_intp out_block[2] = {PyArray_DIM(s.indices, 0), 3};
+        if (sks_binary_prepare(&s.w, names, trailing, args[4], out_block, 2, in_place) < 0)
+            goto done;
+        if (has_normals) {
+            s.normals_out = sks_prepare_out(args[6], "normals_out", PyArray_NDIM(s.w.out),
+                                            PyArray_DIMS(s.w.out));
+            if (s.normals_out == NULL) goto done;
+        }
+    }
+    {
+        PyArrayObject *all[6] = {s.w.ops[0], s.w.ops[1], s.indices, s.weights, s.normals, NULL};
+        if (check_output_overlaps(s.w.out, "out", s.w.ops[0], all + 2, all_names + 2, 3) < 0)
+            goto done;
+        all[5] = s.w.out;
+        if (s.normals_out != NULL) {
+            static const char *const with_out[6] = {"positions", "palette", "joint_indices",
+                                                    "weights", "normals", "out"};
+            if (check_output_overlaps(s.normals_out, "normals_out", s.normals, all, with_out,
+                                      6) < 0)
+                goto done;
+        }
+    }
+    if (PyArray_SIZE(s.w.out) > 0) {
+        const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
+        const npy_intp inner = sks_broadcast_inner(&s.w.bc), outer = sks_broadcast_outer(&s.w.bc);
+        const npy_intp vertices = PyArray_DIM(s.indices, 0), influences = PyArray_DIM(s.indices, 1);
+        const npy_intp joints = PyArray_DIM(s.w.ops[1], PyArray_NDIM(s.w.ops[1]) - 3);
+        const size_t mesh = (size_t)vertices * 3, pal = (size_t)joints * 12;
+        float *op = (float *)PyArray_DATA(s.w.out);
+        float *on = has_normals ? (float *)PyArray_DATA(s.normals_out) : NULL;
+        const float *p = (const float *)PyArray_DATA(s.w.ops[0]);
+        const float *n = has_normals ? (const float *)PyArray_DATA(s.normals) : NULL;
+        const int32_t *idx = (const int32_t *)PyArray_DATA(s.indices);
+        const float *w = (const float *)PyArray_DATA(s.weights);
+        const float *palette = (const float *)PyArray_DATA(s.w.ops[1]);
+        npy_intp it, i;
+        if (scratch_alloc(&scratch, SKS_SKIN_SCRATCH_FLOATS(joints)) < 0) goto done;
+        Py_BEGIN_ALLOW_THREADS
+        for (it = 0; it < outer; it++) {
+            npy_intp off[2], step[2];
+            sks_broadcast_offsets(&s.w.bc, it, off, step);
+            for (i = 0; i < inner; i++) {
+                const size_t dst = (size_t)(it * inner + i) * mesh;
+                const size_t src = (size_t)(off[0] + i * step[0]) * mesh;
+                k->skin(op + dst, on ? on + dst : NULL, p + src, n ? n + src : NULL, idx, w,
+                        (size_t)vertices, (size_t)influences,
+                        palette + (size_t)(off[1] + i * step[1]) * pal, (size_t)joints,
+                        scratch.data);
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (has_normals) {
+        result = PyTuple_Pack(2, (PyObject *)s.w.out, (PyObject *)s.normals_out);
+    } else {
+        result = (PyObject *)s.w.out;
+        Py_INCREF(result);
+    }
+done:
+    PyMem_Free(scratch.raw);
+    Py_XDECREF(s.indices);
+    Py_XDECREF(s.weights);
+    Py_XDECREF(s.normals);
+    Py_XDECREF(s.normals_out);
+    sks_binary_finish(&s.w, 0);
+    return result;
+}
+
+static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *w = NULL, *out = NULL;
+    (void)self;
+    if (!sks_check_nargs("normalize_weights", nargs, 2)) return NULL;
+    w = sks_as_float32(args[0], "weights");
+    if (w == NULL) goto fail;
+    if (sks_check_shape(w, "weights", 1, NULL, 0, "(..., K)") < 0) goto fail;
+    out = sks_prepare_out(args[1], "out", PyArray_NDIM(w), PyArray_DIMS(w));
+    if (out == NULL) goto fail;
+    if (sks_check_overlap(out, "out", w, "weights", 1) < 0) goto fail;
+    {
+        const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
+        const npy_intp influences = PyArray_DIM(w, PyArray_NDIM(w) - 1);
+        const npy_intp rows = influences ? PyArray_SIZE(w) / influences : 0;
+        float *o = (float *)PyArray_DATA(out);
+        const float *x = (const float *)PyArray_DATA(w);
+        Py_BEGIN_ALLOW_THREADS
+        k->normalize_weights(o, x, (size_t)rows, (size_t)influences);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(w);
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(w);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+PyMethodDef sks_skinning_methods[] = {
+    {"skinning_palette", (PyCFunction)(void (*)(void))py_skinning_palette, METH_FASTCALL,
+     "skinning_palette(local, parents, inverse_bind, out): see skelsimd.skinning_palette"},
+    {"skin", (PyCFunction)(void (*)(void))py_skin, METH_FASTCALL,
+     "skin(positions, joint_indices, weights, palette, out, normals, normals_out): see "
+     "skelsimd.skin"},
+    {"normalize_weights", (PyCFunction)(void (*)(void))py_normalize_weights, METH_FASTCALL,
+     "normalize_weights(weights, out): see skelsimd.normalize_weights"},
+    {NULL, NULL, 0, NULL}};
