@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from ._qts import qts_local_to_global_matrix, qts_to_matrices, quat_to_rotation
 from .skeleton import Skeleton
 
 __all__ = ["Clip", "load_bvh", "save_bvh"]
@@ -47,49 +48,6 @@ __all__ = ["Clip", "load_bvh", "save_bvh"]
 _AXES = "XYZ"
 _CHANNEL_RE = re.compile(r"^([xyz])(position|rotation)$", re.IGNORECASE)
 _LINE_END_RE = re.compile(rb"\r\n|\r|\n")
-
-
-# --- QTS helpers (NumPy) --------------------------------------------------------------------------
-
-def _quat_multiply(a, b):
-    """Hamilton product a * b of (..., 4) (x, y, z, w) arrays (float64)."""
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack([
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ], axis=-1)
-
-
-def _quat_to_rotation(q):
-    """(..., 4) unit quaternions -> (..., 3, 3) rotation matrices, in q's precision."""
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    one = np.ones_like(x)
-    return np.stack([
-        np.stack([one - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)], -1),
-        np.stack([2 * (xy + wz), one - 2 * (xx + zz), 2 * (yz - wx)], -1),
-        np.stack([2 * (xz - wy), 2 * (yz + wx), one - 2 * (xx + yy)], -1),
-    ], -2)
-
-
-def qts_to_matrices(qts, out=None):
-    """QTS joints ``(..., 8)`` to joint matrices ``(..., 3, 4)`` float32 ``[s R(q) | t]``, in
-    NumPy (float32 arithmetic; quaternions assumed unit length).
-
-    Integration point: ``skelsimd.qts_to_matrix`` (the C kernel of the quaternion family)
-    does the same job; :meth:`Clip.global_matrices` uses the kernels.
-    """
-    qts = np.asarray(qts, dtype=np.float32)
-    r = _quat_to_rotation(qts[..., :4]) * qts[..., 7, None, None]
-    if out is None:
-        out = np.empty(qts.shape[:-1] + (3, 4), dtype=np.float32)
-    out[..., :3] = r
-    out[..., 3] = qts[..., 4:7]
-    return out
 
 
 # --- the clip ----------------------------------------------------------------------------------------
@@ -153,11 +111,9 @@ class Clip:
         return qts_to_matrices(self.local)
 
     def global_matrices(self, frames=slice(None), out=None):
-        """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (the kernels'
-        ``local_to_global`` on the skeleton)."""
-        from .joints import local_to_global
-
-        return local_to_global(qts_to_matrices(self.local[frames]), self.skeleton, out)
+        """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (forward
+        kinematics on the kernels, with the skeleton as ``parents``)."""
+        return qts_local_to_global_matrix(self.local[frames], self.skeleton, out)
 
     def global_positions(self, frames=slice(None)):
         """Global joint positions ``(F, J, 3)`` float32, in the file's units."""
@@ -598,7 +554,7 @@ def save_bvh(clip, path, order="ZYX"):
 
     q = local[..., :4].astype(np.float64)
     q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-300)
-    angles = np.degrees(rotation_to_euler(_quat_to_rotation(q), order))   # (F, J, 3)
+    angles = np.degrees(rotation_to_euler(quat_to_rotation(q), order))   # (F, J, 3)
     if frames > 1:
         angles = np.unwrap(angles, period=360.0, axis=0)
     rot_names = [f"{a}rotation" for a in order]
