@@ -210,8 +210,8 @@ def _parse_hierarchy(lines, end_sites):
     names, parents, offsets, channels, is_end = [], [], [], [], []
     line, tokens, _ = lines.next()
     if tokens is None or tokens[0].upper() != "HIERARCHY":
-        _fail(line, f"expected 'HIERARCHY' at the start of a BVH file, got "
-                    f"{' '.join(tokens) if tokens else 'the end of the file'!r}")
+        _fail(line, "expected 'HIERARCHY' at the start of a BVH file, got "
+                    + (repr(" ".join(tokens)) if tokens else "the end of the file"))
     stack = []             # open blocks
     pending = None         # a block whose '{' is still to come
     used = {}              # name -> joint index
@@ -335,7 +335,7 @@ def _parse_hierarchy(lines, end_sites):
     line, tokens, text = lines.next()
     m = re.match(r"^frames\s*:\s*(\S+)$", text, re.IGNORECASE)
     if not m:
-        _fail(line, f"expected 'Frames: <count>', got {text or 'the end of the file'!r}")
+        _fail(line, "expected 'Frames: <count>', got " + (repr(text) if text else "the end of the file"))
     try:
         frames = int(m.group(1))
     except ValueError:
@@ -345,7 +345,7 @@ def _parse_hierarchy(lines, end_sites):
     line, tokens, text = lines.next()
     m = re.match(r"^frame\s+time\s*:\s*(\S+)$", text, re.IGNORECASE)
     if not m:
-        _fail(line, f"expected 'Frame Time: <seconds>', got {text or 'the end of the file'!r}")
+        _fail(line, "expected 'Frame Time: <seconds>', got " + (repr(text) if text else "the end of the file"))
     try:
         frame_time = float(m.group(1))
     except ValueError:
