@@ -204,6 +204,32 @@ class _Block:
         self.has_channels = False
 
 
+def _statement_block(stack, line, keyword, flag, scope):
+    """The open block an OFFSET / CHANNELS line belongs to, marked as having it (once)."""
+    if not stack:
+        _fail(line, f"'{keyword}' outside a joint")
+    block = stack[-1]
+    if getattr(block, flag):
+        _fail(line, f"a second '{keyword}' in one {scope}")
+    setattr(block, flag, True)
+    return block
+
+
+def _motion_header(lines, key, form, convert, valid, what):
+    """The value of the next line, which must read `key` (a regex) and a value."""
+    line, _, text = lines.next()
+    m = re.match(rf"^{key}\s*(\S+)$", text, re.IGNORECASE)
+    if not m:
+        _fail(line, f"expected {form}, got " + (repr(text) if text else "the end of the file"))
+    try:
+        value = convert(m.group(1))
+    except ValueError:
+        value = None
+    if value is None or not valid(value):
+        _fail(line, f"expected {what}, got {m.group(1)!r}")
+    return value
+
+
 def _parse_hierarchy(lines, end_sites):
     """Parses HIERARCHY ... up to and including 'Frame Time:'. Returns the joint table (names,
     parents, offsets, channels, is_end) and the frame count and frame time."""
@@ -277,25 +303,15 @@ def _parse_hierarchy(lines, end_sites):
                 pending = block
             continue
         if key == "OFFSET":
-            if not stack:
-                _fail(line, "'OFFSET' outside a joint")
-            block = stack[-1]
-            if block.has_offset:
-                _fail(line, "a second 'OFFSET' in one block")
-            block.has_offset = True
+            block = _statement_block(stack, line, "OFFSET", "has_offset", "block")
             values = _numbers(line, tokens[1:], 3, "OFFSET")
             if block.joint is not None:
                 offsets[block.joint] = values
             continue
         if key == "CHANNELS":
-            if not stack:
-                _fail(line, "'CHANNELS' outside a joint")
-            block = stack[-1]
+            block = _statement_block(stack, line, "CHANNELS", "has_channels", "joint")
             if block.end_site:
                 _fail(line, "'CHANNELS' inside an End Site")
-            if block.has_channels:
-                _fail(line, "a second 'CHANNELS' in one joint")
-            block.has_channels = True
             try:
                 count = int(tokens[1])
             except (IndexError, ValueError):
@@ -332,26 +348,10 @@ def _parse_hierarchy(lines, end_sites):
             break
         _fail(line, f"unexpected {text!r} in the HIERARCHY section")
 
-    line, tokens, text = lines.next()
-    m = re.match(r"^frames\s*:\s*(\S+)$", text, re.IGNORECASE)
-    if not m:
-        _fail(line, "expected 'Frames: <count>', got " + (repr(text) if text else "the end of the file"))
-    try:
-        frames = int(m.group(1))
-    except ValueError:
-        frames = -1
-    if frames < 0:
-        _fail(line, f"expected a non-negative frame count, got {m.group(1)!r}")
-    line, tokens, text = lines.next()
-    m = re.match(r"^frame\s+time\s*:\s*(\S+)$", text, re.IGNORECASE)
-    if not m:
-        _fail(line, "expected 'Frame Time: <seconds>', got " + (repr(text) if text else "the end of the file"))
-    try:
-        frame_time = float(m.group(1))
-    except ValueError:
-        frame_time = float("nan")
-    if not (frame_time > 0 and np.isfinite(frame_time)):
-        _fail(line, f"expected a positive frame time in seconds, got {m.group(1)!r}")
+    frames = _motion_header(lines, r"frames\s*:", "'Frames: <count>'", int, lambda v: v >= 0,
+                            "a non-negative frame count")
+    frame_time = _motion_header(lines, r"frame\s+time\s*:", "'Frame Time: <seconds>'", float,
+                                lambda v: v > 0 and np.isfinite(v), "a positive frame time in seconds")
     return names, parents, offsets, channels, is_end, frames, frame_time
 
 
