@@ -340,3 +340,15 @@ Frame Time: 1
     pos = clip.global_positions()[0]
     # R_z(90) maps (0, 5, 0) to (-5, 0, 0); the end site: R_z(90) R_x(-90) (2, 0, 0) = (0, 2, 0)
     assert np.allclose(pos, [[1, 2, 3], [-4, 2, 3], [-4, 4, 3]], atol=1e-6)
+
+
+def test_interim_qts_to_matrices_against_the_reference(rng):
+    qts = np.empty((50, 7, 8), np.float32)
+    qts[..., :4] = T.random_quaternions((50, 7), rng)
+    qts[..., 4:7] = rng.uniform(-10, 10, (50, 7, 3))
+    qts[..., 7] = rng.uniform(0.5, 2.0, (50, 7))
+    got = _qts.qts_to_matrices(qts)
+    expected = RS.qts_to_matrix(qts)
+    assert np.abs(got - expected).max() <= 4e-6 * 2.0
+    out = np.empty_like(got)
+    assert _qts.qts_to_matrices(qts, out) is out and np.array_equal(out, got)
