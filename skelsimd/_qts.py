@@ -14,9 +14,9 @@ from . import joints as _joints
 __all__ = ["HAVE_QUAT_KERNELS", "quat_to_rotation", "qts_to_matrices", "blend_qts",
            "qts_local_to_global_matrix", "blend"]
 
-try:  # the quaternion family (issue 3)
-    from .quat import blend_joints as _blend_joints  # noqa: F401
-    from .quat import qts_local_to_global_matrix as _qts_l2g_matrix  # noqa: F401
+try:  # the quaternion families (issue 3): skelsimd/blend.py and skelsimd/qts.py
+    from .blend import blend_joints as _blend_joints
+    from .qts import qts_local_to_global_matrix as _qts_l2g_matrix
     HAVE_QUAT_KERNELS = True
 except ImportError:
     HAVE_QUAT_KERNELS = False
