@@ -52,6 +52,7 @@ def test_the_skeleton_family_is_registered():
 
 
 def test_bench_writes_json_and_both_plots(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plots need the [bench] extra")
     res = run("bench", "--quick", "--family", "skeleton", "--variants", "scalar", "avx2"
               if "avx2" in skelsimd._isa.supported_isas() else "scalar", "--out", str(tmp_path))
     assert res.returncode == 0, res.stderr
@@ -79,6 +80,7 @@ def test_bench_without_matplotlib_and_tqdm_still_prints_its_table(tmp_path):
 
 
 def test_demo_draws_pictures(tmp_path):
+    pytest.importorskip("matplotlib", reason="the demo needs the [bench] extra")
     res = run("demo", "--out", str(tmp_path / "pictures"))
     assert res.returncode == 0, res.stderr
     written = sorted(os.listdir(tmp_path / "pictures"))
