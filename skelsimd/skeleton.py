@@ -132,6 +132,8 @@ class Skeleton(_core.SkeletonBase):
     depth : ndarray of int32, (J,), read-only
         Number of ancestors of each joint (roots 0).
     rest : ndarray of float32 or None, read-only
+    offsets : ndarray of float32 (J, 3) or None
+        The rest pose's translations (a BVH skeleton's OFFSETs).
     is_depth_first : bool
         True when every subtree is a contiguous index range (depth-first pre-order).
 
@@ -294,6 +296,14 @@ class Skeleton(_core.SkeletonBase):
     @property
     def rest(self):
         return self._rest
+
+    @property
+    def offsets(self):
+        """The rest pose's translations (J, 3) float32 (a BVH skeleton's OFFSETs), or None
+        without a rest pose."""
+        if self._rest is None:
+            return None
+        return self._rest[:, 4:7] if self._rest.ndim == 2 else self._rest[:, :, 3]
 
     @property
     def is_depth_first(self):

@@ -235,6 +235,7 @@ def test_synthetic_file_against_the_reference(isa):
     # the six-channel non-root joint: its position channels replace the OFFSET
     assert np.array_equal(clip.local[:, 3, 4:7], [[2, -1, 0.5], [1.5, -1, 0], [1, -1, 0]])
     assert np.array_equal(clip.local[:, 1, 4:7], np.broadcast_to([0, 5, 0.5], (3, 3)))
+    assert np.array_equal(clip.skeleton.offsets, [[0, 0, 0], [0, 5, 0.5], [0, 3, 0], [1, -1, 0]])
 
 
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r", "mixed"])
@@ -362,3 +363,30 @@ def test_reorder_invariance_on_real_clips(isa, order):
         other, perm, inverse = clip.reorder(order)
         assert np.array_equal(other.local, clip.local[:, perm])
         assert np.array_equal(other.global_matrices()[:, inverse], clip.global_matrices())
+
+
+NUMBER_FORMS = ["%.6f", "%.4f", "%.17g", "%.15g", "%e", "%.3E", "%g", "%+.2f", "%.0f", "%.9e"]
+
+
+@given(values=st.lists(st.floats(-1e6, 1e6, allow_nan=False) | st.floats(-1e-30, 1e-30)
+                       | st.sampled_from([0.0, -0.0, 1e-45, 3.4e38, -3.4e38]), min_size=1, max_size=12),
+       forms=st.lists(st.sampled_from(NUMBER_FORMS), min_size=12, max_size=12),
+       seps=st.lists(st.sampled_from([" ", "\t", "  ", " \t "]), min_size=12, max_size=12))
+def test_motion_reader_against_python_float(values, forms, seps):
+    """The C MOTION reader gives Python's correctly rounded float() for up to 15 significant
+    digits with a decimal exponent in [-22, 22], and within 2 ulp otherwise."""
+    tokens = [forms[i] % v for i, v in enumerate(values)]
+    tokens = [t[1:] if t.startswith("0.") and i % 3 == 0 else t for i, t in enumerate(tokens)]  # ".5"
+    line = "".join(seps[i] + t for i, t in enumerate(tokens)) + " \r\n"
+    got = skelsimd._core._parse_motion(line.encode(), 0, 1, len(tokens), 1)[0]
+    expected = np.array([float(t) for t in tokens])
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    close = np.abs(got - expected) <= 2 * np.spacing(np.abs(expected))
+    assert close.all(), (tokens, got, expected)
+    for token, g, e in zip(tokens, got, expected):
+        mantissa, _, exponent = token.lower().lstrip("+-").partition("e")
+        whole, _, fraction = mantissa.partition(".")
+        digits = len((whole + fraction).lstrip("0"))
+        exp10 = int(exponent or 0) - len(fraction)
+        if digits <= 15 and -22 <= exp10 <= 22:
+            assert g == e, (token, g, e)

@@ -77,6 +77,7 @@ def test_names_lookup_and_rest():
     assert skel.index(np.int64(5)) == 5
     assert skel.indices(["root", "head"]).tolist() == [0, names.index("head")]
     assert skel.rest.dtype == np.float32 and np.array_equal(skel.rest, rest)
+    assert np.array_equal(skel.offsets, rest[:, :, 3]) and Skeleton(parents).offsets is None
     assert not skel.rest.flags.writeable
     qts = np.zeros((96, 8), np.float32)
     assert Skeleton(parents, names, qts).rest.shape == (96, 8)

@@ -46,8 +46,9 @@ typedef struct sks_text_error {
  * change below 1e-18). With at most 15 significant digits and a decimal exponent in
  * [-22, 22], the result is the correctly rounded double (one exact IEEE multiplication or
  * division, Clinger's fast path), which covers every number BVH writers print; otherwise the
- * result is within 2 ulp of the double nearest the decimal value. Both are far below the
- * float32 rounding the results go through.
+ * result is within 2 ulp of the double nearest the decimal value (for results in the normal
+ * double range; numbers beyond the float32 range are refused, see below). Both are far below
+ * the float32 rounding the results go through.
  *
  * Returns SKS_TEXT_OK, or the first problem in `err` (out is then partially written).
  * `first_line` is the line number of text[0], for messages.
