@@ -8,5 +8,8 @@ from .alignment import empty_aligned, is_aligned, zeros_aligned  # noqa: F401
 from .joints import global_to_local, invert_joints, local_to_global, multiply_joints  # noqa: F401
 from .mat4 import mat4_local_to_global, matmul4, transform_points  # noqa: F401
 from .skinning import normalize_weights, skin, skinning_palette  # noqa: F401
+from .skeleton import Skeleton  # noqa: F401
+from .bvh import Clip, load_bvh, save_bvh  # noqa: F401
+from . import data  # noqa: F401  (the embedded example clip)
 
 __version__ = "0.1.0"

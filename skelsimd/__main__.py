@@ -1,6 +1,7 @@
 """python -m skelsimd: the main job (benchmarks) and small utilities.
 
     python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
+    python -m skelsimd demo --out DIR
     python -m skelsimd info
 """
 import argparse
@@ -63,6 +64,45 @@ def _plot(records, path):
     return True
 
 
+def _plot_scaling(records, path):
+    """ns per joint over batch size, one panel per operation and joint count, one line per
+    variant (needs matplotlib). Workloads take part when their params give a batch size and a
+    joint count; an operation needs at least two batch sizes to get a panel."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    groups = {}
+    for r in records:
+        p = r.get("params", {})
+        if r.get("unit") != "joint" or "batch" not in p or "joints" not in p:
+            continue
+        op = p.get("op") or r["title"].split()[0]
+        groups.setdefault((r["family"], op, p["joints"]), []).append(r)
+    groups = {k: v for k, v in groups.items() if len({r["params"]["batch"] for r in v}) > 1}
+    if not groups:
+        return False
+    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4), squeeze=False)
+    for ax, ((family, op, joints), recs) in zip(axes[0], groups.items()):
+        for variant in dict.fromkeys(r["variant"] for r in recs):
+            pts = sorted((r["params"]["batch"], r["ns_per_unit"]) for r in recs if r["variant"] == variant)
+            ax.plot([b for b, _ in pts], [t for _, t in pts], marker="o", label=variant)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("batch (skeletons or frames)")
+        ax.set_ylabel("ns per joint")
+        ax.set_title(f"{op}, {joints} joints ({family})", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
 def cmd_bench(args):
     from ._bench import FAMILIES, headline_workloads
     from ._bench.core import format_table, machine_info, run_workloads, write_json
@@ -98,8 +138,24 @@ def cmd_bench(args):
         png = os.path.join(args.out, "bench_speedup.png")
         if _plot(records, png):
             print(f"wrote {png}")
+            png = os.path.join(args.out, "bench_ns_per_joint.png")
+            if _plot_scaling(records, png):
+                print(f"wrote {png}")
         else:
             print("matplotlib is not installed (pip install 'skelsimd[bench]'): no plot written")
+    return 0
+
+
+def cmd_demo(args):
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("error: the demo draws with matplotlib: pip install 'skelsimd[bench]'", file=sys.stderr)
+        return 1
+    from . import _demo
+
+    for path in _demo.run(args.out, log=lambda msg: print(msg, file=sys.stderr)):
+        print(f"wrote {path}")
     return 0
 
 
@@ -123,11 +179,19 @@ def build_parser():
                                    "physical limit; print a table (and write JSON and a plot with --out).")
     b.add_argument("--family", action="append", help="only this kernel family (repeatable)")
     b.add_argument("--variants", nargs="+", metavar="ISA", help="only these SIMD variants")
-    b.add_argument("--out", metavar="DIR", help="write bench.json and bench_speedup.png into DIR")
+    b.add_argument("--out", metavar="DIR", help="write bench.json, bench_speedup.png (ratio per "
+                   "workload) and bench_ns_per_joint.png (ns per joint over batch size) into DIR")
     b.add_argument("--quick", action="store_true", help="short timings (smoke test; noisy ratios)")
     b.add_argument("--min-time", type=float, default=0.05, help="seconds per timing sample (default 0.05)")
     b.add_argument("--repeat", type=int, default=5, help="timing samples per measurement (default 5)")
     b.set_defaults(func=cmd_bench)
+    d = sub.add_parser("demo", help="draw pictures: the embedded clip, a blend, a hanging surface",
+                       description="Render PNG pictures into DIR: stick figures of the embedded "
+                                   "motion-capture clip from several views, a blend between two of "
+                                   "its frames, and a surface hanging from two pinned corners hit "
+                                   "by an effector. Needs matplotlib (the [bench] extra).")
+    d.add_argument("--out", metavar="DIR", required=True, help="directory for the PNG files")
+    d.set_defaults(func=cmd_demo)
     i = sub.add_parser("info", help="print the version and the SIMD variants")
     i.set_defaults(func=cmd_info)
     return parser

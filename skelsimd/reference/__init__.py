@@ -3,3 +3,4 @@ one module per kernel family, plus the NumPy formulations the benchmarks race ag
 from . import joints  # noqa: F401
 from . import mat4  # noqa: F401
 from . import skinning  # noqa: F401
+from . import skeleton  # noqa: F401

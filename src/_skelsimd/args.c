@@ -207,6 +207,24 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
     npy_intp n, j;
     out->data = NULL;
     out->holder = NULL;
+    if (PyObject_TypeCheck(obj, &sks_skeleton_type)) {
+        const sks_skeleton_object *skeleton = (const sks_skeleton_object *)obj;
+        if (skeleton->parents == NULL) {
+            PyErr_SetString(PyExc_TypeError, "parents: expected an initialised Skeleton, got one "
+                            "whose constructor did not run");
+            return -1;
+        }
+        if (njoints >= 0 && skeleton->njoints != njoints) {
+            PyErr_Format(PyExc_ValueError, "parents: expected a Skeleton of %ld joints (one per "
+                         "joint, %s), got one of %ld joints", (long)njoints, joints_from,
+                         (long)skeleton->njoints);
+            return -1;
+        }
+        Py_INCREF(skeleton->parents);
+        out->holder = skeleton->parents;
+        out->data = (const int32_t *)PyArray_DATA(skeleton->parents);
+        return 0;
+    }
     arr = sks_any_array(obj, "parents", "a 1-D integer array");
     if (arr == NULL) return -1;
     {
@@ -221,13 +239,17 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
     if (PyArray_NDIM(arr) != 1) {
         char got[256];
         sks_format_shape(got, sizeof got, PyArray_NDIM(arr), PyArray_DIMS(arr));
-        PyErr_Format(PyExc_ValueError, "parents: expected a 1-D array of %ld joints, got shape %s",
-                     (long)njoints, got);
+        if (njoints >= 0) {
+            PyErr_Format(PyExc_ValueError, "parents: expected a 1-D array of %ld joints, got "
+                         "shape %s", (long)njoints, got);
+        } else {
+            PyErr_Format(PyExc_ValueError, "parents: expected a 1-D array, got shape %s", got);
+        }
         Py_DECREF(arr);
         return -1;
     }
     n = PyArray_DIM(arr, 0);
-    if (n != njoints) {
+    if (njoints >= 0 && n != njoints) {
         PyErr_Format(PyExc_ValueError, "parents: expected %ld entries (one per joint, %s), got %ld",
                      (long)njoints, joints_from, (long)n);
         Py_DECREF(arr);

@@ -77,9 +77,24 @@ typedef struct sks_parents {
 
 /* Validates obj as the parents array of `njoints` joints: a 1-D integer array (list, tuple or
  * ndarray of any integer dtype) with -1 <= parents[j] < j. `joints_from` names where J came
- * from, for the message (e.g. "local.shape[-3]"). */
+ * from, for the message (e.g. "local.shape[-3]"). njoints < 0 accepts any length.
+ *
+ * A skelsimd.Skeleton (an instance of sks_skeleton_type) is accepted without re-validation:
+ * its parents were validated when it was built and are immutable, so only its joint count is
+ * checked and its cached int32 array is used (a pointer read: per-call cost ~0). */
 int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, sks_parents *out);
 void sks_parents_release(sks_parents *p);
+
+/* The C base of skelsimd.Skeleton (type in skeleton.c): a validated, read-only, C-contiguous
+ * int32 parents array (its memory belongs to an immutable bytes object, so NumPy refuses to
+ * make it writeable again) and its length. */
+typedef struct sks_skeleton_object {
+    PyObject_HEAD
+    PyArrayObject *parents;
+    npy_intp njoints;
+} sks_skeleton_object;
+
+extern PyTypeObject sks_skeleton_type;
 
 /* start/stop of a joint range: ints with 0 <= start <= stop <= njoints; stop None means njoints. */
 int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoints,

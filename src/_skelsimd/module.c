@@ -19,6 +19,8 @@ int sks_active_isa = SKS_ISA_SCALAR;
 extern PyMethodDef sks_joints_methods[];
 extern PyMethodDef sks_mat4_methods[];
 extern PyMethodDef sks_skinning_methods[];
+extern PyMethodDef sks_skeleton_methods[];
+extern int sks_skeleton_add_types(PyObject *module);
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -116,6 +118,8 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_joints_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_mat4_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_skinning_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_skeleton_methods) < 0) return -1;
+    if (sks_skeleton_add_types(m) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

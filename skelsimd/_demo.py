@@ -1,0 +1,174 @@
+"""``python -m skelsimd demo --out DIR``: pictures a person can look at.
+
+* ``clip_views.png``: frames of the embedded motion-capture clip as stick figures, seen from
+  the front, the side, above and in perspective (forward kinematics on the kernels).
+* ``blend.png``: two frames of the clip and the blends between them (slerp of the local
+  rotations, then forward kinematics).
+* ``surface.png``: a cloth surface hanging from two pinned corners, hit by an effector
+  (skelsimd.Surface), before, during and after the hit.
+
+Needs matplotlib (``pip install "skelsimd[bench]"``); imported lazily.
+"""
+import os
+
+import numpy as np
+
+from . import _qts, data
+
+__all__ = ["run"]
+
+# BVH clips are y-up; matplotlib's 3-D axes are z-up: plot (x, z, y).
+VIEWS = [("front", 0, 1), ("side", 2, 1), ("top", 0, 2)]
+
+
+def _segments(positions, parents):
+    """(K, 2, 3) bone segments of one pose."""
+    child = np.flatnonzero(parents >= 0)
+    return np.stack([positions[parents[child]], positions[child]], axis=1)
+
+
+def _draw_2d(ax, positions, parents, a, b, color, alpha=1.0, lw=2.0):
+    for seg in _segments(positions, parents):
+        ax.plot(seg[:, a], seg[:, b], color=color, alpha=alpha, lw=lw, solid_capstyle="round")
+    ax.scatter(positions[:, a], positions[:, b], s=6, color=color, alpha=alpha, zorder=3)
+
+
+def _draw_3d(ax, positions, parents, color, alpha=1.0, lw=2.0):
+    for seg in _segments(positions, parents):
+        ax.plot(seg[:, 0], seg[:, 2], seg[:, 1], color=color, alpha=alpha, lw=lw)
+
+
+def _frame_3d_axes(ax, points):
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    mid, half = (lo + hi) / 2, (hi - lo).max() / 2 * 1.05 + 1e-6
+    ax.set_xlim(mid[0] - half, mid[0] + half)
+    ax.set_ylim(mid[2] - half, mid[2] + half)
+    ax.set_zlim(mid[1] - half, mid[1] + half)
+    ax.set_xlabel("x")
+    ax.set_ylabel("z")
+    ax.set_zlabel("y (up)")
+
+
+def clip_views(plt, clip, path, n_frames=5):
+    skel = clip.skeleton
+    frames = np.linspace(0, clip.frames - 1, n_frames).astype(int)
+    pos = clip.global_positions(frames)                       # (n, J, 3), on the kernels
+    fig = plt.figure(figsize=(3.2 * n_frames, 12.5))
+    pad = 0.08 * np.ptp(pos.reshape(-1, 3), axis=0).max()
+    for row, (view, a, b) in enumerate(VIEWS):
+        for col, f in enumerate(frames):
+            ax = fig.add_subplot(4, n_frames, row * n_frames + col + 1)
+            _draw_2d(ax, pos[col], skel.parents, a, b, "tab:blue")
+            ax.set_xlim(pos[..., a].min() - pad, pos[..., a].max() + pad)
+            ax.set_ylim(pos[..., b].min() - pad, pos[..., b].max() + pad)
+            ax.set_aspect("equal")
+            ax.tick_params(labelsize=6)
+            ax.set_title(f"{view}, frame {f} ({f * clip.frame_time:.2f} s)", fontsize=8)
+    for col, f in enumerate(frames):
+        ax = fig.add_subplot(4, n_frames, 3 * n_frames + col + 1, projection="3d")
+        _draw_3d(ax, pos[col], skel.parents, "tab:blue")
+        _frame_3d_axes(ax, pos.reshape(-1, 3))
+        ax.view_init(elev=15, azim=-60)
+        ax.tick_params(labelsize=5)
+        ax.set_title(f"perspective, frame {f}", fontsize=8)
+    fig.suptitle(f"Embedded clip: {len(skel)} joints, {clip.frames} frames at {clip.fps:.0f} fps "
+                 "(CMU mocap 131_01, excerpt)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def blend_picture(plt, clip, path, frame_a=20, frame_b=None, steps=(0.0, 0.25, 0.5, 0.75, 1.0)):
+    skel = clip.skeleton
+    frame_b = clip.frames - 40 if frame_b is None else frame_b
+    a, b = clip.local[frame_a], clip.local[frame_b]
+    poses = np.stack([_qts.blend(a, b, t) for t in steps])          # (S, J, 8)
+    pos = _qts.qts_local_to_global_matrix(poses, skel)[..., 3]
+    cmap = plt.get_cmap("coolwarm")
+    fig = plt.figure(figsize=(13, 4.8))
+    for k, (view, i, j) in enumerate(VIEWS[:2]):
+        ax = fig.add_subplot(1, 3, k + 1)
+        for s, t in enumerate(steps):
+            end = t in (0.0, 1.0)
+            _draw_2d(ax, pos[s], skel.parents, i, j, cmap(t), alpha=1.0 if end else 0.75,
+                     lw=2.6 if end else 1.4)
+        ax.set_aspect("equal")
+        ax.set_title(f"{view} view", fontsize=9)
+    ax = fig.add_subplot(1, 3, 3, projection="3d")
+    for s, t in enumerate(steps):
+        _draw_3d(ax, pos[s], skel.parents, cmap(t), lw=2.4 if t in (0.0, 1.0) else 1.2)
+    _frame_3d_axes(ax, pos.reshape(-1, 3))
+    ax.set_title("perspective", fontsize=9)
+    how = "blend_joints" if _qts.HAVE_QUAT_KERNELS else "slerp (NumPy interim)"
+    fig.suptitle(f"Blend of frame {frame_a} (blue) and frame {frame_b} (red) at t = "
+                 f"{', '.join(f'{t:g}' for t in steps)}: local rotations by {how}, then FK",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def surface_picture(plt, path, rows=24, cols=24):
+    """A cloth hanging from two pinned corners, hit by an effector. Returns False when
+    skelsimd.Surface is not part of this build."""
+    try:
+        from .surface import Surface
+    except ImportError:
+        return False
+    cloth = Surface(rows, cols, spacing=1.0, preset="cloth", model="length")
+    cloth.pinned[0, 0] = True
+    cloth.pinned[0, cols - 1] = True
+    dt = 0.5 * cloth.max_stable_dt
+    gravity = (0.0, -9.81, 0.0)
+    snapshots = []
+    cloth.step(dt, 600, gravity=gravity)                     # settle: hanging from the corners
+    snapshots.append(("hanging from two pinned corners", cloth.positions.copy(), None))
+    pos = cloth.positions
+    center = np.array([pos[0].mean(), pos[1].mean(), pos[2].mean() + 3.0])
+    for _ in range(12):                                       # the hit: a short push
+        cloth.apply_effector(center, 6.0, 40.0)
+        cloth.step(dt, 1, gravity=gravity)
+    snapshots.append(("hit by an effector", cloth.positions.copy(), center))
+    cloth.step(dt, 60, gravity=gravity)
+    snapshots.append(("swinging after the hit", cloth.positions.copy(), None))
+    fig = plt.figure(figsize=(15, 5))
+    allp = np.concatenate([s[1].reshape(3, -1) for s in snapshots], axis=1).T
+    for k, (title, p, eff) in enumerate(snapshots):
+        ax = fig.add_subplot(1, 3, k + 1, projection="3d")
+        ax.plot_surface(p[0], p[2], p[1], cmap="viridis", edgecolor="k", linewidth=0.2, alpha=0.9)
+        ax.scatter(p[0][cloth.pinned], p[2][cloth.pinned], p[1][cloth.pinned], color="red", s=30)
+        if eff is not None:
+            ax.scatter([eff[0]], [eff[2]], [eff[1]], color="orange", s=80, marker="*")
+        _frame_3d_axes(ax, allp)
+        ax.view_init(elev=12, azim=-70)
+        ax.set_title(title, fontsize=9)
+    fig.suptitle(f"skelsimd.Surface: {rows} x {cols} cloth (length springs), pinned corners in red",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def run(out_dir, log=print):
+    """Render every picture into out_dir; returns the list of files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(out_dir, exist_ok=True)
+    clip = data.load_example()
+    written = []
+    path = os.path.join(out_dir, "clip_views.png")
+    clip_views(plt, clip, path)
+    written.append(path)
+    path = os.path.join(out_dir, "blend.png")
+    blend_picture(plt, clip, path)
+    written.append(path)
+    path = os.path.join(out_dir, "surface.png")
+    if surface_picture(plt, path):
+        written.append(path)
+    else:
+        log("surface.png skipped: skelsimd.Surface is not part of this build")
+    return written

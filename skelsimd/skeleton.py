@@ -1,0 +1,482 @@
+"""Skeletons: a joint hierarchy validated once, with names, depths, children, subtrees, masks
+and reordering (seed 002: flattened hierarchies with parent indices).
+
+A :class:`Skeleton` is accepted wherever a function takes ``parents`` (``local_to_global``,
+``global_to_local`` and every later family), and it is *not* validated again there: its
+parents array was checked when the skeleton was built and cannot be changed afterwards (the
+array is read-only and NumPy refuses to make it writeable). Only its joint count is compared
+with the pose's, so passing a Skeleton costs a pointer read per call instead of a pass over the
+parents (measured in ``benchmarks/sweep_skeleton.py``).
+
+Joint order
+-----------
+The kernels need ``parents[j] < j``. Depth-first order (the order a BVH file lists its joints)
+also makes every subtree a contiguous range ``start <= j < stop``, usable as the ``start`` /
+``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in seed 002's
+comments so that siblings such as fingers share their parent's cached matrix) is valid for the
+kernels too, but its subtrees are not contiguous. ``Skeleton.from_parents_any_order`` builds a
+skeleton from parents in any order (forward references, several roots); ``reorder`` converts
+between the orders. Both return the permutation to apply to pose arrays and its inverse::
+
+    skel2, perm, inverse = skel.reorder("breadth-first")
+    local2 = local[..., perm, :, :]            # poses in the new order
+    glob = skelsimd.local_to_global(local2, skel2)[..., inverse, :, :]   # back to the old order
+"""
+import numpy as np
+
+from . import _core
+
+__all__ = ["Skeleton", "ORDERS"]
+
+ORDERS = ("depth-first", "breadth-first")
+
+
+def _frozen(a):
+    a = np.array(a, copy=True)
+    a.flags.writeable = False
+    return a
+
+
+def _depths(parents):
+    """Depth of every joint by pointer jumping (O(J log depth) NumPy operations): ``anc[j]`` is
+    an ancestor of j at distance ``depth[j]``, or -1 once ``depth[j]`` is final."""
+    anc = parents.astype(np.intp)
+    depth = (anc >= 0).astype(np.int32)
+    live = np.flatnonzero(anc >= 0)
+    while live.size:
+        a = anc[live]
+        depth[live] += depth[a]   # right-hand sides read the previous step's values
+        anc[live] = anc[a]
+        live = live[anc[live] >= 0]
+    return depth
+
+
+def _check_order(order):
+    if order not in ORDERS:
+        raise ValueError(f"order: expected one of {', '.join(repr(o) for o in ORDERS)}, got {order!r}")
+
+
+def _traversal(parents, order):
+    """The joints of a forest (parents in any order, already range-checked and acyclic) in
+    depth-first pre-order or breadth-first order; roots and siblings in ascending index."""
+    n = len(parents)
+    kids = np.argsort(parents, kind="stable")          # roots (-1) first, then by parent
+    counts = np.bincount(parents + 1, minlength=n + 1)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    roots = kids[:counts[0]].tolist()
+    children = [kids[offsets[j + 1]:offsets[j + 2]].tolist() for j in range(n)]
+    result = []
+    if order == "depth-first":
+        stack = roots[::-1]
+        while stack:
+            j = stack.pop()
+            result.append(j)
+            stack.extend(children[j][::-1])
+    else:
+        queue = roots
+        while queue:
+            result.extend(queue)
+            queue = [c for j in queue for c in children[j]]
+    if len(result) != n:  # unreachable from a root: a cycle (the caller checked for them)
+        raise AssertionError("traversal did not reach every joint")
+    return np.asarray(result, dtype=np.intp)
+
+
+def _find_cycle(parents, names):
+    """A message naming the joints of one cycle of `parents`, or None when there is none."""
+    n = len(parents)
+    state = np.zeros(n, dtype=np.int8)   # 0 unseen, 1 on the current walk, 2 known acyclic
+    for j0 in range(n):
+        walk = []
+        j = j0
+        while j >= 0 and state[j] == 0:
+            state[j] = 1
+            walk.append(j)
+            j = int(parents[j])
+        if j >= 0 and state[j] == 1:     # walked back into this walk: a cycle
+            cycle = walk[walk.index(j):]
+            label = " -> ".join(_label(k, names) for k in cycle + [j])
+            if len(cycle) == 1:
+                return f"parents[{j}] = {j}: joint {_label(j, names)} is its own parent"
+            return f"parents: joints {label} form a cycle (each is the parent of the one before)"
+        for k in walk:
+            state[k] = 2
+    return None
+
+
+def _label(j, names):
+    return f"{j} ({names[j]!r})" if names is not None else str(j)
+
+
+class Skeleton(_core.SkeletonBase):
+    """A joint hierarchy, validated once, with everything kernels and users need from it.
+
+    Parameters
+    ----------
+    parents : array_like of int, (J,)
+        ``-1`` for a root (several roots are allowed), otherwise ``parents[j] < j``
+        (depth-first or breadth-first flattening). For any other order use
+        :meth:`from_parents_any_order`.
+    names : sequence of str, optional
+        Unique joint names (default ``"joint_0"``, ``"joint_1"``, ...).
+    rest : array_like, optional
+        The rest (bind) pose: QTS ``(J, 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)`` or joint
+        matrices ``(J, 3, 4)``; stored as a read-only float32 copy. A BVH skeleton's rest pose
+        is its OFFSETs with identity rotations (QTS).
+
+    Attributes
+    ----------
+    parents : ndarray of int32, (J,), read-only
+        The kernels' parents array. The Skeleton itself can be passed as ``parents``.
+    names : tuple of str
+    depth : ndarray of int32, (J,), read-only
+        Number of ancestors of each joint (roots 0).
+    rest : ndarray of float32 or None, read-only
+    offsets : ndarray of float32 (J, 3) or None
+        The rest pose's translations (a BVH skeleton's OFFSETs).
+    is_depth_first : bool
+        True when every subtree is a contiguous index range (depth-first pre-order).
+
+    Notes
+    -----
+    ``np.asarray(skeleton)`` is its parents array, so NumPy code that takes a parents array
+    (e.g. ``skelsimd.reference``) takes a Skeleton too. Skeletons pickle.
+    """
+
+    def __init__(self, parents, names=None, rest=None):
+        # SkeletonBase.__new__ has validated `parents` and stored the read-only int32 copy.
+        p = self.parents
+        n = len(p)
+        if names is None:
+            names = tuple(f"joint_{j}" for j in range(n))
+        else:
+            if isinstance(names, str):
+                raise TypeError(f"names: expected a sequence of {n} str, got a str")
+            names = tuple(names)
+            if len(names) != n:
+                raise ValueError(f"names: expected {n} names (one per joint), got {len(names)}")
+            for j, name in enumerate(names):
+                if not isinstance(name, str):
+                    raise TypeError(f"names[{j}]: expected a str, got {type(name).__name__}")
+        index = {}
+        for j, name in enumerate(names):
+            if name in index:
+                raise ValueError(f"names[{j}] = {name!r}: expected unique names, "
+                                 f"already used by joint {index[name]}")
+            index[name] = j
+        self._names = names
+        self._index = index
+        self._rest = None if rest is None else self._check_rest(rest, n)
+
+        depth = _depths(p)
+        self._depth = _frozen(depth)
+        kids = np.argsort(p, kind="stable").astype(np.int32)
+        counts = np.bincount(p.astype(np.intp) + 1, minlength=n + 1)
+        self._child_offsets = np.concatenate(([0], np.cumsum(counts)))
+        self._child_index = _frozen(kids)
+        # subtree size and last descendant, gathered level by level from the leaves up
+        size = np.ones(n, dtype=np.intp)
+        last = np.arange(n, dtype=np.intp)
+        by_depth = np.argsort(depth, kind="stable")
+        bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max(initial=0)) + 2))
+        for d in range(len(bounds) - 2, 0, -1):
+            level = by_depth[bounds[d]:bounds[d + 1]]
+            np.add.at(size, p[level], size[level])
+            np.maximum.at(last, p[level], last[level])
+        self._subtree_size = _frozen(size.astype(np.int32))
+        self._contiguous = _frozen(last - np.arange(n) + 1 == size)
+        self._is_depth_first = bool(self._contiguous.all())
+
+    @staticmethod
+    def _check_rest(rest, n):
+        r = np.array(rest, dtype=np.float32, copy=True)
+        if r.shape not in ((n, 8), (n, 3, 4)):
+            raise ValueError(f"rest: expected shape ({n}, 8) (QTS) or ({n}, 3, 4) (joint matrices), "
+                             f"got {r.shape}")
+        r.flags.writeable = False
+        return r
+
+    # --- construction from other orders ---------------------------------------------------------
+
+    @classmethod
+    def from_parents_any_order(cls, parents, names=None, rest=None, *, order="depth-first"):
+        """Build a skeleton from parents in any order and flatten it for the kernels.
+
+        Parameters
+        ----------
+        parents : array_like of int, (J,)
+            ``parents[j]`` is the index of j's parent or -1 for a root; parents may come after
+            their children; several roots are allowed.
+        names, rest : optional
+            As for :class:`Skeleton`, in the order of ``parents``.
+        order : {"depth-first", "breadth-first"}
+            The joint order of the result (roots and siblings keep their relative order).
+
+        Returns
+        -------
+        skeleton : Skeleton
+            The hierarchy in the requested order.
+        perm : ndarray of intp, (J,)
+            New joint i is old joint ``perm[i]``: poses convert with ``pose[..., perm, :]``
+            (e.g. ``local[..., perm, :, :]`` or ``qts[..., perm, :]``).
+        inverse : ndarray of intp, (J,)
+            The inverse permutation: ``new_pose[..., inverse, :]`` is back in the old order.
+
+        Raises
+        ------
+        ValueError
+            A parent index outside ``[-1, J)``, or a cycle (the message names its joints).
+        """
+        _check_order(order)
+        arr = np.asarray(parents)
+        if isinstance(parents, Skeleton):
+            arr = parents.parents
+        if arr.ndim != 1:
+            raise ValueError(f"parents: expected a 1-D integer array, got shape {arr.shape}")
+        if arr.size and arr.dtype.kind not in "iu":
+            raise TypeError(f"parents: expected a 1-D integer array, got dtype {arr.dtype}")
+        n = arr.shape[0]
+        names_t = None
+        if names is not None:
+            if isinstance(names, str):
+                raise TypeError(f"names: expected a sequence of {n} str, got a str")
+            names_t = tuple(names)
+            if len(names_t) != n:
+                raise ValueError(f"names: expected {n} names (one per joint), got {len(names_t)}")
+        p = arr.astype(np.int64)
+        bad = np.flatnonzero((p < -1) | (p >= n))
+        if bad.size:
+            j = int(bad[0])
+            raise ValueError(f"parents[{j}] = {int(arr[j])}: expected -1 (a root) or a joint index "
+                             f"in [0, {n}) (joint {_label(j, names_t)})")
+        p = p.astype(np.intp)
+        cycle = _find_cycle(p, names_t)
+        if cycle is not None:
+            raise ValueError(cycle)
+        perm = _traversal(p, order)
+        return cls._permuted(p, names_t, rest, perm)
+
+    @classmethod
+    def _permuted(cls, old_parents, names, rest, perm):
+        inverse = np.empty_like(perm)
+        inverse[perm] = np.arange(len(perm), dtype=perm.dtype)
+        old = old_parents[perm]
+        new_parents = np.where(old >= 0, inverse[np.maximum(old, 0)], -1).astype(np.int32)
+        if names is not None:
+            names = [names[i] for i in perm]
+        if rest is not None:
+            rest = np.asarray(rest)
+            rest = cls._check_rest(rest, len(perm))[perm]
+        return cls(new_parents, names, rest), perm, inverse
+
+    def reorder(self, order="depth-first"):
+        """The same hierarchy in depth-first or breadth-first order.
+
+        Returns ``(skeleton, perm, inverse)`` as :meth:`from_parents_any_order` does: new joint
+        i is old joint ``perm[i]``; ``pose[..., perm, :]`` converts poses to the new order and
+        ``new_pose[..., inverse, :]`` back. Roots and siblings keep their relative order, so
+        reordering a skeleton that is already in that order gives the identity permutation.
+        Global poses are bit-identical in either order (each joint is computed from the same
+        operands).
+        """
+        _check_order(order)
+        perm = _traversal(self.parents.astype(np.intp), order)
+        return self._permuted(self.parents.astype(np.intp), self._names, self._rest, perm)
+
+    # --- properties -----------------------------------------------------------------------------
+
+    @property
+    def names(self):
+        return self._names
+
+    @property
+    def depth(self):
+        return self._depth
+
+    @property
+    def rest(self):
+        return self._rest
+
+    @property
+    def offsets(self):
+        """The rest pose's translations (J, 3) float32 (a BVH skeleton's OFFSETs), or None
+        without a rest pose."""
+        if self._rest is None:
+            return None
+        return self._rest[:, 4:7] if self._rest.ndim == 2 else self._rest[:, :, 3]
+
+    @property
+    def is_depth_first(self):
+        return self._is_depth_first
+
+    @property
+    def roots(self):
+        """Indices of the root joints (int32)."""
+        return self._child_index[:self._child_offsets[1]]
+
+    @property
+    def num_joints(self):
+        return len(self.parents)
+
+    def __len__(self):
+        return len(self.parents)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False and dtype is not None and np.dtype(dtype) != np.int32:
+            raise ValueError("Skeleton.__array__: cannot convert the parents without a copy")
+        p = self.parents
+        if dtype is not None:
+            p = p.astype(dtype)
+        elif copy:
+            p = p.copy()
+        return p
+
+    def __repr__(self):
+        n = len(self)
+        shown = ", ".join(self._names[:4]) + (", ..." if n > 4 else "")
+        return (f"Skeleton({n} joints, {len(self.roots)} root{'s' if len(self.roots) != 1 else ''}, "
+                f"depth {int(self._depth.max(initial=0))}, "
+                f"{'depth-first' if self._is_depth_first else 'not depth-first'}: {shown})")
+
+    def __reduce__(self):
+        return (type(self), (np.asarray(self.parents), self._names, self._rest))
+
+    def __eq__(self, other):
+        if not isinstance(other, Skeleton):
+            return NotImplemented
+        same_rest = (self._rest is None and other._rest is None) or (
+            self._rest is not None and other._rest is not None
+            and self._rest.shape == other._rest.shape and np.array_equal(self._rest, other._rest))
+        return (np.array_equal(self.parents, other.parents) and self._names == other._names
+                and same_rest)
+
+    __hash__ = None
+
+    # --- lookup ---------------------------------------------------------------------------------
+
+    def index(self, joint):
+        """The index of a joint given by name or index (ValueError when there is none)."""
+        if isinstance(joint, str):
+            try:
+                return self._index[joint]
+            except KeyError:
+                close = [n for n in self._names if joint.lower() in n.lower()][:5]
+                hint = f"; similar: {', '.join(close)}" if close else ""
+                raise ValueError(f"joint: no joint named {joint!r} in this skeleton of "
+                                 f"{len(self)} joints{hint}") from None
+        if isinstance(joint, (bool, np.bool_)) or not isinstance(joint, (int, np.integer)):
+            raise TypeError(f"joint: expected a joint name (str) or index (int), got "
+                            f"{type(joint).__name__}")
+        j = int(joint)
+        if not 0 <= j < len(self):
+            raise ValueError(f"joint: expected an index in [0, {len(self)}), got {j}")
+        return j
+
+    def indices(self, joints):
+        """Indices (int32) of several joints given by names or indices."""
+        if isinstance(joints, str):
+            joints = [joints]
+        return np.asarray([self.index(j) for j in joints], dtype=np.int32)
+
+    def children(self, joint):
+        """The children of a joint (int32, ascending)."""
+        j = self.index(joint)
+        return self._child_index[self._child_offsets[j + 1]:self._child_offsets[j + 2]]
+
+    def ancestors(self, joint):
+        """The path from a joint's parent up to its root (int32), nearest first."""
+        j = self.index(joint)
+        path = []
+        p = self.parents
+        j = int(p[j])
+        while j >= 0:
+            path.append(j)
+            j = int(p[j])
+        return np.asarray(path, dtype=np.int32)
+
+    def subtree(self, joint):
+        """The subtree of a joint (itself and its descendants) as ``(start, stop)``.
+
+        In depth-first order every subtree is the contiguous range ``start <= j < stop``, usable
+        directly as ``local_to_global(..., start=start, stop=stop)`` (to update one limb after
+        changing its local poses) or as ``slice(start, stop)``. ValueError when the subtree is
+        not contiguous in this order (use :meth:`subtree_indices`, or ``reorder()`` first).
+        """
+        j = self.index(joint)
+        if not self._contiguous[j]:
+            raise ValueError(f"joint {_label(j, self._names)}: its subtree is not a contiguous range "
+                             "in this joint order; use subtree_indices() or reorder('depth-first')")
+        return j, j + int(self._subtree_size[j])
+
+    def subtree_indices(self, joint):
+        """The joints of a subtree (int32, ascending), in any joint order."""
+        return np.flatnonzero(self.subtree_mask(joint)).astype(np.int32)
+
+    def chain(self, start, end):
+        """The joints from ``start`` down to its descendant ``end``, both included (int32, in
+        hierarchy order), e.g. ``chain("LeftShoulder", "LeftHand")``."""
+        a, b = self.index(start), self.index(end)
+        path = [b]
+        p = self.parents
+        j = b
+        while j != a:
+            j = int(p[j])
+            if j < 0:
+                raise ValueError(f"end: joint {_label(b, self._names)} is not a descendant of "
+                                 f"start joint {_label(a, self._names)}")
+            path.append(j)
+        return np.asarray(path[::-1], dtype=np.int32)
+
+    # --- masks ----------------------------------------------------------------------------------
+
+    def subtree_mask(self, joint):
+        """Boolean mask (J,) of a joint and all its descendants."""
+        j = self.index(joint)
+        if self._contiguous[j]:
+            m = np.zeros(len(self), dtype=bool)
+            m[j:j + int(self._subtree_size[j])] = True
+            return m
+        m = np.zeros(len(self), dtype=bool)
+        m[j] = True
+        p = self.parents
+        # joints are ordered parents-first, so one forward pass marks every descendant
+        for k in range(j + 1, len(self)):
+            if p[k] >= 0 and m[p[k]]:
+                m[k] = True
+        return m
+
+    def chain_mask(self, start, end):
+        """Boolean mask (J,) of the chain from ``start`` down to ``end`` (see :meth:`chain`)."""
+        m = np.zeros(len(self), dtype=bool)
+        m[self.chain(start, end)] = True
+        return m
+
+    def mask(self, joints=(), *, subtrees=(), chains=(), invert=False):
+        """A boolean mask (J,) for partial updates and blend masks: the union of single
+        ``joints``, whole ``subtrees`` and ``chains`` given as ``(start, end)`` pairs (joints by
+        name or index); ``invert=True`` gives the complement (e.g. everything but the arms).
+        ``mask.astype(np.float32)`` is a per-joint blend weight; ``np.flatnonzero(mask)`` an
+        index subset."""
+        if isinstance(joints, (str, int, np.integer)):
+            joints = [joints]
+        if isinstance(subtrees, (str, int, np.integer)):
+            subtrees = [subtrees]
+        m = np.zeros(len(self), dtype=bool)
+        m[self.indices(list(joints))] = True
+        for s in subtrees:
+            m |= self.subtree_mask(s)
+        for c in chains:
+            if isinstance(c, str) or len(c) != 2:
+                raise TypeError(f"chains: expected (start, end) pairs, got {c!r}")
+            m |= self.chain_mask(*c)
+        return ~m if invert else m
+
+    @staticmethod
+    def mask_ranges(mask):
+        """The runs of True in a boolean mask as ``[(start, stop), ...]``: the ranges to pass to
+        ``local_to_global(..., start=, stop=)`` for a partial update."""
+        m = np.asarray(mask, dtype=bool)
+        if m.ndim != 1:
+            raise ValueError(f"mask: expected a 1-D boolean array, got shape {m.shape}")
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], m, [False])).astype(np.int8)))
+        return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]

@@ -1,0 +1,93 @@
+"""The main job: python -m skelsimd bench (every family, JSON and PNG plots) and demo."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import skelsimd
+from skelsimd._bench import FAMILIES, headline_workloads
+
+ROOT = os.path.dirname(os.path.dirname(skelsimd.__file__))
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args, code=None):
+    env = dict(os.environ)
+    env.pop("SKELSIMD_ISA", None)
+    cmd = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "skelsimd", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def is_png(path, min_bytes=5000):
+    with open(path, "rb") as f:
+        head = f.read(8)
+    return head == PNG and os.path.getsize(path) >= min_bytes
+
+
+def test_every_command_has_help():
+    res = run("--help")
+    assert res.returncode == 0 and all(c in res.stdout for c in ("bench", "demo", "info"))
+    res = run("demo", "--help")
+    assert res.returncode == 0 and "--out" in res.stdout and "pinned" in res.stdout
+    res = run("bench", "--help")
+    assert res.returncode == 0 and "bench_ns_per_joint.png" in res.stdout
+
+
+@pytest.mark.parametrize("args", [("demo",), ("demo", "--out"), ("demo", "--out", "x", "--bogus"),
+                                  ("bench", "--repeat", "many"), ("bench", "--family", "skeletons")])
+def test_bad_arguments_give_usage_and_exit_non_zero(args):
+    res = run(*args)
+    assert res.returncode == 2, res.stderr
+    assert "usage:" in res.stderr or "error:" in res.stderr
+
+
+def test_the_skeleton_family_is_registered():
+    assert "skeleton" in FAMILIES
+    titles = [w.title for w in headline_workloads()]      # no arguments: every family
+    assert any(t.startswith("local_to_global 1000 x 96") for t in titles)
+    assert any(t.startswith("load_bvh clip") for t in titles)
+    assert any(t.startswith("clip FK") for t in titles) and any(t.startswith("clip blend") for t in titles)
+
+
+def test_bench_writes_json_and_both_plots(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plots need the [bench] extra")
+    res = run("bench", "--quick", "--family", "skeleton", "--variants", "scalar", "avx2"
+              if "avx2" in skelsimd._isa.supported_isas() else "scalar", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    assert "load_bvh clip (240 frames)" in res.stdout and "clip FK 1000 x 31" in res.stdout
+    data = json.loads((tmp_path / "bench.json").read_text())
+    workloads = {r["workload"] for r in data["results"]}
+    assert {"clip_import", "clip_fk[1]", "clip_fk[1000]", "clip_blend[1000]"} <= workloads
+    fk = [r for r in data["results"] if r["workload"].startswith("clip_fk")]
+    assert {r["params"]["batch"] for r in fk} == {1, 10, 100, 1000}
+    assert {"numpy", "memcpy", "scalar"} <= {r["variant"] for r in fk}
+    assert is_png(tmp_path / "bench_speedup.png") and is_png(tmp_path / "bench_ns_per_joint.png")
+
+
+def test_bench_without_matplotlib_and_tqdm_still_prints_its_table(tmp_path):
+    code = ("import sys; sys.modules['matplotlib'] = None; sys.modules['tqdm'] = None\n"
+            "from skelsimd.__main__ import main\n"
+            "sys.exit(main(sys.argv[1:]))")
+    res = run("bench", "--quick", "--family", "skeleton", "--variants", "scalar", "--out",
+              str(tmp_path), code=code)
+    assert res.returncode == 0, res.stderr
+    assert "clip FK 10 x 31" in res.stdout and "no plot written" in res.stdout
+    assert (tmp_path / "bench.json").exists() and not (tmp_path / "bench_speedup.png").exists()
+    res = run("demo", "--out", str(tmp_path), code=code)
+    assert res.returncode == 1 and "matplotlib" in res.stderr
+
+
+def test_demo_draws_pictures(tmp_path):
+    pytest.importorskip("matplotlib", reason="the demo needs the [bench] extra")
+    res = run("demo", "--out", str(tmp_path / "pictures"))
+    assert res.returncode == 0, res.stderr
+    written = sorted(os.listdir(tmp_path / "pictures"))
+    assert {"clip_views.png", "blend.png"} <= set(written)
+    for name in written:
+        assert is_png(tmp_path / "pictures" / name, 20000), name
+    if hasattr(skelsimd, "Surface"):
+        assert "surface.png" in written
+    else:
+        assert "surface.png skipped" in res.stderr
