@@ -1,66 +1,55 @@
 /*
  * qts.c -- the QTS hierarchy walks (see qts.h), as a scalar, an SSE4.1 and an AVX2 variant.
  *
- * qts_local_to_global: for a joint j with parent p (global P already computed) and local L,
+ * For a joint j with parent p (global P already computed) and local L:
  *     q_j = q_P * q_L                          (quatmath.h's Hamilton product)
  *     t_j = ((M0 tL0 + M1 tL1) + M2 tL2) + t_P  per row, M = s_P R(q_P / |q_P|)
  *     s_j = s_P s_L
- *   The parent's translation is added last (as in the joint family's local_to_global: it keeps
- *   the large global translations out of the other roundings), and the rotation is applied as
- *   the parent's scaled rotation matrix, so t_j is exactly the translation column of
- *   qts_to_matrix(P) @ qts_to_matrix(L). A non-unit q rotates as q / |q| (a zero q as the
- *   identity); q_j itself is the raw product.
- *   SIMD: several skeletons of the batch side by side, one per lane (4 for SSE4.1, 8 for AVX2):
- *   joint j of every lane is transposed to SoA, combined with the parent's SoA record from the
- *   scratch (q, t, s and the 9 entries of M, written when the parent was computed), and
- *   transposed back. The last group repeats its last skeleton in unused lanes and stores only
- *   the valid ones. Every variant evaluates the same operations in the same order: results are
- *   bit-identical.
- *   Error: <= 2e-6 on random 96-joint trees with unit quaternions, unit scale and translations
- *   in [-1, 1]; (d + 1) * 2**-23 * max(1, T) for depth d and global translations up to T.
+ * The parent's translation is added last (as in the joint family's local_to_global: it keeps
+ * the large global translations out of the other roundings), and the rotation is applied as the
+ * parent's scaled rotation matrix M, so t_j is exactly the translation column of
+ * qts_to_matrix(P) @ qts_to_matrix(L). A non-unit q rotates as q / |q| (a zero q as the
+ * identity); q_j itself is the raw product.
  *
- * qts_local_to_global_matrix: ozz-animation's LocalToModelJob. Chunks of skeletons are converted
- *   to local matrices in the scratch (the quat family's qts_to_matrix, cache-resident) and walked
- *   with the joint family's local_to_global of the same variant, so the result equals
- *   local_to_global(qts_to_matrix(local)) bit for bit and inherits its accuracy.
+ * Two outputs from the same walk: QTS joints (qts_local_to_global) or the 3x4 matrices
+ * [M_j | t_j] (qts_local_to_global_matrix, ozz-animation's LocalToModelJob: the walk computes M_j
+ * for j's children anyway). The matrix output is therefore exactly qts_to_matrix of the QTS
+ * output. It is more accurate than converting the locals and multiplying matrices (errors of
+ * the converted rotations accumulate through the matrix products: 2.2e-6 against 1.6e-6 on
+ * random 96-joint trees). In matrix mode a parent before `start` is read from out as a matrix:
+ * its M and t are used as they are, its q and s come from matrix_to_qts.
+ *
+ * SIMD: several skeletons of the batch side by side, one per lane (4 for SSE4.1, 8 for AVX2):
+ * joint j of every lane is transposed to SoA, combined with the parent's SoA record (q, t, s and
+ * the 9 entries of M, written to the caller's scratch when the parent was computed), and
+ * transposed back (or stored as matrices). The last group repeats its last skeleton in unused
+ * lanes and stores only the valid ones. Every variant evaluates the same operations in the same
+ * order: results are bit-identical.
+ *
+ * Error (unit quaternions and scales, translations in [-1, 1]): <= 2e-6 on random 96-joint
+ * trees (1.6e-6 measured); (d + 1) * 2**-23 * max(1, T) for depth d and global translations up
+ * to T.
  */
 #include "qts.h"
 
-#include "joints.h"
-#include "quat.h"
 #include "quatmath.h"
 
 /* Floats of one joint's SoA record per lane: q (4), t (3), s (1), M = s R(q) (9). */
 #define REC 17
-/* Local matrices converted per chunk of the matrix walk: at most this many floats (256 KB),
- * and at most 16 skeletons (the joint family walks 4 side by side). */
-#define CHUNK_FLOATS ((size_t)1 << 16)
-#define CHUNK_MAX_SKELETONS 16
-
-static size_t chunk_skeletons(size_t joints)
-{
-    size_t n = joints ? CHUNK_FLOATS / (12 * joints) : CHUNK_MAX_SKELETONS;
-    if (n < 1) n = 1;
-    if (n > CHUNK_MAX_SKELETONS) n = CHUNK_MAX_SKELETONS;
-    return n;
-}
 
 size_t sks_qts_scratch_floats(size_t joints)
 {
-    const size_t walk = (size_t)REC * 8 * joints;
-    const size_t matrix = chunk_skeletons(joints) * 12 * joints;
-    return walk > matrix ? walk : matrix;
+    return (size_t)REC * 8 * joints;
 }
 
 /* ------------------------------------------------------------------------------------------
  * Scalar
  * ------------------------------------------------------------------------------------------ */
 
-/* o = P (+) L, the QTS composition above; o may alias L. */
-static inline void qts_compose_scalar(float *o, const float *P, const float *L)
+/* o = P (+) L with m = s_P R(q_P) given; o may alias L. */
+static inline void qts_compose_scalar(float *o, const float *P, const float m[9], const float *L)
 {
-    float m[9], r[8];
-    sks_quat_scaled_rotation_scalar(m, P, P[7]);
+    float r[8];
     sks_quat_mul_scalar(r, P, L);
     r[4] = sks_row_dot3_scalar(m, L + 4, P[4]);
     r[5] = sks_row_dot3_scalar(m + 3, L + 4, P[5]);
@@ -69,51 +58,83 @@ static inline void qts_compose_scalar(float *o, const float *P, const float *L)
     memcpy(o, r, sizeof r);
 }
 
-static void local_to_global_scalar(float *out, const float *local, const int32_t *parents,
-                                   size_t batch, size_t joints, size_t start, size_t stop,
-                                   float *scratch)
+/* The walk of one skeleton. QTS mode (matrix == 0): globals in out (8 floats per joint).
+ * Matrix mode: globals as QTS in g (8 floats per joint, scratch), matrices in out (12). */
+static void walk_one_scalar(float *out, float *g, const float *local, const int32_t *parents,
+                            size_t start, size_t stop, int matrix)
 {
-    const size_t stride = 8 * joints;
-    size_t b, j;
-    (void)scratch;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * stride;
-        const float *l = local + b * stride;
-        for (j = start; j < stop; j++) {
-            const int32_t p = parents[j];
-            if (p < 0) {
-                memmove(o + 8 * j, l + 8 * j, 8 * sizeof(float));
-            } else {
-                qts_compose_scalar(o + 8 * j, o + 8 * (size_t)p, l + 8 * j);
-            }
+    size_t j;
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        float *gj = g + 8 * j;
+        if (p < 0) {
+            memmove(gj, local + 8 * j, 8 * sizeof(float));
+        } else if (matrix && (size_t)p < start) {
+            const float *a = out + 12 * (size_t)p;
+            const float m[9] = {a[0], a[1], a[2], a[4], a[5], a[6], a[8], a[9], a[10]};
+            float P[8];
+            sks_matrix_to_qts_scalar(P, a);
+            P[4] = a[3];
+            P[5] = a[7];
+            P[6] = a[11];
+            qts_compose_scalar(gj, P, m, local + 8 * j);
+        } else {
+            const float *P = g + 8 * (size_t)p;
+            float m[9];
+            sks_quat_scaled_rotation_scalar(m, P, P[7]);
+            qts_compose_scalar(gj, P, m, local + 8 * j);
+        }
+        if (matrix) {
+            float m[9], *o = out + 12 * j;
+            sks_quat_scaled_rotation_scalar(m, gj, gj[7]);
+            o[0] = m[0]; o[1] = m[1]; o[2] = m[2]; o[3] = gj[4];
+            o[4] = m[3]; o[5] = m[4]; o[6] = m[5]; o[7] = gj[5];
+            o[8] = m[6]; o[9] = m[7]; o[10] = m[8]; o[11] = gj[6];
         }
     }
 }
 
-/* The matrix walk of one variant: convert a chunk of skeletons, walk it with the joint family. */
-static inline void matrix_walk(enum sks_isa isa, float *out, const float *local,
-                               const int32_t *parents, size_t batch, size_t joints, size_t start,
-                               size_t stop, float *scratch)
+static void walk_scalar(float *out, const float *local, const int32_t *parents, size_t batch,
+                        size_t joints, size_t start, size_t stop, float *scratch, int matrix)
 {
-    const sks_quat_kernels *qk = &sks_quat_variants[isa];
-    const sks_joints_kernels *jk = &sks_joints_variants[isa];
-    const size_t chunk = chunk_skeletons(joints);
-    size_t b0, k;
-    for (b0 = 0; b0 < batch; b0 += chunk) {
-        const size_t nb = batch - b0 < chunk ? batch - b0 : chunk;
-        for (k = 0; k < nb; k++) {
-            qk->qts_to_matrix(scratch + (k * joints + start) * 12,
-                              local + ((b0 + k) * joints + start) * 8, stop - start);
-        }
-        jk->local_to_global(out + b0 * joints * 12, scratch, parents, nb, joints, start, stop);
+    size_t b;
+    for (b = 0; b < batch; b++) {
+        float *o = out + b * joints * (matrix ? 12 : 8);
+        walk_one_scalar(o, matrix ? scratch : o, local + b * joints * 8, parents, start, stop, matrix);
     }
+}
+
+static void local_to_global_scalar(float *out, const float *local, const int32_t *parents,
+                                   size_t batch, size_t joints, size_t start, size_t stop,
+                                   float *scratch)
+{
+    walk_scalar(out, local, parents, batch, joints, start, stop, scratch, 0);
 }
 
 static void local_to_global_matrix_scalar(float *out, const float *local, const int32_t *parents,
                                           size_t batch, size_t joints, size_t start, size_t stop,
                                           float *scratch)
 {
-    matrix_walk(SKS_ISA_SCALAR, out, local, parents, batch, joints, start, stop, scratch);
+    walk_scalar(out, local, parents, batch, joints, start, stop, scratch, 1);
+}
+
+/* A parent before `start` in matrix mode, for `lanes` lanes (matrices at src[l] + 12 p): its QTS
+ * (q and s from matrix_to_qts, t from the matrix) and its matrix entries, in SoA arrays. */
+static inline void matrix_parent_scalar(float qts[8][8], float m[9][8], const float *const *src,
+                                        size_t lanes, size_t p)
+{
+    size_t l;
+    int c;
+    for (l = 0; l < lanes; l++) {
+        const float *a = src[l] + 12 * p;
+        float x[8];
+        sks_matrix_to_qts_scalar(x, a);
+        x[4] = a[3];
+        x[5] = a[7];
+        x[6] = a[11];
+        for (c = 0; c < 8; c++) qts[c][l] = x[c];
+        for (c = 0; c < 9; c++) m[c][l] = a[4 * (c / 3) + c % 3];
+    }
 }
 
 #if SKS_HAVE_X86_SIMD
@@ -144,20 +165,19 @@ SKS_TARGET_SSE41 static inline void qts4_load(qts4 *g, const float *const src[4]
 
 SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t nvalid, size_t j, const qts4 *g)
 {
-    __m128 a0 = g->q.x, a1 = g->q.y, a2 = g->q.z, a3 = g->q.w;
-    __m128 b0 = g->t[0], b1 = g->t[1], b2 = g->t[2], b3 = g->s;
     __m128 a[4], b[4];
     size_t l;
-    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
-    _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
-    a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
-    b[0] = b0; b[1] = b1; b[2] = b2; b[3] = b3;
+    a[0] = g->q.x; a[1] = g->q.y; a[2] = g->q.z; a[3] = g->q.w;
+    b[0] = g->t[0]; b[1] = g->t[1]; b[2] = g->t[2]; b[3] = g->s;
+    _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
+    _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
     for (l = 0; l < nvalid; l++) {
         _mm_storeu_ps(dst[l] + 8 * j, a[l]);
         _mm_storeu_ps(dst[l] + 8 * j + 4, b[l]);
     }
 }
 
+/* The record layout: q.x q.y q.z q.w t0 t1 t2 s m0 .. m8, each `lanes` floats. */
 SKS_TARGET_SSE41 static inline void qts4_rec_store(float *rec, const qts4 *g)
 {
     int c;
@@ -182,12 +202,31 @@ SKS_TARGET_SSE41 static inline void qts4_rec_load(qts4 *g, const float *rec)
     for (c = 0; c < 9; c++) g->m[c] = _mm_loadu_ps(rec + 32 + 4 * c);
 }
 
+/* A parent before `start`, read from out (QTS or matrices). */
+SKS_TARGET_SSE41 static inline void qts4_parent_from_out(qts4 *par, float *const dst[4], size_t p,
+                                                         int matrix)
+{
+    const float *src[4] = {dst[0], dst[1], dst[2], dst[3]};
+    if (!matrix) {
+        qts4_load(par, src, p);
+        sks_quat4_scaled_rotation(par->m, par->q, par->s);
+    } else {
+        float x[8][8], m[9][8];
+        int c;
+        matrix_parent_scalar(x, m, src, 4, p);
+        par->q.x = _mm_loadu_ps(x[0]); par->q.y = _mm_loadu_ps(x[1]);
+        par->q.z = _mm_loadu_ps(x[2]); par->q.w = _mm_loadu_ps(x[3]);
+        for (c = 0; c < 3; c++) par->t[c] = _mm_loadu_ps(x[4 + c]);
+        par->s = _mm_loadu_ps(x[7]);
+        for (c = 0; c < 9; c++) par->m[c] = _mm_loadu_ps(m[c]);
+    }
+}
+
 SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const src[4], size_t nvalid,
                                          const int32_t *parents, size_t start, size_t stop,
-                                         float *scratch)
+                                         float *scratch, int matrix)
 {
-    const float *dst_c[4] = {dst[0], dst[1], dst[2], dst[3]};
-    size_t j;
+    size_t j, l;
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
         qts4 g, par, loc;
@@ -199,8 +238,7 @@ SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const
             if ((size_t)p >= start) {
                 qts4_rec_load(&par, scratch + (size_t)p * REC * 4);
             } else {
-                qts4_load(&par, dst_c, (size_t)p);
-                sks_quat4_scaled_rotation(par.m, par.q, par.s);
+                qts4_parent_from_out(&par, dst, (size_t)p, matrix);
             }
             g.q = sks_quat4_mul(par.q, loc.q);
             for (c = 0; c < 3; c++)
@@ -209,16 +247,21 @@ SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const
         }
         sks_quat4_scaled_rotation(g.m, g.q, g.s);
         qts4_rec_store(scratch + j * REC * 4, &g);
-        qts4_store(dst, nvalid, j, &g);
+        if (matrix) {
+            float *mdst[4];
+            for (l = 0; l < 4; l++) mdst[l] = dst[l] + 12 * j;
+            sks_joint_matrices4_store(mdst, nvalid, g.m, g.t);
+        } else {
+            qts4_store(dst, nvalid, j, &g);
+        }
     }
 }
 
-SKS_TARGET_SSE41 static void local_to_global_sse41(float *out, const float *local,
-                                                   const int32_t *parents, size_t batch,
-                                                   size_t joints, size_t start, size_t stop,
-                                                   float *scratch)
+SKS_TARGET_SSE41 static void walk_sse41(float *out, const float *local, const int32_t *parents,
+                                        size_t batch, size_t joints, size_t start, size_t stop,
+                                        float *scratch, int matrix)
 {
-    const size_t stride = 8 * joints;
+    const size_t out_stride = (matrix ? 12 : 8) * joints, in_stride = 8 * joints;
     size_t b;
     for (b = 0; b < batch; b += 4) {
         const size_t nvalid = batch - b < 4 ? batch - b : 4;
@@ -227,11 +270,19 @@ SKS_TARGET_SSE41 static void local_to_global_sse41(float *out, const float *loca
         size_t l;
         for (l = 0; l < 4; l++) {
             const size_t k = b + (l < nvalid ? l : nvalid - 1);
-            dst[l] = out + k * stride;
-            src[l] = local + k * stride;
+            dst[l] = out + k * out_stride;
+            src[l] = local + k * in_stride;
         }
-        walk4_sse41(dst, src, nvalid, parents, start, stop, scratch);
+        walk4_sse41(dst, src, nvalid, parents, start, stop, scratch, matrix);
     }
+}
+
+SKS_TARGET_SSE41 static void local_to_global_sse41(float *out, const float *local,
+                                                   const int32_t *parents, size_t batch,
+                                                   size_t joints, size_t start, size_t stop,
+                                                   float *scratch)
+{
+    walk_sse41(out, local, parents, batch, joints, start, stop, scratch, 0);
 }
 
 SKS_TARGET_SSE41 static void local_to_global_matrix_sse41(float *out, const float *local,
@@ -239,7 +290,7 @@ SKS_TARGET_SSE41 static void local_to_global_matrix_sse41(float *out, const floa
                                                           size_t joints, size_t start, size_t stop,
                                                           float *scratch)
 {
-    matrix_walk(SKS_ISA_SSE41, out, local, parents, batch, joints, start, stop, scratch);
+    walk_sse41(out, local, parents, batch, joints, start, stop, scratch, 1);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -296,14 +347,33 @@ SKS_TARGET_AVX2 static inline void qts8_rec_load(qts8 *g, const float *rec)
     for (c = 0; c < 9; c++) g->m[c] = _mm256_loadu_ps(rec + 64 + 8 * c);
 }
 
+SKS_TARGET_AVX2 static inline void qts8_parent_from_out(qts8 *par, float *const dst[8], size_t p,
+                                                        int matrix)
+{
+    const float *src[8];
+    int l;
+    for (l = 0; l < 8; l++) src[l] = dst[l];
+    if (!matrix) {
+        qts8_load(par, src, p);
+        sks_quat8_scaled_rotation(par->m, par->q, par->s);
+    } else {
+        float x[8][8], m[9][8];
+        int c;
+        matrix_parent_scalar(x, m, src, 8, p);
+        par->q.x = _mm256_loadu_ps(x[0]); par->q.y = _mm256_loadu_ps(x[1]);
+        par->q.z = _mm256_loadu_ps(x[2]); par->q.w = _mm256_loadu_ps(x[3]);
+        for (c = 0; c < 3; c++) par->t[c] = _mm256_loadu_ps(x[4 + c]);
+        par->s = _mm256_loadu_ps(x[7]);
+        for (c = 0; c < 9; c++) par->m[c] = _mm256_loadu_ps(m[c]);
+    }
+}
+
 SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const src[8], size_t nvalid,
                                        const int32_t *parents, size_t start, size_t stop,
-                                       float *scratch)
+                                       float *scratch, int matrix)
 {
-    const float *dst_c[8];
     size_t j;
     int l;
-    for (l = 0; l < 8; l++) dst_c[l] = dst[l];
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
         qts8 g, par, loc;
@@ -315,8 +385,7 @@ SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const s
             if ((size_t)p >= start) {
                 qts8_rec_load(&par, scratch + (size_t)p * REC * 8);
             } else {
-                qts8_load(&par, dst_c, (size_t)p);
-                sks_quat8_scaled_rotation(par.m, par.q, par.s);
+                qts8_parent_from_out(&par, dst, (size_t)p, matrix);
             }
             g.q = sks_quat8_mul(par.q, loc.q);
             for (c = 0; c < 3; c++)
@@ -325,16 +394,29 @@ SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const s
         }
         sks_quat8_scaled_rotation(g.m, g.q, g.s);
         qts8_rec_store(scratch + j * REC * 8, &g);
-        qts8_store(dst, nvalid, j, &g);
+        if (matrix) {
+            __m256 rows[12];
+            float *mdst[8];
+            int c;
+            for (c = 0; c < 3; c++) {
+                rows[4 * c] = g.m[3 * c];
+                rows[4 * c + 1] = g.m[3 * c + 1];
+                rows[4 * c + 2] = g.m[3 * c + 2];
+                rows[4 * c + 3] = g.t[c];
+            }
+            for (l = 0; l < 8; l++) mdst[l] = dst[l] + 12 * j;
+            sks_joint_matrices8_store(mdst, nvalid, rows);
+        } else {
+            qts8_store(dst, nvalid, j, &g);
+        }
     }
 }
 
-SKS_TARGET_AVX2 static void local_to_global_avx2(float *out, const float *local,
-                                                 const int32_t *parents, size_t batch,
-                                                 size_t joints, size_t start, size_t stop,
-                                                 float *scratch)
+SKS_TARGET_AVX2 static void walk_avx2(float *out, const float *local, const int32_t *parents,
+                                      size_t batch, size_t joints, size_t start, size_t stop,
+                                      float *scratch, int matrix)
 {
-    const size_t stride = 8 * joints;
+    const size_t out_stride = (matrix ? 12 : 8) * joints, in_stride = 8 * joints;
     size_t b;
     for (b = 0; b < batch; b += 8) {
         const size_t nvalid = batch - b < 8 ? batch - b : 8;
@@ -343,11 +425,19 @@ SKS_TARGET_AVX2 static void local_to_global_avx2(float *out, const float *local,
         size_t l;
         for (l = 0; l < 8; l++) {
             const size_t k = b + (l < nvalid ? l : nvalid - 1);
-            dst[l] = out + k * stride;
-            src[l] = local + k * stride;
+            dst[l] = out + k * out_stride;
+            src[l] = local + k * in_stride;
         }
-        walk8_avx2(dst, src, nvalid, parents, start, stop, scratch);
+        walk8_avx2(dst, src, nvalid, parents, start, stop, scratch, matrix);
     }
+}
+
+SKS_TARGET_AVX2 static void local_to_global_avx2(float *out, const float *local,
+                                                 const int32_t *parents, size_t batch,
+                                                 size_t joints, size_t start, size_t stop,
+                                                 float *scratch)
+{
+    walk_avx2(out, local, parents, batch, joints, start, stop, scratch, 0);
 }
 
 SKS_TARGET_AVX2 static void local_to_global_matrix_avx2(float *out, const float *local,
@@ -355,7 +445,7 @@ SKS_TARGET_AVX2 static void local_to_global_matrix_avx2(float *out, const float 
                                                         size_t joints, size_t start, size_t stop,
                                                         float *scratch)
 {
-    matrix_walk(SKS_ISA_AVX2, out, local, parents, batch, joints, start, stop, scratch);
+    walk_avx2(out, local, parents, batch, joints, start, stop, scratch, 1);
 }
 
 #endif /* SKS_HAVE_X86_SIMD */

@@ -23,14 +23,13 @@ typedef struct sks_qts_kernels {
      *   q = q_P * q_L,  t = s_P R(q_P) t_L + t_P,  s = s_P s_L.
      * out == local is allowed (in place). */
     sks_qts_walk_fn local_to_global;
-    /* The same hierarchy with 3x4 global matrices out (out has 12 floats per joint; parents before
-     * start are read from out as global matrices): global[j] = global[p] @ M(local[j]) with
-     * M = [s R(q) | t], computed exactly as the joint family's local_to_global of the quat
-     * family's qts_to_matrix (bit-identical). */
+    /* The same walk with 3x4 global matrices out (12 floats per joint): out[j] =
+     * qts_to_matrix(global QTS j). Parents before start are read from out as global matrices
+     * (their M and t as they are, q and s by matrix_to_qts). */
     sks_qts_walk_fn local_to_global_matrix;
 } sks_qts_kernels;
 
-/* Floats of scratch the kernels of this family need for `joints` joints (either kernel). */
+/* Floats of scratch either kernel needs for skeletons of `joints` joints. */
 size_t sks_qts_scratch_floats(size_t joints);
 
 /* Indexed by enum sks_isa. */

@@ -78,34 +78,6 @@ static inline void quat_rotate_one_scalar(float *o, const float *q, const float 
     o[2] = z;
 }
 
-/* q (x, y, z, w) of the rotation matrix a (rows `rs` floats apart), see the comment above. */
-static inline void quat_from_rotation_scalar(float q[4], const float *a, size_t rs)
-{
-    const float m00 = a[0], m01 = a[1], m02 = a[2];
-    const float m10 = a[rs], m11 = a[rs + 1], m12 = a[rs + 2];
-    const float m20 = a[2 * rs], m21 = a[2 * rs + 1], m22 = a[2 * rs + 2];
-    const float p = 1.0f + m00, s = m11 + m22, u = 1.0f - m00, d = m11 - m22;
-    const float dw = p + s, dx = p - s, dy = u + d, dz = u - d;
-    float v[4], best = dw;
-    int k = 3;
-    if (dx > best) { best = dx; k = 0; }
-    if (dy > best) { best = dy; k = 1; }
-    if (dz > best) { k = 2; }
-    switch (k) {
-    case 0: v[0] = dx; v[1] = m01 + m10; v[2] = m02 + m20; v[3] = m21 - m12; break;
-    case 1: v[0] = m01 + m10; v[1] = dy; v[2] = m12 + m21; v[3] = m02 - m20; break;
-    case 2: v[0] = m02 + m20; v[1] = m12 + m21; v[2] = dz; v[3] = m10 - m01; break;
-    default: v[0] = m21 - m12; v[1] = m02 - m20; v[2] = m10 - m01; v[3] = dw; break;
-    }
-    sks_quat_normalize_scalar(q, v);
-    if (q[3] < 0.0f) {
-        q[0] = -q[0];
-        q[1] = -q[1];
-        q[2] = -q[2];
-        q[3] = -q[3];
-    }
-}
-
 /* o (12 floats) = [s R(q) | t] of the QTS joint x. */
 static inline void qts_to_matrix_one_scalar(float *o, const float *x)
 {
@@ -115,35 +87,6 @@ static inline void qts_to_matrix_one_scalar(float *o, const float *x)
     o[0] = r[0]; o[1] = r[1]; o[2] = r[2]; o[3] = tx;
     o[4] = r[3]; o[5] = r[4]; o[6] = r[5]; o[7] = ty;
     o[8] = r[6]; o[9] = r[7]; o[10] = r[8]; o[11] = tz;
-}
-
-static inline void matrix_to_qts_one_scalar(float *o, const float *m)
-{
-    const float a00 = m[0], a01 = m[1], a02 = m[2], a10 = m[4], a11 = m[5], a12 = m[6];
-    const float a20 = m[8], a21 = m[9], a22 = m[10];
-    const float f2 = ((a00 * a00 + a01 * a01) + a02 * a02) + ((a10 * a10 + a11 * a11) + a12 * a12) +
-                     ((a20 * a20 + a21 * a21) + a22 * a22);
-    const float det = (a00 * (a11 * a22 - a12 * a21) - a01 * (a10 * a22 - a12 * a20)) +
-                      a02 * (a10 * a21 - a11 * a20);
-    const float t0 = m[3], t1 = m[7], t2 = m[11];
-    float s = sqrtf(f2 / 3.0f);
-    float q[4];
-    if (det < 0.0f) s = -s;
-    if (s == 0.0f) {
-        q[0] = q[1] = q[2] = 0.0f;
-        q[3] = 1.0f;
-    } else {
-        float r[9];
-        r[0] = a00 / s; r[1] = a01 / s; r[2] = a02 / s;
-        r[3] = a10 / s; r[4] = a11 / s; r[5] = a12 / s;
-        r[6] = a20 / s; r[7] = a21 / s; r[8] = a22 / s;
-        quat_from_rotation_scalar(q, r, 3);
-    }
-    memcpy(o, q, sizeof q);
-    o[4] = t0;
-    o[5] = t1;
-    o[6] = t2;
-    o[7] = s;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -200,7 +143,7 @@ static void from_matrix_scalar(float *out, const float *m, size_t n, int scalar_
     size_t i;
     for (i = 0; i < n; i++) {
         float q[4];
-        quat_from_rotation_scalar(q, m + 9 * i, 3);
+        sks_quat_from_rotation_scalar(q, m + 9 * i, 3);
         quat_write_scalar(out + 4 * i, q, scalar_first);
     }
 }
@@ -214,7 +157,7 @@ static void qts_to_matrix_scalar(float *out, const float *x, size_t n)
 static void matrix_to_qts_scalar(float *out, const float *m, size_t n)
 {
     size_t i;
-    for (i = 0; i < n; i++) matrix_to_qts_one_scalar(out + 8 * i, m + 12 * i);
+    for (i = 0; i < n; i++) sks_matrix_to_qts_scalar(out + 8 * i, m + 12 * i);
 }
 
 #if SKS_HAVE_X86_SIMD
@@ -296,33 +239,22 @@ SKS_TARGET_SSE41 static void rotate_sse41(float *out, const float *q, size_t q_s
     rotate_scalar(out + 3 * i, q + 4 * q_step * i, q_step, v + 3 * v_step * i, v_step, n - i);
 }
 
-/* Four joints' rotation rows r (9 SoA) and translations t (3 SoA, or zero) stored as 3x4 or 3x3
- * matrices (`cols` = 4 or 3, consecutive). */
-SKS_TARGET_SSE41 static inline void store_matrices4(float *out, const __m128 r[9], const __m128 t[3],
-                                                    int cols)
+/* Four rotation matrices (9 floats each, consecutive at out) from 9 SoA entries. */
+SKS_TARGET_SSE41 static inline void rotations4_store(float *out, const __m128 r[9])
 {
+    const __m128 zero = _mm_setzero_ps();
+    const __m128 t[3] = {zero, zero, zero};
     float tmp[4][12];
-    int row, l;
-    for (row = 0; row < 3; row++) {
-        __m128 a = r[3 * row], b = r[3 * row + 1], c = r[3 * row + 2], d = t[row];
-        _MM_TRANSPOSE4_PS(a, b, c, d);
-        _mm_storeu_ps(tmp[0] + 4 * row, a);
-        _mm_storeu_ps(tmp[1] + 4 * row, b);
-        _mm_storeu_ps(tmp[2] + 4 * row, c);
-        _mm_storeu_ps(tmp[3] + 4 * row, d);
-    }
-    if (cols == 4) {
-        memcpy(out, tmp, sizeof tmp);
-        return;
-    }
+    float *const dst[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
+    int l, row;
+    sks_joint_matrices4_store(dst, 4, r, t);
     for (l = 0; l < 4; l++)
         for (row = 0; row < 3; row++) memcpy(out + 9 * l + 3 * row, tmp[l] + 4 * row, 3 * sizeof(float));
 }
 
 SKS_TARGET_SSE41 static void to_matrix_sse41(float *out, const float *q, size_t n, int scalar_first)
 {
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    const __m128 t[3] = {zero, zero, zero};
+    const __m128 one = _mm_set1_ps(1.0f);
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         sks_quat4 p = sks_quat4_load(q + 4 * i, 4);
@@ -332,7 +264,7 @@ SKS_TARGET_SSE41 static void to_matrix_sse41(float *out, const float *q, size_t 
             p = s;
         }
         sks_quat4_scaled_rotation(r, p, one);
-        store_matrices4(out + 9 * i, r, t, 3);
+        rotations4_store(out + 9 * i, r);
     }
     to_matrix_scalar(out + 9 * i, q + 4 * i, n - i, scalar_first);
 }
@@ -345,9 +277,10 @@ SKS_TARGET_SSE41 static void qts_to_matrix_sse41(float *out, const float *x, siz
         const sks_quat4 q = sks_quat4_load(p, 8);
         const sks_quat4 ts = sks_quat4_load(p + 4, 8);
         const __m128 t[3] = {ts.x, ts.y, ts.z};
+        float *const dst[4] = {out + 12 * i, out + 12 * (i + 1), out + 12 * (i + 2), out + 12 * (i + 3)};
         __m128 r[9];
         sks_quat4_scaled_rotation(r, q, ts.w);
-        store_matrices4(out + 12 * i, r, t, 4);
+        sks_joint_matrices4_store(dst, 4, r, t);
     }
     qts_to_matrix_scalar(out + 12 * i, x + 8 * i, n - i);
 }
@@ -409,6 +342,7 @@ SKS_TARGET_AVX2 static void qts_to_matrix_avx2(float *out, const float *x, size_
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 c[8], r[9], rows[12];
+        float *dst[8];
         sks_quat8 q;
         int k;
         for (k = 0; k < 8; k++) c[k] = _mm256_loadu_ps(x + 8 * (i + k));
@@ -424,7 +358,8 @@ SKS_TARGET_AVX2 static void qts_to_matrix_avx2(float *out, const float *x, size_
             rows[4 * k + 2] = r[3 * k + 2];
             rows[4 * k + 3] = c[4 + k];
         }
-        sks_store_joint_matrices8(out + 12 * i, rows);
+        for (k = 0; k < 8; k++) dst[k] = out + 12 * (i + k);
+        sks_joint_matrices8_store(dst, 8, rows);
     }
     qts_to_matrix_scalar(out + 12 * i, x + 8 * i, n - i);
 }

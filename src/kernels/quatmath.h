@@ -107,6 +107,64 @@ static inline void sks_quat_normalize_scalar(float *o, const float *q)
     for (i = 0; i < 4; i++) o[i] = v[i] / n;
 }
 
+/* q (x, y, z, w) of the rotation matrix a (rows `rs` floats apart), Shepperd's method, see quat.c. */
+static inline void sks_quat_from_rotation_scalar(float q[4], const float *a, size_t rs)
+{
+    const float m00 = a[0], m01 = a[1], m02 = a[2];
+    const float m10 = a[rs], m11 = a[rs + 1], m12 = a[rs + 2];
+    const float m20 = a[2 * rs], m21 = a[2 * rs + 1], m22 = a[2 * rs + 2];
+    const float p = 1.0f + m00, s = m11 + m22, u = 1.0f - m00, d = m11 - m22;
+    const float dw = p + s, dx = p - s, dy = u + d, dz = u - d;
+    float v[4], best = dw;
+    int k = 3;
+    if (dx > best) { best = dx; k = 0; }
+    if (dy > best) { best = dy; k = 1; }
+    if (dz > best) { k = 2; }
+    switch (k) {
+    case 0: v[0] = dx; v[1] = m01 + m10; v[2] = m02 + m20; v[3] = m21 - m12; break;
+    case 1: v[0] = m01 + m10; v[1] = dy; v[2] = m12 + m21; v[3] = m02 - m20; break;
+    case 2: v[0] = m02 + m20; v[1] = m12 + m21; v[2] = dz; v[3] = m10 - m01; break;
+    default: v[0] = m21 - m12; v[1] = m02 - m20; v[2] = m10 - m01; v[3] = dw; break;
+    }
+    sks_quat_normalize_scalar(q, v);
+    if (q[3] < 0.0f) {
+        q[0] = -q[0];
+        q[1] = -q[1];
+        q[2] = -q[2];
+        q[3] = -q[3];
+    }
+}
+
+/* o (8 floats) = QTS of the joint matrix m (12 floats), see matrix_to_qts in quat.c. */
+static inline void sks_matrix_to_qts_scalar(float *o, const float *m)
+{
+    const float a00 = m[0], a01 = m[1], a02 = m[2], a10 = m[4], a11 = m[5], a12 = m[6];
+    const float a20 = m[8], a21 = m[9], a22 = m[10];
+    const float f2 = ((a00 * a00 + a01 * a01) + a02 * a02) + ((a10 * a10 + a11 * a11) + a12 * a12) +
+                     ((a20 * a20 + a21 * a21) + a22 * a22);
+    const float det = (a00 * (a11 * a22 - a12 * a21) - a01 * (a10 * a22 - a12 * a20)) +
+                      a02 * (a10 * a21 - a11 * a20);
+    const float t0 = m[3], t1 = m[7], t2 = m[11];
+    float s = sqrtf(f2 / 3.0f);
+    float q[4];
+    if (det < 0.0f) s = -s;
+    if (s == 0.0f) {
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+    } else {
+        float r[9];
+        r[0] = a00 / s; r[1] = a01 / s; r[2] = a02 / s;
+        r[3] = a10 / s; r[4] = a11 / s; r[5] = a12 / s;
+        r[6] = a20 / s; r[7] = a21 / s; r[8] = a22 / s;
+        sks_quat_from_rotation_scalar(q, r, 3);
+    }
+    memcpy(o, q, sizeof q);
+    o[4] = t0;
+    o[5] = t1;
+    o[6] = t2;
+    o[7] = s;
+}
+
 #if SKS_HAVE_X86_SIMD
 /* ------------------------------------------------------------------------------------------
  * SSE4.1 SoA helpers: four quaternions as x, y, z, w vectors.
@@ -188,6 +246,24 @@ SKS_TARGET_SSE41 static inline __m128 sks_row_dot3_sse41(const __m128 *r, __m128
     return _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r[0], v0), _mm_mul_ps(r[1], v1)),
                                  _mm_mul_ps(r[2], v2)),
                       tau);
+}
+
+/* Joint matrices [r | t] of four lanes (9 SoA rotation entries, 3 SoA translations) stored at
+ * dst[l] (12 floats each) for l < nvalid. */
+SKS_TARGET_SSE41 static inline void sks_joint_matrices4_store(float *const dst[4], size_t nvalid,
+                                                              const __m128 r[9], const __m128 t[3])
+{
+    int row;
+    size_t l;
+    for (row = 0; row < 3; row++) {
+        __m128 v[4];
+        v[0] = r[3 * row];
+        v[1] = r[3 * row + 1];
+        v[2] = r[3 * row + 2];
+        v[3] = t[row];
+        _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
+        for (l = 0; l < nvalid; l++) _mm_storeu_ps(dst[l] + 4 * row, v[l]);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -318,19 +394,24 @@ SKS_TARGET_AVX2 static inline void sks_transpose8(__m256 r[8])
     r[7] = _mm256_permute2f128_ps(d, h, 0x31);
 }
 
-/* Eight joint matrices (12 floats each, consecutive at out) from SoA rows: row i of lane l is
- * (rows[4 i], rows[4 i + 1], rows[4 i + 2], rows[4 i + 3]) in lane l (natural lane order). */
-SKS_TARGET_AVX2 static inline void sks_store_joint_matrices8(float *out, __m256 rows[12])
+/* Joint matrices [r | t] of eight lanes stored at dst[l] (12 floats each) for l < nvalid: rows
+ * holds row i of every lane as rows[4 i .. 4 i + 3] = (r_i0, r_i1, r_i2, t_i) in SoA, natural lane
+ * order. */
+SKS_TARGET_AVX2 static inline void sks_joint_matrices8_store(float *const dst[8], size_t nvalid,
+                                                             __m256 rows[12])
 {
-    int i, l;
+    size_t l;
+    int i;
     for (i = 0; i < 3; i++) sks_transpose4_in_lanes(&rows[4 * i], &rows[4 * i + 1], &rows[4 * i + 2],
                                                     &rows[4 * i + 3]);
-    /* rows[4 i + l] = [row i of joint l | row i of joint l + 4] */
-    for (l = 0; l < 4; l++) {
-        _mm256_storeu_ps(out + 12 * l, _mm256_permute2f128_ps(rows[l], rows[4 + l], 0x20));
-        _mm_storeu_ps(out + 12 * l + 8, _mm256_castps256_ps128(rows[8 + l]));
-        _mm256_storeu_ps(out + 12 * (l + 4), _mm256_permute2f128_ps(rows[l], rows[4 + l], 0x31));
-        _mm_storeu_ps(out + 12 * (l + 4) + 8, _mm256_extractf128_ps(rows[8 + l], 1));
+    /* rows[4 i + l] = [row i of lane l | row i of lane l + 4] */
+    for (l = 0; l < 4 && l < nvalid; l++) {
+        _mm256_storeu_ps(dst[l], _mm256_permute2f128_ps(rows[l], rows[4 + l], 0x20));
+        _mm_storeu_ps(dst[l] + 8, _mm256_castps256_ps128(rows[8 + l]));
+    }
+    for (l = 4; l < nvalid; l++) {
+        _mm256_storeu_ps(dst[l], _mm256_permute2f128_ps(rows[l - 4], rows[l], 0x31));
+        _mm_storeu_ps(dst[l] + 8, _mm256_extractf128_ps(rows[4 + l], 1));
     }
 }
 
