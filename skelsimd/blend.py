@@ -17,7 +17,7 @@ Accuracy (max abs component error against float64, unit quaternions, every SIMD 
   omega = 2 atan2(|q0 - q1|, |q0 + q1|)): <= 3e-7.
 * ``nlerp``: <= 2e-7.
 * ``blend_joints``: the rotation bound of its method; translation and scale
-  ``a + t (b - a)``, <= 2**-23 * max(|a|, |b|) per component.
+  ``a + t (b - a)``, <= 2**-22 * max(|a|, |b|) per component.
 * ``blend_layers``: <= 2e-7 * (L + 1) per quaternion component for unit inputs; translation and
   scale <= 2**-23 * (L + 1) * max|t| (weighted sums in layer order).
 

@@ -181,7 +181,7 @@ static int check_layer_weights(PyArrayObject *w, npy_intp nlayers, npy_intp njoi
                              (long)nlayers);
             } else {
                 PyErr_Format(PyExc_ValueError, "weights: expected at least one positive weight, "
-                             "got all %ld weights 0", (long)nlayers);
+                             "all %ld weights are 0", (long)nlayers);
             }
             return -1;
         }

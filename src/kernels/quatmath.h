@@ -91,13 +91,13 @@ static inline void sks_quat_normalize_scalar(float *o, const float *q)
             const float a = fabsf(v[i]);
             m = a > m ? a : m;
         }
+        if (!(m <= 3.4e38f) || v[0] != v[0] || v[1] != v[1] || v[2] != v[2] || v[3] != v[3]) {
+            o[0] = o[1] = o[2] = o[3] = NAN;
+            return;
+        }
         if (m == 0.0f) {
             o[0] = o[1] = o[2] = 0.0f;
             o[3] = 1.0f;
-            return;
-        }
-        if (!(m <= 3.4e38f) || v[0] != v[0] || v[1] != v[1] || v[2] != v[2] || v[3] != v[3]) {
-            o[0] = o[1] = o[2] = o[3] = NAN;
             return;
         }
         for (i = 0; i < 4; i++) v[i] = v[i] / m;
