@@ -5,7 +5,7 @@ import numpy as np
 from .quat import quat_normalize
 
 __all__ = ["slerp", "nlerp", "blend_joints", "blend_layers", "slerp_numpy32", "nlerp_numpy32",
-           "blend_joints_numpy32"]
+           "blend_joints_numpy32", "blend_layers_numpy32"]
 
 
 def _f64(x):
@@ -104,11 +104,30 @@ def nlerp_numpy32(q0, q1, t):
     return v / np.sqrt(np.einsum("...i,...i->...", v, v))[..., None]
 
 
-def blend_joints_numpy32(joints, blend, t):
-    """blend_joints(..., method="fast") on every joint, in NumPy float32 (slerp_numpy32 for the
-    rotations)."""
+def blend_joints_numpy32(joints, blend, t, method="fast"):
+    """blend_joints on every joint in NumPy float32 (slerp_numpy32, or nlerp_numpy32 for
+    method "nlerp", on the rotations)."""
     out = np.empty_like(joints)
     tt = np.full(joints.shape[:-1], t, np.float32)
-    out[..., :4] = slerp_numpy32(joints[..., :4], blend[..., :4], tt)
+    rot = nlerp_numpy32 if method == "nlerp" else slerp_numpy32
+    out[..., :4] = rot(joints[..., :4], blend[..., :4], tt)
     out[..., 4:] = joints[..., 4:] + np.float32(t) * (blend[..., 4:] - joints[..., 4:])
+    return out
+
+
+def blend_layers_numpy32(layers, weights):
+    """blend_layers in NumPy float32: one vectorised step per layer."""
+    w = np.asarray(weights, np.float32)
+    nl, nj = layers.shape[-3], layers.shape[-2]
+    w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, (nl, nj))
+    acc = np.zeros(layers.shape[:-3] + (nj, 4), np.float32)
+    ts = np.zeros(layers.shape[:-3] + (nj, 4), np.float32)
+    for l in range(nl):
+        q = layers[..., l, :, :4]
+        sign = np.where(np.einsum("...i,...i->...", acc, q) < 0, -w[l], w[l])
+        acc += sign[..., None] * q
+        ts += w[l][:, None] * layers[..., l, :, 4:]
+    out = np.empty(layers.shape[:-3] + (nj, 8), np.float32)
+    out[..., :4] = acc / np.sqrt(np.einsum("...i,...i->...", acc, acc))[..., None]
+    out[..., 4:] = ts / w.sum(0)[:, None]
     return out

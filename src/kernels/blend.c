@@ -788,9 +788,13 @@ SKS_TARGET_AVX2 static void nlerp_avx2_kernel(float *out, const float *q0, size_
     interp_avx2(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_NLERP);
 }
 
-/* Groups of eight selected joints, nb groups at a time: each joint is one 256-bit row, an 8x8
- * transpose gives its eight components in SoA (natural lane order), the rotation by `method`,
- * translation and scale by a + t (b - a), and the transpose back. */
+/* Groups of eight selected joints, nb groups at a time. Each joint is one 256-bit row
+ * [q | t, s]: translation and scale are interpolated on the rows as they are (a + t (b - a); the
+ * quaternion half of that result is discarded), only the quaternion halves are transposed to SoA
+ * (one permute per row pair and an in-lane 4x4 transpose: 12 shuffles per side instead of an 8x8
+ * transpose's 24), and the interpolated quaternions are merged back into the rows' low halves.
+ * Nothing is stored before every group is computed, so an out-of-range nlerp lane can redo the
+ * groups from the inputs in scalar (also in place). */
 SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void blend_groups_avx2(float *o, const float *a,
                                                                 const float *b, float t,
                                                                 const int32_t *index, size_t k0,
@@ -798,19 +802,28 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void blend_groups_avx2(float *o, const 
 {
     const __m256 tv = _mm256_set1_ps(t);
     size_t j[AVX2_BLOCKS][8];
-    __m256 ra[AVX2_BLOCKS][8], rb[AVX2_BLOCKS][8], tvs[AVX2_BLOCKS];
+    __m256 lerped[AVX2_BLOCKS][8], tvs[AVX2_BLOCKS];
     sks_quat8 sa[AVX2_BLOCKS], sb[AVX2_BLOCKS], r[AVX2_BLOCKS];
-    int g, l, c, ok = 1;
+    int g, l, ok = 1;
     for (g = 0; g < nb; g++) {
+        __m256 ra[8], rb[8];
         for (l = 0; l < 8; l++) {
             j[g][l] = 8 * joint_at(index, k0 + 8 * (size_t)g + (size_t)l);
-            ra[g][l] = _mm256_loadu_ps(a + j[g][l]);
-            rb[g][l] = _mm256_loadu_ps(b + j[g][l]);
+            ra[l] = _mm256_loadu_ps(a + j[g][l]);
+            rb[l] = _mm256_loadu_ps(b + j[g][l]);
+            lerped[g][l] = _mm256_add_ps(ra[l], _mm256_mul_ps(tv, _mm256_sub_ps(rb[l], ra[l])));
         }
-        sks_transpose8(ra[g]);
-        sks_transpose8(rb[g]);
-        sa[g].x = ra[g][0]; sa[g].y = ra[g][1]; sa[g].z = ra[g][2]; sa[g].w = ra[g][3];
-        sb[g].x = rb[g][0]; sb[g].y = rb[g][1]; sb[g].z = rb[g][2]; sb[g].w = rb[g][3];
+        /* [q_l | q_l+4] pairs, then x, y, z, w of joints 0..7 in natural lane order */
+        sa[g].x = _mm256_permute2f128_ps(ra[0], ra[4], 0x20);
+        sa[g].y = _mm256_permute2f128_ps(ra[1], ra[5], 0x20);
+        sa[g].z = _mm256_permute2f128_ps(ra[2], ra[6], 0x20);
+        sa[g].w = _mm256_permute2f128_ps(ra[3], ra[7], 0x20);
+        sb[g].x = _mm256_permute2f128_ps(rb[0], rb[4], 0x20);
+        sb[g].y = _mm256_permute2f128_ps(rb[1], rb[5], 0x20);
+        sb[g].z = _mm256_permute2f128_ps(rb[2], rb[6], 0x20);
+        sb[g].w = _mm256_permute2f128_ps(rb[3], rb[7], 0x20);
+        sks_transpose4_in_lanes(&sa[g].x, &sa[g].y, &sa[g].z, &sa[g].w);
+        sks_transpose4_in_lanes(&sb[g].x, &sb[g].y, &sb[g].z, &sb[g].w);
         tvs[g] = tv;
     }
     if (method == SKS_INTERP_NLERP) {
@@ -818,16 +831,19 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void blend_groups_avx2(float *o, const 
     } else {
         slerp_fast_avx2(r, sa, sb, tvs, nb);
     }
-    for (g = 0; g < nb; g++) {
-        if (!ok) {
+    if (!ok) {
+        for (g = 0; g < nb; g++)
             for (l = 0; l < 8; l++) blend_joint_one_scalar(o + j[g][l], a + j[g][l], b + j[g][l], t, method);
-            continue;
+        return;
+    }
+    for (g = 0; g < nb; g++) {
+        __m256 q[4];
+        q[0] = r[g].x; q[1] = r[g].y; q[2] = r[g].z; q[3] = r[g].w;
+        sks_transpose4_in_lanes(&q[0], &q[1], &q[2], &q[3]);   /* q[l] = [q_l | q_l+4] */
+        for (l = 0; l < 4; l++) {
+            _mm256_storeu_ps(o + j[g][l], _mm256_permute2f128_ps(q[l], lerped[g][l], 0x30));
+            _mm256_storeu_ps(o + j[g][l + 4], _mm256_permute2f128_ps(q[l], lerped[g][l + 4], 0x31));
         }
-        ra[g][0] = r[g].x; ra[g][1] = r[g].y; ra[g][2] = r[g].z; ra[g][3] = r[g].w;
-        for (c = 4; c < 8; c++)
-            ra[g][c] = _mm256_add_ps(ra[g][c], _mm256_mul_ps(tv, _mm256_sub_ps(rb[g][c], ra[g][c])));
-        sks_transpose8(ra[g]);
-        for (l = 0; l < 8; l++) _mm256_storeu_ps(o + j[g][l], ra[g][l]);
     }
 }
 
