@@ -6,7 +6,7 @@
  *
  * slerp, method "fast" (seed 003, section 5, "SlerpOptimized"), per pair with c = dot(q0, q1):
  *     a   = min(|c|, 1)                   shortest arc: q1 is negated (w1 = -w1) when c < 0
- *     s2  = max((1 - a)(1 + a), 1e-30)    sin^2(omega); (1 - a)(1 + a) is exact-ish where the
+ *     s2  = max((1 - a)(1 + a), 1e-14)    sin^2(omega); (1 - a)(1 + a) is exact-ish where the
  *                                         seed's 1 - a^2 cancels
  *     s   = sqrt(s2)                      the seed uses a Newton-refined rsqrt estimate; the
  *                                         correctly rounded sqrt and division below cost little
@@ -19,7 +19,7 @@
  *     out = w0 q0 + w1 q1
  *   The seed switches to linear weights when 1 - |c| <= 1e-6; that shortcut alone costs up to
  *   2.5e-7 (it drops the Omega^2 t (1 - t) / 2 term). Here no branch is needed: the weights'
- *   ratio is insensitive to the rounding of small angles and the 1e-30 floor keeps s > 0, so
+ *   ratio is insensitive to the rounding of small angles and the 1e-14 floor keeps s > 0, so
  *   identical and (anti)parallel pairs give w0 = 1 - t, w1 = t up to rounding, never NaN.
  *   Error (unit inputs, t in [0, 1], any pair): <= 5e-7 max abs, 2.9e-7 measured over 16M pairs
  *   including near-parallel, identical and antipodal ones. For t outside [0, 1] the reduction
@@ -62,7 +62,11 @@
 #define PI_A 3.140625f
 #define PI_B 9.677410125732422e-4f
 #define PI_C -8.742277657347586e-8f
-#define SIN2_MIN 1e-30f
+/* Floor of sin^2(omega): keeps s > 0 for identical and antipodal pairs. Float32 inputs give
+ * s >= 3.5e-4 unless |c| == 1, so any small floor gives the same weights; 1e-14 keeps
+ * omega >= 1e-7, so the sine polynomial's x^2 terms stay far from denormals (a 1e-30 floor made
+ * identical pairs 1.5x slower). */
+#define SIN2_MIN 1e-14f
 
 /* ------------------------------------------------------------------------------------------
  * Scalar building blocks
