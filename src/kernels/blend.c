@@ -35,7 +35,7 @@
  * Translation and scale (blend_joints): a + t (b - a), so equal inputs (e.g. unit scales) stay
  *   exact.
  * blend_layers: running hemisphere alignment (ozz-animation's rule), weighted sums in layer
- *   order, quaternion normalised, translation and scale divided by the total weight.
+ *   order, quaternion normalised, translation and scale multiplied by 1 / (total weight).
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
  *   unit inputs; its result is finite for any finite input. nlerp and blend_layers normalise.
  */
@@ -312,7 +312,10 @@ static inline void blend_layers_one_scalar(float *o, const float *x, size_t laye
         total = total + wl;
     }
     sks_quat_normalize_scalar(o, acc);
-    for (i = 4; i < 8; i++) o[i] = acc[i] / total;
+    {
+        const float inv_total = 1.0f / total;
+        for (i = 4; i < 8; i++) o[i] = acc[i] * inv_total;
+    }
 }
 
 static void blend_layers_scalar(float *out, const float *layers, size_t npose, size_t nlayers,
@@ -432,41 +435,43 @@ SKS_TARGET_SSE41 static inline sks_quat4 nlerp_sse41(sks_quat4 a, sks_quat4 b, _
  * SSE4.1 variants
  * ------------------------------------------------------------------------------------------ */
 
-SKS_TARGET_SSE41 static void slerp_fast_sse41_kernel(float *out, const float *q0, size_t q0_step,
-                                                     const float *q1, size_t q1_step, const float *t,
-                                                     size_t t_step, size_t n)
+/* One interpolation loop for slerp "fast" and nlerp: four pairs per step (a step with an
+ * out-of-range nlerp lane is redone in scalar), scalar tail. */
+SKS_TARGET_SSE41 static inline void interp_sse41(float *out, const float *q0, size_t q0_step,
+                                                 const float *q1, size_t q1_step, const float *t,
+                                                 size_t t_step, size_t n, int method)
 {
+    const sks_interp_fn tail = method == SKS_INTERP_NLERP ? nlerp_scalar : slerp_fast_scalar;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         const sks_quat4 a = sks_quat4_load(q0 + 4 * q0_step * i, 4 * q0_step);
         const sks_quat4 b = sks_quat4_load(q1 + 4 * q1_step * i, 4 * q1_step);
         const __m128 tv = t_step ? _mm_loadu_ps(t + i) : _mm_set1_ps(t[0]);
-        sks_quat4_store(out + 4 * i, 4, slerp_fast_sse41(a, b, tv));
+        int ok = 1;
+        const sks_quat4 r = method == SKS_INTERP_NLERP ? nlerp_sse41(a, b, tv, &ok) : slerp_fast_sse41(a, b, tv);
+        if (ok) {
+            sks_quat4_store(out + 4 * i, 4, r);
+        } else {
+            tail(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
+                 t + t_step * i, t_step, 4);
+        }
     }
-    slerp_fast_scalar(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
-                      t + t_step * i, t_step, n - i);
+    tail(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step, t + t_step * i,
+         t_step, n - i);
+}
+
+SKS_TARGET_SSE41 static void slerp_fast_sse41_kernel(float *out, const float *q0, size_t q0_step,
+                                                     const float *q1, size_t q1_step, const float *t,
+                                                     size_t t_step, size_t n)
+{
+    interp_sse41(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_FAST);
 }
 
 SKS_TARGET_SSE41 static void nlerp_sse41_kernel(float *out, const float *q0, size_t q0_step,
                                                 const float *q1, size_t q1_step, const float *t,
                                                 size_t t_step, size_t n)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const sks_quat4 a = sks_quat4_load(q0 + 4 * q0_step * i, 4 * q0_step);
-        const sks_quat4 b = sks_quat4_load(q1 + 4 * q1_step * i, 4 * q1_step);
-        const __m128 tv = t_step ? _mm_loadu_ps(t + i) : _mm_set1_ps(t[0]);
-        int ok;
-        const sks_quat4 r = nlerp_sse41(a, b, tv, &ok);
-        if (ok) {
-            sks_quat4_store(out + 4 * i, 4, r);
-        } else {
-            nlerp_scalar(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
-                         t + t_step * i, t_step, 4);
-        }
-    }
-    nlerp_scalar(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
-                 t + t_step * i, t_step, n - i);
+    interp_sse41(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_NLERP);
 }
 
 /* Four selected joints at a time: quaternions and (t, s) halves transposed to SoA. */
@@ -533,37 +538,44 @@ SKS_TARGET_SSE41 static inline __m128 dot4_splat_sse41(__m128 a, __m128 b)
     return SKS_SPLAT_LANE(_mm_add_ps(h, _mm_shuffle_ps(h, h, _MM_SHUFFLE(1, 1, 1, 1))), 0);
 }
 
+/* One joint of blend_layers (see blend_layers_one_scalar) with the quaternion and the
+ * (t, s) half in two registers. */
+SKS_TARGET_SSE41 static inline void blend_layers_one_sse41(float *o, const float *x, size_t layer_floats,
+                                                           size_t nlayers, const float *w, size_t w_stride)
+{
+    const __m128 sign_bit = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
+    __m128 acc_q = zero, acc_ts = zero, total = zero, n2;
+    size_t l;
+    for (l = 0; l < nlayers; l++) {
+        const __m128 q = _mm_loadu_ps(x + l * layer_floats), ts = _mm_loadu_ps(x + l * layer_floats + 4);
+        const __m128 wl = _mm_set1_ps(w[l * w_stride]);
+        const __m128 flip = _mm_and_ps(_mm_cmplt_ps(dot4_splat_sse41(acc_q, q), zero), sign_bit);
+        acc_q = _mm_add_ps(acc_q, _mm_mul_ps(_mm_xor_ps(wl, flip), q));
+        acc_ts = _mm_add_ps(acc_ts, _mm_mul_ps(wl, ts));
+        total = _mm_add_ps(total, wl);
+    }
+    n2 = dot4_splat_sse41(acc_q, acc_q);
+    if (_mm_cvtss_f32(n2) >= SKS_NORM2_MIN && _mm_cvtss_f32(n2) <= SKS_NORM2_MAX) {
+        _mm_storeu_ps(o, _mm_div_ps(acc_q, _mm_sqrt_ps(n2)));
+    } else {
+        float q[4];
+        _mm_storeu_ps(q, acc_q);
+        sks_quat_normalize_scalar(o, q);
+    }
+    _mm_storeu_ps(o + 4, _mm_mul_ps(acc_ts, _mm_div_ps(_mm_set1_ps(1.0f), total)));
+}
+
 SKS_TARGET_SSE41 static void blend_layers_sse41(float *out, const float *layers, size_t npose,
                                                 size_t nlayers, size_t njoints,
                                                 const float *weights, size_t layer_stride,
                                                 size_t joint_step)
 {
     const size_t pose = 8 * njoints;
-    const __m128 sign_bit = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
-    size_t p, j, l;
+    size_t p, j;
     for (p = 0; p < npose; p++) {
         for (j = 0; j < njoints; j++) {
-            const float *x = layers + p * nlayers * pose + 8 * j;
-            const float *w = weights + j * joint_step;
-            float *o = out + p * pose + 8 * j;
-            __m128 acc_q = zero, acc_ts = zero, total = zero, n2;
-            for (l = 0; l < nlayers; l++) {
-                const __m128 q = _mm_loadu_ps(x + l * pose), ts = _mm_loadu_ps(x + l * pose + 4);
-                const __m128 wl = _mm_set1_ps(w[l * layer_stride]);
-                const __m128 flip = _mm_and_ps(_mm_cmplt_ps(dot4_splat_sse41(acc_q, q), zero), sign_bit);
-                acc_q = _mm_add_ps(acc_q, _mm_mul_ps(_mm_xor_ps(wl, flip), q));
-                acc_ts = _mm_add_ps(acc_ts, _mm_mul_ps(wl, ts));
-                total = _mm_add_ps(total, wl);
-            }
-            n2 = dot4_splat_sse41(acc_q, acc_q);
-            if (_mm_cvtss_f32(n2) >= SKS_NORM2_MIN && _mm_cvtss_f32(n2) <= SKS_NORM2_MAX) {
-                _mm_storeu_ps(o, _mm_div_ps(acc_q, _mm_sqrt_ps(n2)));
-            } else {
-                float q[4];
-                _mm_storeu_ps(q, acc_q);
-                sks_quat_normalize_scalar(o, q);
-            }
-            _mm_storeu_ps(o + 4, _mm_div_ps(acc_ts, total));
+            blend_layers_one_sse41(out + p * pose + 8 * j, layers + p * nlayers * pose + 8 * j, pose,
+                                   nlayers, weights + j * joint_step, layer_stride);
         }
     }
 }
@@ -773,9 +785,11 @@ SKS_TARGET_AVX2 static void interp_avx2(float *out, const float *q0, size_t q0_s
     for (; i + 8 * AVX2_BLOCKS <= n; i += 8 * AVX2_BLOCKS)
         interp_blocks_avx2(out, q0, q0_step, q1, q1_step, t, t_step, i, AVX2_BLOCKS, method);
     for (; i + 8 <= n; i += 8) interp_blocks_avx2(out, q0, q0_step, q1, q1_step, t, t_step, i, 1, method);
-    (method == SKS_INTERP_NLERP ? nlerp_scalar : slerp_fast_scalar)(
-        out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step, t + t_step * i,
-        t_step, n - i);
+    {
+        const sks_interp_fn tail = method == SKS_INTERP_NLERP ? nlerp_scalar : slerp_fast_scalar;
+        tail(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
+             t + t_step * i, t_step, n - i);
+    }
 }
 
 SKS_TARGET_AVX2 static void slerp_fast_avx2_kernel(float *out, const float *q0, size_t q0_step,
@@ -878,6 +892,81 @@ SKS_TARGET_AVX2 static void blend_joints_avx2(float *out, const float *joints, s
                         npose, njoints, index, nindex, method);
 }
 
+/* blend_layers, eight joints at a time: the layers' quaternion halves in SoA (the running
+ * hemisphere test and the weighted sum per lane), translation and scale accumulated on the
+ * 256-bit rows as they are (their quaternion half is discarded), then the normalised quaternions
+ * merged back into the rows. The same operations in the same order as blend_layers_one_scalar;
+ * a block with an out-of-range |q|^2 is redone in scalar (nothing is stored before). */
+SKS_TARGET_AVX2 static void blend_layers_avx2(float *out, const float *layers, size_t npose,
+                                              size_t nlayers, size_t njoints, const float *weights,
+                                              size_t layer_stride, size_t joint_step)
+{
+    const size_t pose = 8 * njoints;
+    const __m256 sign_bit = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+    size_t p, j, l;
+    int k, ok;
+    for (p = 0; p < npose; p++) {
+        const float *x = layers + p * nlayers * pose;
+        float *o = out + p * pose;
+        for (j = 0; j + 8 <= njoints; j += 8) {
+            sks_quat8 acc;
+            __m256 rows[8], total = zero, n2, len, inv_total, q[4];
+            acc.x = acc.y = acc.z = acc.w = zero;
+            for (k = 0; k < 8; k++) rows[k] = zero;
+            for (l = 0; l < nlayers; l++) {
+                const float *xl = x + l * pose + 8 * j;
+                const float *wl = weights + l * layer_stride + j * joint_step;
+                const __m256 wv = joint_step ? _mm256_loadu_ps(wl) : _mm256_broadcast_ss(wl);
+                __m256 r[8];
+                sks_quat8 y;
+                __m256 wq;
+                for (k = 0; k < 8; k++) {
+                    r[k] = _mm256_loadu_ps(xl + 8 * k);
+                    rows[k] = _mm256_add_ps(rows[k], _mm256_mul_ps(_mm256_broadcast_ss(wl + (size_t)k * joint_step), r[k]));
+                }
+                y.x = _mm256_permute2f128_ps(r[0], r[4], 0x20);
+                y.y = _mm256_permute2f128_ps(r[1], r[5], 0x20);
+                y.z = _mm256_permute2f128_ps(r[2], r[6], 0x20);
+                y.w = _mm256_permute2f128_ps(r[3], r[7], 0x20);
+                sks_transpose4_in_lanes(&y.x, &y.y, &y.z, &y.w);
+                wq = _mm256_xor_ps(wv, _mm256_and_ps(_mm256_cmp_ps(sks_quat8_dot(acc, y), zero, _CMP_LT_OQ), sign_bit));
+                acc.x = _mm256_add_ps(acc.x, _mm256_mul_ps(wq, y.x));
+                acc.y = _mm256_add_ps(acc.y, _mm256_mul_ps(wq, y.y));
+                acc.z = _mm256_add_ps(acc.z, _mm256_mul_ps(wq, y.z));
+                acc.w = _mm256_add_ps(acc.w, _mm256_mul_ps(wq, y.w));
+                total = _mm256_add_ps(total, wv);
+            }
+            n2 = sks_quat8_dot(acc, acc);
+            ok = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(n2, _mm256_set1_ps(SKS_NORM2_MIN), _CMP_GE_OQ),
+                                                  _mm256_cmp_ps(n2, _mm256_set1_ps(SKS_NORM2_MAX), _CMP_LE_OQ))) == 0xFF;
+            if (!ok) {
+                for (k = 0; k < 8; k++)
+                    blend_layers_one_scalar(o + 8 * (j + (size_t)k), x + 8 * (j + (size_t)k), pose, nlayers,
+                                            weights + (j + (size_t)k) * joint_step, layer_stride);
+                continue;
+            }
+            len = _mm256_sqrt_ps(n2);
+            inv_total = _mm256_div_ps(_mm256_set1_ps(1.0f), total);
+            q[0] = _mm256_div_ps(acc.x, len);
+            q[1] = _mm256_div_ps(acc.y, len);
+            q[2] = _mm256_div_ps(acc.z, len);
+            q[3] = _mm256_div_ps(acc.w, len);
+            sks_transpose4_in_lanes(&q[0], &q[1], &q[2], &q[3]);   /* q[k] = [q_k | q_k+4] */
+            for (k = 0; k < 8; k++) {
+                const __m256 scale = _mm256_permutevar8x32_ps(inv_total, _mm256_set1_epi32(k));
+                rows[k] = _mm256_mul_ps(rows[k], scale);
+            }
+            for (k = 0; k < 4; k++) {
+                _mm256_storeu_ps(o + 8 * (j + (size_t)k), _mm256_permute2f128_ps(q[k], rows[k], 0x30));
+                _mm256_storeu_ps(o + 8 * (j + (size_t)k + 4), _mm256_permute2f128_ps(q[k], rows[k + 4], 0x31));
+            }
+        }
+        for (; j < njoints; j++) {
+            blend_layers_one_sse41(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride);
+        }
+    }
+}
+
 #endif /* SKS_HAVE_X86_SIMD */
 
 /* ------------------------------------------------------------------------------------------
@@ -891,10 +980,8 @@ const sks_blend_kernels sks_blend_variants[SKS_ISA_COUNT] = {
      SKS_SIMD_OR_SCALAR(nlerp_sse41_kernel, nlerp_scalar),
      SKS_SIMD_OR_SCALAR(blend_joints_sse41, blend_joints_scalar),
      SKS_SIMD_OR_SCALAR(blend_layers_sse41, blend_layers_scalar)},
-    /* blend_layers walks one joint at a time (a running hemisphere test per layer): its SSE4.1
-     * form serves the AVX2 row. */
     {SKS_SIMD_OR_SCALAR(slerp_fast_avx2_kernel, slerp_fast_scalar), slerp_exact_scalar,
      SKS_SIMD_OR_SCALAR(nlerp_avx2_kernel, nlerp_scalar),
      SKS_SIMD_OR_SCALAR(blend_joints_avx2, blend_joints_scalar),
-     SKS_SIMD_OR_SCALAR(blend_layers_sse41, blend_layers_scalar)},
+     SKS_SIMD_OR_SCALAR(blend_layers_avx2, blend_layers_scalar)},
 };

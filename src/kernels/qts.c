@@ -139,6 +139,20 @@ static inline void matrix_parent_scalar(float qts[8][8], float m[9][8], const fl
     }
 }
 
+/* Lane pointers of the skeletons b .. b + nvalid - 1 of a batch; the unused lanes repeat the
+ * last valid skeleton (computed, never stored). */
+static inline void lane_pointers(float **dst, const float **src, size_t lanes, size_t nvalid,
+                                 float *out, const float *local, size_t b, size_t out_stride,
+                                 size_t in_stride)
+{
+    size_t l;
+    for (l = 0; l < lanes; l++) {
+        const size_t k = b + (l < nvalid ? l : nvalid - 1);
+        dst[l] = out + k * out_stride;
+        src[l] = local + k * in_stride;
+    }
+}
+
 #if SKS_HAVE_X86_SIMD
 /* ------------------------------------------------------------------------------------------
  * SSE4.1: four skeletons side by side
@@ -267,19 +281,14 @@ SKS_TARGET_SSE41 static void walk_sse41(float *out, const float *local, const in
     size_t b;
     for (b = 0; b < batch; b += 4) {
         const size_t nvalid = batch - b < 4 ? batch - b : 4;
+        float *dst[4];
+        const float *src[4];
         if (nvalid == 1) {   /* one skeleton: four lanes would do four times the work */
             walk_scalar(out + b * out_stride, local + b * in_stride, parents, 1, joints, start, stop,
                         scratch, matrix);
             break;
         }
-        float *dst[4];
-        const float *src[4];
-        size_t l;
-        for (l = 0; l < 4; l++) {
-            const size_t k = b + (l < nvalid ? l : nvalid - 1);
-            dst[l] = out + k * out_stride;
-            src[l] = local + k * in_stride;
-        }
+        lane_pointers(dst, src, 4, nvalid, out, local, b, out_stride, in_stride);
         walk4_sse41(dst, src, nvalid, parents, start, stop, scratch, matrix);
     }
 }
@@ -427,19 +436,14 @@ SKS_TARGET_AVX2 static void walk_avx2(float *out, const float *local, const int3
     size_t b;
     for (b = 0; b < batch; b += 8) {
         const size_t nvalid = batch - b < 8 ? batch - b : 8;
+        float *dst[8];
+        const float *src[8];
         if (nvalid <= 4) {   /* the rest fits four lanes (or one skeleton): less wasted work */
             walk_sse41(out + b * out_stride, local + b * in_stride, parents, nvalid, joints, start,
                        stop, scratch, matrix);
             break;
         }
-        float *dst[8];
-        const float *src[8];
-        size_t l;
-        for (l = 0; l < 8; l++) {
-            const size_t k = b + (l < nvalid ? l : nvalid - 1);
-            dst[l] = out + k * out_stride;
-            src[l] = local + k * in_stride;
-        }
+        lane_pointers(dst, src, 8, nvalid, out, local, b, out_stride, in_stride);
         walk8_avx2(dst, src, nvalid, parents, start, stop, scratch, matrix);
     }
 }
