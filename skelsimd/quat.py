@@ -165,9 +165,10 @@ def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
         shape = np.broadcast_shapes(shape, s.shape)
     if out is None:
         out = np.empty(shape + (8,), np.float32)
-    elif out.shape != shape + (8,) or out.dtype != np.float32:
-        raise ValueError(f"out: expected a float32 array of shape {shape + (8,)}, got "
-                         f"{out.dtype} {out.shape}")
+    elif not isinstance(out, np.ndarray) or out.dtype != np.float32:
+        raise TypeError(f"out: expected a float32 ndarray, got {getattr(out, 'dtype', type(out).__name__)}")
+    elif out.shape != shape + (8,):
+        raise ValueError(f"out: expected shape {shape + (8,)}, got {out.shape}")
     out[..., :4] = q
     out[..., 4:7] = 0.0 if t is None else t
     out[..., 7] = 1.0 if s is None else s

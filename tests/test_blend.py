@@ -116,6 +116,22 @@ def test_in_place(isa, rng, method, which):
     assert np.array_equal(target, expected)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_scalar_t_of_every_kind_gives_the_same_result(isa, rng, method):
+    """Python and NumPy scalars take a fast path in the glue; arrays the general one."""
+    q0, q1 = T.random_quaternions((2, 9), rng).astype(np.float32)
+    expected = interp(method, q0, q1, np.full(9, 0.375, np.float32))
+    for t in (0.375, np.float32(0.375), np.float64(0.375), np.array(0.375), [0.375]):
+        assert np.array_equal(interp(method, q0, q1, t), expected), type(t)
+    for t in (1, True, np.int64(1), np.uint8(1)):
+        assert np.array_equal(interp(method, q0, q1, t), interp(method, q0, q1, np.ones(9, np.float32)))
+    joints, blend = T.random_qts((2, 9), rng)
+    ref = skelsimd.blend_joints(joints, blend, np.float32(0.375), method=method)
+    assert np.array_equal(skelsimd.blend_joints(joints, blend, 0.375, method=method), ref)
+    with pytest.raises(ValueError, match="t: expected a number that fits a float"):
+        skelsimd.slerp(q0, q1, 10**400)
+
+
 def test_exact_and_fast_agree(isa, rng):
     q0, q1 = T.special_quaternion_pairs(20_000, rng)
     t = rng.random(len(q0)).astype(np.float32)

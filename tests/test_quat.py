@@ -218,6 +218,12 @@ def test_qts_pack_unpack(rng):
     assert one.shape == (4, 6, 8)
     with pytest.raises(ValueError, match=r"x: expected shape \(\.\.\., 8\)"):
         skelsimd.qts_unpack(np.zeros((3, 7)))
+    out = np.zeros((4, 6, 8), np.float32)
+    assert skelsimd.qts_pack(q, t, s, out=out) is out and np.array_equal(out, x)
+    with pytest.raises(TypeError, match="out: expected a float32 ndarray, got float64"):
+        skelsimd.qts_pack(q, out=np.zeros((4, 6, 8)))
+    with pytest.raises(ValueError, match=r"out: expected shape \(4, 6, 8\), got \(4, 8\)"):
+        skelsimd.qts_pack(q, out=np.zeros((4, 8), np.float32))
 
 
 def test_every_variant_is_bit_identical():
