@@ -24,8 +24,8 @@ Determinism and accuracy
 ------------------------
 Every SIMD variant evaluates the same float32 operations in the same order, so results are
 bit-identical whichever variant runs. Max abs error against float64 for unit inputs (tested on
-every variant): quat_multiply <= 2.5e-7, quat_normalize <= 2e-7, quat_rotate <= 6e-7 * |v|,
-quat_to_matrix <= 4e-7, matrix_to_quat <= 4e-7 (up to sign), qts_to_matrix <= 5e-7 * max(1, |s|)
+every variant): quat_multiply <= 2.5e-7, quat_normalize <= 2e-7, quat_rotate <= 4e-7 * |v|,
+quat_to_matrix <= 4e-7, matrix_to_quat <= 4e-7 (up to sign), qts_to_matrix <= 4e-7 * max(1, |s|)
 plus t exact, matrix_to_qts <= 5e-7 relative.
 """
 import numpy as np
@@ -89,7 +89,7 @@ def quat_rotate(q, v, out=None):
     ndarray, float32 (..., 3)
 
     Equals ``quat_to_matrix(q) @ v`` evaluated as ``((r0 v0 + r1 v1) + r2 v2)``; a zero q leaves v
-    unchanged. Error <= 6e-7 * |v| (the entries of R carry up to 3.1e-7 each).
+    unchanged. Error <= 4e-7 * |v|.
     """
     return _core.quat_rotate(q, v, out)
 
@@ -119,7 +119,7 @@ def matrix_to_quat(m, out=None, *, scalar_first=False):
 def qts_to_matrix(x, out=None):
     """Joint matrices ``[s R(q / |q|) | t]`` ``(..., 3, 4)`` of QTS joints ``(..., 8)``.
 
-    With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= 5e-7 * max(1, |s|)
+    With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= 4e-7 * max(1, |s|)
     on the rotation part; t is copied.
     """
     return _core.qts_to_matrix(x, out)
