@@ -61,38 +61,54 @@ static inline void qts_compose_scalar(float *o, const float *P, const float m[9]
 }
 
 /* The walk of one skeleton. QTS mode (matrix == 0): globals in out (8 floats per joint).
- * Matrix mode: globals as QTS in g (8 floats per joint, scratch), matrices in out (12). */
-static void walk_one_scalar(float *out, float *g, const float *local, const int32_t *parents,
-                            size_t start, size_t stop, int matrix)
+ * Matrix mode: globals as QTS in g (8 floats per joint, scratch), matrices in out (12).
+ * m_cache (9 floats per joint, scratch) keeps each joint's M = s R(q) for its children, and the
+ * previous joint stays in registers for a child with parents[j] == j - 1 (chains: spine, limbs,
+ * fingers), so the parent -> child chain does not go through memory. */
+static void walk_one_scalar(float *out, float *g, float *m_cache, const float *local,
+                            const int32_t *parents, size_t start, size_t stop, int matrix)
 {
+    float prev[8] = {0, 0, 0, 1, 0, 0, 0, 1}, prev_m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     size_t j;
+    int c;
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
-        float *gj = g + 8 * j;
+        float cur[8], m[9];
         if (p < 0) {
-            memmove(gj, local + 8 * j, 8 * sizeof(float));
-        } else if (matrix && (size_t)p < start) {
+            memcpy(cur, local + 8 * j, sizeof cur);
+        } else if ((size_t)p + 1 == j && j > start) {
+            qts_compose_scalar(cur, prev, prev_m, local + 8 * j);
+        } else if ((size_t)p >= start) {
+            qts_compose_scalar(cur, g + 8 * (size_t)p, m_cache + 9 * (size_t)p, local + 8 * j);
+        } else if (matrix) {
             const float *a = out + 12 * (size_t)p;
-            const float m[9] = {a[0], a[1], a[2], a[4], a[5], a[6], a[8], a[9], a[10]};
+            const float pm[9] = {a[0], a[1], a[2], a[4], a[5], a[6], a[8], a[9], a[10]};
             float P[8];
             sks_matrix_to_qts_scalar(P, a);
             P[4] = a[3];
             P[5] = a[7];
             P[6] = a[11];
-            qts_compose_scalar(gj, P, m, local + 8 * j);
+            qts_compose_scalar(cur, P, pm, local + 8 * j);
         } else {
             const float *P = g + 8 * (size_t)p;
-            float m[9];
-            sks_quat_scaled_rotation_scalar(m, P, P[7]);
-            qts_compose_scalar(gj, P, m, local + 8 * j);
+            float pm[9];
+            sks_quat_scaled_rotation_scalar(pm, P, P[7]);
+            qts_compose_scalar(cur, P, pm, local + 8 * j);
         }
+        sks_quat_scaled_rotation_scalar(m, cur, cur[7]);
+        memcpy(g + 8 * j, cur, sizeof cur);
+        memcpy(m_cache + 9 * j, m, sizeof m);
         if (matrix) {
-            float m[9], *o = out + 12 * j;
-            sks_quat_scaled_rotation_scalar(m, gj, gj[7]);
-            o[0] = m[0]; o[1] = m[1]; o[2] = m[2]; o[3] = gj[4];
-            o[4] = m[3]; o[5] = m[4]; o[6] = m[5]; o[7] = gj[5];
-            o[8] = m[6]; o[9] = m[7]; o[10] = m[8]; o[11] = gj[6];
+            float *o = out + 12 * j;
+            for (c = 0; c < 3; c++) {
+                o[4 * c] = m[3 * c];
+                o[4 * c + 1] = m[3 * c + 1];
+                o[4 * c + 2] = m[3 * c + 2];
+                o[4 * c + 3] = cur[4 + c];
+            }
         }
+        memcpy(prev, cur, sizeof prev);
+        memcpy(prev_m, m, sizeof prev_m);
     }
 }
 
@@ -102,7 +118,8 @@ static void walk_scalar(float *out, const float *local, const int32_t *parents, 
     size_t b;
     for (b = 0; b < batch; b++) {
         float *o = out + b * joints * (matrix ? 12 : 8);
-        walk_one_scalar(o, matrix ? scratch : o, local + b * joints * 8, parents, start, stop, matrix);
+        walk_one_scalar(o, matrix ? scratch : o, scratch + 8 * joints, local + b * joints * 8, parents,
+                        start, stop, matrix);
     }
 }
 
