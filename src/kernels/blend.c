@@ -21,7 +21,7 @@
  *   2.5e-7 (it drops the Omega^2 t (1 - t) / 2 term). Here no branch is needed: the weights'
  *   ratio is insensitive to the rounding of small angles and the 1e-14 floor keeps s > 0, so
  *   identical and (anti)parallel pairs give w0 = 1 - t, w1 = t up to rounding, never NaN.
- *   Error (unit inputs, t in [0, 1], any pair): <= 5e-7 max abs, 2.9e-7 measured over 16M pairs
+ *   Error (unit inputs, t in [0, 1], any pair): <= 5e-7 max abs, 2.7e-7 measured over 16M pairs
  *   including near-parallel, identical and antipodal ones. For t outside [0, 1] the reduction
  *   keeps the result on the great circle (extrapolation), error <= 5e-7 max(1, |t|, |1 - t|).
  * slerp, method "exact": the careful trigonometric slerp, omega = 2 atan2(|q0 - q1'|, |q0 + q1'|)
