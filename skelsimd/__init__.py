@@ -5,11 +5,16 @@ Kernels are chosen at import for the best SIMD variant the CPU supports (``skels
 """
 from ._isa import isa  # noqa: F401  (applies SKELSIMD_ISA on import)
 from .alignment import empty_aligned, is_aligned, zeros_aligned  # noqa: F401
+from .blend import blend_joints, blend_layers, nlerp, slerp  # noqa: F401
 from .joints import global_to_local, invert_joints, local_to_global, multiply_joints  # noqa: F401
 from .mat4 import mat4_local_to_global, matmul4, transform_points  # noqa: F401
 from .skinning import normalize_weights, skin, skinning_palette  # noqa: F401
 from .skeleton import Skeleton  # noqa: F401
 from .bvh import Clip, load_bvh, save_bvh  # noqa: F401
 from . import data  # noqa: F401  (the embedded example clip)
+from .qts import qts_local_to_global, qts_local_to_global_matrix  # noqa: F401
+from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # noqa: F401
+                   qts_unpack, quat_conjugate, quat_multiply, quat_normalize, quat_rotate,
+                   quat_to_matrix)
 
 __version__ = "0.1.0"

@@ -12,6 +12,9 @@ __all__ = [
     "depths",
     "random_mat4",
     "random_mesh",
+    "random_qts",
+    "perturbed_quaternions",
+    "special_quaternion_pairs",
 ]
 
 
@@ -186,3 +189,54 @@ def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_i
         weights[zero] = 0.0
     weights /= weights.sum(axis=1, keepdims=True)
     return positions, normals.astype(np.float32), indices, weights.astype(np.float32)
+
+
+def random_qts(shape, rng, *, translation=1.0, scale=None, dtype=np.float32):
+    """QTS joints (*shape, 8) = (qx, qy, qz, qw, tx, ty, tz, s): uniformly random unit quaternions,
+    translations uniform in [-translation, translation]^3, and uniform scales drawn from
+    `scale` = (lo, hi) (1 when None)."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    x = np.empty(shape + (8,))
+    x[..., :4] = random_quaternions(shape, rng)
+    x[..., 4:7] = rng.uniform(-translation, translation, size=shape + (3,))
+    x[..., 7] = 1.0 if scale is None else rng.uniform(scale[0], scale[1], size=shape)
+    return x.astype(dtype)
+
+
+def perturbed_quaternions(q, angle, rng):
+    """Unit quaternions (float64) a random rotation of about `angle` radians (scalar or array
+    broadcasting with q[..., 0]) away from the unit quaternions q: near-parallel pairs."""
+    q = np.asarray(q, dtype=np.float64)
+    axis = rng.standard_normal(q.shape[:-1] + (3,))
+    axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
+    half = np.broadcast_to(0.5 * np.asarray(angle, dtype=np.float64), q.shape[:-1])[..., None]
+    d = np.concatenate([axis * np.sin(half), np.cos(half)], axis=-1)
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    dx, dy, dz, dw = np.moveaxis(np.broadcast_to(d, q.shape), -1, 0)
+    r = np.stack([dw * x + dx * w + dy * z - dz * y, dw * y - dx * z + dy * w + dz * x,
+                  dw * z + dx * y - dy * x + dz * w, dw * w - dx * x - dy * y - dz * z], axis=-1)
+    return r / np.linalg.norm(r, axis=-1, keepdims=True)
+
+
+def special_quaternion_pairs(n, rng, dtype=np.float32):
+    """(q0, q1) float arrays (n, 4) mixing the pairs interpolation finds hard: random, identical,
+    antipodal (q1 = -q0), near-parallel and near-antipodal (angles from 1e-7 to 1e-2 radians,
+    |dot| > 0.9999), orthogonal (dot = 0 up to rounding) and the identity with itself."""
+    q0 = random_quaternions(n, rng)
+    kind = rng.integers(0, 7, size=n)
+    q1 = random_quaternions(n, rng)
+    angle = 10.0 ** rng.uniform(-7, -2, size=n)
+    near = perturbed_quaternions(q0, angle, rng)
+    q1 = np.where((kind == 1)[:, None], q0, q1)
+    q1 = np.where((kind == 2)[:, None], -q0, q1)
+    q1 = np.where((kind == 3)[:, None], near, q1)
+    q1 = np.where((kind == 4)[:, None], -near, q1)
+    ortho = np.stack([-q0[:, 1], q0[:, 0], -q0[:, 3], q0[:, 2]], axis=-1)
+    q1 = np.where((kind == 5)[:, None], ortho, q1)
+    ident = np.array([0.0, 0.0, 0.0, 1.0])
+    q0 = np.where((kind == 6)[:, None], ident, q0)
+    q1 = np.where((kind == 6)[:, None], ident, q1)
+    q0, q1 = q0.astype(dtype), q1.astype(dtype)
+    q1[kind == 1] = q0[kind == 1]          # identical after rounding too
+    q1[kind == 2] = -q0[kind == 2]
+    return q0, q1

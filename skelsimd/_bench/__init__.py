@@ -3,10 +3,11 @@
 Each family module provides `headline()`, the list of its workloads at their headline sizes;
 FAMILIES maps the family's name to that function.
 """
-from . import joints, mat4, skeleton, skinning
+from . import joints, mat4, quat, skeleton, skinning
 
 FAMILIES = {
     "joints": joints.headline,
+    "quat": quat.headline,
     "mat4": mat4.headline,
     "skinning": skinning.headline,
     "skeleton": skeleton.headline,

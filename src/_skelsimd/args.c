@@ -173,6 +173,32 @@ int sks_check_overlap(PyArrayObject *out, const char *out_name, PyArrayObject *i
     return -1;
 }
 
+int sks_parse_choice(PyObject *obj, const char *name, const char *const *choices, int dflt)
+{
+    const char *v;
+    int i;
+    if (obj == NULL || obj == Py_None) return dflt;
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a str, got %s", name, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    v = PyUnicode_AsUTF8(obj);
+    if (v == NULL) return -1;
+    for (i = 0; choices[i] != NULL; i++) {
+        if (strcmp(v, choices[i]) == 0) return i;
+    }
+    {
+        char list[256];
+        size_t used = 0;
+        for (i = 0; choices[i] != NULL && used < sizeof list; i++) {
+            used += (size_t)snprintf(list + used, sizeof list - used, i ? ", '%s'" : "'%s'",
+                                     choices[i]);
+        }
+        PyErr_Format(PyExc_ValueError, "%s: expected one of %s, got '%s'", name, list, v);
+    }
+    return -1;
+}
+
 /* --- parents ------------------------------------------------------------------------------- */
 
 static int sks_read_index(PyArrayObject *arr, npy_intp i, long long *value)
@@ -296,6 +322,81 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
     }
     out->holder = arr;
     out->data = (const int32_t *)PyArray_DATA(arr);
+    return 0;
+}
+
+int sks_parse_indices(PyObject *obj, const char *name, npy_intp n, const char *n_from,
+                      sks_parents *out)
+{
+    PyArrayObject *arr, *conv;
+    unsigned char *seen;
+    npy_intp m, k;
+    out->data = NULL;
+    out->holder = NULL;
+    arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
+    if (arr == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected a 1-D integer array, got %s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    {
+        PyArray_Descr *d = PyArray_DESCR(arr);
+        const int empty_list = !PyArray_Check(obj) && PyArray_SIZE(arr) == 0;
+        if (!(d->kind == 'i' || d->kind == 'u') && !empty_list) {
+            sks_wrong_dtype(name, d, "a 1-D integer array");
+            Py_DECREF(arr);
+            return -1;
+        }
+    }
+    if (PyArray_NDIM(arr) != 1) {
+        char got[256];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(arr), PyArray_DIMS(arr));
+        PyErr_Format(PyExc_ValueError, "%s: expected a 1-D array of joint indices, got shape %s",
+                     name, got);
+        Py_DECREF(arr);
+        return -1;
+    }
+    conv = (PyArrayObject *)PyArray_FromAny((PyObject *)arr, PyArray_DescrFromType(NPY_INT64), 1,
+                                            1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
+    if (conv == NULL) {
+        Py_DECREF(arr);
+        return -1;
+    }
+    m = PyArray_DIM(conv, 0);
+    seen = (unsigned char *)PyMem_Calloc((size_t)(n > 0 ? n : 1), 1);
+    if (seen == NULL) {
+        Py_DECREF(arr);
+        Py_DECREF(conv);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (k = 0; k < m; k++) {
+        const long long v = ((const npy_int64 *)PyArray_DATA(conv))[k];
+        if (v < 0 || v >= n) {
+            PyErr_Format(PyExc_ValueError, "%s[%ld] = %lld: expected 0 <= %s < %ld (%s)", name,
+                         (long)k, v, name, (long)n, n_from);
+            break;
+        }
+        if (seen[v]) {
+            PyErr_Format(PyExc_ValueError, "%s[%ld] = %lld: repeated; expected distinct indices",
+                         name, (long)k, v);
+            break;
+        }
+        seen[v] = 1;
+    }
+    PyMem_Free(seen);
+    Py_DECREF(conv);
+    if (k < m) {
+        Py_DECREF(arr);
+        return -1;
+    }
+    conv = (PyArrayObject *)PyArray_FromAny((PyObject *)arr, PyArray_DescrFromType(NPY_INT32), 1,
+                                            1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
+    Py_DECREF(arr);
+    if (conv == NULL) return -1;
+    out->holder = conv;
+    out->data = (const int32_t *)PyArray_DATA(conv);
     return 0;
 }
 

@@ -55,6 +55,10 @@ int sks_check_shape(PyArrayObject *arr, const char *name, int min_ndim, const np
 /* Writes "(d0, d1, ...)" into buf. */
 void sks_format_shape(char *buf, size_t size, int ndim, const npy_intp *shape);
 
+/* Index of the str obj in the NULL-terminated `choices` (NULL/None -> dflt). TypeError for a
+ * non-str, ValueError naming the argument and listing the choices otherwise; -1 on error. */
+int sks_parse_choice(PyObject *obj, const char *name, const char *const *choices, int dflt);
+
 /* --- out ----------------------------------------------------------------------------------- */
 
 /* out_obj None/NULL: a new uninitialised float32 array of `shape`. Otherwise out_obj itself
@@ -95,6 +99,13 @@ typedef struct sks_skeleton_object {
 } sks_skeleton_object;
 
 extern PyTypeObject sks_skeleton_type;
+
+/* An index array into n items: a 1-D integer array (list, tuple or ndarray) of distinct values
+ * 0 <= index[k] < n, in any order; `n_from` names where n came from (e.g. "joints.shape[-2]").
+ * TypeError for a non-integer dtype, ValueError naming the first out-of-range or repeated entry.
+ * Gives int32 indices owned by out->holder (release with sks_parents_release). */
+int sks_parse_indices(PyObject *obj, const char *name, npy_intp n, const char *n_from,
+                      sks_parents *out);
 
 /* start/stop of a joint range: ints with 0 <= start <= stop <= njoints; stop None means njoints. */
 int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoints,

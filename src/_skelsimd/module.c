@@ -21,6 +21,9 @@ extern PyMethodDef sks_mat4_methods[];
 extern PyMethodDef sks_skinning_methods[];
 extern PyMethodDef sks_skeleton_methods[];
 extern int sks_skeleton_add_types(PyObject *module);
+extern PyMethodDef sks_quat_methods[];
+extern PyMethodDef sks_blend_methods[];
+extern PyMethodDef sks_qts_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -120,6 +123,9 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_skinning_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_skeleton_methods) < 0) return -1;
     if (sks_skeleton_add_types(m) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_quat_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_blend_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_qts_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

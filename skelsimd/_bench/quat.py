@@ -1,0 +1,143 @@
+"""Benchmark workloads of the quaternion families (issue 3; seeds 003 and 002): slerp and nlerp
+on 1024 pairs, blend_joints and blend_layers on an army, and the QTS hierarchy walks."""
+import numpy as np
+
+from .. import blend as B
+from .. import joints as J
+from .. import qts as Q
+from .. import quat as U
+from .. import testing as T
+from ..reference import blend as RB
+from ..reference import joints as RJ
+from ..reference import qts as RQ
+from .core import Workload
+
+
+def _checker(expected, tol, part=slice(None)):
+    def check(result):
+        err = np.abs(np.asarray(result, np.float64)[part] - expected).max(initial=0.0)
+        assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
+    return check
+
+
+def _pairs(n, seed):
+    rng = np.random.default_rng(seed)
+    q0, q1 = T.special_quaternion_pairs(n, rng)
+    return q0, q1, rng.random(n).astype(np.float32)
+
+
+def slerp_workload(n=1024, seed=0):
+    """slerp "fast" on n pairs (per-pair t) against the NumPy float32 slerp, with the scalar
+    "exact" method as an extra row (every variant runs the same scalar code for it)."""
+    q0, q1, t = _pairs(n, seed)
+    out = np.empty_like(q0)
+    out_exact = np.empty_like(q0)
+    return Workload(
+        name=f"slerp[{n}]", title=f"slerp fast {n} pairs", family="quat", unit="pair", units=n,
+        kernel=lambda: B.slerp(q0, q1, t, out),
+        numpy=lambda: RB.slerp_numpy32(q0, q1, t),
+        limit=lambda: np.copyto(out_exact, q0),
+        check=_checker(RB.slerp(q0, q1, t), 5e-7),
+        extra={"exact": lambda: B.slerp(q0, q1, t, out_exact, method="exact")},
+        params={"pairs": n},
+    )
+
+
+def nlerp_workload(n=1024, seed=1):
+    q0, q1, t = _pairs(n, seed)
+    out = np.empty_like(q0)
+    copy = np.empty_like(q0)
+    return Workload(
+        name=f"nlerp[{n}]", title=f"nlerp {n} pairs", family="quat", unit="pair", units=n,
+        kernel=lambda: B.nlerp(q0, q1, t, out), numpy=lambda: RB.nlerp_numpy32(q0, q1, t),
+        limit=lambda: np.copyto(copy, q0), check=_checker(RB.nlerp(q0, q1, t), 2e-7),
+        params={"pairs": n},
+    )
+
+
+def blend_joints_workload(batch=1000, joints=96, method="fast", seed=2):
+    """blend_joints of two armies of QTS poses (ozz-animation's two-layer BlendingJob)."""
+    rng = np.random.default_rng(seed)
+    a = T.random_qts((batch, joints), rng)
+    b = T.random_qts((batch, joints), rng)
+    out = np.empty_like(a)
+    copy = np.empty_like(a)
+    k = min(batch, 16)
+    expected = RB.blend_joints(a[:k], b[:k], 0.3, method=method)
+    check = _checker(expected, 5e-7)
+    return Workload(
+        name=f"blend_joints_{method}[{batch}x{joints}]", title=f"blend_joints {method} {batch} x {joints}",
+        family="quat", unit="joint", units=batch * joints,
+        kernel=lambda: B.blend_joints(a, b, 0.3, method=method, out=out),
+        numpy=lambda: RB.blend_joints_numpy32(a, b, 0.3, method),
+        limit=lambda: np.copyto(copy, a),
+        check=lambda res: check(np.asarray(res)[:k]),
+        params={"batch": batch, "joints": joints, "method": method},
+    )
+
+
+def blend_layers_workload(batch=1000, joints=96, layers=3, seed=3):
+    rng = np.random.default_rng(seed)
+    x = T.random_qts((batch, layers, joints), rng)
+    w = np.array([0.5, 0.3, 0.2][:layers] + [0.1] * max(0, layers - 3), np.float32)
+    out = np.empty((batch, joints, 8), np.float32)
+    copy = np.empty_like(out)
+    expected = RB.blend_layers(x[:8], w)
+    check = _checker(expected, 2e-7 * (layers + 1))
+    return Workload(
+        name=f"blend_layers[{layers}x{batch}x{joints}]", title=f"blend_layers {layers} x {batch} x {joints}",
+        family="quat", unit="joint", units=batch * joints,
+        kernel=lambda: B.blend_layers(x, w, out), numpy=lambda: RB.blend_layers_numpy32(x, w),
+        limit=lambda: np.copyto(copy, x[:, 0]), check=lambda res: check(np.asarray(res)[:8]),
+        params={"batch": batch, "joints": joints, "layers": layers},
+    )
+
+
+def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None):
+    """qts_local_to_global(_matrix) on `batch` skeletons (the humanoid for 96 joints, a random
+    tree otherwise), against NumPy's depth-level batching; the matrix form also times
+    local_to_global on the equivalent local matrices (an extra row)."""
+    rng = np.random.default_rng(seed)
+    parents = T.humanoid_skeleton()[0] if joints == 96 else T.random_parents(joints, rng)
+    local = T.random_qts((batch, joints), rng)
+    plan = RJ.LevelPlan(parents)
+    k = min(batch, 16)
+    copy = np.empty_like(local)
+    if matrix:
+        out = np.empty((batch, joints, 3, 4), np.float32)
+        mats = U.qts_to_matrix(local)
+        out_m = np.empty_like(mats)
+        np_out = np.empty_like(local)
+        expected = RQ.qts_local_to_global_matrix(local[:k], parents)
+
+        def numpy_walk():
+            return U.qts_to_matrix(RQ.qts_local_to_global_numpy32(local, plan, np_out))
+
+        kernel = lambda: Q.qts_local_to_global_matrix(local, parents, out)   # noqa: E731
+        extra = {"l2g mats": lambda: J.local_to_global(mats, parents, out_m)}
+        title = f"qts_local_to_global_matrix {batch} x {joints}"
+    else:
+        out = np.empty_like(local)
+        np_out = np.empty_like(local)
+        expected = RQ.qts_local_to_global(local[:k], parents)
+
+        def numpy_walk():
+            return RQ.qts_local_to_global_numpy32(local, plan, np_out)
+
+        kernel = lambda: Q.qts_local_to_global(local, parents, out)   # noqa: E731
+        extra = {}
+        title = f"qts_local_to_global {batch} x {joints}"
+    check = _checker(expected, 4e-5)
+    return Workload(
+        name=name or (("qts_matrix" if matrix else "qts") + f"[{batch}x{joints}]"), title=title,
+        family="quat", unit="joint", units=batch * joints, kernel=kernel, numpy=numpy_walk,
+        limit=lambda: np.copyto(copy, local), check=lambda res: check(np.asarray(res)[:k]),
+        extra=extra, params={"batch": batch, "joints": joints, "matrix": matrix},
+    )
+
+
+def headline():
+    """The family's workloads for `python -m skelsimd bench`."""
+    return [slerp_workload(), nlerp_workload(), blend_joints_workload(),
+            blend_joints_workload(method="nlerp"), blend_layers_workload(),
+            qts_walk_workload(), qts_walk_workload(matrix=True)]

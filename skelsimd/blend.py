@@ -1,0 +1,121 @@
+"""Quaternion interpolation and joint blending (seed 003 "Slerping Clock Cycles").
+
+Quaternions are float32 ``(..., 4)`` as ``(x, y, z, w)``; QTS joints ``(..., 8)`` as
+``(qx, qy, qz, qw, tx, ty, tz, s)``. Every interpolation takes the shortest arc (``q1`` is negated
+when ``dot(q0, q1) < 0``: ``q`` and ``-q`` are the same rotation). Inputs are array_like, converted
+once to C-contiguous float32; leading dimensions broadcast; ``out`` rules as everywhere in
+skelsimd; everything is validated before anything is written; the GIL is released.
+
+Accuracy (max abs component error against float64, unit quaternions, every SIMD variant; tested)
+-----------------------------------------------------------------------------------------------
+* ``slerp(method="fast")`` (the seed's optimised slerp: sqrt/atan2 identities and polynomial
+  sine/arctangent, SIMD across lanes): <= 5e-7 for every pair, including identical,
+  near-parallel (|dot| > 0.9999) and antipodal ones, t in [0, 1] (2.7e-7 measured over 16M
+  pairs). Outside [0, 1] the sine arguments are range-reduced (extrapolation along the great
+  circle): <= 5e-7 * max(1, |t|, |1 - t|).
+* ``slerp(method="exact")`` (careful float32 trigonometric slerp, libm sinf/atan2f,
+  omega = 2 atan2(|q0 - q1|, |q0 + q1|)): <= 3e-7.
+* ``nlerp``: <= 2e-7.
+* ``blend_joints``: the rotation bound of its method; translation and scale
+  ``a + t (b - a)``, <= 2**-22 * max(|a|, |b|) per component.
+* ``blend_layers``: <= 2e-7 * (L + 1) per quaternion component for unit inputs; translation and
+  scale <= 2**-23 * (L + 1) * max|t| (weighted sums in layer order).
+
+Every SIMD variant evaluates the same operations in the same order: results are bit-identical
+across variants (slerp "exact" runs the same scalar code everywhere).
+"""
+from . import _core
+
+__all__ = ["slerp", "nlerp", "blend_joints", "blend_layers"]
+
+
+def slerp(q0, q1, t, out=None, *, method="fast"):
+    """Spherical linear interpolation along the shortest arc.
+
+    Parameters
+    ----------
+    q0, q1 : array_like, (..., 4)
+        Unit quaternions (x, y, z, w); leading dimensions broadcast (one key against many).
+    t : array_like, scalar or (...)
+        Interpolation parameter, broadcast with the batch: 0 gives q0, 1 gives q1 (or -q1 when
+        the shortest arc needs it). Values outside [0, 1] extrapolate along the great circle.
+    out : ndarray, float32 (broadcast(...), 4), optional
+        May be exactly ``q0`` or ``q1``.
+    method : {"fast", "exact"}
+        "fast": the seed's optimised slerp, SIMD across 4 (SSE4.1) or 8 (AVX2) pairs;
+        <= 5e-7. "exact": a scalar float32 trigonometric slerp; <= 3e-7.
+
+    Returns
+    -------
+    ndarray, float32 (..., 4)
+
+    Identical, near-parallel and antipodal pairs give finite results (``slerp(q, q, t) == q``
+    and ``slerp(q, -q, t) == q`` within the bound; never NaN). The inputs are assumed unit: the
+    dot product is used as the cosine (clamped to [-1, 1]), so a non-unit input gives a finite
+    but not a meaningful result. NaN inputs give NaN in that output.
+    """
+    return _core.slerp(q0, q1, t, out, method)
+
+
+def nlerp(q0, q1, t, out=None):
+    """Normalised linear interpolation (the seed's Lerp with renormalisation), shortest arc:
+    ``normalize((1 - t) q0 + t q1')``.
+
+    Same shapes and broadcasting as :func:`slerp`. The result is always normalised (non-unit
+    inputs are fine; a zero sum gives ``(0, 0, 0, 1)``). Traces the same great arc as slerp but
+    not at constant speed. Error <= 2e-7.
+    """
+    return _core.nlerp(q0, q1, t, out)
+
+
+def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
+    """Blend two QTS poses: the seed's SlerpJoints / LerpJoints.
+
+    Parameters
+    ----------
+    joints, blend : array_like, (..., J, 8)
+        QTS poses (qx, qy, qz, qw, tx, ty, tz, s); leading dimensions broadcast.
+    t : array_like, scalar or (...)
+        Blend factor per pose, broadcast with the leading dimensions. The seed's shortcuts:
+        ``t <= 0`` gives ``joints``, ``t >= 1`` copies ``blend`` into the selected joints (so t
+        is effectively clamped to [0, 1]); otherwise rotations are interpolated by ``method``
+        and translation and scale by ``a + t (b - a)`` (equal inputs, e.g. unit scales, stay
+        exact).
+    index : array_like of int, (K,), optional
+        The joints to blend (distinct, 0 <= index < J, any order; empty is allowed); the others
+        are copies of ``joints``. Default: all joints. Repeated or out-of-range indices are a
+        ValueError.
+    method : {"fast", "exact", "nlerp"}
+        Rotation interpolation: slerp "fast" (SIMD) or "exact" (scalar), or "nlerp" (SIMD).
+    out : ndarray, float32 (..., J, 8), optional
+        ``out=joints`` blends in place (the seed's usage); it must not be ``blend``.
+
+    Returns
+    -------
+    ndarray, float32 (..., J, 8)
+    """
+    return _core.blend_joints(joints, blend, t, index, method, out)
+
+
+def blend_layers(layers, weights, out=None):
+    """N-way weighted blend of QTS poses, as game runtimes blend more than two animations.
+
+    Parameters
+    ----------
+    layers : array_like, (..., L, J, 8)
+        L poses of J QTS joints (the leading dimensions are a batch).
+    weights : array_like, (L,) or (L, J)
+        One weight per layer, or per layer and joint (blend masks). Weights must be finite and
+        >= 0, and every joint needs at least one positive weight (a joint whose weights are all
+        0 is a ValueError naming it; no silent fallback). They are normalised per joint.
+    out : ndarray, float32 (..., J, 8), optional
+
+    Returns
+    -------
+    ndarray, float32 (..., J, 8)
+
+    Rotation: the weighted sum of the layers' quaternions, each flipped to the hemisphere of the
+    running sum (ozz-animation's rule; a zero-weight layer does not count), then normalised.
+    Translation and scale: weighted means.
+    """
+    return _core.blend_layers(layers, weights, out)

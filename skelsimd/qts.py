@@ -1,0 +1,71 @@
+"""QTS hierarchy walks: quaternion + translation + uniform scale poses to global poses (seed 002's
+comment thread: the quaternion walk; ozz-animation's LocalToModelJob for matrices out).
+
+A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``; a pose batch
+``(..., J, 8)`` shares one ``parents`` array (``-1`` for a root, ``parents[j] < j``), as in
+``skelsimd.joints``.
+
+Accuracy (max abs error against float64, unit quaternions, translations in [-1, 1]; tested on
+every variant)
+---------------------------------------------------------------------------------------------
+* unit scale: <= 2e-6 on random 96-joint trees (parents uniform among earlier joints);
+* any hierarchy: ``(d + 1) * 2**-23 * max(1, T)`` for depth d and global translations up to T,
+  also with uniform scales (T then includes the scaled translations); quaternions <= 1e-6 * (d + 1).
+"""
+from . import _core
+
+__all__ = ["qts_local_to_global", "qts_local_to_global_matrix"]
+
+
+def qts_local_to_global(local, parents, out=None, *, start=0, stop=None):
+    """Local QTS joints to global ones: the quaternion hierarchy walk.
+
+    For ``start <= j < stop`` ascending, with ``P = global[parents[j]]`` and ``L = local[j]``:
+    ``q = q_P * q_L``, ``t = t_P + s_P R(q_P) t_L``, ``s = s_P s_L``; roots copy their local joint.
+
+    Parameters
+    ----------
+    local : array_like, (..., J, 8)
+    parents : array_like of int, (J,)
+    out : ndarray, float32 (..., J, 8), optional
+        ``out=local`` works in place.
+    start, stop : int, optional
+        Restrict the pass to ``start <= j < stop``, as in ``local_to_global``: parents before
+        ``start`` are read from ``out`` as global joints; with ``out=None`` the result starts as
+        a copy of ``local``.
+
+    Returns
+    -------
+    ndarray, float32 (..., J, 8)
+
+    ``R(q_P)`` is the rotation of ``q_P / |q_P|`` and the parent's translation is added last;
+    ``t`` equals the translation of ``qts_to_matrix(P) @ qts_to_matrix(L)`` in float32. See the
+    module docstring for the error bounds.
+    """
+    return _core.qts_local_to_global(local, parents, out, start, stop)
+
+
+def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None):
+    """QTS local joints in, 3x4 global joint matrices out, in one pass (ozz-animation's
+    LocalToModelJob).
+
+    ``global[j] = global[parents[j]] @ qts_to_matrix(local[j])``; equal bit for bit to
+    ``local_to_global(qts_to_matrix(local), parents)`` without materialising the local matrices
+    (chunks of skeletons are converted in a cache-resident scratch and walked).
+
+    Parameters
+    ----------
+    local : array_like, (..., J, 8)
+    parents : array_like of int, (J,)
+    out : ndarray, float32 (..., J, 3, 4), optional
+    start, stop : int, optional
+        As in ``local_to_global``: parents before ``start`` are read from ``out`` as global
+        matrices; with ``out=None`` the result starts as ``qts_to_matrix(local)``.
+
+    Returns
+    -------
+    ndarray, float32 (..., J, 3, 4)
+
+    Accuracy: that of ``local_to_global`` (<= 2e-6 on random 96-joint trees with unit scale).
+    """
+    return _core.qts_local_to_global_matrix(local, parents, out, start, stop)

@@ -1,0 +1,133 @@
+"""Float64 NumPy references for slerp, nlerp, blend_joints and blend_layers, plus the NumPy
+float32 formulations the benchmarks race against."""
+import numpy as np
+
+from .quat import quat_normalize
+
+__all__ = ["slerp", "nlerp", "blend_joints", "blend_layers", "slerp_numpy32", "nlerp_numpy32",
+           "blend_joints_numpy32", "blend_layers_numpy32"]
+
+
+def _f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def _shortest(q0, q1):
+    q0, q1 = np.broadcast_arrays(_f64(q0), _f64(q1))
+    dot = (q0 * q1).sum(-1)
+    return q0, np.where((dot < 0)[..., None], -q1, q1)
+
+
+def slerp(q0, q1, t):
+    """Shortest-arc slerp in float64: omega = 2 atan2(|u0 - u1|, |u0 + u1|) of the normalised
+    inputs (accurate at every angle), weights sin((1 - t) omega) / sin(omega) and
+    sin(t omega) / sin(omega) applied to the inputs (linear weights for omega < 1e-12)."""
+    q0, q1 = _shortest(q0, q1)
+    t = _f64(t)
+    u0 = q0 / np.linalg.norm(q0, axis=-1, keepdims=True)
+    u1 = q1 / np.linalg.norm(q1, axis=-1, keepdims=True)
+    omega = 2 * np.arctan2(np.linalg.norm(u0 - u1, axis=-1), np.linalg.norm(u0 + u1, axis=-1))
+    small = omega < 1e-12
+    so = np.where(small, 1.0, np.sin(omega))
+    w0 = np.where(small, 1 - t, np.sin((1 - t) * omega) / so)
+    w1 = np.where(small, t, np.sin(t * omega) / so)
+    return w0[..., None] * q0 + w1[..., None] * q1
+
+
+def nlerp(q0, q1, t):
+    """normalize((1 - t) q0 + t q1') with q1' on q0's hemisphere."""
+    q0, q1 = _shortest(q0, q1)
+    t = _f64(t)[..., None]
+    return quat_normalize((1 - t) * q0 + t * q1)
+
+
+def blend_joints(joints, blend, t, index=None, method="fast"):
+    """The seed's SlerpJoints / LerpJoints on QTS poses (..., J, 8) in float64: t <= 0 gives
+    joints, t >= 1 gives blend on the selected joints, otherwise rotations by slerp (methods
+    "fast"/"exact") or nlerp and translation/scale by linear interpolation. `t` broadcasts with
+    the leading dims."""
+    joints, blend = np.broadcast_arrays(_f64(joints), _f64(blend))
+    t = _f64(t)
+    shape = np.broadcast_shapes(joints.shape[:-2], t.shape)
+    joints = np.broadcast_to(joints, shape + joints.shape[-2:])
+    blend = np.broadcast_to(blend, shape + blend.shape[-2:])
+    t = np.broadcast_to(t, shape)[..., None]
+    sel = np.arange(joints.shape[-2]) if index is None else np.asarray(index, dtype=np.intp)
+    out = joints.copy()
+    a, b = joints[..., sel, :], blend[..., sel, :]
+    rot = nlerp if method == "nlerp" else slerp
+    tt = np.broadcast_to(t, a.shape[:-1])
+    mixed = np.concatenate([rot(a[..., :4], b[..., :4], tt), a[..., 4:] + tt[..., None] * (b[..., 4:] - a[..., 4:])], -1)
+    res = np.where((t <= 0)[..., None], a, np.where((t >= 1)[..., None], b, mixed))
+    out[..., sel, :] = res
+    return out
+
+
+def blend_layers(layers, weights):
+    """N-way weighted blend of QTS poses (..., L, J, 8) with weights (L,) or (L, J): running
+    hemisphere alignment, normalised weighted quaternion sum, weighted mean of translation and
+    scale."""
+    layers = _f64(layers)
+    w = _f64(weights)
+    nl, nj = layers.shape[-3], layers.shape[-2]
+    w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, (nl, nj))
+    acc = np.zeros(layers.shape[:-3] + (nj, 4))
+    for l in range(nl):
+        q = layers[..., l, :, :4]
+        flip = ((acc * q).sum(-1) < 0)[..., None]
+        acc = acc + w[l][:, None] * np.where(flip, -q, q)
+    ts = (w[..., None] * layers[..., 4:]).sum(-3) / w.sum(0)[:, None]
+    return np.concatenate([quat_normalize(acc), ts], -1)
+
+
+# --- the NumPy float32 formulations the benchmarks race ------------------------------------
+
+def slerp_numpy32(q0, q1, t):
+    """A vectorised float32 NumPy slerp (arccos form with a linear fallback), as a NumPy user
+    would write it."""
+    dot = np.einsum("...i,...i->...", q0, q1)
+    q1 = np.where(dot[..., None] < 0, -q1, q1)
+    dot = np.minimum(np.abs(dot), np.float32(1))
+    omega = np.arccos(dot)
+    so = np.sin(omega)
+    small = so < np.float32(1e-6)
+    safe = np.where(small, np.float32(1), so)
+    w0 = np.where(small, 1 - t, np.sin((1 - t) * omega) / safe)
+    w1 = np.where(small, t, np.sin(t * omega) / safe)
+    return w0[..., None] * q0 + w1[..., None] * q1
+
+
+def nlerp_numpy32(q0, q1, t):
+    dot = np.einsum("...i,...i->...", q0, q1)
+    w1 = np.where(dot < 0, -t, t)
+    v = (1 - t)[..., None] * q0 + w1[..., None] * q1
+    return v / np.sqrt(np.einsum("...i,...i->...", v, v))[..., None]
+
+
+def blend_joints_numpy32(joints, blend, t, method="fast"):
+    """blend_joints on every joint in NumPy float32 (slerp_numpy32, or nlerp_numpy32 for
+    method "nlerp", on the rotations)."""
+    out = np.empty_like(joints)
+    tt = np.full(joints.shape[:-1], t, np.float32)
+    rot = nlerp_numpy32 if method == "nlerp" else slerp_numpy32
+    out[..., :4] = rot(joints[..., :4], blend[..., :4], tt)
+    out[..., 4:] = joints[..., 4:] + np.float32(t) * (blend[..., 4:] - joints[..., 4:])
+    return out
+
+
+def blend_layers_numpy32(layers, weights):
+    """blend_layers in NumPy float32: one vectorised step per layer."""
+    w = np.asarray(weights, np.float32)
+    nl, nj = layers.shape[-3], layers.shape[-2]
+    w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, (nl, nj))
+    acc = np.zeros(layers.shape[:-3] + (nj, 4), np.float32)
+    ts = np.zeros(layers.shape[:-3] + (nj, 4), np.float32)
+    for l in range(nl):
+        q = layers[..., l, :, :4]
+        sign = np.where(np.einsum("...i,...i->...", acc, q) < 0, -w[l], w[l])
+        acc += sign[..., None] * q
+        ts += w[l][:, None] * layers[..., l, :, 4:]
+    out = np.empty(layers.shape[:-3] + (nj, 8), np.float32)
+    out[..., :4] = acc / np.sqrt(np.einsum("...i,...i->...", acc, acc))[..., None]
+    out[..., 4:] = ts / w.sum(0)[:, None]
+    return out

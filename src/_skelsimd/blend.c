@@ -1,0 +1,283 @@
+/*
+ * blend.c (glue) -- Python entry points of the interpolation and blending family. The public
+ * wrappers with their documentation are in skelsimd/blend.py; kernels in src/kernels/blend.c.
+ *
+ * Positional arguments only (the Python wrappers forward keywords):
+ *   slerp(q0, q1, t, out, method)      nlerp(q0, q1, t, out)
+ *   blend_joints(joints, blend, t, index, method, out)
+ *   blend_layers(layers, weights, out)
+ */
+#include "args.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "../kernels/blend.h"
+
+static const char *const slerp_methods[] = {"fast", "exact", NULL};
+static const char *const blend_methods[] = {"fast", "exact", "nlerp", NULL};
+
+/* A Python or NumPy float or int t (the per-frame case) is read directly instead of through a 0-d array
+ * (that conversion cost about 0.4 us per call): returns 1 and sets *t, 0 when t is something else
+ * (array_like, converted as an operand), -1 on error. */
+static int scalar_t(PyObject *obj, float *t)
+{
+    double v;
+    if (!PyFloat_Check(obj) && !PyLong_CheckExact(obj) && !PyArray_IsScalar(obj, Floating) &&
+        !PyArray_IsScalar(obj, Integer))
+        return 0;
+    v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "t: expected a number that fits a float, got a larger int");
+        return -1;
+    }
+    *t = (float)v;
+    return 1;
+}
+
+/* q0 (..., 4), q1 (..., 4), t (...) broadcast -> out (..., 4); out may be exactly q0 or q1. */
+static PyObject *interp_call(PyObject *const *args, PyObject *out_obj, sks_interp_fn kernel)
+{
+    static const char *const names[3] = {"q0", "q1", "t"};
+    static const int trailing[3] = {1, 1, 0};
+    static const npy_intp four = 4;
+    PyArrayObject *ops[3] = {NULL, NULL, NULL}, *out = NULL;
+    npy_intp shape[NPY_MAXDIMS];
+    sks_broadcast bc;
+    float t_value = 0.0f;
+    int i, nops;
+    const int t_is_scalar = scalar_t(args[2], &t_value);
+    if (t_is_scalar < 0) return NULL;
+    nops = t_is_scalar ? 2 : 3;
+    for (i = 0; i < nops; i++) {
+        ops[i] = sks_as_float32(args[i], names[i]);
+        if (ops[i] == NULL) goto fail;
+        if (i < 2 && sks_check_shape(ops[i], names[i], 1, &four, 1, "(..., 4)") < 0) goto fail;
+    }
+    if (sks_broadcast_leading(&bc, nops, ops, names, trailing) < 0) goto fail;
+    memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
+    shape[bc.out_ndim] = 4;
+    out = sks_prepare_out(out_obj, "out", bc.out_ndim + 1, shape);
+    if (out == NULL) goto fail;
+    for (i = 0; i < nops; i++) {
+        if (sks_check_overlap(out, "out", ops[i], names[i], i < 2) < 0) goto fail;
+    }
+    if (PyArray_SIZE(out) > 0) {
+        const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
+        float *o = (float *)PyArray_DATA(out);
+        const float *a = (const float *)PyArray_DATA(ops[0]);
+        const float *b = (const float *)PyArray_DATA(ops[1]);
+        const float *t = t_is_scalar ? &t_value : (const float *)PyArray_DATA(ops[2]);
+        npy_intp it;
+        Py_BEGIN_ALLOW_THREADS
+        for (it = 0; it < outer; it++) {
+            npy_intp off[3] = {0, 0, 0}, step[3] = {0, 0, 0};
+            sks_broadcast_offsets(&bc, it, off, step);
+            kernel(o + it * inner * 4, a + off[0] * 4, (size_t)step[0], b + off[1] * 4,
+                   (size_t)step[1], t + off[2], (size_t)step[2], (size_t)inner);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    for (i = 0; i < 3; i++) Py_XDECREF(ops[i]);
+    return (PyObject *)out;
+fail:
+    for (i = 0; i < 3; i++) Py_XDECREF(ops[i]);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static PyObject *py_slerp(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
+    int method;
+    (void)self;
+    if (!sks_check_nargs("slerp", nargs, 5)) return NULL;
+    method = sks_parse_choice(args[4], "method", slerp_methods, 0);
+    if (method < 0) return NULL;
+    return interp_call(args, args[3], method == SKS_INTERP_EXACT ? k->slerp_exact : k->slerp_fast);
+}
+
+static PyObject *py_nlerp(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (!sks_check_nargs("nlerp", nargs, 4)) return NULL;
+    return interp_call(args, args[3], sks_blend_variants[sks_active_isa].nlerp);
+}
+
+static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char *const names[3] = {"joints", "blend", "t"};
+    static const int trailing[3] = {2, 2, 0};
+    PyArrayObject *ops[3] = {NULL, NULL, NULL}, *out = NULL;
+    sks_parents index = {NULL, NULL};
+    npy_intp shape[NPY_MAXDIMS], njoints, want[2];
+    sks_broadcast bc;
+    float t_value = 0.0f;
+    int i, method, t_is_scalar, nops;
+    (void)self;
+    if (!sks_check_nargs("blend_joints", nargs, 6)) return NULL;
+    method = sks_parse_choice(args[4], "method", blend_methods, 0);
+    if (method < 0) return NULL;
+    t_is_scalar = scalar_t(args[2], &t_value);
+    if (t_is_scalar < 0) return NULL;
+    nops = t_is_scalar ? 2 : 3;
+    for (i = 0; i < nops; i++) {
+        ops[i] = sks_as_float32(args[i], names[i]);
+        if (ops[i] == NULL) goto fail;
+    }
+    want[1] = 8;
+    if (sks_check_shape(ops[0], "joints", 2, want + 1, 1, "(..., J, 8)") < 0) goto fail;
+    njoints = want[0] = PyArray_DIM(ops[0], PyArray_NDIM(ops[0]) - 2);
+    if (sks_check_shape(ops[1], "blend", 2, want, 2, "(..., J, 8) with J = joints.shape[-2]") < 0)
+        goto fail;
+    if (sks_broadcast_leading(&bc, nops, ops, names, trailing) < 0) goto fail;
+    if (args[3] != Py_None &&
+        sks_parse_indices(args[3], "index", njoints, "the number of joints, joints.shape[-2]",
+                          &index) < 0)
+        goto fail;
+    memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
+    shape[bc.out_ndim] = njoints;
+    shape[bc.out_ndim + 1] = 8;
+    out = sks_prepare_out(args[5], "out", bc.out_ndim + 2, shape);
+    if (out == NULL) goto fail;
+    for (i = 0; i < nops; i++) {
+        if (sks_check_overlap(out, "out", ops[i], names[i], i == 0) < 0) goto fail;
+    }
+    if (PyArray_SIZE(out) > 0) {
+        const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
+        const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
+        const size_t pose = (size_t)njoints * 8;
+        const size_t nindex = index.holder ? (size_t)PyArray_DIM(index.holder, 0) : 0;
+        float *o = (float *)PyArray_DATA(out);
+        const float *a = (const float *)PyArray_DATA(ops[0]);
+        const float *b = (const float *)PyArray_DATA(ops[1]);
+        const float *t = t_is_scalar ? &t_value : (const float *)PyArray_DATA(ops[2]);
+        npy_intp it;
+        Py_BEGIN_ALLOW_THREADS
+        for (it = 0; it < outer; it++) {
+            npy_intp off[3] = {0, 0, 0}, step[3] = {0, 0, 0};
+            sks_broadcast_offsets(&bc, it, off, step);
+            k->blend_joints(o + it * inner * pose, a + off[0] * pose, (size_t)step[0],
+                            b + off[1] * pose, (size_t)step[1], t + off[2], (size_t)step[2],
+                            (size_t)inner, (size_t)njoints, index.data, nindex, method);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    sks_parents_release(&index);
+    for (i = 0; i < 3; i++) Py_XDECREF(ops[i]);
+    return (PyObject *)out;
+fail:
+    sks_parents_release(&index);
+    for (i = 0; i < 3; i++) Py_XDECREF(ops[i]);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* weights (L,) or (L, J): finite, >= 0, and every joint needs a positive weight. */
+static int check_layer_weights(PyArrayObject *w, npy_intp nlayers, npy_intp njoints)
+{
+    const float *x = (const float *)PyArray_DATA(w);
+    const int per_joint = PyArray_NDIM(w) == 2;
+    const npy_intp cols = per_joint ? njoints : 1;
+    npy_intp l, j;
+    for (l = 0; l < nlayers; l++) {
+        for (j = 0; j < cols; j++) {
+            const float v = x[l * cols + j];
+            if (!(v >= 0.0f) || !isfinite(v)) {
+                char at[64], val[64];
+                if (per_joint) {
+                    snprintf(at, sizeof at, "[%ld, %ld]", (long)l, (long)j);
+                } else {
+                    snprintf(at, sizeof at, "[%ld]", (long)l);
+                }
+                snprintf(val, sizeof val, "%g", (double)v);
+                PyErr_Format(PyExc_ValueError, "weights%s = %s: expected finite weights >= 0", at, val);
+                return -1;
+            }
+        }
+    }
+    for (j = 0; j < (per_joint ? njoints : (njoints > 0 ? 1 : 0)); j++) {
+        for (l = 0; l < nlayers; l++) {
+            if (x[l * cols + j] > 0.0f) break;
+        }
+        if (l == nlayers) {
+            if (per_joint) {
+                PyErr_Format(PyExc_ValueError, "weights[:, %ld]: every joint needs a positive "
+                             "weight, joint %ld has none (all %ld weights are 0)", (long)j, (long)j,
+                             (long)nlayers);
+            } else {
+                PyErr_Format(PyExc_ValueError, "weights: expected at least one positive weight, "
+                             "all %ld weights are 0", (long)nlayers);
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *layers = NULL, *w = NULL, *out = NULL;
+    static const npy_intp qts = 8;
+    npy_intp shape[NPY_MAXDIMS], nlayers, njoints;
+    int ndim, d;
+    (void)self;
+    if (!sks_check_nargs("blend_layers", nargs, 3)) return NULL;
+    layers = sks_as_float32(args[0], "layers");
+    if (layers == NULL) goto fail;
+    if (sks_check_shape(layers, "layers", 3, &qts, 1, "(..., L, J, 8)") < 0) goto fail;
+    ndim = PyArray_NDIM(layers);
+    nlayers = PyArray_DIM(layers, ndim - 3);
+    njoints = PyArray_DIM(layers, ndim - 2);
+    w = sks_as_float32(args[1], "weights");
+    if (w == NULL) goto fail;
+    if (!((PyArray_NDIM(w) == 1 && PyArray_DIM(w, 0) == nlayers) ||
+          (PyArray_NDIM(w) == 2 && PyArray_DIM(w, 0) == nlayers && PyArray_DIM(w, 1) == njoints))) {
+        char got[256];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(w), PyArray_DIMS(w));
+        PyErr_Format(PyExc_ValueError, "weights: expected shape (L,) = (%ld,) or (L, J) = (%ld, %ld) "
+                     "for layers of shape (..., L, J, 8), got %s", (long)nlayers, (long)nlayers,
+                     (long)njoints, got);
+        goto fail;
+    }
+    if (check_layer_weights(w, nlayers, njoints) < 0) goto fail;
+    for (d = 0; d < ndim - 3; d++) shape[d] = PyArray_DIM(layers, d);
+    shape[ndim - 3] = njoints;
+    shape[ndim - 2] = 8;
+    out = sks_prepare_out(args[2], "out", ndim - 1, shape);
+    if (out == NULL) goto fail;
+    if (sks_check_overlap(out, "out", layers, "layers", 0) < 0) goto fail;
+    if (sks_check_overlap(out, "out", w, "weights", 0) < 0) goto fail;
+    if (PyArray_SIZE(out) > 0) {
+        const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
+        const size_t npose = (size_t)(PyArray_SIZE(out) / (njoints * 8));
+        const int per_joint = PyArray_NDIM(w) == 2;
+        float *o = (float *)PyArray_DATA(out);
+        const float *x = (const float *)PyArray_DATA(layers);
+        const float *wd = (const float *)PyArray_DATA(w);
+        Py_BEGIN_ALLOW_THREADS
+        k->blend_layers(o, x, npose, (size_t)nlayers, (size_t)njoints, wd,
+                        per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(layers);
+    Py_DECREF(w);
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(layers);
+    Py_XDECREF(w);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+PyMethodDef sks_blend_methods[] = {
+    {"slerp", (PyCFunction)(void (*)(void))py_slerp, METH_FASTCALL,
+     "slerp(q0, q1, t, out, method): see skelsimd.slerp"},
+    {"nlerp", (PyCFunction)(void (*)(void))py_nlerp, METH_FASTCALL,
+     "nlerp(q0, q1, t, out): see skelsimd.nlerp"},
+    {"blend_joints", (PyCFunction)(void (*)(void))py_blend_joints, METH_FASTCALL,
+     "blend_joints(joints, blend, t, index, method, out): see skelsimd.blend_joints"},
+    {"blend_layers", (PyCFunction)(void (*)(void))py_blend_layers, METH_FASTCALL,
+     "blend_layers(layers, weights, out): see skelsimd.blend_layers"},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,105 @@
+/*
+ * qts.c (glue) -- Python entry points of the QTS hierarchy walks. The public wrappers with their
+ * documentation are in skelsimd/qts.py; kernels in src/kernels/qts.c.
+ *
+ * Positional arguments only (the Python wrappers forward keywords):
+ *   qts_local_to_global(local, parents, out, start, stop)
+ *   qts_local_to_global_matrix(local, parents, out, start, stop)
+ */
+#include "args.h"
+
+#include "../kernels/qts.h"
+#include "../kernels/quat.h"
+
+/* Validates (local (..., J, 8), parents, range, out), then runs the walk with the GIL released.
+ * matrix: out is (..., J, 3, 4) (never in place); otherwise (..., J, 8) and out may be local.
+ * With out=None and a partial range, the joints outside it start as copies of local (as
+ * matrices: qts_to_matrix(local)), and parents before start are read from there. */
+static PyObject *walk_call(PyObject *const *args, int matrix)
+{
+    static const npy_intp qts = 8;
+    PyArrayObject *in = NULL, *out = NULL;
+    sks_parents parents = {NULL, NULL};
+    npy_intp start, stop, njoints, shape[NPY_MAXDIMS];
+    float *scratch = NULL;
+    int ndim, d;
+    PyObject *out_obj = args[2];
+    in = sks_as_float32(args[0], "local");
+    if (in == NULL) goto fail;
+    if (sks_check_shape(in, "local", 2, &qts, 1, "(..., J, 8)") < 0) goto fail;
+    ndim = PyArray_NDIM(in);
+    njoints = PyArray_DIM(in, ndim - 2);
+    if (sks_parse_parents(args[1], njoints, "local.shape[-2]", &parents) < 0) goto fail;
+    if (sks_parse_joint_range(args[3], args[4], njoints, &start, &stop) < 0) goto fail;
+    for (d = 0; d < ndim - 1; d++) shape[d] = PyArray_DIM(in, d);
+    if (matrix) {
+        shape[ndim - 1] = 3;
+        shape[ndim] = 4;
+    } else {
+        shape[ndim - 1] = 8;
+    }
+    out = sks_prepare_out(out_obj, "out", matrix ? ndim + 1 : ndim, shape);
+    if (out == NULL) goto fail;
+    if (sks_check_overlap(out, "out", in, "local", !matrix) < 0) goto fail;
+    if (PyArray_SIZE(out) > 0 && stop > start) {
+        scratch = (float *)PyMem_Malloc(sks_qts_scratch_floats((size_t)njoints) * sizeof(float));
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+    }
+    {
+        const sks_qts_kernels *k = &sks_qts_variants[sks_active_isa];
+        const size_t batch = njoints ? (size_t)(PyArray_SIZE(in) / (njoints * 8)) : 0;
+        const int fresh = out_obj == NULL || out_obj == Py_None;
+        float *o = (float *)PyArray_DATA(out);
+        const float *x = (const float *)PyArray_DATA(in);
+        Py_BEGIN_ALLOW_THREADS
+        if (fresh && (start > 0 || stop < njoints)) {
+            if (matrix) {
+                sks_quat_variants[sks_active_isa].qts_to_matrix(o, x, batch * (size_t)njoints);
+            } else {
+                memcpy(o, x, (size_t)PyArray_NBYTES(in));
+            }
+        }
+        if (scratch != NULL) {
+            (matrix ? k->local_to_global_matrix : k->local_to_global)(
+                o, x, parents.data, batch, (size_t)njoints, (size_t)start, (size_t)stop, scratch);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_Free(scratch);
+    sks_parents_release(&parents);
+    Py_DECREF(in);
+    return (PyObject *)out;
+fail:
+    PyMem_Free(scratch);
+    sks_parents_release(&parents);
+    Py_XDECREF(in);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static PyObject *py_qts_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (!sks_check_nargs("qts_local_to_global", nargs, 5)) return NULL;
+    return walk_call(args, 0);
+}
+
+static PyObject *py_qts_local_to_global_matrix(PyObject *self, PyObject *const *args,
+                                               Py_ssize_t nargs)
+{
+    (void)self;
+    if (!sks_check_nargs("qts_local_to_global_matrix", nargs, 5)) return NULL;
+    return walk_call(args, 1);
+}
+
+PyMethodDef sks_qts_methods[] = {
+    {"qts_local_to_global", (PyCFunction)(void (*)(void))py_qts_local_to_global, METH_FASTCALL,
+     "qts_local_to_global(local, parents, out, start, stop): see skelsimd.qts_local_to_global"},
+    {"qts_local_to_global_matrix", (PyCFunction)(void (*)(void))py_qts_local_to_global_matrix,
+     METH_FASTCALL,
+     "qts_local_to_global_matrix(local, parents, out, start, stop): see "
+     "skelsimd.qts_local_to_global_matrix"},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,38 @@
+/*
+ * qts.h -- the QTS hierarchy walks (seed 002's comment thread: a quaternion + translation walk,
+ * with uniform scale; ozz-animation's LocalToModelJob for the matrix output).
+ *
+ * A QTS joint is 8 floats (qx, qy, qz, qw, tx, ty, tz, s); a joint matrix 12 floats, row-major
+ * 3x4 [R | t]. A pose batch is `batch` skeletons of `joints` joints, contiguous; `parents` has one
+ * int32 per joint, -1 for a root, otherwise parents[j] < j (validated by the caller).
+ * `scratch` is caller-provided working memory of sks_qts_scratch_floats(...) floats.
+ */
+#ifndef SKS_QTS_H
+#define SKS_QTS_H
+
+#include "simd.h"
+
+typedef void (*sks_qts_walk_fn)(float *out, const float *local, const int32_t *parents,
+                                size_t batch, size_t joints, size_t start, size_t stop,
+                                float *scratch);
+
+typedef struct sks_qts_kernels {
+    /* For every skeleton and start <= j < stop, ascending (parents before start are read from
+     * out as already-global QTS joints):
+     *   out[j] = local[j] for a root, otherwise with P = out[parents[j]], L = local[j]:
+     *   q = q_P * q_L,  t = s_P R(q_P) t_L + t_P,  s = s_P s_L.
+     * out == local is allowed (in place). */
+    sks_qts_walk_fn local_to_global;
+    /* The same walk with 3x4 global matrices out (12 floats per joint): out[j] =
+     * qts_to_matrix(global QTS j). Parents before start are read from out as global matrices
+     * (their M and t as they are, q and s by matrix_to_qts). */
+    sks_qts_walk_fn local_to_global_matrix;
+} sks_qts_kernels;
+
+/* Floats of scratch either kernel needs for skeletons of `joints` joints. */
+size_t sks_qts_scratch_floats(size_t joints);
+
+/* Indexed by enum sks_isa. */
+extern const sks_qts_kernels sks_qts_variants[SKS_ISA_COUNT];
+
+#endif /* SKS_QTS_H */

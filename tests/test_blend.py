@@ -1,0 +1,339 @@
+"""slerp, nlerp, blend_joints and blend_layers against the float64 references, on every SIMD
+variant (`isa` fixture)."""
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+import skelsimd
+from skelsimd import testing as T
+from skelsimd._isa import supported_isas, use_isa
+from skelsimd.reference import blend as R
+from strategies import BATCH_SHAPES, LAYOUTS, with_layout
+
+BOUND = {"fast": 5e-7, "exact": 3e-7, "nlerp": 2e-7}
+
+
+def interp(method, q0, q1, t, **kw):
+    if method == "nlerp":
+        return skelsimd.nlerp(q0, q1, t, **kw)
+    return skelsimd.slerp(q0, q1, t, method=method, **kw)
+
+
+def reference(method, q0, q1, t):
+    return (R.nlerp if method == "nlerp" else R.slerp)(q0, q1, t)
+
+
+METHODS = ["fast", "exact", "nlerp"]
+
+
+# --- slerp / nlerp: the accuracy contracts ---------------------------------------------------
+
+@pytest.mark.parametrize("method", METHODS)
+def test_bound_over_special_pairs(isa, method):
+    """Random, identical, antipodal, near-parallel (|dot| > 0.9999), near-antipodal and orthogonal
+    pairs, t in [0, 1] with exact 0 and 1: the documented bound, never NaN."""
+    rng = np.random.default_rng(11)
+    q0, q1 = T.special_quaternion_pairs(100_000, rng)
+    t = rng.random(len(q0)).astype(np.float32)
+    t[:1000], t[1000:2000] = 0.0, 1.0
+    got = interp(method, q0, q1, t)
+    assert np.isfinite(got).all()
+    err = np.abs(got - reference(method, q0, q1, t)).max()
+    assert err <= BOUND[method], err
+
+
+@pytest.mark.parametrize("method", METHODS)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(1e-8, 1e-2), n=st.integers(1, 40))
+def test_bound_near_parallel_property(isa, method, seed, eps, n):
+    rng = np.random.default_rng(seed)
+    q0 = T.random_quaternions(n, rng)
+    q1 = T.perturbed_quaternions(q0, eps, rng) * rng.choice([-1.0, 1.0], size=(n, 1))
+    q0, q1 = q0.astype(np.float32), q1.astype(np.float32)
+    t = rng.random(n).astype(np.float32)
+    err = np.abs(interp(method, q0, q1, t) - reference(method, q0, q1, t)).max()
+    assert err <= BOUND[method], err
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_slerp_extrapolates_outside_unit_interval(isa, method):
+    """t outside [0, 1]: the documented bound scaled by max(1, |t|, |1 - t|)."""
+    rng = np.random.default_rng(12)
+    q0, q1 = T.special_quaternion_pairs(50_000, rng)
+    t = rng.uniform(-3, 4, len(q0)).astype(np.float32)
+    t[:100] = [-1e3, 1e3] * 50
+    scale = np.maximum(1, np.maximum(np.abs(t), np.abs(1 - t)))[:, None]
+    got = skelsimd.slerp(q0, q1, t, method=method)
+    assert np.isfinite(got).all()
+    err = (np.abs(got - R.slerp(q0, q1, t)) / scale)[100:].max()
+    assert err <= BOUND[method], err
+    assert np.abs(got[:100]).max() <= 2.0  # huge t: finite and bounded (not meaningful)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_identical_and_antipodal_give_q(isa, method):
+    rng = np.random.default_rng(13)
+    q = T.random_quaternions(999, rng).astype(np.float32)
+    t = rng.uniform(0, 1, 999).astype(np.float32)
+    for other in (q, -q):
+        got = interp(method, q, other, t)
+        assert np.abs(got - q).max() <= BOUND[method]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_endpoints(isa, method):
+    rng = np.random.default_rng(14)
+    q0, q1 = T.special_quaternion_pairs(5000, rng)
+    sign = np.where((q0.astype(np.float64) * q1).sum(-1) < 0, -1.0, 1.0)[:, None]
+    assert np.abs(interp(method, q0, q1, 0.0) - q0).max() <= BOUND[method]
+    assert np.abs(interp(method, q0, q1, 1.0) - sign * q1).max() <= BOUND[method]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@given(shapes=mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=5),
+       layout=st.sampled_from(LAYOUTS), seed=st.integers(0, 2**32 - 1))
+def test_broadcasting(isa, method, shapes, layout, seed):
+    rng = np.random.default_rng(seed)
+    (s0, s1, st_), res = shapes.input_shapes, shapes.result_shape
+    q0 = T.random_quaternions(s0, rng).astype(np.float32)
+    q1 = T.random_quaternions(s1, rng).astype(np.float32)
+    t = rng.random(st_).astype(np.float32)
+    got = interp(method, with_layout(q0, layout), q1, t if t.ndim else float(t))
+    assert got.shape == res + (4,) and got.dtype == np.float32
+    assert np.abs(got - reference(method, q0, q1, t)).max(initial=0) <= BOUND[method]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("which", ["q0", "q1"])
+def test_in_place(isa, rng, method, which):
+    q0 = T.random_quaternions((3, 37), rng).astype(np.float32)
+    q1 = T.random_quaternions((3, 37), rng).astype(np.float32)
+    t = rng.random((3, 37)).astype(np.float32)
+    expected = interp(method, q0, q1, t)
+    target = q0 if which == "q0" else q1
+    assert interp(method, q0, q1, t, out=target) is target
+    assert np.array_equal(target, expected)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_scalar_t_of_every_kind_gives_the_same_result(isa, rng, method):
+    """Python and NumPy scalars take a fast path in the glue; arrays the general one."""
+    q0, q1 = T.random_quaternions((2, 9), rng).astype(np.float32)
+    expected = interp(method, q0, q1, np.full(9, 0.375, np.float32))
+    for t in (0.375, np.float32(0.375), np.float64(0.375), np.array(0.375), [0.375]):
+        assert np.array_equal(interp(method, q0, q1, t), expected), type(t)
+    for t in (1, True, np.int64(1), np.uint8(1)):
+        assert np.array_equal(interp(method, q0, q1, t), interp(method, q0, q1, np.ones(9, np.float32)))
+    joints, blend = T.random_qts((2, 9), rng)
+    ref = skelsimd.blend_joints(joints, blend, np.float32(0.375), method=method)
+    assert np.array_equal(skelsimd.blend_joints(joints, blend, 0.375, method=method), ref)
+    with pytest.raises(ValueError, match="t: expected a number that fits a float"):
+        skelsimd.slerp(q0, q1, 10**400)
+
+
+def test_exact_and_fast_agree(isa, rng):
+    q0, q1 = T.special_quaternion_pairs(20_000, rng)
+    t = rng.random(len(q0)).astype(np.float32)
+    diff = np.abs(skelsimd.slerp(q0, q1, t) - skelsimd.slerp(q0, q1, t, method="exact")).max()
+    assert diff <= BOUND["fast"] + BOUND["exact"]
+
+
+def test_slerp_has_constant_speed_and_nlerp_does_not(isa):
+    """slerp's angle to q0 grows linearly in t; nlerp's does not (same arc, different speed)."""
+    q0 = np.array([0, 0, 0, 1], np.float32)
+    q1 = np.array([0, 0, np.sin(0.75), np.cos(0.75)], np.float32)   # 1.5 rad apart
+    t = np.linspace(0, 1, 11, dtype=np.float32)
+    angle = lambda q: 2 * np.arctan2(np.abs(q[:, 2]), q[:, 3])   # noqa: E731
+    assert np.abs(angle(skelsimd.slerp(q0, q1, t)) - 1.5 * t).max() <= 2e-6
+    assert np.abs(angle(skelsimd.nlerp(q0, q1, t)) - 1.5 * t).max() >= 1e-2
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_zero_and_non_unit_inputs_are_finite(isa, rng, method):
+    q0 = T.random_quaternions(64, rng).astype(np.float32) * rng.uniform(0.1, 10, (64, 1)).astype(np.float32)
+    q1 = T.random_quaternions(64, rng).astype(np.float32) * 3
+    q0[:8] = 0.0
+    q1[4:12] = 0.0
+    t = rng.random(64).astype(np.float32)
+    got = interp(method, q0, q1, t)
+    assert np.isfinite(got).all()
+    if method == "nlerp":   # always normalised; a zero sum is the identity
+        assert np.abs(np.linalg.norm(got, axis=-1) - 1).max() <= 3e-7
+        assert np.array_equal(got[4:8], np.tile([0, 0, 0, 1], (4, 1)).astype(np.float32))
+        assert np.abs(got[8:] - R.nlerp(q0[8:], q1[8:], t[8:])).max() <= 2e-7
+    else:                   # endpoints hold for any input
+        assert np.abs(interp(method, q0, q1, 0.0) - q0).max() <= 5e-7 * 10
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_nan_and_inf_inputs_do_not_crash(isa, rng, method):
+    q0 = T.random_quaternions(40, rng).astype(np.float32)
+    q1 = T.random_quaternions(40, rng).astype(np.float32)
+    t = rng.random(40).astype(np.float32)
+    q0[3, 1] = np.nan
+    q1[17, 0] = np.inf
+    t[25] = np.nan
+    got = interp(method, q0, q1, t)
+    for bad in (3, 17, 25):
+        assert not np.isfinite(got[bad]).all()
+    good = np.setdiff1d(np.arange(40), [3, 17, 25])
+    assert np.abs(got[good] - reference(method, q0[good], q1[good], t[good])).max() <= BOUND[method]
+
+
+# --- blend_joints -----------------------------------------------------------------------------
+
+def qts_error(got, expected):
+    """(rotation error, translation/scale error)."""
+    return (np.abs(got[..., :4] - expected[..., :4]).max(initial=0),
+            np.abs(got[..., 4:] - expected[..., 4:]).max(initial=0))
+
+
+@st.composite
+def index_sets(draw, n):
+    kind = draw(st.sampled_from(["none", "empty", "all", "subset", "reversed"]))
+    if kind == "none":
+        return None
+    if kind == "empty":
+        return np.array([], dtype=np.int64)
+    if kind == "all":
+        return np.arange(n)
+    perm = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).permutation(n)
+    if kind == "reversed":
+        return np.arange(n)[::-1].copy()
+    return perm[: draw(st.integers(0, n))].astype(draw(st.sampled_from([np.int32, np.int64, np.uint16])))
+
+
+@given(data=st.data(), batch=st.sampled_from(BATCH_SHAPES), n=st.integers(1, 130),
+       method=st.sampled_from(METHODS), seed=st.integers(0, 2**32 - 1),
+       t_kind=st.sampled_from(["inside", "zero", "one", "below", "above", "per_pose"]))
+def test_blend_joints_matches_reference(isa, data, batch, n, method, seed, t_kind):
+    rng = np.random.default_rng(seed)
+    joints = T.random_qts(batch + (n,), rng, translation=2.0, scale=(0.5, 2.0))
+    blend = T.random_qts(batch + (n,), rng, translation=2.0, scale=(0.5, 2.0))
+    index = data.draw(index_sets(n))
+    t = {"inside": rng.random(), "zero": 0.0, "one": 1.0, "below": -0.5, "above": 1.5,
+         "per_pose": rng.uniform(-0.3, 1.3, batch).astype(np.float32)}[t_kind]
+    got = skelsimd.blend_joints(joints, blend, t, index=index, method=method)
+    expected = R.blend_joints(joints, blend, t, index=index, method=method)
+    assert got.shape == joints.shape and got.dtype == np.float32
+    rot, lin = qts_error(got, expected)
+    big = max(np.abs(joints[..., 4:]).max(initial=1), np.abs(blend[..., 4:]).max(initial=1))
+    assert rot <= BOUND[method] and lin <= 2.0 ** -22 * big, (rot, lin)
+    # joints that are not selected, and t <= 0, are exact copies; t >= 1 copies blend exactly
+    sel = np.zeros(n, bool)
+    sel[np.arange(n) if index is None else index] = True
+    assert np.array_equal(got[..., ~sel, :], joints[..., ~sel, :])
+    tt = np.broadcast_to(np.asarray(t, np.float32), batch)
+    assert np.array_equal(got[tt <= 0], joints[tt <= 0])
+    assert np.array_equal(got[tt >= 1][..., sel, :], blend[tt >= 1][..., sel, :])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_blend_joints_in_place_with_index(isa, rng, method):
+    joints = T.random_qts((4, 96), rng)
+    blend = T.random_qts((4, 96), rng)
+    index = rng.permutation(96)[:50]
+    expected = skelsimd.blend_joints(joints, blend, 0.4, index=index, method=method)
+    work = joints.copy()
+    assert skelsimd.blend_joints(work, blend, 0.4, index=index, method=method, out=work) is work
+    assert np.array_equal(work, expected)
+
+
+def test_blend_joints_broadcasts_one_pose_against_a_clip(isa, rng):
+    clip = T.random_qts((7, 30), rng)
+    pose = T.random_qts(30, rng)
+    t = np.linspace(0, 1, 7, dtype=np.float32)
+    got = skelsimd.blend_joints(clip, pose, t)
+    assert got.shape == (7, 30, 8)
+    rot, lin = qts_error(got, R.blend_joints(clip, pose, t))
+    assert rot <= BOUND["fast"] and lin <= 2e-7
+    assert skelsimd.blend_joints(pose, clip, t[:, None][:, 0]).shape == (7, 30, 8)
+
+
+def test_blend_joints_unit_scales_stay_exact(isa, rng):
+    joints, blend = T.random_qts((5, 40), rng), T.random_qts((5, 40), rng)
+    got = skelsimd.blend_joints(joints, blend, rng.random(5).astype(np.float32))
+    assert (got[..., 7] == 1.0).all()
+
+
+def test_blend_joints_special_pairs(isa, rng):
+    """The rotation bounds hold through blend_joints on identical, antipodal and near-parallel
+    quaternions, and NaN in one joint stays in that joint."""
+    q0, q1 = T.special_quaternion_pairs(4000, rng)
+    joints = skelsimd.qts_pack(q0)
+    blend = skelsimd.qts_pack(q1)
+    t = np.float32(rng.random())
+    for method in METHODS:
+        got = skelsimd.blend_joints(joints, blend, t, method=method)
+        assert np.abs(got[:, :4] - reference(method, q0, q1, np.full(4000, t))).max() <= BOUND[method]
+    joints[10, 2] = np.nan
+    got = skelsimd.blend_joints(joints, blend, t)
+    assert np.isnan(got[10, :4]).any() and np.isfinite(np.delete(got, 10, axis=0)).all()
+
+
+# --- blend_layers -----------------------------------------------------------------------------
+
+@given(batch=st.sampled_from(BATCH_SHAPES), layers=st.integers(1, 5), n=st.integers(1, 40),
+       per_joint=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_blend_layers_matches_reference(isa, batch, layers, n, per_joint, seed):
+    rng = np.random.default_rng(seed)
+    x = T.random_qts(batch + (layers, n), rng, translation=2.0, scale=(0.5, 2.0))
+    w = rng.uniform(0, 1, (layers, n) if per_joint else layers).astype(np.float32)
+    w[rng.random(w.shape) < 0.3] = 0.0
+    w[0] = np.maximum(w[0], 0.1)   # every joint keeps a positive weight
+    got = skelsimd.blend_layers(x, w)
+    expected = R.blend_layers(x, w)
+    assert got.shape == batch + (n, 8)
+    rot, lin = qts_error(got, expected)
+    assert rot <= 2e-7 * (layers + 1) and lin <= 2.0 ** -23 * (layers + 1) * 2, (rot, lin)
+
+
+def test_blend_layers_aligns_hemispheres(isa, rng):
+    """A layer holding -q (the same rotation) must not cancel q."""
+    q = T.random_qts(50, rng)
+    flipped = q.copy()
+    flipped[:, :4] *= -1
+    got = skelsimd.blend_layers(np.stack([q, flipped]), [0.5, 0.5])
+    assert np.abs(got - q).max() <= 2e-7
+
+
+def test_blend_layers_two_layers_match_nlerp(isa, rng):
+    a, b = T.random_qts(64, rng), T.random_qts(64, rng)
+    got = skelsimd.blend_layers(np.stack([a, b]), [0.7, 0.3])
+    assert np.abs(got[:, :4] - R.nlerp(a[:, :4], b[:, :4], np.full(64, 0.3))).max() <= 4e-7
+    assert np.abs(got[:, 4:] - (0.7 * a[:, 4:].astype(np.float64) + 0.3 * b[:, 4:])).max() <= 4e-7
+
+
+def test_blend_layers_masks(isa, rng):
+    """Per-joint weights as a blend mask: joints with weight only in layer 1 are layer 1's."""
+    x = T.random_qts((2, 20), rng)
+    w = np.zeros((2, 20), np.float32)
+    w[0, :10] = 1.0
+    w[1, 10:] = 2.0
+    got = skelsimd.blend_layers(x, w)
+    assert np.abs(got[:10] - x[0, :10]).max() <= 2e-7 and np.abs(got[10:] - x[1, 10:]).max() <= 2e-7
+
+
+# --- determinism and threads ------------------------------------------------------------------
+
+def test_every_variant_is_bit_identical():
+    rng = np.random.default_rng(21)
+    q0, q1 = T.special_quaternion_pairs(1003, rng)
+    t = rng.uniform(-0.5, 1.5, 1003).astype(np.float32)
+    t[:500] = rng.random(500)
+    joints, blend = T.random_qts((5, 77), rng, scale=(0.5, 2)), T.random_qts((5, 77), rng)
+    index = rng.permutation(77)[:41]
+    layers = np.stack([joints, blend, joints[::-1]], axis=-3)
+    results = {}
+    for name in supported_isas():
+        with use_isa(name):
+            results[name] = [skelsimd.slerp(q0, q1, t), skelsimd.slerp(q0, q1, 0.3),
+                             skelsimd.slerp(q0[:1], q1, t), skelsimd.slerp(q0, q1, t, method="exact"),
+                             skelsimd.nlerp(q0, q1, t)]
+            results[name] += [skelsimd.blend_joints(joints, blend, 0.6, index=i, method=m)
+                              for m in METHODS for i in (None, index)]
+            results[name].append(skelsimd.blend_layers(layers, [0.2, 0.5, 0.3]))
+    for name, res in results.items():
+        for k, (x, y) in enumerate(zip(res, results["scalar"])):
+            assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, k)

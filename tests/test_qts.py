@@ -1,0 +1,220 @@
+"""The QTS hierarchy walks against the float64 references, on every SIMD variant."""
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import skelsimd
+from skelsimd import testing as T
+from skelsimd._isa import supported_isas, use_isa
+from skelsimd.reference import qts as R
+from skelsimd.reference import quat as RQ
+from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, with_layout
+
+
+def depth_bound(parents, reference_t):
+    """The documented bound for any hierarchy: (d + 1) * 2**-23 * max(1, T)."""
+    d = int(T.depths(parents).max(initial=0))
+    return (d + 1) * 2.0**-23 * max(1.0, float(np.abs(reference_t).max(initial=0.0)))
+
+
+def walk_errors(got, expected):
+    """(quaternion error, translation error, scale relative error) of QTS globals."""
+    return (np.abs(got[..., :4] - expected[..., :4]).max(initial=0),
+            np.abs(got[..., 4:7] - expected[..., 4:7]).max(initial=0),
+            (np.abs(got[..., 7] - expected[..., 7]) / np.abs(expected[..., 7])).max(initial=0))
+
+
+@given(parents=hierarchies(), batch=st.sampled_from(BATCH_SHAPES + [(9,), (17,)]),
+       layout=st.sampled_from(LAYOUTS), scaled=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_matches_reference(isa, parents, batch, layout, scaled, seed):
+    rng = np.random.default_rng(seed)
+    local = T.random_qts(batch + (len(parents),), rng, scale=(0.8, 1.25) if scaled else None)
+    expected = R.qts_local_to_global(local, parents)
+    got = skelsimd.qts_local_to_global(with_layout(local, layout), parents)
+    assert got.shape == local.shape and got.dtype == np.float32
+    dq, dt, ds = walk_errors(got, expected)
+    d = int(T.depths(parents).max(initial=0))
+    assert dt <= depth_bound(parents, expected[..., 4:7]), dt
+    assert dq <= 1e-6 * (d + 1) and ds <= 2.0**-23 * (d + 1), (dq, ds)
+
+
+@pytest.mark.parametrize("kind", ["qts", "matrix"])
+def test_bound_on_96_joint_trees(isa, kind):
+    """The issue's contract: <= 2e-6 on 96-joint skeletons with unit scale (random trees, each
+    parent uniform among the earlier joints)."""
+    rng = np.random.default_rng(2024)
+    for _ in range(4):
+        parents = np.array([-1] + [rng.integers(0, j) for j in range(1, 96)], dtype=np.int32)
+        local = T.random_qts((500, 96), rng)
+        if kind == "qts":
+            got, ref = skelsimd.qts_local_to_global(local, parents), R.qts_local_to_global(local, parents)
+        else:
+            got = skelsimd.qts_local_to_global_matrix(local, parents)
+            ref = R.qts_local_to_global_matrix(local, parents)
+        err = np.abs(got - ref).max()
+        assert err <= 2e-6, err
+
+
+@pytest.mark.parametrize("skeleton", ["humanoid", "chain96", "chain300"])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_depth_bound_on_deep_skeletons(isa, skeleton, scaled):
+    rng = np.random.default_rng(2025)
+    parents = {"humanoid": T.humanoid_skeleton()[0], "chain96": T.chain_parents(96),
+               "chain300": T.chain_parents(300)}[skeleton]
+    local = T.random_qts((64, len(parents)), rng, scale=(0.9, 1.1) if scaled else None)
+    expected = R.qts_local_to_global(local, parents)
+    got = skelsimd.qts_local_to_global(local, parents)
+    assert walk_errors(got, expected)[1] <= depth_bound(parents, expected[..., 4:7])
+    gm = skelsimd.qts_local_to_global_matrix(local, parents)
+    assert np.abs(gm[..., 3] - expected[..., 4:7]).max() <= depth_bound(parents, expected[..., 4:7])
+
+
+@given(parents=hierarchies(max_joints=120), batch=st.sampled_from(BATCH_SHAPES + [(11,)]),
+       seed=st.integers(0, 2**32 - 1))
+def test_matrix_output_is_qts_to_matrix_of_the_walk(isa, parents, batch, seed):
+    local = T.random_qts(batch + (len(parents),), np.random.default_rng(seed), scale=(0.5, 2.0))
+    glob = skelsimd.qts_local_to_global(local, parents)
+    gm = skelsimd.qts_local_to_global_matrix(local, parents)
+    assert gm.shape == local.shape[:-1] + (3, 4)
+    assert np.array_equal(gm, skelsimd.qts_to_matrix(glob))
+
+
+@given(parents=hierarchies(max_joints=120), batch=st.sampled_from(BATCH_SHAPES),
+       seed=st.integers(0, 2**32 - 1))
+def test_agrees_with_local_to_global_on_converted_matrices(isa, parents, batch, seed):
+    local = T.random_qts(batch + (len(parents),), np.random.default_rng(seed))
+    via_matrices = skelsimd.local_to_global(skelsimd.qts_to_matrix(local), parents)
+    gm = skelsimd.qts_local_to_global_matrix(local, parents)
+    expected = R.qts_local_to_global_matrix(local, parents)
+    bound = 2 * depth_bound(parents, expected[..., 3])
+    assert np.abs(gm - via_matrices).max(initial=0) <= bound
+    glob = skelsimd.qts_local_to_global(local, parents)
+    assert np.abs(glob[..., 4:7] - via_matrices[..., 3]).max(initial=0) <= bound
+
+
+@pytest.mark.parametrize("kind", ["qts", "matrix"])
+@given(parents=hierarchies(max_joints=120), batch=st.sampled_from(BATCH_SHAPES + [(10,)]),
+       seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_ranges_read_parents_from_out(isa, kind, parents, batch, seed, data):
+    n = len(parents)
+    start = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(start, n))
+    rng = np.random.default_rng(seed)
+    local = T.random_qts(batch + (n,), rng)
+    prefill_qts = T.random_qts(batch + (n,), rng, scale=(0.5, 2.0))   # stands for global parents
+    if kind == "qts":
+        prefill = prefill_qts
+        out = prefill.copy()
+        res = skelsimd.qts_local_to_global(local, parents, out, start=start, stop=stop)
+        expected = R.qts_local_to_global(local, parents, out=prefill, start=start, stop=stop)
+    else:
+        prefill = skelsimd.qts_to_matrix(prefill_qts)
+        out = prefill.copy()
+        res = skelsimd.qts_local_to_global_matrix(local, parents, out, start=start, stop=stop)
+        expected = R.qts_local_to_global_matrix(local, parents, out=prefill, start=start, stop=stop)
+    assert res is out
+    assert np.abs(out - expected).max(initial=0) <= 4 * depth_bound(parents, expected)
+    outside = np.r_[0:start, stop:n]
+    axis = len(batch)
+    assert np.array_equal(np.take(out, outside, axis), np.take(prefill, outside, axis))
+
+
+@pytest.mark.parametrize("kind", ["qts", "matrix"])
+def test_range_without_out_starts_from_local(isa, rng, kind):
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_qts((3, 96), rng)
+    if kind == "qts":
+        got = skelsimd.qts_local_to_global(local, parents, start=10, stop=50)
+        expected = R.qts_local_to_global(local, parents, start=10, stop=50)
+        start_as = local
+    else:
+        got = skelsimd.qts_local_to_global_matrix(local, parents, start=10, stop=50)
+        expected = R.qts_local_to_global_matrix(local, parents, start=10, stop=50)
+        start_as = skelsimd.qts_to_matrix(local)
+    assert np.abs(got - expected).max() <= 2e-6
+    assert np.array_equal(got[:, :10], start_as[:, :10]) and np.array_equal(got[:, 50:], start_as[:, 50:])
+
+
+@pytest.mark.parametrize("kind", ["qts", "matrix"])
+def test_sections_equal_one_pass(isa, rng, kind):
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_qts((9, 96), rng, scale=(0.9, 1.1))
+    walk = skelsimd.qts_local_to_global if kind == "qts" else skelsimd.qts_local_to_global_matrix
+    whole = walk(local, parents)
+    work = local.copy() if kind == "qts" else np.zeros((9, 96, 3, 4), np.float32)
+    for a, b in [(0, 1), (1, 40), (40, 41), (41, 96)]:
+        walk(local if kind == "matrix" else work, parents, work, start=a, stop=b)
+    if kind == "qts":
+        assert np.array_equal(work, whole)
+    else:   # parents before a section come back through matrix_to_qts: within the bound
+        expected = R.qts_local_to_global_matrix(local, parents)
+        assert np.abs(work - expected).max() <= depth_bound(parents, expected[..., 3])
+
+
+@given(parents=hierarchies(), batch=st.sampled_from(BATCH_SHAPES), seed=st.integers(0, 2**32 - 1))
+def test_in_place(isa, parents, batch, seed):
+    local = T.random_qts(batch + (len(parents),), np.random.default_rng(seed))
+    expected = skelsimd.qts_local_to_global(local, parents)
+    work = local.copy()
+    assert skelsimd.qts_local_to_global(work, parents, out=work) is work
+    assert np.array_equal(work, expected)
+
+
+def test_non_unit_quaternions_rotate_as_normalised(isa, rng):
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_qts((8, 96), rng)
+    local[..., :4] *= rng.uniform(0.5, 2.0, (8, 96, 1)).astype(np.float32)
+    local[0, 5, :4] = 0.0                                    # a zero quaternion: no rotation
+    got = skelsimd.qts_local_to_global(local, parents)
+    expected = R.qts_local_to_global(local, parents)
+    assert np.abs(got[..., 4:7] - expected[..., 4:7]).max() <= depth_bound(parents, expected[..., 4:7])
+    norm = np.linalg.norm(expected[..., :4], axis=-1, keepdims=True)   # 0 below the zero joint
+    rel = np.abs(got[..., :4] - expected[..., :4]) / np.where(norm > 0, norm, 1)
+    assert rel.max() <= 2e-5
+
+
+def test_roots_copy_nan_stays_in_subtree_and_empty_shapes(isa, rng):
+    parents = np.array([-1, 0, 1, 0, 3, -1], dtype=np.int64)
+    local = T.random_qts((4, 6), rng)
+    local[:, 1, 0] = np.nan
+    got = skelsimd.qts_local_to_global(local, parents)
+    assert np.array_equal(got[:, [0, 5]], local[:, [0, 5]])
+    assert np.isnan(got[:, 1]).any() and np.isnan(got[:, 2]).any()
+    assert np.isfinite(got[:, [0, 3, 4, 5]]).all()
+    for shape in [(0, 5, 8), (4, 0, 8), (0, 8)]:
+        x = np.zeros(shape, np.float32)
+        p = np.arange(-1, shape[-2] - 1)
+        assert skelsimd.qts_local_to_global(x, p).shape == shape
+        assert skelsimd.qts_local_to_global_matrix(x, p).shape == shape[:-1] + (3, 4)
+
+
+def test_every_variant_is_bit_identical():
+    rng = np.random.default_rng(41)
+    parents = T.random_parents(150, rng)
+    local = T.random_qts((13, 150), rng, scale=(0.5, 2.0))
+    prefill = skelsimd.qts_to_matrix(T.random_qts((13, 150), rng))
+    results = {}
+    for name in supported_isas():
+        with use_isa(name):
+            out = prefill.copy()
+            skelsimd.qts_local_to_global_matrix(local, parents, out, start=40, stop=120)
+            results[name] = [skelsimd.qts_local_to_global(local, parents),
+                             skelsimd.qts_local_to_global_matrix(local, parents),
+                             skelsimd.qts_local_to_global(local, parents, start=40, stop=120), out]
+    for name, res in results.items():
+        for k, (a, b) in enumerate(zip(res, results["scalar"])):
+            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, k)
+
+
+def test_walks_are_reentrant_across_threads():
+    """Each call owns its scratch: concurrent calls agree."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    parents = T.humanoid_skeleton()[0]
+    inputs = [T.random_qts((100, 96), np.random.default_rng(i)) for i in range(6)]
+    expected = [skelsimd.qts_local_to_global_matrix(x, parents) for x in inputs]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda x: skelsimd.qts_local_to_global_matrix(x, parents), inputs * 3))
+    for i, g in enumerate(got):
+        assert np.array_equal(g, expected[i % 6])
