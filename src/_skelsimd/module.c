@@ -17,6 +17,7 @@ int sks_active_isa = SKS_ISA_SCALAR;
 
 /* One line per kernel family. */
 extern PyMethodDef sks_joints_methods[];
+extern PyMethodDef sks_surface_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -112,6 +113,7 @@ static PyMethodDef core_methods[] = {
 static int core_exec(PyObject *m)
 {
     if (PyModule_AddFunctions(m, sks_joints_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }
