@@ -130,6 +130,8 @@ def aliased_plane_stride(n):
 
 def _finite(x, name):
     try:
+        if isinstance(x, (str, bytes)):
+            raise TypeError
         v = float(x)
     except (TypeError, ValueError):
         raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
@@ -375,7 +377,7 @@ class Surface:
 
     @positions.setter
     def positions(self, value):
-        self._positions[...] = _real_array(value, "positions", np.float32)
+        self._assign(self._positions, value, "positions")
 
     @property
     def velocities(self):
@@ -384,7 +386,16 @@ class Surface:
 
     @velocities.setter
     def velocities(self, value):
-        self._velocities[...] = _real_array(value, "velocities", np.float32)
+        self._assign(self._velocities, value, "velocities")
+
+    @staticmethod
+    def _assign(view, value, name):
+        v = _real_array(value, name, np.float32)
+        try:
+            np.broadcast_to(v, view.shape)
+        except ValueError:
+            raise ValueError(f"{name}: expected shape {view.shape}, got {v.shape}") from None
+        view[...] = v
 
     @property
     def pinned(self):

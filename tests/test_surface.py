@@ -556,3 +556,14 @@ def test_import_does_not_import_matplotlib():
     code = "import sys, skelsimd; skelsimd.Surface(3, 3).step(0.1); print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_length_model_zero_length_spring_exerts_no_force(isa):
+    """Two vertices on top of each other: that spring gives no force (no NaN), the others act."""
+    s = skelsimd.Surface(3, 12, model="length")
+    s.positions[:, 1, 5] = s.positions[:, 1, 6]
+    ref = R.ReferenceSurface.like(s, skelsimd.Surface(3, 12).positions)
+    s.step(0.2, 10)
+    ref.step(np.float32(0.2), 10)
+    assert np.isfinite(s.positions).all()
+    assert np.abs(s.positions - ref.pos).max() <= 1e-5
