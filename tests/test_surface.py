@@ -144,8 +144,11 @@ def test_internal_forces_sum_to_zero(isa, grid, seed):
 
 
 def run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping, *, unit, noise, fraction,
-                          load=0.2):
-    """100 steps of a random scene on the active variant and in float64. unit: grid extent 2."""
+                          load=0.2, sensitivity=False):
+    """100 steps of a random scene on the active variant and in float64. unit: grid extent 2.
+    Returns (max error, max(1, |x|, |v|), sensitivity): with sensitivity=True, how far the
+    float64 reference moves from itself when float32-sized rounding noise (a relative 2**-24)
+    is injected into its state after every step, i.e. how much this motion amplifies roundings."""
     rng = np.random.default_rng(seed)
     rows, cols, model, topology, spacing = grid
     if unit:
@@ -159,20 +162,24 @@ def run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping, *, un
     if pins:
         s.pinned[0, :] = True
     ref = R.ReferenceSurface.like(s, rest)
-    shaken = R.ReferenceSurface.like(s, rest)     # the reference from a float32-rounding nudge
-    shaken.pos = shaken.pos * (1 + rng.choice([-1, 1], shaken.pos.shape) * 2.0**-24)
+    shaken = R.ReferenceSurface.like(s, rest)
     force = rng.normal(0, load * spacing, (3, rows, cols)).astype(np.float32) if ext else None
     if ext:
         s.add_force(force)
     g = (0.0, -load * spacing, 0.25 * load * spacing) if pins else (0.0, 0.0, 0.0)
     dt = fraction * s.max_stable_dt
     s.step(dt, 100, gravity=g)
-    for r in (ref, shaken):
-        r.step(np.float32(dt), 100, gravity=g, ext=force)
+    ref.step(np.float32(dt), 100, gravity=g, ext=force)
     err = max(np.abs(s.positions - ref.pos).max(), np.abs(s.velocities - ref.vel).max())
     scale = max(1.0, np.abs(ref.pos).max(), np.abs(ref.vel).max())
-    sensitivity = max(np.abs(shaken.pos - ref.pos).max(), np.abs(shaken.vel - ref.vel).max())
-    return err, scale, sensitivity
+    amplified = 0.0
+    if sensitivity:
+        for k in range(100):
+            shaken.step(np.float32(dt), 1, gravity=g, ext=force if k == 0 else None)
+            for x in (shaken.pos, shaken.vel):
+                x *= 1 + rng.choice([-1.0, 1.0], x.shape) * 2.0**-24
+        amplified = max(np.abs(shaken.pos - ref.pos).max(), np.abs(shaken.vel - ref.vel).max())
+    return err, scale, amplified
 
 
 SCENES = dict(seed=st.integers(0, 2**32 - 1), pins=st.booleans(), ext=st.booleans(),
@@ -182,24 +189,26 @@ SCENES = dict(seed=st.integers(0, 2**32 - 1), pins=st.booleans(), ext=st.boolean
 @given(grid=grids(models=["offset"]), unit=st.booleans(), **SCENES)
 def test_offset_model_matches_float64_reference_after_100_steps(isa, grid, unit, seed, pins, ext,
                                                                 per_vertex_mass, damping):
-    """Every variant within 1e-5 of the float64 reference after 100 steps on unit-scale grids
-    (extent 2), and within 4e-6 * max(1, |x|, |v|) on any grid (dt = 0.7 dt_max)."""
+    """Every variant within 1e-5 of the float64 reference after 100 steps while coordinates and
+    velocities stay within 2.5 (unit-scale grids), and within 4e-6 * max(|x|, |v|) beyond
+    (float32 positions carry a relative rounding), at dt = 0.7 dt_max."""
     err, scale, _ = run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping,
                                           unit=unit, noise=0.05, fraction=0.7)
-    assert err <= (1e-5 if unit else 4e-6 * scale), (err, scale)
+    assert err <= max(1e-5, 4e-6 * scale), (err, scale)
 
 
 @given(grid=grids(models=["length"]), **SCENES)
 def test_length_model_matches_float64_reference_after_100_steps(isa, grid, seed, pins, ext,
                                                                 per_vertex_mass, damping):
-    """The length model is nonlinear: where springs buckle (a cylinder collapsing under gravity,
-    springs at 0.6x their rest length) or near the bound, its motion amplifies any rounding-sized
-    change, float64 included (the reference nudged by 2**-24 moves away from itself by up to 3e-4
-    in 100 steps at 0.7 dt_max). Near rest (small loads, dt = 0.25 dt_max, unit-scale grids) every
-    variant stays within 1e-5 of the reference plus three times that float64 sensitivity."""
+    """The length model is nonlinear: compressed springs buckle (their transverse stiffness
+    E (1 - L0/|d|) is negative), and such motion amplifies every rounding exponentially, in
+    float64 too (the kernels agree bit for bit with a float32 NumPy emulation of the same step).
+    Every variant stays within 1e-5 of the float64 reference plus three times the spread that
+    float32-sized rounding noise alone produces in the float64 reference (unit-scale grids,
+    dt = 0.25 dt_max, small loads)."""
     err, scale, sensitivity = run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping,
                                                     unit=True, noise=0.01, fraction=0.25,
-                                                    load=0.02)
+                                                    load=0.02, sensitivity=True)
     assert err <= 1e-5 + 3 * sensitivity, (err, sensitivity)
 
 
