@@ -576,3 +576,18 @@ def test_length_model_zero_length_spring_exerts_no_force(isa):
     ref.step(np.float32(0.2), 10)
     assert np.isfinite(s.positions).all()
     assert np.abs(s.positions - ref.pos).max() <= 1e-5
+
+
+@pytest.mark.parametrize("model", ["offset", "length"])
+def test_numpy_benchmark_formulation_matches_reference(model, rng):
+    """The NumPy step the benchmarks race does the same job (checked here, and before timing)."""
+    rest = T.perturbed_grid(9, 14, rng, noise=0.05)
+    fast = R.NumpyStep(rest, E=1.2, damping=0.99, mass=0.8, model=model)
+    ref = R.ReferenceSurface(rest, model=model, E=1.2, damping=0.99, mass=0.8)
+    ref.pinned[0] = True
+    fast.free[0] = 0
+    force = rng.normal(0, 0.1, rest.shape).astype(np.float32)
+    fast.ext[...] = force
+    fast.step(0.3, 50, gravity=(0, -0.1, 0))
+    ref.step(np.float32(0.3), 50, gravity=(0, -0.1, 0), ext=force)
+    assert np.abs(fast.P - ref.pos).max() <= 1e-5

@@ -3,10 +3,11 @@
 Each family module provides `headline()`, the list of its workloads at their headline sizes;
 FAMILIES maps the family's name to that function.
 """
-from . import joints
+from . import joints, surface
 
 FAMILIES = {
     "joints": joints.headline,
+    "surface": surface.headline,
 }
 
 

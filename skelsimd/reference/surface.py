@@ -238,12 +238,14 @@ class ReferenceSurface:
 
 
 class NumpyStep:
-    """The fastest NumPy formulation of the offset-model step we found, in float32: preallocated
-    planes, spring forces by slicing (no index arrays), every operation in place. Used by the
-    benchmarks as the NumPy baseline (same job: pins, external force, gravity, damping)."""
+    """The fastest NumPy formulation of the surface step we found, in float32: preallocated
+    planes, spring forces by slicing (no index arrays, no np.add.at), every operation in place.
+    The benchmarks race it (same job: plane topology, pins, external force, gravity, damping).
+    model "offset" or "length"."""
 
-    def __init__(self, xyz, *, E, damping, mass=1.0):
+    def __init__(self, xyz, *, E, damping, mass=1.0, model="offset"):
         P = np.ascontiguousarray(xyz, np.float32)
+        self.model = model
         self.P = P.copy()
         self.V = np.zeros_like(P)
         self.F = np.zeros_like(P)
@@ -251,18 +253,31 @@ class NumpyStep:
         self.free = np.ones(P.shape[1:], np.float32)
         self.E, self.d = np.float32(E), np.float32(damping)
         self.inv_m = np.float32(1.0 / mass)
-        self.rE = P[:, :, 1:] - P[:, :, :-1]
-        self.rS = P[:, 1:, :] - P[:, :-1, :]
-        self.rSE = P[:, 1:, 1:] - P[:, :-1, :-1]
-        self.tE, self.tS, self.tSE = (np.empty_like(r) for r in (self.rE, self.rS, self.rSE))
+        self.pairs = []
+        for a, b in ((np.s_[:, :, :-1], np.s_[:, :, 1:]), (np.s_[:, :-1, :], np.s_[:, 1:, :]),
+                     (np.s_[:, :-1, :-1], np.s_[:, 1:, 1:])):
+            d = P[b] - P[a]
+            rest = np.sqrt((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2]) if model == "length" else d
+            self.pairs.append((a, b, rest, np.empty_like(d), np.empty_like(d[0])))
         self.tmp = np.empty_like(P)
 
-    def _spring(self, a, b, rest, t, fa, fb):
-        np.subtract(b, a, out=t)
-        t -= rest
-        t *= self.E
-        fa += t
-        fb -= t
+    def _spring(self, a, b, rest, t, c):
+        """t = force of the spring a -> b on a (F[a] += t, F[b] -= t)."""
+        np.subtract(self.P[b], self.P[a], out=t)
+        if self.model == "length":
+            np.multiply(t[0], t[0], out=c)
+            c += t[1] * t[1]
+            c += t[2] * t[2]
+            np.sqrt(c, out=c)
+            np.divide(rest, c, out=c)        # L0 / |d|
+            np.subtract(1, c, out=c)         # (|d| - L0) / |d|
+            c *= self.E
+            t *= c
+        else:
+            t -= rest
+            t *= self.E
+        self.F[a] += t
+        self.F[b] -= t
 
     def step(self, dt, n=1, gravity=(0.0, 0.0, 0.0)):
         P, V, F, tmp = self.P, self.V, self.F, self.tmp
@@ -271,10 +286,8 @@ class NumpyStep:
         for _ in range(n):
             F[...] = self.ext
             self.ext[...] = 0
-            self._spring(P[:, :, :-1], P[:, :, 1:], self.rE, self.tE, F[:, :, :-1], F[:, :, 1:])
-            self._spring(P[:, :-1, :], P[:, 1:, :], self.rS, self.tS, F[:, :-1, :], F[:, 1:, :])
-            self._spring(P[:, :-1, :-1], P[:, 1:, 1:], self.rSE, self.tSE, F[:, :-1, :-1],
-                         F[:, 1:, 1:])
+            for a, b, rest, t, c in self.pairs:
+                self._spring(a, b, rest, t, c)
             F *= self.inv_m
             F += g
             F *= self.free          # pinned: no acceleration (and no motion: V stays 0 there)

@@ -26,9 +26,10 @@
 
 size_t sks_surface_scratch_floats(size_t cols)
 {
-    /* step: S and SE row buffers, 3 components, current and previous row;
-     * normals: upper and lower face buffers, 3 components, current and previous band. */
-    return 12 * (cols + 1) + 16;
+    /* step: S and SE row buffers, current and previous row, and the E buffer;
+     * normals: upper and lower face buffers, current and previous band; 3 components each.
+     * 16 floats of slack: SIMD loads of the last buffer may reach past its end. */
+    return 15 * (cols + 1) + 16;
 }
 
 /* Row buffers of the scratch: `which` in 0..3, 3 components of (cols + 1) floats each. */
@@ -141,13 +142,15 @@ static inline void integrate_scalar(const sks_surface *s, const sks_surface_para
 }
 
 /* Row state shared by the variants: the springs of the last column (computed before column 0
- * moves), and the row buffers. S_cur[c][j] is the south spring of column j, SE_cur[c][j + 1]
- * the south-east spring of column j and SE_cur[c][0] the one reaching column 0 (cylinder). */
+ * moves), and the row buffers (3 components each, cols + 1 floats apart):
+ *   E[c][j + 1]  east spring of column j;  E[c][0] the one reaching column 0 (or zero),
+ *   S[c][j]      south spring of column j (current row; S_prev: the row above),
+ *   SE[c][j + 1] south-east spring of column j;  SE[c][0] the one reaching column 0 (or zero). */
 typedef struct row_ctx {
     size_t r;
     int has_south;
     vec3f e_last, se_last;          /* springs of column cols-1 (zero on a plane) */
-    float *S_cur, *SE_cur;
+    float *E, *S_cur, *SE_cur;
     const float *S_prev, *SE_prev;
 } row_ctx;
 
@@ -164,33 +167,43 @@ static inline row_ctx row_begin(const sks_surface *s, float E, size_t r, float *
     rc.SE_cur = row_buffer(scratch, cols, 2 + (int)parity);
     rc.S_prev = row_buffer(scratch, cols, (int)(1 - parity));
     rc.SE_prev = row_buffer(scratch, cols, 3 - (int)parity);
+    rc.E = row_buffer(scratch, cols, 4);
+    store3(rc.E, cols + 1, 0, rc.e_last);
     store3(rc.SE_cur, cols + 1, 0, rc.se_last);
     return rc;
 }
 
-/* Columns j0..cols-1 of row rc.r, one vertex at a time; `west` is the east spring of column
- * j0 - 1 (or of column cols-1 / zero when j0 == 0). */
-static inline void row_tail_scalar(const sks_surface *s, const sks_surface_params *p,
-                                   const row_ctx *rc, size_t j0, vec3f west, int use_ext)
+/* Pass 1, columns j0..cols-1: the springs row rc.r owns, into the row buffers. */
+static inline void row_springs_tail_scalar(const sks_surface *s, float E, const row_ctx *rc,
+                                           size_t j0)
 {
     const size_t cols = s->cols, stride = cols + 1;
-    const float E = p->elasticity;
     size_t j;
     for (j = j0; j < cols; j++) {
         const size_t i = rc->r * cols + j;
         const int inner = j + 1 < cols;
-        const vec3f fe = inner ? spring_to(s, E, 0, i, i + 1, 1) : rc->e_last;
-        const vec3f fs = spring_to(s, E, 1, i, i + cols, rc->has_south);
-        const vec3f fse = inner ? spring_to(s, E, 2, i, i + cols + 1, rc->has_south) : rc->se_last;
-        const vec3f f = total_force(fe, fs, fse, west, load3(rc->S_prev, stride, j),
-                                    load3(rc->SE_prev, stride, j));
-        store3(rc->S_cur, stride, j, fs);
-        store3(rc->SE_cur, stride, j + 1, fse);
-        integrate_scalar(s, p, i, f, use_ext);
-        west = fe;
+        store3(rc->E, stride, j + 1, inner ? spring_to(s, E, 0, i, i + 1, 1) : rc->e_last);
+        store3(rc->S_cur, stride, j, spring_to(s, E, 1, i, i + cols, rc->has_south));
+        store3(rc->SE_cur, stride, j + 1,
+               inner ? spring_to(s, E, 2, i, i + cols + 1, rc->has_south) : rc->se_last);
     }
 }
 
+/* Pass 2, columns j0..cols-1: total force from the row buffers, then integration. */
+static inline void row_integrate_tail_scalar(const sks_surface *s, const sks_surface_params *p,
+                                             const row_ctx *rc, size_t j0, int use_ext)
+{
+    const size_t cols = s->cols, stride = cols + 1;
+    size_t j;
+    for (j = j0; j < cols; j++) {
+        const vec3f f = total_force(load3(rc->E, stride, j + 1), load3(rc->S_cur, stride, j),
+                                    load3(rc->SE_cur, stride, j + 1), load3(rc->E, stride, j),
+                                    load3(rc->S_prev, stride, j), load3(rc->SE_prev, stride, j));
+        integrate_scalar(s, p, rc->r * cols + j, f, use_ext);
+    }
+}
+
+/* Zeroes the S and SE buffers (the row above row 0 owns no springs). */
 static void clear_row_buffers(float *scratch, size_t cols)
 {
     memset(scratch, 0, 4 * 3 * (cols + 1) * sizeof(float));
@@ -200,15 +213,22 @@ static void clear_row_buffers(float *scratch, size_t cols)
  * Scalar variants
  * ------------------------------------------------------------------------------------------ */
 
-static void surface_step_scalar(const sks_surface *s, const sks_surface_params *p, float *scratch)
+static void surface_step_scalar(const sks_surface *s_in, const sks_surface_params *p_in, float *scratch)
 {
+    /* Local copies: with -fno-strict-aliasing every float store could otherwise modify the
+     * caller's structs, and the loop would reload every pointer and size after each store. */
+    const sks_surface s_local = *s_in;
+    const sks_surface_params p_local = *p_in;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
     size_t it, r;
     for (it = 0; it < p->substeps; it++) {
         const int use_ext = p->has_ext && it == 0;
         clear_row_buffers(scratch, s->cols);
         for (r = 0; r < s->rows; r++) {
             const row_ctx rc = row_begin(s, p->elasticity, r, scratch, r & 1);
-            row_tail_scalar(s, p, &rc, 0, rc.e_last, use_ext);
+            row_springs_tail_scalar(s, p->elasticity, &rc, 0);
+            row_integrate_tail_scalar(s, p, &rc, 0, use_ext);
         }
     }
 }
@@ -419,27 +439,6 @@ SKS_TARGET_SSE41 static inline v3_sse41 splat3_sse41(vec3f v)
     return r;
 }
 
-SKS_TARGET_SSE41 static inline vec3f last_lane3_sse41(v3_sse41 v)
-{
-    vec3f r = {_mm_cvtss_f32(_mm_shuffle_ps(v.x, v.x, 0xFF)),
-               _mm_cvtss_f32(_mm_shuffle_ps(v.y, v.y, 0xFF)),
-               _mm_cvtss_f32(_mm_shuffle_ps(v.z, v.z, 0xFF))};
-    return r;
-}
-
-/* (prev[3], cur[0], cur[1], cur[2]): the west neighbour's value of every lane */
-SKS_TARGET_SSE41 static inline __m128 shift_in_sse41(__m128 prev, __m128 cur)
-{
-    return _mm_castsi128_ps(_mm_alignr_epi8(_mm_castps_si128(cur), _mm_castps_si128(prev), 12));
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 shift_in3_sse41(v3_sse41 prev, v3_sse41 cur)
-{
-    v3_sse41 r = {shift_in_sse41(prev.x, cur.x), shift_in_sse41(prev.y, cur.y),
-                  shift_in_sse41(prev.z, cur.z)};
-    return r;
-}
-
 /* All-ones lanes where pinned[i + lane] != 0. */
 SKS_TARGET_SSE41 static inline __m128 pinned_mask_sse41(const unsigned char *pinned, size_t i)
 {
@@ -498,9 +497,15 @@ SKS_TARGET_SSE41 static inline void integrate_sse41(const sks_surface *s, const 
     store3_sse41(s->vel, s->plane, i, v);
 }
 
-SKS_TARGET_SSE41 static void surface_step_sse41(const sks_surface *s, const sks_surface_params *p,
+SKS_TARGET_SSE41 static void surface_step_sse41(const sks_surface *s_in, const sks_surface_params *p_in,
                                                 float *scratch)
 {
+    /* Local copies: with -fno-strict-aliasing every float store could otherwise modify the
+     * caller's structs, and the loop would reload every pointer and size after each store. */
+    const sks_surface s_local = *s_in;
+    const sks_surface_params p_local = *p_in;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
     const size_t cols = s->cols, stride = cols + 1;
     const __m128 E = _mm_set1_ps(p->elasticity);
     const v3_sse41 zero = splat3_sse41(vec3f_zero);
@@ -510,26 +515,27 @@ SKS_TARGET_SSE41 static void surface_step_sse41(const sks_surface *s, const sks_
         clear_row_buffers(scratch, cols);
         for (r = 0; r < s->rows; r++) {
             const row_ctx rc = row_begin(s, p->elasticity, r, scratch, r & 1);
-            v3_sse41 prev_e = splat3_sse41(rc.e_last);
-            vec3f west = rc.e_last;
             for (j = 0; j + 4 < cols; j += 4) {
                 const size_t i = r * cols + j;
                 const v3_sse41 c = load3_sse41(s->pos, s->plane, i);
-                const v3_sse41 fe = spring_to_sse41(s, E, 0, i, i + 1, c);
-                const v3_sse41 fs = rc.has_south ? spring_to_sse41(s, E, 1, i, i + cols, c) : zero;
-                const v3_sse41 fse = rc.has_south ? spring_to_sse41(s, E, 2, i, i + cols + 1, c) : zero;
-                const v3_sse41 fw = shift_in3_sse41(prev_e, fe);
+                store3_sse41(rc.E, stride, j + 1, spring_to_sse41(s, E, 0, i, i + 1, c));
+                store3_sse41(rc.S_cur, stride, j,
+                             rc.has_south ? spring_to_sse41(s, E, 1, i, i + cols, c) : zero);
+                store3_sse41(rc.SE_cur, stride, j + 1,
+                             rc.has_south ? spring_to_sse41(s, E, 2, i, i + cols + 1, c) : zero);
+            }
+            row_springs_tail_scalar(s, p->elasticity, &rc, j);
+            for (j = 0; j + 4 <= cols; j += 4) {
                 const v3_sse41 f = sub3_sse41(
-                    sub3_sse41(sub3_sse41(add3_sse41(add3_sse41(fe, fs), fse), fw),
+                    sub3_sse41(sub3_sse41(add3_sse41(add3_sse41(load3_sse41(rc.E, stride, j + 1),
+                                                                load3_sse41(rc.S_cur, stride, j)),
+                                                     load3_sse41(rc.SE_cur, stride, j + 1)),
+                                          load3_sse41(rc.E, stride, j)),
                                load3_sse41(rc.S_prev, stride, j)),
                     load3_sse41(rc.SE_prev, stride, j));
-                store3_sse41(rc.S_cur, stride, j, fs);
-                store3_sse41(rc.SE_cur, stride, j + 1, fse);
-                integrate_sse41(s, p, i, f, use_ext);
-                prev_e = fe;
-                west = last_lane3_sse41(fe);
+                integrate_sse41(s, p, r * cols + j, f, use_ext);
             }
-            row_tail_scalar(s, p, &rc, j, west, use_ext);
+            row_integrate_tail_scalar(s, p, &rc, j, use_ext);
         }
     }
 }
@@ -696,32 +702,6 @@ SKS_TARGET_AVX2 static inline v3_avx2 splat3_avx2(vec3f v)
     return r;
 }
 
-SKS_TARGET_AVX2 static inline float last_lane_avx2(__m256 v)
-{
-    const __m128 hi = _mm256_extractf128_ps(v, 1);
-    return _mm_cvtss_f32(_mm_shuffle_ps(hi, hi, 0xFF));
-}
-
-SKS_TARGET_AVX2 static inline vec3f last_lane3_avx2(v3_avx2 v)
-{
-    vec3f r = {last_lane_avx2(v.x), last_lane_avx2(v.y), last_lane_avx2(v.z)};
-    return r;
-}
-
-/* (prev[7], cur[0], ..., cur[6]): the west neighbour's value of every lane */
-SKS_TARGET_AVX2 static inline __m256 shift_in_avx2(__m256 prev, __m256 cur)
-{
-    const __m256 t = _mm256_permute2f128_ps(prev, cur, 0x21);   /* (prev hi, cur lo) */
-    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(cur), _mm256_castps_si256(t), 12));
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 shift_in3_avx2(v3_avx2 prev, v3_avx2 cur)
-{
-    v3_avx2 r = {shift_in_avx2(prev.x, cur.x), shift_in_avx2(prev.y, cur.y),
-                 shift_in_avx2(prev.z, cur.z)};
-    return r;
-}
-
 SKS_TARGET_AVX2 static inline __m256 pinned_mask_avx2(const unsigned char *pinned, size_t i)
 {
     int64_t bytes;
@@ -778,9 +758,15 @@ SKS_TARGET_AVX2 static inline void integrate_avx2(const sks_surface *s, const sk
     store3_avx2(s->vel, s->plane, i, v);
 }
 
-SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s, const sks_surface_params *p,
+SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s_in, const sks_surface_params *p_in,
                                               float *scratch)
 {
+    /* Local copies: with -fno-strict-aliasing every float store could otherwise modify the
+     * caller's structs, and the loop would reload every pointer and size after each store. */
+    const sks_surface s_local = *s_in;
+    const sks_surface_params p_local = *p_in;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
     const size_t cols = s->cols, stride = cols + 1;
     const __m256 E = _mm256_set1_ps(p->elasticity);
     const v3_avx2 zero = splat3_avx2(vec3f_zero);
@@ -790,26 +776,27 @@ SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s, const sks_su
         clear_row_buffers(scratch, cols);
         for (r = 0; r < s->rows; r++) {
             const row_ctx rc = row_begin(s, p->elasticity, r, scratch, r & 1);
-            v3_avx2 prev_e = splat3_avx2(rc.e_last);
-            vec3f west = rc.e_last;
             for (j = 0; j + 8 < cols; j += 8) {
                 const size_t i = r * cols + j;
                 const v3_avx2 c = load3_avx2(s->pos, s->plane, i);
-                const v3_avx2 fe = spring_to_avx2(s, E, 0, i, i + 1, c);
-                const v3_avx2 fs = rc.has_south ? spring_to_avx2(s, E, 1, i, i + cols, c) : zero;
-                const v3_avx2 fse = rc.has_south ? spring_to_avx2(s, E, 2, i, i + cols + 1, c) : zero;
-                const v3_avx2 fw = shift_in3_avx2(prev_e, fe);
+                store3_avx2(rc.E, stride, j + 1, spring_to_avx2(s, E, 0, i, i + 1, c));
+                store3_avx2(rc.S_cur, stride, j,
+                            rc.has_south ? spring_to_avx2(s, E, 1, i, i + cols, c) : zero);
+                store3_avx2(rc.SE_cur, stride, j + 1,
+                            rc.has_south ? spring_to_avx2(s, E, 2, i, i + cols + 1, c) : zero);
+            }
+            row_springs_tail_scalar(s, p->elasticity, &rc, j);
+            for (j = 0; j + 8 <= cols; j += 8) {
                 const v3_avx2 f = sub3_avx2(
-                    sub3_avx2(sub3_avx2(add3_avx2(add3_avx2(fe, fs), fse), fw),
+                    sub3_avx2(sub3_avx2(add3_avx2(add3_avx2(load3_avx2(rc.E, stride, j + 1),
+                                                            load3_avx2(rc.S_cur, stride, j)),
+                                                  load3_avx2(rc.SE_cur, stride, j + 1)),
+                                        load3_avx2(rc.E, stride, j)),
                               load3_avx2(rc.S_prev, stride, j)),
                     load3_avx2(rc.SE_prev, stride, j));
-                store3_avx2(rc.S_cur, stride, j, fs);
-                store3_avx2(rc.SE_cur, stride, j + 1, fse);
-                integrate_avx2(s, p, i, f, use_ext);
-                prev_e = fe;
-                west = last_lane3_avx2(fe);
+                integrate_avx2(s, p, r * cols + j, f, use_ext);
             }
-            row_tail_scalar(s, p, &rc, j, west, use_ext);
+            row_integrate_tail_scalar(s, p, &rc, j, use_ext);
         }
     }
 }
