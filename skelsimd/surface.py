@@ -151,6 +151,8 @@ def _real_array(x, name, dtype=np.float64):
 
 
 def _vector3(x, name):
+    if isinstance(x, (tuple, list)) and len(x) == 3 and all(type(v) in (int, float) for v in x):
+        return tuple(_finite(v, name) for v in x)
     a = _real_array(x, name)
     if a.shape != (3,):
         raise ValueError(f"{name}: expected shape (3,), got {a.shape}")
@@ -282,6 +284,7 @@ class Surface:
             self._mass_step = 1
             self._mass = m.astype(np.float32)
         self._m_min = float(m.min())
+        self._dt_max = self.max_stable_dt
         self.capture_rest()
 
     def _planes(self, first, count):
@@ -462,7 +465,7 @@ class Surface:
             g = gravity
         else:
             g = _vector3(gravity, "gravity")
-        dt_max = self.max_stable_dt
+        dt_max = self._dt_max
         if dt > dt_max:
             raise ValueError(
                 f"dt: {dt!r} is unstable for this surface; the largest stable dt is {dt_max:.9g} "
@@ -478,17 +481,17 @@ class Surface:
 
     def add_force(self, f):
         """Add an external force for the next substep: ``f`` of shape (3,) acts on every vertex,
-        or array_like broadcastable to (3, rows, cols) per vertex. Returns the pending external
-        force (read-only view)."""
-        f = _real_array(f, "f", np.float32)
-        if f.shape == (3,):
-            f = f[:, None, None]
-        try:
-            np.broadcast_to(f, self._ext.shape)
-        except ValueError:
-            raise ValueError(f"f: expected shape (3,) or broadcastable to {self._ext.shape}, "
-                             f"got {f.shape}") from None
-        self._ext += f
+        or array_like broadcastable to (3, rows, cols) per vertex (all values finite). Returns
+        the pending external force (read-only view)."""
+        shape = np.shape(f)
+        if shape not in ((3,), self._ext.shape):
+            fa = _real_array(f, "f", np.float32)
+            try:
+                f = np.ascontiguousarray(np.broadcast_to(fa, self._ext.shape))
+            except ValueError:
+                raise ValueError(f"f: expected shape (3,) or broadcastable to {self._ext.shape}, "
+                                 f"got {fa.shape}") from None
+        _core.surface_add_force(self._buffer, self._rows, self._cols, self._plane, self._wrap, f)
         self._ext_pending = True
         return self.external_force
 

@@ -14,10 +14,13 @@
  *   surface_normals(buffer, rows, cols, plane, wrap, out) -> out (3, rows, cols)
  *   surface_effectors(buffer, rows, cols, plane, wrap, centers (K, 3), radius (K,), strength (K,))
  *       -> reaction (K, 3) float32
+ *   surface_add_force(buffer, rows, cols, plane, wrap, f (3,) or (3, rows, cols)) -> None
  */
 #include "args.h"
 
 #include "../kernels/surface.h"
+
+#include <math.h>
 
 /* Plane indices in the state buffer. */
 enum {
@@ -260,7 +263,76 @@ fail:
     return NULL;
 }
 
+/* 1 when no value of v[0..n) is inf or NaN (an exponent-bits test the compiler vectorises). */
+static int all_finite(const float *v, npy_intp n)
+{
+    uint32_t special = 0;
+    npy_intp i;
+    for (i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, v + i, sizeof bits);
+        special |= (uint32_t)((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    return special == 0;
+}
+
+/* ext += f for f of shape (3,) (every vertex) or (3, rows, cols) (per vertex), after checking
+ * that every value of f is finite (ValueError naming `f`, nothing added). */
+static PyObject *py_surface_add_force(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    sks_surface s;
+    PyArrayObject *f;
+    npy_intp n, i, count;
+    int uniform;
+    const float *v;
+    (void)self;
+    if (!sks_check_nargs("surface_add_force", nargs, 6)) return NULL;
+    if (parse_grid(args, &s) < 0) return NULL;
+    f = sks_as_float32(args[5], "f");
+    if (f == NULL) return NULL;
+    n = (npy_intp)(s.rows * s.cols);
+    uniform = PyArray_NDIM(f) == 1 && PyArray_DIM(f, 0) == 3;
+    if (!uniform && !(PyArray_NDIM(f) == 3 && PyArray_DIM(f, 0) == 3 &&
+                      PyArray_DIM(f, 1) == (npy_intp)s.rows && PyArray_DIM(f, 2) == (npy_intp)s.cols)) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(f), PyArray_DIMS(f));
+        PyErr_Format(PyExc_ValueError, "f: expected shape (3,) or (3, %zd, %zd), got %s",
+                     (Py_ssize_t)s.rows, (Py_ssize_t)s.cols, got);
+        Py_DECREF(f);
+        return NULL;
+    }
+    v = (const float *)PyArray_DATA(f);
+    count = uniform ? 3 : 3 * n;
+    if (!all_finite(v, count)) {
+        for (i = 0; isfinite(v[i]); i++) {
+        }
+        PyErr_Format(PyExc_ValueError, "f: expected finite values, got %g at flat index %zd",
+                     (double)v[i], (Py_ssize_t)i);
+        Py_DECREF(f);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    {
+        int c;
+        for (c = 0; c < 3; c++) {
+            float *e = s.ext + (size_t)c * s.plane;
+            if (uniform) {
+                const float fc = v[c];
+                for (i = 0; i < n; i++) e[i] += fc;
+            } else {
+                const float *fc = v + c * n;
+                for (i = 0; i < n; i++) e[i] += fc[i];
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(f);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef sks_surface_methods[] = {
+    {"surface_add_force", (PyCFunction)(void (*)(void))py_surface_add_force, METH_FASTCALL,
+     "surface_add_force(buffer, rows, cols, plane, wrap, f): see skelsimd.Surface.add_force"},
     {"surface_layout", py_surface_layout, METH_NOARGS,
      "surface_layout() -> (pos, vel, ext, rest, inv_mass, pinned, planes): plane indices"},
     {"surface_step", (PyCFunction)(void (*)(void))py_surface_step, METH_FASTCALL,

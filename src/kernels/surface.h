@@ -54,6 +54,12 @@ typedef struct sks_surface_params {
     int has_ext;                   /* read (and clear) ext during the first substep */
 } sks_surface_params;
 
+/* Substeps a step keeps in flight (a wavefront over the rows, see surface.c). */
+#define SKS_SURFACE_WAVE 8
+/* ... on grids of more vertices than this (about 40 bytes per vertex stream per substep: up
+ * to here the state stays in a 1 MiB L2 cache, and one substep at a time is faster). */
+#define SKS_SURFACE_WAVE_FROM 16384
+
 /* Scratch floats a step or a normals call needs for a grid with `cols` columns. */
 size_t sks_surface_scratch_floats(size_t cols);
 
