@@ -595,8 +595,8 @@ def test_numpy_benchmark_formulation_matches_reference(model, rng):
 
 @pytest.mark.parametrize("model, topology", [("offset", "plane"), ("length", "cylinder")])
 def test_wavefront_substeps_equal_one_at_a_time(isa, model, topology):
-    """Grids above 16384 vertices run up to 8 substeps as a wavefront over the rows: bit for bit
-    the same as one substep per call, and close to the float64 reference."""
+    """step(dt, n) runs up to 8 substeps as a wavefront over the rows: bit for bit the same as
+    one substep per call (here on a grid larger than L2), and close to the float64 reference."""
     rng = np.random.default_rng(11)
     rest = T.perturbed_grid(131, 127, rng, spacing=0.05, noise=0.05, topology=topology)
     kick = rng.normal(0, 0.01, rest.shape).astype(np.float32)

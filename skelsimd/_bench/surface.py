@@ -198,7 +198,7 @@ def headline():
         step_workload(100, 100, "length", name="water-length", layouts=False),
         frame_workload(100, 100, normals=True, name="frame"),
         frame_workload(100, 100, normals=False, name="frame-step"),
-        step_workload(1000, 1000, "offset", steps=2, name="water-1M"),
-        step_workload(1000, 1000, "length", steps=2, name="water-1M-length", layouts=False),
+        step_workload(1000, 1000, "offset", steps=8, name="water-1M"),
+        step_workload(1000, 1000, "length", steps=8, name="water-1M-length", layouts=False),
         effectors_workload(),
     ]

@@ -24,10 +24,15 @@
 
 #include <math.h>
 
-/* Floats between the components of a row buffer: a multiple of 16 with room for cols + 8. */
+/* Floats between the components of a row buffer: room for elements [0] .. [cols + 8] after a
+ * 7-float lead (a SIMD chunk at the end of a row may spill 7 lanes), in an odd number of cache
+ * lines, so that the components of all buffers fall on different L1 sets (a stride of a
+ * multiple of 4 KiB, e.g. 1024 floats for 1000 columns, put them all on one set and made the
+ * 1000 x 1000 step 2x slower). */
 static inline size_t row_stride(size_t cols)
 {
-    return (cols + 8 + 15) & ~(size_t)15;
+    const size_t lines = (cols + 16 + 15) / 16;
+    return 16 * (lines | 1);
 }
 
 size_t sks_surface_scratch_floats(size_t cols)
@@ -38,9 +43,9 @@ size_t sks_surface_scratch_floats(size_t cols)
     return (1 + 4 * SKS_SURFACE_WAVE) * 3 * row_stride(cols) + 16;
 }
 
-/* Row buffers of the scratch: `which` < 1 + 4 * SKS_SURFACE_WAVE, 3 components each, row_stride(cols) floats
- * apart. Element [1] of every component is 32-byte aligned (the SIMD loops store at j + 1 with
- * j a multiple of the lane count), and elements up to [cols + 7] exist. */
+/* Row buffers of the scratch: `which` < 1 + 4 * SKS_SURFACE_WAVE, 3 components each,
+ * row_stride(cols) floats apart. Element [1] of every component is 32-byte aligned (the SIMD loops store at j + 1 with
+ * j a multiple of the lane count), and elements up to [cols + 8] exist. */
 static inline float *row_buffer(float *scratch, size_t cols, size_t which)
 {
     float *aligned = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
@@ -229,9 +234,8 @@ typedef void (*row_integrate_fn)(const sks_surface *s, const sks_surface_params 
  * (row r+1 got there earlier in the same wave, and moves on only at wave t + 1) and the south
  * springs of row r-1 in substep k (wave t - 1). So every vertex sees exactly the inputs of the
  * plain substep-by-substep order (the results are identical) while a large grid streams from
- * memory once per SKS_SURFACE_WAVE substeps instead of once per substep. Grids whose state fits
- * in L2 (up to SKS_SURFACE_WAVE_FROM vertices) run one substep at a time: there the extra row
- * buffers only cost (measured 6% at 100 x 100; 1.8x faster at 1000 x 1000 with 8 in flight). */
+ * memory once per SKS_SURFACE_WAVE substeps instead of once per substep (measured: 2x faster
+ * at 1000 x 1000, the same at 100 x 100, whose state stays in L2 anyway). */
 static inline void step_walk(const sks_surface *s_in, const sks_surface_params *p_in,
                              float *scratch, row_springs_fn springs, row_integrate_fn integrate)
 {
@@ -242,10 +246,9 @@ static inline void step_walk(const sks_surface *s_in, const sks_surface_params *
     const sks_surface *s = &s_local;
     const sks_surface_params *p = &p_local;
     const float E = p->elasticity;
-    const size_t wave = s->rows * s->cols > SKS_SURFACE_WAVE_FROM ? SKS_SURFACE_WAVE : 1;
     size_t done, depth, t, k;
     for (done = 0; done < p->substeps; done += depth) {
-        depth = p->substeps - done < wave ? p->substeps - done : wave;
+        depth = p->substeps - done < SKS_SURFACE_WAVE ? p->substeps - done : SKS_SURFACE_WAVE;
         clear_row_buffers(scratch, s->cols, 1 + 4 * depth);
         for (t = 0; t + 1 < s->rows + depth; t++) {
             for (k = 0; k < depth && k <= t; k++) {
@@ -264,15 +267,20 @@ static inline void step_walk(const sks_surface *s_in, const sks_surface_params *
  * Scalar variants
  * ------------------------------------------------------------------------------------------ */
 
-static void row_springs_scalar(const sks_surface *s, float E, const row_ctx *rc)
+static void row_springs_scalar(const sks_surface *s_in, float E, const row_ctx *rc_in)
 {
-    row_springs_tail_scalar(s, E, rc, 0);
+    const sks_surface s = *s_in;   /* local copies: see step_walk */
+    const row_ctx rc = *rc_in;
+    row_springs_tail_scalar(&s, E, &rc, 0);
 }
 
-static void row_integrate_scalar(const sks_surface *s, const sks_surface_params *p,
-                                 const row_ctx *rc, int use_ext)
+static void row_integrate_scalar(const sks_surface *s_in, const sks_surface_params *p_in,
+                                 const row_ctx *rc_in, int use_ext)
 {
-    row_integrate_tail_scalar(s, p, rc, 0, use_ext);
+    const sks_surface s = *s_in;   /* local copies: see step_walk */
+    const sks_surface_params p = *p_in;
+    const row_ctx rc = *rc_in;
+    row_integrate_tail_scalar(&s, &p, &rc, 0, use_ext);
 }
 
 static void surface_step_scalar(const sks_surface *s, const sks_surface_params *p, float *scratch)
@@ -545,8 +553,13 @@ SKS_TARGET_SSE41 static inline void integrate_sse41(const sks_surface *s, const 
 }
 
 /* Pass 1 of a row, 4 columns at a time (see row_springs_tail_scalar). */
-SKS_TARGET_SSE41 static void row_springs_sse41(const sks_surface *s, float elasticity, const row_ctx *rc)
+SKS_TARGET_SSE41 static void row_springs_sse41(const sks_surface *s_in, float elasticity,
+                                               const row_ctx *rc_in)
 {
+    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
+    const row_ctx rc_local = *rc_in;
+    const sks_surface *s = &s_local;
+    const row_ctx *rc = &rc_local;
     const size_t cols = s->cols, stride = row_stride(cols), r = rc->r;
     const __m128 E = _mm_set1_ps(elasticity);
     const v3_sse41 zero = splat3_sse41(vec3f_zero);
@@ -564,9 +577,16 @@ SKS_TARGET_SSE41 static void row_springs_sse41(const sks_surface *s, float elast
 }
 
 /* Pass 2 of a row, 4 columns at a time (see row_integrate_tail_scalar). */
-SKS_TARGET_SSE41 static void row_integrate_sse41(const sks_surface *s, const sks_surface_params *p,
-                                                 const row_ctx *rc, int use_ext)
+SKS_TARGET_SSE41 static void row_integrate_sse41(const sks_surface *s_in,
+                                                 const sks_surface_params *p_in,
+                                                 const row_ctx *rc_in, int use_ext)
 {
+    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
+    const sks_surface_params p_local = *p_in;
+    const row_ctx rc_local = *rc_in;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
+    const row_ctx *rc = &rc_local;
     const size_t cols = s->cols, stride = row_stride(cols);
     size_t j;
     for (j = 0; j + 4 <= cols; j += 4) {
@@ -750,10 +770,12 @@ SKS_TARGET_AVX2 static inline v3_avx2 splat3_avx2(vec3f v)
     return r;
 }
 
-SKS_TARGET_AVX2 static inline __m256 pinned_mask_avx2(const unsigned char *pinned, size_t i)
+/* All-ones lanes where pinned[i + lane] != 0, lane < count (count <= 8). */
+SKS_TARGET_AVX2 static inline __m256 pinned_mask_avx2(const unsigned char *pinned, size_t i,
+                                                      size_t count)
 {
-    int64_t bytes;
-    memcpy(&bytes, pinned + i, sizeof bytes);
+    int64_t bytes = 0;
+    memcpy(&bytes, pinned + i, count);
     return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(bytes)),
                                                   _mm256_setzero_si256()));
 }
@@ -778,17 +800,54 @@ SKS_TARGET_AVX2 static inline v3_avx2 spring_to_avx2(const sks_surface *s, __m25
     return spring_avx2(s, E, kind, i, sub3_avx2(load3_avx2(s->pos, s->plane, n), c));
 }
 
-SKS_TARGET_AVX2 static inline void integrate_avx2(const sks_surface *s, const sks_surface_params *p,
-                                                  size_t i, v3_avx2 f, int use_ext)
+/* Lanes below count (<= 8) all-ones. */
+SKS_TARGET_AVX2 static inline __m256i lanes_below_avx2(size_t count)
 {
-    const __m256 im = _mm256_loadu_ps(s->inv_mass + i * s->mass_step);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* load3/store3 of the lanes below count only (count < 8: the end of a row). */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE v3_avx2 load3_part_avx2(const float *p, size_t plane,
+                                                                 size_t i, size_t count)
+{
+    const __m256i m = lanes_below_avx2(count);
+    v3_avx2 v;
+    if (count == 8) return load3_avx2(p, plane, i);
+    v.x = _mm256_maskload_ps(p + i, m);
+    v.y = _mm256_maskload_ps(p + i + plane, m);
+    v.z = _mm256_maskload_ps(p + i + 2 * plane, m);
+    return v;
+}
+
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void store3_part_avx2(float *p, size_t plane, size_t i,
+                                                               v3_avx2 v, size_t count)
+{
+    const __m256i m = lanes_below_avx2(count);
+    if (count == 8) {
+        store3_avx2(p, plane, i, v);
+        return;
+    }
+    _mm256_maskstore_ps(p + i, m, v.x);
+    _mm256_maskstore_ps(p + i + plane, m, v.y);
+    _mm256_maskstore_ps(p + i + 2 * plane, m, v.z);
+}
+
+/* integrate_scalar for the `count` (<= 8) vertices i.. of a row. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void integrate_avx2(const sks_surface *s,
+                                                             const sks_surface_params *p, size_t i,
+                                                             v3_avx2 f, int use_ext, size_t count)
+{
+    const __m256 im = s->mass_step == 0 ? _mm256_loadu_ps(s->inv_mass)
+                      : count == 8     ? _mm256_loadu_ps(s->inv_mass + i)
+                                       : _mm256_maskload_ps(s->inv_mass + i, lanes_below_avx2(count));
     const __m256 dt = _mm256_set1_ps(p->dt);
-    const __m256 pin = pinned_mask_avx2(s->pinned, i);
-    const v3_avx2 v0 = load3_avx2(s->vel, s->plane, i), x0 = load3_avx2(s->pos, s->plane, i);
+    const __m256 pin = pinned_mask_avx2(s->pinned, i, count);
+    const v3_avx2 v0 = load3_part_avx2(s->vel, s->plane, i, count);
+    const v3_avx2 x0 = load3_part_avx2(s->pos, s->plane, i, count);
     v3_avx2 a, v, x;
     if (use_ext) {
-        f = add3_avx2(f, load3_avx2(s->ext, s->plane, i));
-        store3_avx2(s->ext, s->plane, i, splat3_avx2(vec3f_zero));
+        f = add3_avx2(f, load3_part_avx2(s->ext, s->plane, i, count));
+        store3_part_avx2(s->ext, s->plane, i, splat3_avx2(vec3f_zero), count);
     }
     a.x = _mm256_add_ps(_mm256_mul_ps(f.x, im), _mm256_set1_ps(p->gravity[0]));
     a.y = _mm256_add_ps(_mm256_mul_ps(f.y, im), _mm256_set1_ps(p->gravity[1]));
@@ -802,18 +861,26 @@ SKS_TARGET_AVX2 static inline void integrate_avx2(const sks_surface *s, const sk
     v.x = _mm256_blendv_ps(v.x, v0.x, pin);
     v.y = _mm256_blendv_ps(v.y, v0.y, pin);
     v.z = _mm256_blendv_ps(v.z, v0.z, pin);
-    store3_avx2(s->pos, s->plane, i, x);
-    store3_avx2(s->vel, s->plane, i, v);
+    store3_part_avx2(s->pos, s->plane, i, x, count);
+    store3_part_avx2(s->vel, s->plane, i, v, count);
 }
 
 /* Pass 1 of a row, 8 columns at a time (see row_springs_tail_scalar). */
-SKS_TARGET_AVX2 static void row_springs_avx2(const sks_surface *s, float elasticity, const row_ctx *rc)
+SKS_TARGET_AVX2 static void row_springs_avx2(const sks_surface *s_in, float elasticity,
+                                             const row_ctx *rc_in)
 {
+    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
+    const row_ctx rc_local = *rc_in;
+    const sks_surface *s = &s_local;
+    const row_ctx *rc = &rc_local;
     const size_t cols = s->cols, stride = row_stride(cols), r = rc->r;
     const __m256 E = _mm256_set1_ps(elasticity);
     const v3_avx2 zero = splat3_avx2(vec3f_zero);
     size_t j;
-    for (j = 0; j + 8 < cols; j += 8) {
+    /* The last chunk runs past the row end: its extra lanes read up to 7 floats past the next
+     * row (at most past the plane's end, into the buffer's next plane) and land in the row
+     * buffers' slack; its last column's lanes reach into the next row and are overwritten. */
+    for (j = 0; j < cols; j += 8) {
         const size_t i = r * cols + j;
         const v3_avx2 c = load3_avx2(s->pos, s->plane, i);
         store3_avx2(rc->E, stride, j + 1, spring_to_avx2(s, E, 0, i, i + 1, c));
@@ -822,16 +889,25 @@ SKS_TARGET_AVX2 static void row_springs_avx2(const sks_surface *s, float elastic
         store3_avx2(rc->SE_cur, stride, j + 1,
                     rc->has_south ? spring_to_avx2(s, E, 2, i, i + cols + 1, c) : zero);
     }
-    row_springs_tail_scalar(s, elasticity, rc, j);
+    store3(rc->E, stride, cols, rc->e_last);
+    store3(rc->SE_cur, stride, cols, rc->se_last);
 }
 
 /* Pass 2 of a row, 8 columns at a time (see row_integrate_tail_scalar). */
-SKS_TARGET_AVX2 static void row_integrate_avx2(const sks_surface *s, const sks_surface_params *p,
-                                               const row_ctx *rc, int use_ext)
+SKS_TARGET_AVX2 static void row_integrate_avx2(const sks_surface *s_in,
+                                               const sks_surface_params *p_in,
+                                               const row_ctx *rc_in, int use_ext)
 {
+    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
+    const sks_surface_params p_local = *p_in;
+    const row_ctx rc_local = *rc_in;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
+    const row_ctx *rc = &rc_local;
     const size_t cols = s->cols, stride = row_stride(cols);
     size_t j;
-    for (j = 0; j + 8 <= cols; j += 8) {
+    for (j = 0; j < cols; j += 8) {
+        const size_t i = rc->r * cols + j;
         const v3_avx2 f = sub3_avx2(
             sub3_avx2(sub3_avx2(add3_avx2(add3_avx2(load3_avx2(rc->E, stride, j + 1),
                                                   load3_avx2(rc->S_cur, stride, j + 1)),
@@ -839,9 +915,12 @@ SKS_TARGET_AVX2 static void row_integrate_avx2(const sks_surface *s, const sks_s
                             load3_avx2(rc->E, stride, j)),
                      load3_avx2(rc->S_prev, stride, j + 1)),
             load3_avx2(rc->SE_prev, stride, j));
-        integrate_avx2(s, p, rc->r * cols + j, f, use_ext);
+        if (j + 8 <= cols) {
+            integrate_avx2(s, p, i, f, use_ext, 8);
+        } else {   /* the end of the row: masked loads and stores */
+            integrate_avx2(s, p, i, f, use_ext, cols - j);
+        }
     }
-    row_integrate_tail_scalar(s, p, rc, j, use_ext);
 }
 
 SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s, const sks_surface_params *p,

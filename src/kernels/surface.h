@@ -11,6 +11,10 @@
  * keeps the planes off the same L1 sets, see skelsimd/surface.py). Components x, y, z are three
  * consecutive planes.
  *
+ * The AVX2 step reads (never writes) up to 7 floats past the end of the position and rest
+ * planes: every such plane must be followed by 7 readable floats (in the glue's buffer it is
+ * followed by another plane).
+ *
  * Every variant of every kernel in this family evaluates the same float32 operations in the
  * same order (no FMA), so all variants give bit-identical results (the effector reactions, summed
  * in float64, may differ in the last float64 bits; they are rounded to float32 on output).
@@ -56,9 +60,6 @@ typedef struct sks_surface_params {
 
 /* Substeps a step keeps in flight (a wavefront over the rows, see surface.c). */
 #define SKS_SURFACE_WAVE 8
-/* ... on grids of more vertices than this (about 40 bytes per vertex stream per substep: up
- * to here the state stays in a 1 MiB L2 cache, and one substep at a time is faster). */
-#define SKS_SURFACE_WAVE_FROM 16384
 
 /* Scratch floats a step or a normals call needs for a grid with `cols` columns. */
 size_t sks_surface_scratch_floats(size_t cols);
