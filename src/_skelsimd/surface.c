@@ -214,7 +214,8 @@ static PyObject *py_surface_effectors(PyObject *self, PyObject *const *args, Py_
     if (parse_grid(args, &s) < 0) return NULL;
     centers = sks_as_float32(args[5], "centers");
     if (centers == NULL) goto fail;
-    if (PyArray_NDIM(centers) != 2 || sks_check_shape(centers, "centers", 2, three, 1, "(K, 3)") < 0) {
+    if (PyArray_NDIM(centers) != 2 ||
+        sks_check_shape(centers, "centers", 2, three, 1, "(K, 3)") < 0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "centers: expected shape (K, 3)");
         goto fail;
@@ -226,7 +227,8 @@ static PyObject *py_surface_effectors(PyObject *self, PyObject *const *args, Py_
     if (strength == NULL) goto fail;
     if (PyArray_NDIM(radius) != 1 || PyArray_DIM(radius, 0) != count ||
         PyArray_NDIM(strength) != 1 || PyArray_DIM(strength, 0) != count) {
-        PyErr_Format(PyExc_ValueError, "radius, strength: expected shape (%zd,)", (Py_ssize_t)count);
+        PyErr_Format(PyExc_ValueError, "radius, strength: expected shape (%zd,)",
+                     (Py_ssize_t)count);
         goto fail;
     }
     shape[0] = count;
@@ -292,8 +294,9 @@ static PyObject *py_surface_add_force(PyObject *self, PyObject *const *args, Py_
     if (f == NULL) return NULL;
     n = (npy_intp)(s.rows * s.cols);
     uniform = PyArray_NDIM(f) == 1 && PyArray_DIM(f, 0) == 3;
-    if (!uniform && !(PyArray_NDIM(f) == 3 && PyArray_DIM(f, 0) == 3 &&
-                      PyArray_DIM(f, 1) == (npy_intp)s.rows && PyArray_DIM(f, 2) == (npy_intp)s.cols)) {
+    if (!uniform &&
+        !(PyArray_NDIM(f) == 3 && PyArray_DIM(f, 0) == 3 &&
+          PyArray_DIM(f, 1) == (npy_intp)s.rows && PyArray_DIM(f, 2) == (npy_intp)s.cols)) {
         char got[128];
         sks_format_shape(got, sizeof got, PyArray_NDIM(f), PyArray_DIMS(f));
         PyErr_Format(PyExc_ValueError, "f: expected shape (3,) or (3, %zd, %zd), got %s",

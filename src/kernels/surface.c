@@ -44,8 +44,9 @@ size_t sks_surface_scratch_floats(size_t cols)
 }
 
 /* Row buffers of the scratch: `which` < 1 + 4 * SKS_SURFACE_WAVE, 3 components each,
- * row_stride(cols) floats apart. Element [1] of every component is 32-byte aligned (the SIMD loops store at j + 1 with
- * j a multiple of the lane count), and elements up to [cols + 8] exist. */
+ * row_stride(cols) floats apart. Element [1] of every component is 32-byte aligned (the SIMD
+ * loops store at j + 1 with j a multiple of the lane count), and elements up to [cols + 8]
+ * exist. */
 static inline float *row_buffer(float *scratch, size_t cols, size_t which)
 {
     float *aligned = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
@@ -125,7 +126,8 @@ static inline vec3f spring_to(const sks_surface *s, float E, int kind, size_t i,
                               int exists)
 {
     if (!exists) return vec3f_zero;
-    return spring_scalar(s, E, kind, i, sub3(load3(s->pos, s->plane, n), load3(s->pos, s->plane, i)));
+    const vec3f d = sub3(load3(s->pos, s->plane, n), load3(s->pos, s->plane, i));
+    return spring_scalar(s, E, kind, i, d);
 }
 
 /* The internal force sum in the fixed order shared by every variant. */
@@ -211,9 +213,10 @@ static inline void row_integrate_tail_scalar(const sks_surface *s, const sks_sur
     const size_t cols = s->cols, stride = row_stride(cols);
     size_t j;
     for (j = j0; j < cols; j++) {
-        const vec3f f = total_force(load3(rc->E, stride, j + 1), load3(rc->S_cur, stride, j + 1),
-                                    load3(rc->SE_cur, stride, j + 1), load3(rc->E, stride, j),
-                                    load3(rc->S_prev, stride, j + 1), load3(rc->SE_prev, stride, j));
+        const vec3f f = total_force(
+            load3(rc->E, stride, j + 1), load3(rc->S_cur, stride, j + 1),
+            load3(rc->SE_cur, stride, j + 1), load3(rc->E, stride, j),
+            load3(rc->S_prev, stride, j + 1), load3(rc->SE_prev, stride, j));
         integrate_scalar(s, p, rc->r * cols + j, f, use_ext);
     }
 }
@@ -439,7 +442,8 @@ typedef struct v3_sse41 {
 
 SKS_TARGET_SSE41 static inline v3_sse41 load3_sse41(const float *p, size_t plane, size_t i)
 {
-    v3_sse41 v = {_mm_loadu_ps(p + i), _mm_loadu_ps(p + i + plane), _mm_loadu_ps(p + i + 2 * plane)};
+    v3_sse41 v = {_mm_loadu_ps(p + i), _mm_loadu_ps(p + i + plane),
+                  _mm_loadu_ps(p + i + 2 * plane)};
     return v;
 }
 
@@ -511,10 +515,12 @@ SKS_TARGET_SSE41 static inline v3_sse41 spring_sse41(const sks_surface *s, __m12
     if (s->model == SKS_SURFACE_LENGTH) {
         const __m128 len = norm3_sse41(d);
         const __m128 L0 = _mm_loadu_ps(s->rest + (size_t)kind * s->plane + ri);
-        const __m128 c = where_positive_sse41(len, _mm_div_ps(_mm_mul_ps(E, _mm_sub_ps(len, L0)), len));
+        const __m128 c =
+            where_positive_sse41(len, _mm_div_ps(_mm_mul_ps(E, _mm_sub_ps(len, L0)), len));
         return scale3_sse41(d, c);
     }
-    return scale3_sse41(sub3_sse41(d, load3_sse41(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
+    return scale3_sse41(
+        sub3_sse41(d, load3_sse41(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
 }
 
 SKS_TARGET_SSE41 static inline v3_sse41 spring_to_sse41(const sks_surface *s, __m128 E, int kind,
@@ -524,8 +530,9 @@ SKS_TARGET_SSE41 static inline v3_sse41 spring_to_sse41(const sks_surface *s, __
 }
 
 /* integrate_scalar for 4 vertices. */
-SKS_TARGET_SSE41 static inline void integrate_sse41(const sks_surface *s, const sks_surface_params *p,
-                                                    size_t i, v3_sse41 f, int use_ext)
+SKS_TARGET_SSE41 static inline void integrate_sse41(const sks_surface *s,
+                                                    const sks_surface_params *p, size_t i,
+                                                    v3_sse41 f, int use_ext)
 {
     const __m128 im = _mm_loadu_ps(s->inv_mass + i * s->mass_step);
     const __m128 dt = _mm_set1_ps(p->dt);
@@ -689,7 +696,8 @@ SKS_TARGET_SSE41 static void surface_effectors_sse41(float *ext, double *reactio
         for (i = 0; i + 4 <= n; i += 4) {
             const v3_sse41 d = sub3_sse41(c, load3_sse41(pos, plane, i));
             const __m128 dist = norm3_sse41(d);
-            const __m128 in = _mm_and_ps(_mm_cmplt_ps(dist, R), _mm_cmpgt_ps(dist, _mm_setzero_ps()));
+            const __m128 in =
+                _mm_and_ps(_mm_cmplt_ps(dist, R), _mm_cmpgt_ps(dist, _mm_setzero_ps()));
             const v3_sse41 f = mask3_sse41(scale3_sse41(d, _mm_div_ps(st, dist)), in);
             if (_mm_movemask_ps(in) == 0) continue;
             store3_sse41(ext, plane, i, add3_sse41(load3_sse41(ext, plane, i), f));
@@ -780,8 +788,8 @@ SKS_TARGET_AVX2 static inline __m256 pinned_mask_avx2(const unsigned char *pinne
                                                   _mm256_setzero_si256()));
 }
 
-SKS_TARGET_AVX2 static inline v3_avx2 spring_avx2(const sks_surface *s, __m256 E, int kind, size_t i,
-                                                  v3_avx2 d)
+SKS_TARGET_AVX2 static inline v3_avx2 spring_avx2(const sks_surface *s, __m256 E, int kind,
+                                                  size_t i, v3_avx2 d)
 {
     const size_t ri = i * s->rest_step;
     if (s->model == SKS_SURFACE_LENGTH) {
@@ -791,7 +799,8 @@ SKS_TARGET_AVX2 static inline v3_avx2 spring_avx2(const sks_surface *s, __m256 E
             len, _mm256_div_ps(_mm256_mul_ps(E, _mm256_sub_ps(len, L0)), len));
         return scale3_avx2(d, c);
     }
-    return scale3_avx2(sub3_avx2(d, load3_avx2(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
+    return scale3_avx2(
+        sub3_avx2(d, load3_avx2(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
 }
 
 SKS_TARGET_AVX2 static inline v3_avx2 spring_to_avx2(const sks_surface *s, __m256 E, int kind,
@@ -803,7 +812,8 @@ SKS_TARGET_AVX2 static inline v3_avx2 spring_to_avx2(const sks_surface *s, __m25
 /* Lanes below count (<= 8) all-ones. */
 SKS_TARGET_AVX2 static inline __m256i lanes_below_avx2(size_t count)
 {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), lane);
 }
 
 /* load3/store3 of the lanes below count only (count < 8: the end of a row). */
@@ -837,9 +847,10 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void integrate_avx2(const sks_surface *
                                                              const sks_surface_params *p, size_t i,
                                                              v3_avx2 f, int use_ext, size_t count)
 {
-    const __m256 im = s->mass_step == 0 ? _mm256_loadu_ps(s->inv_mass)
-                      : count == 8     ? _mm256_loadu_ps(s->inv_mass + i)
-                                       : _mm256_maskload_ps(s->inv_mass + i, lanes_below_avx2(count));
+    const float *inv_mass = s->inv_mass + i * s->mass_step;
+    const __m256 im = s->mass_step == 0 || count == 8
+                          ? _mm256_loadu_ps(inv_mass)
+                          : _mm256_maskload_ps(inv_mass, lanes_below_avx2(count));
     const __m256 dt = _mm256_set1_ps(p->dt);
     const __m256 pin = pinned_mask_avx2(s->pinned, i, count);
     const v3_avx2 v0 = load3_part_avx2(s->vel, s->plane, i, count);
