@@ -940,23 +940,28 @@ SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s, const sks_su
     step_walk(s, p, scratch, row_springs_avx2, row_integrate_avx2);
 }
 
+/* Faces of band r, 8 columns at a time; the last chunk runs past the row end (reads past the
+ * position planes as in the step, spills into the buffers' slack), and the last column's faces
+ * (and the wrapped ones at [0]) are then computed by the scalar tail. */
 SKS_TARGET_AVX2 static void band_faces_avx2(const float *pos, size_t plane, size_t rows,
                                             size_t cols, int wrap, size_t r, float *U, float *L)
 {
     const size_t stride = row_stride(cols);
-    size_t j = 0;
-    if (r + 1 < rows) {
-        for (; j + 8 < cols; j += 8) {
-            const size_t i = r * cols + j;
-            const v3_avx2 c = load3_avx2(pos, plane, i);
-            const v3_avx2 a = sub3_avx2(load3_avx2(pos, plane, i + cols + 1), c);
-            const v3_avx2 b = sub3_avx2(load3_avx2(pos, plane, i + 1), c);
-            const v3_avx2 d = sub3_avx2(load3_avx2(pos, plane, i + cols), c);
-            store3_avx2(U, stride, j + 1, cross3_avx2(a, b));
-            store3_avx2(L, stride, j + 1, cross3_avx2(d, a));
-        }
+    size_t j;
+    if (r + 1 >= rows) {
+        band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, 0, U, L);
+        return;
     }
-    band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, j, U, L);
+    for (j = 0; j < cols; j += 8) {
+        const size_t i = r * cols + j;
+        const v3_avx2 c = load3_avx2(pos, plane, i);
+        const v3_avx2 a = sub3_avx2(load3_avx2(pos, plane, i + cols + 1), c);
+        const v3_avx2 b = sub3_avx2(load3_avx2(pos, plane, i + 1), c);
+        const v3_avx2 d = sub3_avx2(load3_avx2(pos, plane, i + cols), c);
+        store3_avx2(U, stride, j + 1, cross3_avx2(a, b));
+        store3_avx2(L, stride, j + 1, cross3_avx2(d, a));
+    }
+    band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, cols - 1, U, L);
 }
 
 SKS_TARGET_AVX2 static void vertex_normals_avx2(float *out, size_t out_plane, size_t r, size_t cols,
@@ -965,7 +970,7 @@ SKS_TARGET_AVX2 static void vertex_normals_avx2(float *out, size_t out_plane, si
 {
     const size_t stride = row_stride(cols);
     size_t j;
-    for (j = 0; j + 8 <= cols; j += 8) {
+    for (j = 0; j < cols; j += 8) {
         const v3_avx2 n = add3_avx2(
             add3_avx2(add3_avx2(add3_avx2(add3_avx2(load3_avx2(U, stride, j + 1),
                                                     load3_avx2(L, stride, j + 1)),
@@ -975,9 +980,13 @@ SKS_TARGET_AVX2 static void vertex_normals_avx2(float *out, size_t out_plane, si
             load3_avx2(Lp, stride, j + 1));
         const __m256 len = norm3_avx2(n);
         const __m256 inv = where_positive_avx2(len, _mm256_div_ps(_mm256_set1_ps(1.0f), len));
-        store3_avx2(out, out_plane, r * cols + j, scale3_avx2(n, inv));
+        const v3_avx2 unit = scale3_avx2(n, inv);
+        if (j + 8 <= cols) {
+            store3_avx2(out, out_plane, r * cols + j, unit);
+        } else {   /* the end of the row: only the lanes inside it */
+            store3_part_avx2(out, out_plane, r * cols + j, unit, cols - j);
+        }
     }
-    vertex_normals_tail_scalar(out, out_plane, r, cols, j, U, L, Up, Lp);
 }
 
 SKS_TARGET_AVX2 static void surface_normals_avx2(float *out, size_t out_plane, const float *pos,
