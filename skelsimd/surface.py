@@ -635,8 +635,11 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
         norm = colors.Normalize(vmin=value.min(), vmax=value.max() if value.max() > value.min() else value.min() + 1)
         facecolors = matplotlib.colormaps[cmap](norm(value))
     # matplotlib's 3-D axes have z vertical: draw (x, z, y).
-    ax.plot_surface(P[0], P[2], P[1], facecolors=facecolors, rstride=1, cstride=1,
-                    linewidth=0.2, edgecolor="k", shade=facecolors is None, **kwargs)
+    edges = P.shape[1] * P.shape[2] <= 2500          # draw the grid lines of small grids only
+    options = dict(rstride=1, cstride=1, linewidth=0.2 if edges else 0.0,
+                   edgecolor="k" if edges else "none", shade=facecolors is None)
+    options.update(kwargs)
+    ax.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
     ax.set_xlabel("x")
     ax.set_ylabel("z")
     ax.set_zlabel("y (up)")
