@@ -58,7 +58,10 @@ Invariants (tested on every SIMD variant)
 * Internal forces sum to zero (momentum is conserved without pins and external forces).
 * With ``d = 1`` the offset model conserves the shadow energy
   ``H = 1/2 sum m |v|^2 + E(S) + dt/2 sum v . F(S)`` (exactly in exact arithmetic; relative
-  drift <= 1e-5 over 10,000 float32 steps).
+  drift <= 1e-5 over 10,000 float32 steps: 1.2e-6 to 6.9e-6 on 20 random 16 x 20 grids centred
+  at the origin with displacements of 0.2 spacing. The drift comes from rounding positions to
+  float32, about 6e-8 of their magnitude, so it grows with coordinates / displacements: 1.9e-6
+  to 1.05e-5 for the same grids spanning 0..20).
 * With ``d < 1``, ``H`` itself can *increase* for a step (at a turning point, where ``v`` is small
   and ``v . F > 0``, scaling ``v`` by ``d`` removes a negative ``dt/2 v . F`` term). The quantity
   that never increases is ``H_d = 1/2 sum m |v|^2 + (1 + d)/2 E(S) + dt/2 sum v . F(S)``: one

@@ -248,9 +248,14 @@ def test_every_variant_is_bit_identical(rng):
             assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), name
 
 
-def test_shadow_energy_conserved_over_10000_steps(isa, rng):
-    """Offset model, damping 1: H = 1/2 sum m|v|^2 + E(S) + dt/2 sum v.F(S) drifts <= 1e-5."""
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_shadow_energy_conserved_over_10000_steps(isa, seed):
+    """Offset model, damping 1: H = 1/2 sum m|v|^2 + E(S) + dt/2 sum v.F(S) drifts <= 1e-5 (a
+    16 x 20 grid centred at the origin, displacements 0.2 of the spacing; the float32 rounding
+    of positions, about 6e-8 of their magnitude, drives the drift)."""
+    rng = np.random.default_rng(seed)
     rest = T.perturbed_grid(16, 20, rng, spacing=1.0, noise=0.05)
+    rest -= rest.mean(axis=(1, 2), keepdims=True)
     s = skelsimd.Surface.from_positions(rest, elasticity=1.5, mass=0.8)
     s.positions[...] += rng.normal(0, 0.2, s.positions.shape).astype(np.float32)
     s.pinned[0, 0] = s.pinned[-1, -1] = True
