@@ -171,7 +171,7 @@ def run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping, *, un
     s.step(dt, 100, gravity=g)
     ref.step(np.float32(dt), 100, gravity=g, ext=force)
     err = max(np.abs(s.positions - ref.pos).max(), np.abs(s.velocities - ref.vel).max())
-    scale = max(1.0, np.abs(ref.pos).max(), np.abs(ref.vel).max())
+    scale = max(1.0, np.abs(rest).max(), np.abs(ref.pos).max(), np.abs(ref.vel).max())
     amplified = 0.0
     if sensitivity:
         for k in range(100):
@@ -191,7 +191,8 @@ def test_offset_model_matches_float64_reference_after_100_steps(isa, grid, unit,
                                                                 per_vertex_mass, damping):
     """Every variant within 1e-5 of the float64 reference after 100 steps while coordinates and
     velocities stay within 2.5 (unit-scale grids), and within 4e-6 * max(|x|, |v|) beyond
-    (float32 positions carry a relative rounding), at dt = 0.7 dt_max."""
+    (float32 positions carry a relative rounding; |x| the larger of the initial and final
+    coordinates), at dt = 0.7 dt_max."""
     err, scale, _ = run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping,
                                           unit=unit, noise=0.05, fraction=0.7)
     assert err <= max(1e-5, 4e-6 * scale), (err, scale)
@@ -200,15 +201,17 @@ def test_offset_model_matches_float64_reference_after_100_steps(isa, grid, unit,
 @given(grid=grids(models=["length"]), **SCENES)
 def test_length_model_matches_float64_reference_after_100_steps(isa, grid, seed, pins, ext,
                                                                 per_vertex_mass, damping):
-    """The length model is nonlinear: compressed springs buckle (their transverse stiffness
-    E (1 - L0/|d|) is negative), and such motion amplifies every rounding exponentially, in
-    float64 too (the kernels agree bit for bit with a float32 NumPy emulation of the same step).
-    Every variant stays within 1e-5 of the float64 reference plus three times the spread that
-    float32-sized rounding noise alone produces in the float64 reference (unit-scale grids,
-    dt = 0.25 dt_max, small loads)."""
+    """The length model is nonlinear, and a grid of length springs has no bending stiffness: under
+    a load it can fold (a 4-column cylinder under gravity buckles, its springs at 0.45 to 1.5 of
+    their rest length), and such motion amplifies every rounding exponentially, in float64 too
+    (a float32 NumPy emulation of the same step follows the kernels there, not the float64
+    reference). Near rest (no loads: springs within a few percent of their rest length;
+    unit-scale grids; dt = 0.25 dt_max) every variant stays within 1e-5 of the float64
+    reference plus three times the spread that float32-sized rounding noise alone produces in
+    the float64 reference."""
     err, scale, sensitivity = run_against_reference(grid, seed, pins, ext, per_vertex_mass, damping,
                                                     unit=True, noise=0.01, fraction=0.25,
-                                                    load=0.02, sensitivity=True)
+                                                    load=0.0, sensitivity=True)
     assert err <= 1e-5 + 3 * sensitivity, (err, sensitivity)
 
 
