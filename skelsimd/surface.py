@@ -454,6 +454,14 @@ class Surface:
 
         Forces from :meth:`add_force` / :meth:`apply_effector` act during the first substep and
         are then cleared. Returns the ``positions`` view.
+
+        Up to 8 substeps run as a wavefront over the rows (a row advances as soon as its
+        neighbours allow), with exactly the results of one substep per call.
+
+        Accuracy (every SIMD variant, bit-identical to each other; tested): offset model within
+        1e-5 of the float64 reference after 100 steps while coordinates and velocities stay
+        within 2.5, ``4e-6 * max(|x|, |v|)`` beyond; the length model the same near rest (where
+        a grid folds, its motion amplifies every rounding, float64 included).
         """
         dt = _finite(dt, "dt")
         if dt <= 0:
