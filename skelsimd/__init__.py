@@ -16,5 +16,6 @@ from .qts import qts_local_to_global, qts_local_to_global_matrix  # noqa: F401
 from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # noqa: F401
                    qts_unpack, quat_conjugate, quat_multiply, quat_normalize, quat_rotate,
                    quat_to_matrix)
+from .surface import Surface, plot_surface  # noqa: F401
 
 __version__ = "0.1.0"

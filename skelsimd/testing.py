@@ -240,3 +240,14 @@ def special_quaternion_pairs(n, rng, dtype=np.float32):
     q1[kind == 1] = q0[kind == 1]          # identical after rounding too
     q1[kind == 2] = -q0[kind == 2]
     return q0, q1
+
+
+def perturbed_grid(rows, cols, rng, *, spacing=1.0, noise=0.05, topology="plane"):
+    """Positions float32 (3, rows, cols) of a Surface grid (flat plane at y = 0, or a cylinder
+    around the y axis) with independent Gaussian noise of standard deviation ``noise * spacing``
+    on every coordinate."""
+    from .surface import _grid_positions
+
+    xyz = _grid_positions(rows, cols, spacing, topology).astype(np.float64)
+    xyz += rng.normal(0.0, noise * spacing, xyz.shape)
+    return xyz.astype(np.float32)

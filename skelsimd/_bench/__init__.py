@@ -3,13 +3,14 @@
 Each family module provides `headline()`, the list of its workloads at their headline sizes;
 FAMILIES maps the family's name to that function.
 """
-from . import joints, mat4, quat, skeleton, skinning
+from . import joints, mat4, quat, skeleton, skinning, surface
 
 FAMILIES = {
     "joints": joints.headline,
     "quat": quat.headline,
     "mat4": mat4.headline,
     "skinning": skinning.headline,
+    "surface": surface.headline,
     "skeleton": skeleton.headline,
 }
 
