@@ -13,7 +13,10 @@ import os
 
 import numpy as np
 
-from . import _qts, data
+from . import data
+from .blend import blend_joints
+from .qts import qts_local_to_global_matrix
+from .surface import Surface
 
 __all__ = ["run"]
 
@@ -82,8 +85,8 @@ def blend_picture(plt, clip, path, frame_a=20, frame_b=None, steps=(0.0, 0.25, 0
     skel = clip.skeleton
     frame_b = clip.frames - 40 if frame_b is None else frame_b
     a, b = clip.local[frame_a], clip.local[frame_b]
-    poses = np.stack([_qts.blend(a, b, t) for t in steps])          # (S, J, 8)
-    pos = _qts.qts_local_to_global_matrix(poses, skel)[..., 3]
+    poses = np.stack([blend_joints(a, b, t) for t in steps])        # (S, J, 8)
+    pos = qts_local_to_global_matrix(poses, skel)[..., 3]
     cmap = plt.get_cmap("coolwarm")
     fig = plt.figure(figsize=(13, 4.8))
     for k, (view, i, j) in enumerate(VIEWS[:2]):
@@ -99,27 +102,25 @@ def blend_picture(plt, clip, path, frame_a=20, frame_b=None, steps=(0.0, 0.25, 0
         _draw_3d(ax, pos[s], skel.parents, cmap(t), lw=2.4 if t in (0.0, 1.0) else 1.2)
     _frame_3d_axes(ax, pos.reshape(-1, 3))
     ax.set_title("perspective", fontsize=9)
-    how = "blend_joints" if _qts.HAVE_QUAT_KERNELS else "slerp (NumPy interim)"
     fig.suptitle(f"Blend of frame {frame_a} (blue) and frame {frame_b} (red) at t = "
-                 f"{', '.join(f'{t:g}' for t in steps)}: local rotations by {how}, then FK",
+                 f"{', '.join(f'{t:g}' for t in steps)}: local rotations by blend_joints, then FK",
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
 
-def surface_picture(plt, path, rows=24, cols=24):
-    """A cloth hanging from two pinned corners, hit by an effector. Returns False when
-    skelsimd.Surface is not part of this build."""
-    try:
-        from .surface import Surface
-    except ImportError:
-        return False
-    # Parameters in the grid's own units: with only two corners pinned, the springs at those
-    # corners carry the weight of the whole cloth, so gravity is scaled to the stiffness (the
-    # seed's cloth, E = 0.9 under g = 9.81, would stretch those springs by hundreds of units).
-    # Measured: E = 10, g = 0.005 sags the 24 x 24 cloth by about 22 units with springs stretched
-    # by at most 12%; light damping (0.99) lets it settle in a few thousand cheap substeps.
+def hanging_cloth(rows=24, cols=24):
+    """The demo's cloth scene: a rows x cols cloth (length springs) hanging from its two top
+    corners, hit by an effector, then swinging. Returns (cloth, [(title, positions, effector
+    centre or None), ...]).
+
+    Parameters in the grid's own units: with only two corners pinned, the springs at those
+    corners carry the weight of the whole cloth, so gravity is scaled to the stiffness (the
+    seed's cloth, E = 0.9 under g = 9.81, would stretch those springs by hundreds of units).
+    E = 10, g = 0.005 sags the 24 x 24 cloth by about 22 units with springs stretched by at most
+    12% (tests/test_main_job.py checks it); light damping (0.99) lets it settle in a few
+    thousand cheap substeps."""
     cloth = Surface(rows, cols, spacing=1.0, elasticity=10.0, damping=0.99, model="length")
     cloth.pinned[0, 0] = True
     cloth.pinned[0, cols - 1] = True
@@ -136,6 +137,12 @@ def surface_picture(plt, path, rows=24, cols=24):
     snapshots.append(("hit by an effector", cloth.positions.copy(), center))
     cloth.step(dt, 150, gravity=gravity)
     snapshots.append(("swinging after the hit", cloth.positions.copy(), None))
+    return cloth, snapshots
+
+
+def surface_picture(plt, path, rows=24, cols=24):
+    """A cloth hanging from two pinned corners, hit by an effector (see hanging_cloth)."""
+    cloth, snapshots = hanging_cloth(rows, cols)
     fig = plt.figure(figsize=(15, 5))
     allp = np.concatenate([s[1].reshape(3, -1) for s in snapshots], axis=1).T
     for k, (title, p, eff) in enumerate(snapshots):
@@ -152,7 +159,6 @@ def surface_picture(plt, path, rows=24, cols=24):
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
-    return True
 
 
 def run(out_dir, log=print):
@@ -172,8 +178,6 @@ def run(out_dir, log=print):
     blend_picture(plt, clip, path)
     written.append(path)
     path = os.path.join(out_dir, "surface.png")
-    if surface_picture(plt, path):
-        written.append(path)
-    else:
-        log("surface.png skipped: skelsimd.Surface is not part of this build")
+    surface_picture(plt, path)
+    written.append(path)
     return written

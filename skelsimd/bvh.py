@@ -40,7 +40,8 @@ import warnings
 import numpy as np
 
 from . import _core
-from ._qts import qts_local_to_global_matrix, qts_to_matrices, quat_to_rotation
+from .qts import qts_local_to_global_matrix
+from .quat import qts_to_matrix
 from .skeleton import Skeleton
 
 __all__ = ["Clip", "load_bvh", "save_bvh"]
@@ -108,7 +109,7 @@ class Clip:
 
     def local_matrices(self):
         """Local joint matrices ``(F, J, 3, 4)`` float32."""
-        return qts_to_matrices(self.local)
+        return qts_to_matrix(self.local)
 
     def global_matrices(self, frames=slice(None), out=None):
         """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (forward
@@ -494,6 +495,17 @@ def _format_rows(values):
     return "".join(fmt % tuple(row) for row in values.tolist())
 
 
+
+def _rotation_matrices64(q):
+    """(..., 4) unit quaternions (x, y, z, w), float64 -> (..., 3, 3) float64 rotations (the
+    writer extracts Euler angles in float64 for the round trip's accuracy)."""
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
 def save_bvh(clip, path, order="ZYX"):
     """Write a clip as a BVH file.
 
@@ -554,7 +566,7 @@ def save_bvh(clip, path, order="ZYX"):
 
     q = local[..., :4].astype(np.float64)
     q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-300)
-    angles = np.degrees(rotation_to_euler(quat_to_rotation(q), order))   # (F, J, 3)
+    angles = np.degrees(rotation_to_euler(_rotation_matrices64(q), order))   # (F, J, 3)
     if frames > 1:
         angles = np.unwrap(angles, period=360.0, axis=0)
     rot_names = [f"{a}rotation" for a in order]

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import skelsimd
-from skelsimd import _qts
+from skelsimd.reference.quat import qts_to_matrix_numpy32
 from skelsimd import bvh as B
 from skelsimd import testing as T
 from skelsimd.reference import joints as RJ
@@ -114,27 +114,21 @@ def test_quirks_of_the_real_files():
     assert crlf.count(b"\r\n") == crlf.count(b"\n") and b"Frames:\t" in crlf
 
 
-BLENDS = [("numpy", _qts.blend_qts)]
-if hasattr(skelsimd, "blend_joints"):
-    BLENDS.append(("blend_joints", lambda a, b, t: skelsimd.blend_joints(a, b, t)))
-
-
-@pytest.mark.parametrize("name, blend", BLENDS, ids=[b[0] for b in BLENDS])
-def test_blend_two_real_frames_against_the_reference(isa, name, blend):
-    """Blending two frames of the real clip (slerp of rotations, lerp of translations), then FK,
-    against a float64 slerp and float64 FK of the same QTS poses. Runs skelsimd.blend_joints
-    (the quaternion family) once it is merged, and the interim NumPy blend."""
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_blend_two_real_frames_against_the_reference(isa, method):
+    """Blending two frames of the real clip with blend_joints (slerp of rotations, lerp of
+    translations), then FK, against a float64 slerp and float64 FK of the same QTS poses."""
     clip = skelsimd.data.load_example()
     a, b = clip.local[10], clip.local[200]
     skel = clip.skeleton
     for t in (0.0, 0.25, 0.5, 0.9, 1.0):
-        blended = blend(a, b, t)
+        blended = skelsimd.blend_joints(a, b, t, method=method)
         expected_q = RS.slerp(a[:, :4], b[:, :4], t)
         assert np.abs(blended[:, :4] - expected_q).max() <= 1e-6
         ref_local = np.concatenate([expected_q, (1 - t) * a[:, 4:].astype(np.float64)
                                     + t * b[:, 4:].astype(np.float64)], axis=1)
         ref = RJ.local_to_global(RS.qts_to_matrix(ref_local), skel.parents)
-        glob = skelsimd.local_to_global(_qts.qts_to_matrices(blended), skel)
+        glob = skelsimd.qts_local_to_global_matrix(blended, skel)
         assert np.abs(glob - ref).max() <= position_bound(clip, ref)
 
 
@@ -343,16 +337,17 @@ Frame Time: 1
     assert np.allclose(pos, [[1, 2, 3], [-4, 2, 3], [-4, 4, 3]], atol=1e-6)
 
 
-def test_interim_qts_to_matrices_against_the_reference(rng):
+def test_numpy_qts_to_matrix_formulation_against_the_reference(rng):
+    """The NumPy float32 formulation the real-clip benchmark races (reference.quat)."""
     qts = np.empty((50, 7, 8), np.float32)
     qts[..., :4] = T.random_quaternions((50, 7), rng)
     qts[..., 4:7] = rng.uniform(-10, 10, (50, 7, 3))
     qts[..., 7] = rng.uniform(0.5, 2.0, (50, 7))
-    got = _qts.qts_to_matrices(qts)
+    got = qts_to_matrix_numpy32(qts)
     expected = RS.qts_to_matrix(qts)
     assert np.abs(got - expected).max() <= 4e-6 * 2.0
     out = np.empty_like(got)
-    assert _qts.qts_to_matrices(qts, out) is out and np.array_equal(out, got)
+    assert qts_to_matrix_numpy32(qts, out) is out and np.array_equal(out, got)
 
 
 @pytest.mark.parametrize("order", ["breadth-first", "depth-first"])

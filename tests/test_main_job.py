@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import skelsimd
@@ -87,7 +88,21 @@ def test_demo_draws_pictures(tmp_path):
     assert {"clip_views.png", "blend.png"} <= set(written)
     for name in written:
         assert is_png(tmp_path / "pictures" / name, 20000), name
-    if hasattr(skelsimd, "Surface"):
-        assert "surface.png" in written
-    else:
-        assert "surface.png skipped" in res.stderr
+    assert "surface.png" in written
+
+
+def test_demo_cloth_hangs_without_overstretching():
+    """The demo's cloth scene is physically sane: it sags under gravity from its two pinned
+    corners, no spring stretches or compresses by more than 30%, and the effector moves it."""
+    from skelsimd._demo import hanging_cloth
+
+    cloth, snaps = hanging_cloth()
+    for title, pos, _ in snaps:
+        assert np.isfinite(pos).all(), title
+        lengths = np.concatenate([np.linalg.norm(np.diff(pos, axis=2), axis=0).ravel(),
+                                  np.linalg.norm(np.diff(pos, axis=1), axis=0).ravel()])
+        assert 0.7 <= lengths.min() and lengths.max() <= 1.3, (title, lengths.min(), lengths.max())
+        assert pos[1].min() < -15, title                  # hangs down (24 rows, y up)
+    hanging, hit = snaps[0][1], snaps[1][1]
+    assert np.abs(hit - hanging).max() > 1.0             # the effector visibly moved the cloth
+    assert np.array_equal(hanging[:, cloth.pinned], hit[:, cloth.pinned])

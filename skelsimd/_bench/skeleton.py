@@ -7,7 +7,10 @@ BVH channels (Euler matrices) before anything is timed.
 """
 import numpy as np
 
-from .. import _qts, data
+from .. import data
+from ..blend import blend_joints
+from ..qts import qts_local_to_global_matrix
+from ..reference.quat import qts_to_matrix_numpy32
 from .. import joints as J
 from ..bvh import _euler_quaternions, _make_continuous, load_bvh
 from ..reference import joints as RJ
@@ -71,8 +74,7 @@ def clip_import():
 
 def clip_fk(frames):
     """Forward kinematics of `frames` frames of the real clip: QTS local poses in, global joint
-    matrices out (qts_local_to_global_matrix when the quaternion family is merged; until then
-    NumPy QTS->matrix + local_to_global), against NumPy (conversion + depth-level batching)."""
+    matrices out (qts_local_to_global_matrix), against NumPy (conversion + depth-level batching)."""
     raw = _read_example()
     clip = load_bvh(raw)
     skel = clip.skeleton
@@ -85,19 +87,18 @@ def clip_fk(frames):
     plan = RJ.LevelPlan(skel.parents)
 
     def numpy_fk():
-        return RJ.local_to_global_levels(_qts.qts_to_matrices(local), plan, out_np)
+        return RJ.local_to_global_levels(qts_to_matrix_numpy32(local), plan, out_np)
 
     def check(result):
         err = np.abs(np.asarray(result)[:64] - expected).max()
         assert err <= tol, f"clip FK differs from the float64 Euler reference by {err:.3g} > {tol:.3g}"
 
-    path = "qts_local_to_global_matrix" if _qts.HAVE_QUAT_KERNELS else "NumPy qts->matrix + local_to_global"
     return Workload(
         name=f"clip_fk[{frames}]", title=f"clip FK {frames} x {len(skel)}", family="skeleton",
         unit="joint", units=frames * len(skel),
-        kernel=lambda: _qts.qts_local_to_global_matrix(local, skel, out),
+        kernel=lambda: qts_local_to_global_matrix(local, skel, out),
         numpy=numpy_fk, limit=lambda: np.copyto(out_np, out), check=check,
-        params={"batch": frames, "joints": len(skel), "op": "clip FK", "path": path},
+        params={"batch": frames, "joints": len(skel), "op": "clip FK"},
     )
 
 
@@ -106,7 +107,7 @@ def clip_fk_matrices(frames=1000):
     raw = _read_example()
     clip = load_bvh(raw)
     skel = clip.skeleton
-    local = _qts.qts_to_matrices(_tiled(clip.local, frames))
+    local = qts_to_matrix_numpy32(_tiled(clip.local, frames))
     expected = RJ.local_to_global(local[:64], skel.parents)
     tol = _bound(int(skel.depth.max()), expected)
     out = np.empty_like(local)
@@ -148,13 +149,14 @@ def _numpy_blend32(a, b, t):
 
 def clip_blend(frames=1000, t=0.3):
     """Cross-fade of the clip with itself half a clip later, `frames` frames x J joints
-    (blend_joints when the quaternion family is merged; the interim NumPy slerp otherwise),
-    against NumPy float32 slerp; checked against the float64 slerp."""
+    with blend_joints into a preallocated ``out``, against NumPy float32 slerp; checked against
+    the float64 slerp."""
     clip = load_bvh(_read_example())
     a = _tiled(clip.local, frames)
     b = _tiled(np.roll(clip.local, clip.frames // 2, axis=0), frames)
     expected_q = RS.slerp(a[:64, :, :4], b[:64, :, :4], t)
     copy_dst = np.empty_like(a)
+    out = np.empty_like(a)
 
     def check(result):
         r = np.asarray(result)[:64]
@@ -162,13 +164,12 @@ def clip_blend(frames=1000, t=0.3):
         assert np.abs(r[..., 4:] - ((1 - t) * a[:64, :, 4:].astype(np.float64)
                                     + t * b[:64, :, 4:].astype(np.float64))).max() <= 1e-5
 
-    label = "blend_joints" if _qts.HAVE_QUAT_KERNELS else "NumPy interim blend"
     return Workload(
         name=f"clip_blend[{frames}]", title=f"clip blend {frames} x {len(clip.skeleton)}",
         family="skeleton", unit="joint", units=a.shape[0] * a.shape[1],
-        kernel=lambda: _qts.blend(a, b, t), numpy=lambda: _numpy_blend32(a, b, t),
+        kernel=lambda: blend_joints(a, b, t, out=out), numpy=lambda: _numpy_blend32(a, b, t),
         limit=lambda: np.copyto(copy_dst, a), check=check,
-        params={"batch": frames, "joints": a.shape[1], "op": "clip blend", "path": label},
+        params={"batch": frames, "joints": a.shape[1], "op": "clip blend"},
     )
 
 
