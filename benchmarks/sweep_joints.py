@@ -12,7 +12,8 @@ import csv
 import os
 import sys
 
-from skelsimd._bench.core import format_table, run_workload, write_json
+from skelsimd._bench.core import (format_table, plot_scaling, run_workload, series_by_variant,
+                                  write_json)
 from skelsimd._bench.joints import local_to_global_workload
 
 
@@ -42,29 +43,12 @@ def main(argv=None):
         wr.writerow(["joints", "batch"] + keys)
         for r in records:
             wr.writerow([r["params"]["joints"], r["params"]["batch"]] + [r.get(k, "") for k in keys])
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    panels = [(f"local_to_global, J = {j}", "batch (skeletons)", "ns per joint",
+               series_by_variant([r for r in records if r["params"]["joints"] == j],
+                                 lambda r: r["params"]["batch"]))
+              for j in args.joints]
+    if not plot_scaling(os.path.join(args.out, "sweep_joints.png"), panels):
         print("matplotlib not installed: no plot", file=sys.stderr)
-        return 0
-    fig, axes = plt.subplots(1, len(args.joints), figsize=(5 * len(args.joints), 4), squeeze=False)
-    for ax, j in zip(axes[0], args.joints):
-        for variant in dict.fromkeys(r["variant"] for r in records):
-            pts = sorted((r["params"]["batch"], r["ns_per_unit"]) for r in records
-                         if r["variant"] == variant and r["params"]["joints"] == j)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("batch (skeletons)")
-        ax.set_ylabel("ns per joint")
-        ax.set_title(f"local_to_global, J = {j}")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "sweep_joints.png"), dpi=120)
     print(f"wrote {args.out}/sweep_joints.{{json,csv,png}}", file=sys.stderr)
     return 0
 

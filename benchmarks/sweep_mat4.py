@@ -15,7 +15,8 @@ import csv
 import os
 import sys
 
-from skelsimd._bench.core import format_table, run_workload, write_json
+from skelsimd._bench.core import (format_table, plot_scaling, run_workload, series_by_variant,
+                                  write_json)
 from skelsimd._bench.mat4 import matmul4_workload
 from skelsimd._bench.skinning import skin_workload
 
@@ -24,26 +25,10 @@ CASES = ["array x constant", "constant x array", "pairs"]
 
 def plot(records, path):
     """ns per unit against size, one panel per operation, one line per variant."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    panels = list(dict.fromkeys(r["panel"] for r in records))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
-    for ax, panel in zip(axes[0], panels):
-        mine = [r for r in records if r["panel"] == panel]
-        for variant in dict.fromkeys(r["variant"] for r in mine):
-            pts = sorted((r["size"], r["ns_per_unit"]) for r in mine if r["variant"] == variant)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
-        ax.set(xscale="log", yscale="log", title=panel, xlabel="size", ylabel=f"ns per {mine[0]['unit']}")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    return True
+    panels = [(panel, "size", f"ns per {mine[0]['unit']}", series_by_variant(mine, lambda r: r["size"]))
+              for panel in dict.fromkeys(r["panel"] for r in records)
+              for mine in [[r for r in records if r["panel"] == panel]]]
+    return plot_scaling(path, panels, panel_width=4.5)
 
 
 def main(argv=None):

@@ -14,7 +14,8 @@ import os
 import sys
 
 from skelsimd._bench import quat as Q
-from skelsimd._bench.core import format_table, run_workload, write_json
+from skelsimd._bench.core import (format_table, plot_scaling, run_workload, series_by_variant,
+                                  write_json)
 
 
 def main(argv=None):
@@ -52,30 +53,13 @@ def main(argv=None):
         wr.writerow(keys)
         for r in records:
             wr.writerow([r.get(k, "") for k in keys])
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    pairs = ("slerp fast", "nlerp")
+    panels = [(op, "pairs" if op in pairs else "batch (96-joint skeletons)",
+               "ns per pair" if op in pairs else "ns per joint",
+               series_by_variant([r for r in records if r["operation"] == op], lambda r: r["size"]))
+              for op in dict.fromkeys(r["operation"] for r in records)]
+    if not plot_scaling(os.path.join(args.out, "sweep_quat.png"), panels, panel_width=4.2):
         print("matplotlib not installed: no plot", file=sys.stderr)
-        return 0
-    ops = list(dict.fromkeys(r["operation"] for r in records))
-    fig, axes = plt.subplots(1, len(ops), figsize=(4.2 * len(ops), 4), squeeze=False)
-    for ax, op in zip(axes[0], ops):
-        for variant in dict.fromkeys(r["variant"] for r in records if r["operation"] == op):
-            pts = sorted((r["size"], r["ns_per_unit"]) for r in records
-                         if r["operation"] == op and r["variant"] == variant)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("pairs" if op in ("slerp fast", "nlerp") else "batch (96-joint skeletons)")
-        ax.set_ylabel("ns per pair" if op in ("slerp fast", "nlerp") else "ns per joint")
-        ax.set_title(op, fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "sweep_quat.png"), dpi=120)
     print(f"wrote {args.out}/sweep_quat.{{json,csv,png}}", file=sys.stderr)
     return 0
 

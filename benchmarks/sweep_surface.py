@@ -13,7 +13,8 @@ import csv
 import os
 import sys
 
-from skelsimd._bench.core import format_table, run_workload, write_json
+from skelsimd._bench.core import (format_table, plot_scaling, run_workload, series_by_variant,
+                                  write_json)
 from skelsimd._bench.surface import step_workload
 
 
@@ -45,30 +46,12 @@ def main(argv=None):
         for r in records:
             p = r["params"]
             wr.writerow([p["rows"], p["cols"], p["model"]] + [r.get(k, "") for k in keys])
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    panels = [(f"Surface.step, {model} model", "vertices", "ns per vertex per substep",
+               series_by_variant([r for r in records if r["params"]["model"] == model],
+                                 lambda r: r["params"]["rows"] * r["params"]["cols"]))
+              for model in args.models]
+    if not plot_scaling(os.path.join(args.out, "sweep_surface.png"), panels, panel_width=5.5):
         print("matplotlib not installed: no plot", file=sys.stderr)
-        return 0
-    fig, axes = plt.subplots(1, len(args.models), figsize=(5.5 * len(args.models), 4), squeeze=False)
-    for ax, model in zip(axes[0], args.models):
-        for variant in dict.fromkeys(r["variant"] for r in records):
-            pts = sorted((r["params"]["rows"] * r["params"]["cols"], r["ns_per_unit"]) for r in records
-                         if r["variant"] == variant and r["params"]["model"] == model)
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("vertices")
-        ax.set_ylabel("ns per vertex per substep")
-        ax.set_title(f"Surface.step, {model} model")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(args.out, "sweep_surface.png"), dpi=120)
     print(f"wrote {args.out}/sweep_surface.{{json,csv,png}}", file=sys.stderr)
     return 0
 

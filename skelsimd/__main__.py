@@ -68,13 +68,8 @@ def _plot_scaling(records, path):
     """ns per joint over batch size, one panel per operation and joint count, one line per
     variant (needs matplotlib). Workloads take part when their params give a batch size and a
     joint count; an operation needs at least two batch sizes to get a panel."""
-    try:
-        import matplotlib
+    from ._bench.core import plot_scaling, series_by_variant
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
     groups = {}
     for r in records:
         p = r.get("params", {})
@@ -82,25 +77,11 @@ def _plot_scaling(records, path):
             continue
         op = p.get("op") or r["title"].split()[0]
         groups.setdefault((r["family"], op, p["joints"]), []).append(r)
-    groups = {k: v for k, v in groups.items() if len({r["params"]["batch"] for r in v}) > 1}
-    if not groups:
-        return False
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4), squeeze=False)
-    for ax, ((family, op, joints), recs) in zip(axes[0], groups.items()):
-        for variant in dict.fromkeys(r["variant"] for r in recs):
-            pts = sorted((r["params"]["batch"], r["ns_per_unit"]) for r in recs if r["variant"] == variant)
-            ax.plot([b for b, _ in pts], [t for _, t in pts], marker="o", label=variant)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("batch (skeletons or frames)")
-        ax.set_ylabel("ns per joint")
-        ax.set_title(f"{op}, {joints} joints ({family})", fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    panels = [(f"{op}, {joints} joints ({family})", "batch (skeletons or frames)", "ns per joint",
+               series_by_variant(recs, lambda r: r["params"]["batch"]))
+              for (family, op, joints), recs in groups.items()
+              if len({r["params"]["batch"] for r in recs}) > 1]
+    return plot_scaling(path, panels)
 
 
 def cmd_bench(args):

@@ -145,3 +145,40 @@ def machine_info():
 def write_json(path, records, **meta):
     with open(path, "w") as f:
         json.dump({"machine": machine_info(), **meta, "results": records}, f, indent=1)
+
+
+def series_by_variant(records, x):
+    """{variant: [(x(record), ns_per_unit), ...] sorted by x} for the records, variants in order
+    of first appearance: the lines of one scaling panel."""
+    series = {}
+    for r in records:
+        series.setdefault(r["variant"], []).append((x(r), r["ns_per_unit"]))
+    return {v: sorted(pts) for v, pts in series.items()}
+
+
+def plot_scaling(path, panels, *, panel_width=5.0):
+    """Log-log panels of ns per unit over size, one line per variant, side by side in one PNG.
+    `panels` is a list of (title, xlabel, ylabel, series) with series as from series_by_variant.
+    Returns False and writes nothing when matplotlib (the [bench] extra) is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    panels = [p for p in panels if any(p[3].values())]
+    if not panels:
+        return False
+    fig, axes = plt.subplots(1, len(panels), figsize=(panel_width * len(panels), 4), squeeze=False)
+    for ax, (title, xlabel, ylabel, series) in zip(axes[0], panels):
+        for variant, pts in series.items():
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
+        ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel=ylabel)
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
