@@ -472,18 +472,29 @@ def rotation_to_euler(r, order):
     """Euler angles (radians, (..., 3), in the order's axis order) with
     ``r = R_a(angles[0]) @ R_b(angles[1]) @ R_c(angles[2])`` for ``order = "abc"``.
 
-    The middle angle is in [-pi/2, pi/2]; at gimbal lock (|cos| < 1e-9) the last angle is 0."""
+    The middle angle is in [-pi/2, pi/2]. At gimbal lock (cos of the middle angle < 1e-14) the
+    first angle takes the whole free rotation and the last one is 0 up to rounding. The angles
+    rebuild ``r`` to a few float64 ulps everywhere, also next to the lock."""
     i, j, k = (_AXES.index(a) for a in order)
     s = 1.0 if (j - i) % 3 == 1 else -1.0          # +1 for cyclic orders (XYZ, YZX, ZXY)
     r = np.asarray(r, dtype=np.float64)
     cos_b = np.hypot(r[..., i, i], r[..., i, j])
     b = np.arctan2(s * r[..., i, k], cos_b)
     a = np.arctan2(-s * r[..., j, k], r[..., k, k])
-    c = np.arctan2(-s * r[..., i, j], r[..., i, i])
-    locked = cos_b < 1e-9
+    # Gimbal lock: when cos(b) is lost in rounding, r[j, k] and r[k, k] are noise and the first
+    # angle takes the free rotation (the last one then comes out 0). Treating a wider band as
+    # locked would cost an error of cos(b) (6e-10 at cos(b) = 6e-10); above 1e-14 the two
+    # angles are told apart well enough that the rebuilt matrix is exact to a few ulps.
+    locked = cos_b < 1e-14
     if np.any(locked):
         a = np.where(locked, np.arctan2(s * r[..., k, j], r[..., j, j]), a)
-        c = np.where(locked, 0.0, c)
+    # The last angle from row j of R_a(a)^T @ r = R_b(b) @ R_c(c), whose entries have full
+    # magnitude, instead of from r[i, i] and r[i, j], which shrink with cos(b): near gimbal lock
+    # those lose digits (relative error eps / cos(b), 1.9e-9 at cos(b) = 2.6e-7) and the angles
+    # no longer rebuild r; this way c absorbs the error of a and r is rebuilt to a few eps.
+    cos_a, sin_a = np.cos(a), np.sin(a)
+    row_j = cos_a[..., None] * r[..., j, :] + s * sin_a[..., None] * r[..., k, :]
+    c = np.arctan2(s * row_j[..., i], row_j[..., j])
     return np.stack([a, b, c], axis=-1)
 
 

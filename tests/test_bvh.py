@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import skelsimd
@@ -165,6 +165,8 @@ def test_save_writes_files_and_reorders(tmp_path):
 
 @given(q=st.lists(st.floats(-1, 1), min_size=4, max_size=4), order=st.sampled_from(
     ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"]), lock=st.sampled_from([None, 1.0, -1.0]))
+@example(q=[0.0, 0.75, 0.75, 2e-07], order="YXZ", lock=None)   # cos(b) = 2.6e-7: near lock
+@example(q=[0.0, 0.75, 0.75, 2e-12], order="XYZ", lock=None)
 def test_rotation_to_euler_reconstructs_the_rotation(q, order, lock):
     q = np.asarray(q)
     if np.linalg.norm(q) < 1e-3:
@@ -176,7 +178,25 @@ def test_rotation_to_euler_reconstructs_the_rotation(q, order, lock):
     angles = np.degrees(B.rotation_to_euler(r, order))
     back = RS.euler_matrix(order[0], angles[0]) @ RS.euler_matrix(order[1], angles[1]) \
         @ RS.euler_matrix(order[2], angles[2])
-    assert np.abs(back - r).max() <= 1e-9
+    assert np.abs(back - r).max() <= 1e-12
+
+
+@pytest.mark.parametrize("order", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"])
+def test_rotation_to_euler_is_exact_next_to_gimbal_lock(order):
+    # middle angle 90 degrees minus 0 .. 1e-3 degrees: the band where the outer angles come from
+    # entries of size cos(b); the rebuilt matrix must stay exact to a few ulps all the way in
+    rng = np.random.default_rng(7)
+    n = 600
+    delta = np.concatenate([np.zeros(6), 10.0 ** -rng.uniform(3, 17, n - 6)])
+    middle = np.where(rng.random(n) < 0.5, 90.0, -90.0) - np.sign(rng.random(n) - 0.5) * delta
+    first, last = rng.uniform(-180, 180, n), rng.uniform(-180, 180, n)
+    r = RS.euler_matrix(order[0], first) @ RS.euler_matrix(order[1], middle) \
+        @ RS.euler_matrix(order[2], last)
+    angles = np.degrees(B.rotation_to_euler(r, order))
+    back = RS.euler_matrix(order[0], angles[:, 0]) @ RS.euler_matrix(order[1], angles[:, 1]) \
+        @ RS.euler_matrix(order[2], angles[:, 2])
+    assert np.abs(back - r).max() <= 1e-12
+    assert np.all(np.abs(angles[:, 1]) <= 90.0)
 
 
 # --- quirks, on synthetic files ------------------------------------------------------------------------
