@@ -40,7 +40,7 @@ from . import _core
 __all__ = ["local_to_global", "global_to_local", "multiply_joints", "invert_joints"]
 
 
-def local_to_global(local, parents, out=None, *, start=0, stop=None):
+def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
     """Local joint matrices to global (model-space) ones: the seed's TransformSkeleton.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
@@ -71,7 +71,7 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None):
     rotations and translations in [-1, 1]; ``(d + 1) * 2**-23 * max(1, T)`` for a hierarchy of
     depth d and global translations up to T (see the module docstring).
     """
-    return _core.local_to_global(local, parents, out, start, stop)
+    return _core.local_to_global(local, parents, out, start, stop, precision)
 
 
 def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):

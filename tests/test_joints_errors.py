@@ -169,5 +169,5 @@ def test_rigid_must_have_a_truth_value(pose):
 
 
 def test_wrong_positional_count_of_the_core_is_a_type_error():
-    with pytest.raises(TypeError, match="takes 5 positional arguments"):
+    with pytest.raises(TypeError, match="takes 6 positional arguments"):
         skelsimd._core.local_to_global(1, 2)

@@ -3,7 +3,7 @@
  * their documentation are in skelsimd/joints.py; kernels in src/kernels/joints.c.
  *
  * Positional arguments only (the Python wrappers forward keywords):
- *   local_to_global(local, parents, out, start, stop)
+ *   local_to_global(local, parents, out, start, stop, precision)
  *   global_to_local(global_, parents, out, start, stop, rigid)
  *   multiply_joints(a, b, out)
  *   invert_joints(m, out, rigid)
@@ -18,11 +18,20 @@ static const npy_intp joint_shape[2] = {3, 4};
  * then runs `walk` with the GIL released. Joints outside [start, stop) of a freshly allocated
  * out are copies of the input; a caller's out keeps its values there. */
 static PyObject *hierarchy_call(PyObject *const *args, const char *in_name, int is_inverse,
-                                int rigid)
+                                int rigid, int precision64)
 {
     const sks_joints_kernels *k = &sks_joints_variants[sks_active_isa];
     sks_walk_args w;
+    double *scratch = NULL;
     if (sks_parse_walk(&w, args, in_name, joint_shape, 2, "(..., J, 3, 4)") < 0) return NULL;
+    if (precision64 && w.batch > 0 && w.stop > w.start) {
+        scratch = (double *)PyMem_RawMalloc(SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w.stop)
+                                            * sizeof(double));
+        if (scratch == NULL) {
+            sks_walk_args_release(&w);
+            return PyErr_NoMemory();
+        }
+    }
 
     Py_BEGIN_ALLOW_THREADS
     float *o = (float *)PyArray_DATA(w.out);
@@ -32,21 +41,31 @@ static PyObject *hierarchy_call(PyObject *const *args, const char *in_name, int 
         if (is_inverse) {
             k->global_to_local(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
                                (size_t)w.start, (size_t)w.stop, rigid);
+        } else if (scratch != NULL) {
+            k->local_to_global_f64(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
+                                   (size_t)w.start, (size_t)w.stop, scratch);
         } else {
             k->local_to_global(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
                                (size_t)w.start, (size_t)w.stop);
         }
     }
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
 
     return sks_walk_finish(&w);
 }
 
+/* The precision of the global poses carried down the hierarchy (the output is float32). */
+static const char *const precisions[] = {"float32", "float64", NULL};
+
 static PyObject *py_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    int precision;
     (void)self;
-    if (!sks_check_nargs("local_to_global", nargs, 5)) return NULL;
-    return hierarchy_call(args, "local", 0, 0);
+    if (!sks_check_nargs("local_to_global", nargs, 6)) return NULL;
+    precision = sks_parse_choice(args[5], "precision", precisions, 0);
+    if (precision < 0) return NULL;
+    return hierarchy_call(args, "local", 0, 0, precision == 1);
 }
 
 static PyObject *py_global_to_local(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -56,7 +75,7 @@ static PyObject *py_global_to_local(PyObject *self, PyObject *const *args, Py_ss
     if (!sks_check_nargs("global_to_local", nargs, 6)) return NULL;
     rigid = sks_parse_bool(args[5], "rigid", 0);
     if (rigid < 0) return NULL;
-    return hierarchy_call(args, "global_", 1, rigid);
+    return hierarchy_call(args, "global_", 1, rigid, 0);
 }
 
 static PyObject *py_multiply_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -99,7 +118,7 @@ fail:
 
 PyMethodDef sks_joints_methods[] = {
     {"local_to_global", (PyCFunction)(void (*)(void))py_local_to_global, METH_FASTCALL,
-     "local_to_global(local, parents, out, start, stop): see skelsimd.local_to_global"},
+     "local_to_global(local, parents, out, start, stop, precision): see skelsimd.local_to_global"},
     {"global_to_local", (PyCFunction)(void (*)(void))py_global_to_local, METH_FASTCALL,
      "global_to_local(global_, parents, out, start, stop, rigid): see skelsimd.global_to_local"},
     {"multiply_joints", (PyCFunction)(void (*)(void))py_multiply_joints, METH_FASTCALL,

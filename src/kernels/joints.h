@@ -16,6 +16,11 @@
 
 #define SKS_JOINT_FLOATS 12
 
+/* Skeletons walked side by side by the float64-accumulating walk, and its scratch size: one
+ * float64 3x4 matrix per joint below `stop` per skeleton. */
+#define SKS_L2G_F64_SIDE_BY_SIDE 4
+#define SKS_L2G_F64_SCRATCH_DOUBLES(stop) ((size_t)SKS_L2G_F64_SIDE_BY_SIDE * (stop) * SKS_JOINT_FLOATS)
+
 typedef struct sks_joints_kernels {
     /* For every skeleton b and start <= j < stop, ascending:
      *   out[b,j] = local[b,j]                        if parents[j] < 0
@@ -23,6 +28,14 @@ typedef struct sks_joints_kernels {
      * out == local is allowed (in place). */
     void (*local_to_global)(float *out, const float *local, const int32_t *parents,
                             size_t batch, size_t joints, size_t start, size_t stop);
+    /* The same walk with the global poses carried in float64 (see joints.c, "float64
+     * accumulation"): out[b,j] is the float32 rounding of the float64 product chain, the
+     * float32 locals and, for parents before start, the float32 out[b,parents[j]] taken as
+     * exact. `scratch` holds SKS_L2G_F64_SCRATCH_DOUBLES(stop) doubles, allocated by the
+     * caller. out == local is allowed. Every variant gives bit-identical results. */
+    void (*local_to_global_f64)(float *out, const float *local, const int32_t *parents,
+                                size_t batch, size_t joints, size_t start, size_t stop,
+                                double *scratch);
     /* For every skeleton b and start <= j < stop, descending:
      *   out[b,j] = global[b,j]                                   if parents[j] < 0
      *   out[b,j] = inverse(global[b,parents[j]]) @ global[b,j]    otherwise
