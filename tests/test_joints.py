@@ -284,6 +284,79 @@ def test_invert_joints_in_place(isa, rng):
     assert np.array_equal(m, expected)
 
 
+# --- local_to_global(precision="float64") ----------------------------------------------------
+
+def float64_walk_bound(reference):
+    """precision="float64": each element is its exact value rounded to float32, up to float64
+    noise: |out - exact| <= 2**-24 * |exact| + 1e-12 * max(1, T), element-wise."""
+    return EPS32 * np.abs(reference) + 1e-12 * global_translation_scale(reference)
+
+
+@given(parents=hierarchies(), batch=st.sampled_from(BATCH_SHAPES), layout=st.sampled_from(LAYOUTS),
+       seed=st.integers(0, 2**32 - 1))
+def test_local_to_global_float64_is_correctly_rounded(isa, parents, batch, layout, seed):
+    rng = np.random.default_rng(seed)
+    local = T.random_joints(batch + (len(parents),), rng, scale=(0.5, 2.0), shear=0.2)
+    expected = R.local_to_global(local, parents)
+    got = skelsimd.local_to_global(with_layout(local, layout), parents, precision="float64")
+    assert got.dtype == np.float32 and got.shape == local.shape
+    assert np.all(np.abs(got - expected) <= float64_walk_bound(expected))
+
+
+@pytest.mark.parametrize("skeleton", ["chain", "humanoid", "chains of 24", "random"])
+def test_local_to_global_float64_meets_2e6_on_every_96_joint_skeleton(isa, skeleton):
+    """The issue's 2e-6 on 96-joint skeletons (unit-quaternion rotations, translations in
+    [-1, 1]) for any depth, including the 96-deep chain where the float32 walk is at 1e-5."""
+    rng = np.random.default_rng(96)
+    parents = {"chain": T.chain_parents(96), "humanoid": T.humanoid_skeleton()[0],
+               "chains of 24": np.array([-1 if j % 24 == 0 else j - 1 for j in range(96)]),
+               "random": T.random_parents(96, rng)}[skeleton]
+    local = T.random_joints((1000, 96), rng)
+    expected = R.local_to_global(local, parents)
+    got = skelsimd.local_to_global(local, parents, precision="float64")
+    assert np.abs(got - expected).max() <= 2e-6
+    assert np.all(np.abs(got - expected) <= float64_walk_bound(expected))
+
+
+@given(parents=hierarchies(max_joints=120), batch=st.sampled_from(BATCH_SHAPES),
+       seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_local_to_global_float64_range_reads_float32_parents_from_out(isa, parents, batch, seed,
+                                                                      data):
+    n = len(parents)
+    start = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(start, n))
+    rng = np.random.default_rng(seed)
+    local = T.random_joints(batch + (n,), rng)
+    prefill = T.random_joints(batch + (n,), rng)  # already-global parents, taken as exact
+    out = prefill.copy()
+    assert skelsimd.local_to_global(local, parents, out, start=start, stop=stop,
+                                    precision="float64") is out
+    expected = R.local_to_global(local, parents, out=prefill, start=start, stop=stop)
+    assert np.all(np.abs(out - expected) <= float64_walk_bound(expected))
+    outside = np.r_[0:start, stop:n]
+    assert np.array_equal(out[..., outside, :, :], prefill[..., outside, :, :])
+
+
+@given(parents=hierarchies(), batch=st.sampled_from(BATCH_SHAPES), seed=st.integers(0, 2**32 - 1))
+def test_local_to_global_float64_in_place(isa, parents, batch, seed):
+    local = T.random_joints(batch + (len(parents),), np.random.default_rng(seed))
+    expected = skelsimd.local_to_global(local, parents, precision="float64")
+    work = local.copy()
+    assert skelsimd.local_to_global(work, parents, out=work, precision="float64") is work
+    assert np.array_equal(work, expected)
+
+
+def test_local_to_global_float64_is_more_accurate_than_float32_on_a_deep_chain(isa, rng):
+    parents = T.chain_parents(96)
+    local = T.random_joints((200, 96), rng)
+    expected = R.local_to_global(local, parents)
+    err32 = np.abs(skelsimd.local_to_global(local, parents) - expected).max()
+    err64 = np.abs(skelsimd.local_to_global(local, parents, precision="float64") - expected).max()
+    assert err64 < err32 / 3
+    assert np.array_equal(skelsimd.local_to_global(local, parents, precision="float32"),
+                          skelsimd.local_to_global(local, parents))
+
+
 # --- determinism across variants --------------------------------------------------------------
 
 def test_every_variant_is_bit_identical(rng):
@@ -303,6 +376,8 @@ def test_every_variant_is_bit_identical(rng):
                 skelsimd.invert_joints(local),
                 skelsimd.invert_joints(local, rigid=True),
                 skelsimd.local_to_global(local, parents, start=40, stop=120),
+                skelsimd.local_to_global(local, parents, precision="float64"),
+                skelsimd.local_to_global(local, parents, start=40, stop=120, precision="float64"),
             ]
     scalar = results["scalar"]
     for name, res in results.items():

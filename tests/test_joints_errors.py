@@ -171,3 +171,18 @@ def test_rigid_must_have_a_truth_value(pose):
 def test_wrong_positional_count_of_the_core_is_a_type_error():
     with pytest.raises(TypeError, match="takes 6 positional arguments"):
         skelsimd._core.local_to_global(1, 2)
+
+
+@pytest.mark.parametrize("precision, exc, words", [
+    ("float16", ValueError, ["precision", "'float32', 'float64'", "'float16'"]),
+    (64, TypeError, ["precision", "str", "int"]),
+])
+def test_local_to_global_bad_precision(precision, exc, words):
+    parents = np.array([-1, 0, 1], dtype=np.int32)
+    local = np.zeros((3, 3, 4), dtype=np.float32)
+    out = np.full_like(local, 7.0)
+    with pytest.raises(exc) as info:
+        skelsimd.local_to_global(local, parents, out, precision=precision)
+    for word in words:
+        assert word in str(info.value)
+    assert np.all(out == 7.0)
