@@ -14,7 +14,8 @@ def _checker(expected, tol):
     return check
 
 
-def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None):
+def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None,
+                             precision="float32"):
     """local_to_global on `batch` skeletons of `joints` joints (the humanoid for 96, a random tree
     otherwise), against NumPy's depth-level batching and a memcpy of the same bytes."""
     rng = np.random.default_rng(seed)
@@ -27,22 +28,28 @@ def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None):
     plan = R.LevelPlan(parents)
     k = min(batch, 16)   # check the first characters against float64 (exactly what the call computed)
     expected = R.local_to_global(local[:k], parents)
-    check_all = _checker(expected, 4e-5)
+    check_all = _checker(expected, 4e-5 if precision == "float32" else 2e-6)
+    suffix = "" if precision == "float32" else f" ({precision})"
     return Workload(
         name=name or f"local_to_global[{batch}x{joints}]",
-        title=f"local_to_global {batch} x {joints}",
+        title=f"local_to_global {batch} x {joints}{suffix}",
         family="joints", unit="joint", units=batch * joints,
-        kernel=lambda: J.local_to_global(local, parents, out),
+        kernel=lambda: J.local_to_global(local, parents, out, precision=precision),
         numpy=lambda: R.local_to_global_levels(local, plan, out_np),
         limit=lambda: np.copyto(copy_dst, local),
         check=lambda res: check_all(np.asarray(res)[:k]),
-        params={"batch": batch, "joints": joints},
+        params={"batch": batch, "joints": joints, "precision": precision},
     )
 
 
 def army():
     """Seed 002's army: 1000 characters x 96 joints."""
     return local_to_global_workload(1000, 96, name="army")
+
+
+def army_float64():
+    """The army with the global poses carried in float64 (precision="float64")."""
+    return local_to_global_workload(1000, 96, name="army_float64", precision="float64")
 
 
 def single_call():
@@ -105,4 +112,4 @@ def untransform(batch=1000, joints=96, seed=2):
 
 def headline():
     """The family's workloads for `python -m skelsimd bench`."""
-    return [army(), single_call(), palette(), untransform()]
+    return [army(), army_float64(), single_call(), palette(), untransform()]
