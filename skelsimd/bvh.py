@@ -433,6 +433,8 @@ def load_bvh(path_or_text, *, end_sites=False):
         ``path_or_text`` of another type.
     """
     data, _ = _read_source(path_or_text)
+    if data.startswith(b"\xef\xbb\xbf"):     # a UTF-8 byte order mark (Windows editors write one)
+        data = data[3:]
     lines = _Lines(data)
     names, parents, offsets, channels, is_end, frames, frame_time = _parse_hierarchy(lines, end_sites)
     n = len(names)

@@ -264,6 +264,14 @@ def test_line_endings_tabs_and_blank_lines(ending):
     assert np.array_equal(clip.local, skelsimd.load_bvh(SMALL).local)
 
 
+def test_utf8_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.bvh"
+    path.write_bytes(b"\xef\xbb\xbf" + SMALL.replace("\n", "\r\n").encode())
+    expected = skelsimd.load_bvh(SMALL).local
+    assert np.array_equal(skelsimd.load_bvh(path).local, expected)
+    assert np.array_equal(skelsimd.load_bvh("\ufeff" + SMALL).local, expected)
+
+
 def test_lenient_syntax():
     text = (SMALL.replace("ROOT Hips\n{", "root Hips {").replace("End Site\n\t\t\t{", "End Site {")
             .replace("Frames: 3", "Frames:\t3").replace("Frame Time: .0333333", "Frame Time:\t0.0333333")
