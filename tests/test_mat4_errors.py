@@ -172,5 +172,5 @@ def test_transform_points_broadcast_mismatch_and_aliasing(rng):
 def test_wrong_positional_count_of_the_core_is_a_type_error():
     with pytest.raises(TypeError, match="takes 3 positional arguments"):
         skelsimd._core.matmul4(np.eye(4))
-    with pytest.raises(TypeError, match="takes 5 positional arguments"):
+    with pytest.raises(TypeError, match="takes 6 positional arguments"):
         skelsimd._core.mat4_local_to_global(1, 2)
