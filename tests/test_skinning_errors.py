@@ -231,5 +231,5 @@ def test_normalize_weights_bad_input():
 def test_wrong_positional_count_of_the_core_is_a_type_error():
     with pytest.raises(TypeError, match="takes 7 positional arguments"):
         skelsimd._core.skin(1, 2, 3, 4)
-    with pytest.raises(TypeError, match="takes 4 positional arguments"):
+    with pytest.raises(TypeError, match="takes 5 positional arguments"):
         skelsimd._core.skinning_palette(1, 2, 3)
