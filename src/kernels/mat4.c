@@ -138,12 +138,8 @@ static void mat4_local_to_global_f64_scalar(float *out, const float *local,
                                             const int32_t *parents, size_t batch, size_t joints,
                                             size_t start, size_t stop, double *scratch)
 {
-    const size_t stride = joints * SKS_MAT4_FLOATS;
-    size_t b;
-    for (b = 0; b < batch; b++) {
-        sks_walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop,
-                     SKS_MAT4_FLOATS, scratch, mat4_step_f64_scalar);
-    }
+    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_MAT4_FLOATS, scratch,
+                       1, mat4_step_f64_scalar);
 }
 
 /* transform_points for matrices of `rows` rows (3 or 4, a constant at each call site). */
@@ -377,16 +373,8 @@ SKS_TARGET_SSE41 static void mat4_local_to_global_f64_sse41(float *out, const fl
                                                             size_t joints, size_t start,
                                                             size_t stop, double *scratch)
 {
-    const size_t stride = joints * SKS_MAT4_FLOATS;
-    size_t b = 0;
-    for (; b + 2 <= batch; b += 2) {
-        sks_walk_f64(out + b * stride, local + b * stride, parents, 2, stride, start, stop,
-                     SKS_MAT4_FLOATS, scratch, mat4_step_f64_sse41);
-    }
-    for (; b < batch; b++) {
-        sks_walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop,
-                     SKS_MAT4_FLOATS, scratch, mat4_step_f64_sse41);
-    }
+    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_MAT4_FLOATS, scratch,
+                       2, mat4_step_f64_sse41);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -589,16 +577,8 @@ SKS_TARGET_AVX2 static void mat4_local_to_global_f64_avx2(float *out, const floa
                                                           size_t joints, size_t start,
                                                           size_t stop, double *scratch)
 {
-    const size_t stride = joints * SKS_MAT4_FLOATS;
-    size_t b = 0;
-    for (; b + SKS_MAT4_F64_SIDE_BY_SIDE <= batch; b += SKS_MAT4_F64_SIDE_BY_SIDE) {
-        sks_walk_f64(out + b * stride, local + b * stride, parents, SKS_MAT4_F64_SIDE_BY_SIDE,
-                     stride, start, stop, SKS_MAT4_FLOATS, scratch, mat4_step_f64_avx2);
-    }
-    for (; b < batch; b++) {
-        sks_walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop,
-                     SKS_MAT4_FLOATS, scratch, mat4_step_f64_avx2);
-    }
+    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_MAT4_FLOATS, scratch,
+                       SKS_MAT4_F64_SIDE_BY_SIDE, mat4_step_f64_avx2);
 }
 
 SKS_TARGET_AVX2 static void transform_points_3x4_avx2(float *out, const float *m, size_t m_step,

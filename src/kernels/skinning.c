@@ -144,7 +144,8 @@ static void skinning_palette_scalar(float *out, const float *local, size_t local
  * float64 too and rounds only the palette, once. With the 3x4 product in float64,
  *     (a @ b)[i][c] = (a[i][0] * b[0][c] + a[i][1] * b[1][c]) + (a[i][2] * b[2][c] + tau),
  *     tau = a[i][3] for c = 3, else +0.0
- * (a float64, b float32 and exact in float64; the pairwise order is that of the joint family's
+ * (joint_mul_f64_scalar, joint_ops.h: a float64, b float32 and exact in float64; the pairwise
+ * order is that of the joint family's
  * local_to_global(..., precision="float64")), joint j of a skeleton is
  *     G[j] = local[j] converted (a root) or G[parents[j]] @ local[j];  out[j] = float32(G[j] @ ib[j]).
  * Error: the float64 values are off by at most about (d + 3) * 2**-52 * max(1, T) * max(1, |ib|)
@@ -155,20 +156,6 @@ static void skinning_palette_scalar(float *out, const float *local, size_t local
  * inverse bind are read before its palette is written; the parents come from scratch). Same
  * float64 operations in the same order in every variant, no FMA: bit-identical.
  * ------------------------------------------------------------------------------------------ */
-
-/* r = p @ l in float64 (the formula above); r must not alias p. */
-static inline void joint_mul_f64_scalar(double *r, const double *p, const float *l)
-{
-    int i, c;
-    for (i = 0; i < 3; i++) {
-        const double p0 = p[4 * i], p1 = p[4 * i + 1], p2 = p[4 * i + 2], p3 = p[4 * i + 3];
-        for (c = 0; c < 4; c++) {
-            const double tau = (c == 3) ? p3 : 0.0;
-            r[4 * i + c] = (p0 * (double)l[c] + p1 * (double)l[4 + c])
-                           + (p2 * (double)l[8 + c] + tau);
-        }
-    }
-}
 
 /* One joint of one skeleton: g = p @ l (p NULL: a root, g = l) into scratch, then
  * o = float32(g @ ib). o may alias l or ib. */

@@ -76,4 +76,24 @@ static SKS_ALWAYS_INLINE void sks_walk_f64(float *out, const float *local,
     }
 }
 
+/* sks_walk_f64 over a batch of `batch` skeletons of `joints` blocks: `count` side by side (a
+ * constant at every call site), then the remainder one at a time. */
+static SKS_ALWAYS_INLINE void sks_walk_f64_batch(float *out, const float *local,
+                                                 const int32_t *parents, size_t batch,
+                                                 size_t joints, size_t start, size_t stop,
+                                                 size_t floats, double *scratch, size_t count,
+                                                 sks_step_f64 step)
+{
+    const size_t stride = joints * floats;
+    size_t b = 0;
+    for (; b + count <= batch; b += count) {
+        sks_walk_f64(out + b * stride, local + b * stride, parents, count, stride, start, stop,
+                     floats, scratch, step);
+    }
+    for (; b < batch; b++) {
+        sks_walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop,
+                     floats, scratch, step);
+    }
+}
+
 #endif /* SKS_WALK_H */
