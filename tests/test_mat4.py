@@ -400,3 +400,115 @@ def test_reference_walk_is_shared(rng):
     homog = RJ.to_homogeneous(local)
     assert np.allclose(R.mat4_local_to_global(homog, parents)[..., :3, :], RJ.local_to_global(local, parents),
                        atol=1e-12)
+
+
+# --- mat4_local_to_global(..., precision="float64") --------------------------------------------
+
+def rounded_once_bound(reference):
+    """The float64 walk's bound: each element is its exact value rounded to float32 (2**-24 of
+    it) up to float64 noise (1e-12)."""
+    return 2.0**-24 * np.abs(reference) + 1e-12
+
+
+@given(parents=hierarchies(max_joints=150), batch=st.sampled_from(BATCH_SHAPES),
+       layout=st.sampled_from(LAYOUTS), projective=st.sampled_from([0.0, 0.05]),
+       seed=st.integers(0, 2**32 - 1))
+def test_mat4_float64_walk_is_rounded_once(isa, parents, batch, layout, projective, seed):
+    rng = np.random.default_rng(seed)
+    local = T.random_mat4(batch + (len(parents),), rng, projective=projective)
+    expected = R.mat4_local_to_global(local, parents)
+    got = skelsimd.mat4_local_to_global(with_layout(local, layout), parents, precision="float64")
+    assert got.dtype == np.float32 and got.shape == local.shape
+    assert (np.abs(got - expected) <= rounded_once_bound(expected)).all()
+
+
+@pytest.mark.parametrize("skeleton", ["chain", "humanoid"])
+def test_mat4_float64_walk_meets_2e6_with_unit_translations(isa, skeleton):
+    """The issue's figure with local translations in [-1, 1] (global ones up to ~20), where the
+    float32 walk gives ~1e-5 on the 96-deep chain."""
+    rng = np.random.default_rng(9696)
+    parents = T.chain_parents(96) if skeleton == "chain" else T.humanoid_skeleton()[0]
+    local = T.random_mat4((1000, 96), rng, translation=1.0)
+    expected = R.mat4_local_to_global(local, parents)
+    err = np.abs(skelsimd.mat4_local_to_global(local, parents, precision="float64") - expected)
+    assert err.max() <= 2e-6, err.max()
+    assert (err <= rounded_once_bound(expected)).all()
+
+
+@given(parents=hierarchies(max_joints=120), batch=st.sampled_from(BATCH_SHAPES),
+       seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_mat4_float64_range_reads_float32_parents_from_out(isa, parents, batch, seed, data):
+    n = len(parents)
+    start = data.draw(st.integers(0, n))
+    stop = data.draw(st.integers(start, n))
+    rng = np.random.default_rng(seed)
+    local = T.random_mat4(batch + (n,), rng)
+    prefill = T.random_mat4(batch + (n,), rng)
+    out = prefill.copy()
+    res = skelsimd.mat4_local_to_global(local, parents, out, start=start, stop=stop, precision="float64")
+    assert res is out
+    expected = R.mat4_local_to_global(local, parents, out=prefill, start=start, stop=stop)
+    assert (np.abs(out - expected) <= rounded_once_bound(expected)).all()
+    outside = np.r_[0:start, stop:n]
+    assert np.array_equal(out[..., outside, :, :], prefill[..., outside, :, :])
+
+
+def test_mat4_float64_sections_equal_one_pass_up_to_the_float32_parents(isa, rng):
+    """Two sections: the first is bit-identical to the same joints of one full pass; the second
+    reads its parents before `start` from out (float32) as exact, so it matches the float64 walk
+    that starts from those rounded parents."""
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_mat4((5, 96), rng, projective=0.05)
+    whole = skelsimd.mat4_local_to_global(local, parents, precision="float64")
+    for a in [1, 37, 95]:
+        work = local.copy()
+        skelsimd.mat4_local_to_global(work, parents, work, stop=a, precision="float64")
+        assert np.array_equal(work[:, :a], whole[:, :a])
+        skelsimd.mat4_local_to_global(work, parents, work, start=a, precision="float64")
+        expected = R.mat4_local_to_global(local, parents, out=work.astype(np.float64), start=a)
+        assert (np.abs(work - expected) <= rounded_once_bound(expected)).all()
+        assert np.abs(work - whole).max() <= 2e-6
+
+
+@given(parents=hierarchies(max_joints=150), batch=st.sampled_from(BATCH_SHAPES),
+       seed=st.integers(0, 2**32 - 1))
+def test_mat4_float64_in_place(isa, parents, batch, seed):
+    local = T.random_mat4(batch + (len(parents),), np.random.default_rng(seed), projective=0.05)
+    expected = skelsimd.mat4_local_to_global(local, parents, precision="float64")
+    work = local.copy()
+    assert skelsimd.mat4_local_to_global(work, parents, out=work, precision="float64") is work
+    assert np.array_equal(work, expected)
+
+
+def test_mat4_float64_affine_chain_equals_the_joint_family(isa, rng):
+    """On affine matrices the float64 4x4 walk rounds like local_to_global(precision="float64")
+    (the last row's products are exact zeros) and keeps the last row 0 0 0 1."""
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_mat4((9, 96), rng)
+    got = skelsimd.mat4_local_to_global(local, parents, precision="float64")
+    joints = skelsimd.local_to_global(local[..., :3, :], parents, precision="float64")
+    assert np.array_equal(got[..., :3, :], joints)
+    assert np.array_equal(got[..., 3, :], np.broadcast_to([0, 0, 0, 1], got[..., 3, :].shape))
+
+
+def test_mat4_float64_every_variant_is_bit_identical(rng):
+    parents = T.random_parents(150, rng)
+    local = T.random_mat4((11, 150), rng, projective=0.05)
+    results = {}
+    for name in supported_isas():
+        with use_isa(name):
+            results[name] = [skelsimd.mat4_local_to_global(local[:b], parents, precision="float64")
+                             for b in (1, 2, 3, 4, 5, 11)]
+            prefill = local.copy()
+            skelsimd.mat4_local_to_global(local, parents, prefill, start=30, stop=140, precision="float64")
+            results[name].append(prefill)
+    for name, res in results.items():
+        for i, (x, y) in enumerate(zip(res, results["scalar"])):
+            assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, i)
+
+
+def test_mat4_float64_empty_shapes(isa):
+    for shape in [(0, 5, 4, 4), (4, 0, 4, 4), (0, 4, 4)]:
+        local = np.zeros(shape, np.float32)
+        got = skelsimd.mat4_local_to_global(local, np.arange(-1, shape[-3] - 1), precision="float64")
+        assert got.shape == shape

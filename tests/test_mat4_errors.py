@@ -172,5 +172,17 @@ def test_transform_points_broadcast_mismatch_and_aliasing(rng):
 def test_wrong_positional_count_of_the_core_is_a_type_error():
     with pytest.raises(TypeError, match="takes 3 positional arguments"):
         skelsimd._core.matmul4(np.eye(4))
-    with pytest.raises(TypeError, match="takes 5 positional arguments"):
+    with pytest.raises(TypeError, match="takes 6 positional arguments"):
         skelsimd._core.mat4_local_to_global(1, 2)
+
+
+@pytest.mark.parametrize("bad, exc, words", [
+    ("float16", ValueError, ["precision", "'float32', 'float64'", "'float16'"]),
+    ("Float64", ValueError, ["precision", "'float32', 'float64'", "'Float64'"]),
+    (64, TypeError, ["precision", "str", "int"]),
+    (b"float64", TypeError, ["precision", "str", "bytes"]),
+])
+def test_mat4_local_to_global_bad_precision(mats, bad, exc, words):
+    local, out = mats
+    raises(exc, words, lambda: skelsimd.mat4_local_to_global(local, [-1, 0, 1, 1, 0], out, precision=bad), out)
+    assert untouched(out)

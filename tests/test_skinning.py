@@ -331,3 +331,95 @@ def test_kernels_are_reentrant_across_threads(rng):
     for i, (pal, (p, n)) in enumerate(got):
         e_pal, (e_p, e_n) = expected[i % 6]
         assert np.array_equal(pal, e_pal) and np.array_equal(p, e_p) and np.array_equal(n, e_n)
+
+
+# --- skinning_palette(..., precision="float64") -----------------------------------------------
+
+def rounded_once_bound(reference):
+    """The float64 palette's bound: each element is its exact value rounded to float32 (2**-24
+    of it) up to float64 noise (1e-12)."""
+    return 2.0**-24 * np.abs(reference) + 1e-12
+
+
+@given(parents=hierarchies(max_joints=150), batch=st.sampled_from(BATCH_SHAPES),
+       layout=st.sampled_from(LAYOUTS), seed=st.integers(0, 2**32 - 1))
+def test_skinning_palette_float64_is_rounded_once(isa, parents, batch, layout, seed):
+    rng = np.random.default_rng(seed)
+    local = T.random_joints(batch + (len(parents),), rng)
+    _, inverse_bind = bind_pose(parents, rng)
+    got = skelsimd.skinning_palette(with_layout(local, layout), parents, inverse_bind, precision="float64")
+    assert got.dtype == np.float32 and got.shape == local.shape
+    expected = R.skinning_palette(local, parents, inverse_bind)
+    assert (np.abs(got - expected) <= rounded_once_bound(expected)).all()
+
+
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=5),
+       parents=hierarchies(max_joints=60), seed=st.integers(0, 2**32 - 1))
+def test_skinning_palette_float64_broadcasting(isa, shapes, parents, seed):
+    rng = np.random.default_rng(seed)
+    (sl, sb) = shapes.input_shapes
+    local = T.random_joints(sl + (len(parents),), rng, scale=(0.5, 2.0))
+    inverse_bind = T.random_joints(sb + (len(parents),), rng)
+    got = skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64")
+    expected = R.skinning_palette(local, parents, inverse_bind)
+    assert got.shape == expected.shape
+    assert (np.abs(got - expected) <= rounded_once_bound(expected)).all()
+
+
+@pytest.mark.parametrize("skeleton", ["chain", "humanoid"])
+def test_skinning_palette_float64_meets_2e6_with_unit_translations(isa, skeleton):
+    """The issue's figure with local translations in [-1, 1], where the float32 palette gives
+    ~1e-5 on the 96-deep chain and ~2.2e-6 on the humanoid."""
+    rng = np.random.default_rng(9697)
+    parents = T.chain_parents(96) if skeleton == "chain" else T.humanoid_skeleton()[0]
+    local = T.random_joints((1000, 96), rng, translation=1.0)
+    _, inverse_bind = bind_pose(parents, rng, translation=1.0)
+    expected = R.skinning_palette(local, parents, inverse_bind)
+    err = np.abs(skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64") - expected)
+    assert err.max() <= 2e-6, err.max()
+    assert (err <= rounded_once_bound(expected)).all()
+
+
+@pytest.mark.parametrize("target", ["local", "inverse_bind"])
+def test_skinning_palette_float64_in_place(isa, rng, target):
+    parents = T.humanoid_skeleton()[0]
+    local = T.random_joints((9, 96), rng)
+    inverse_bind = T.random_joints((9, 96), rng)
+    expected = skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64")
+    out = local if target == "local" else inverse_bind
+    assert skelsimd.skinning_palette(local, parents, inverse_bind, out=out, precision="float64") is out
+    assert np.array_equal(out, expected)
+
+
+def test_skinning_palette_float64_every_batch_size(isa, rng):
+    parents = T.random_parents(50, rng)
+    local = T.random_joints((11, 50), rng)
+    inverse_bind = T.random_joints(50, rng)
+    whole = skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64")
+    for b in range(11):
+        one = skelsimd.skinning_palette(local[b], parents, inverse_bind, precision="float64")
+        assert np.array_equal(one, whole[b])
+
+
+def test_skinning_palette_float64_empty(isa):
+    assert skelsimd.skinning_palette(np.zeros((0, 3, 4)), [], np.zeros((0, 3, 4)), precision="float64").shape == (0, 3, 4)
+    assert skelsimd.skinning_palette(np.zeros((0, 2, 3, 4)), [-1, 0], np.zeros((2, 3, 4)), precision="float64").shape == (0, 2, 3, 4)
+
+
+def test_skinning_palette_float64_every_variant_is_bit_identical(rng):
+    parents = T.random_parents(120, rng)
+    local = T.random_joints((9, 120), rng, scale=(0.5, 2.0), shear=0.2)
+    inverse_bind = T.random_joints(120, rng)
+    inverse_bind_batch = T.random_joints((9, 120), rng)
+    results = {}
+    for name in supported_isas():
+        with use_isa(name):
+            results[name] = [
+                skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64"),
+                skelsimd.skinning_palette(local, parents, inverse_bind_batch, precision="float64"),
+                skelsimd.skinning_palette(local[0], parents, inverse_bind_batch, precision="float64"),
+                skelsimd.skinning_palette(local[:3], parents, inverse_bind, precision="float64"),
+            ]
+    for name, res in results.items():
+        for i, (x, y) in enumerate(zip(res, results["scalar"])):
+            assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, i)

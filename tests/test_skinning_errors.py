@@ -231,5 +231,16 @@ def test_normalize_weights_bad_input():
 def test_wrong_positional_count_of_the_core_is_a_type_error():
     with pytest.raises(TypeError, match="takes 7 positional arguments"):
         skelsimd._core.skin(1, 2, 3, 4)
-    with pytest.raises(TypeError, match="takes 4 positional arguments"):
+    with pytest.raises(TypeError, match="takes 5 positional arguments"):
         skelsimd._core.skinning_palette(1, 2, 3)
+
+
+@pytest.mark.parametrize("bad, exc, words", [
+    ("float16", ValueError, ["precision", "'float32', 'float64'", "'float16'"]),
+    (64, TypeError, ["precision", "str", "int"]),
+    (b"float64", TypeError, ["precision", "str", "bytes"]),
+])
+def test_skinning_palette_bad_precision(pose, bad, exc, words):
+    local, parents, ib, out = pose
+    raises(exc, words, lambda: skelsimd.skinning_palette(local, parents, ib, out, precision=bad), out)
+    assert (out == SENTINEL).all()

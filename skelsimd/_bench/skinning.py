@@ -28,7 +28,8 @@ def _numpy_palette(local, plan, inverse_bind, glob):
 
 def palette_workloads(batch=1000, joints=96, seed=0):
     """skinning_palette on an army, and the two joint-family calls it replaces (both timed on
-    every variant), against NumPy; limit: a memcpy of the local poses."""
+    every variant), against NumPy; limit: a memcpy of the local poses. Also
+    skinning_palette(precision="float64") on the same data."""
     rng = np.random.default_rng(seed)
     parents = T.humanoid_skeleton()[0]
     local = T.random_joints((batch, joints), rng)
@@ -47,7 +48,14 @@ def palette_workloads(batch=1000, joints=96, seed=0):
     two_calls = Workload(name="palette-2calls", title=f"l2g + multiply_joints {batch} x {joints}",
                          kernel=lambda: J.multiply_joints(J.local_to_global(local, parents, glob),
                                                           inverse_bind, out), **common)
-    return [fused, two_calls]
+    # the float64-accumulating palette on the same data, checked with the 2e-6 bound it meets
+    check_f64 = _checker(R.skinning_palette(local[:16], parents, inverse_bind), 2e-6, rows=16)
+    fused_f64 = Workload(name="palette-f64",
+                         title=f"skinning_palette {batch} x {joints} precision=float64",
+                         kernel=lambda: S.skinning_palette(local, parents, inverse_bind, out,
+                                                           precision="float64"),
+                         **{**common, "check": check_f64})
+    return [fused, two_calls, fused_f64]
 
 
 def skin_workload(palettes=1, vertices=10_000, influences=4, joints=96, seed=1):

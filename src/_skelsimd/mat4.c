@@ -4,7 +4,7 @@
  *
  * Positional arguments only (the Python wrappers forward keywords):
  *   matmul4(a, b, out)
- *   mat4_local_to_global(local, parents, out, start, stop)
+ *   mat4_local_to_global(local, parents, out, start, stop, precision)
  *   transform_points(m, points, out)
  */
 #include "args.h"
@@ -20,21 +20,41 @@ static PyObject *py_matmul4(PyObject *self, PyObject *const *args, Py_ssize_t na
                                     sks_mat4_variants[sks_active_isa].matmul4);
 }
 
+/* The precision of the global matrices carried down the hierarchy (the output is float32). */
+static const char *const precisions[] = {"float32", "float64", NULL};
+
 static PyObject *py_mat4_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     const sks_mat4_kernels *k = &sks_mat4_variants[sks_active_isa];
     sks_walk_args w;
+    double *scratch = NULL;
+    int precision;
     (void)self;
-    if (!sks_check_nargs("mat4_local_to_global", nargs, 5)) return NULL;
+    if (!sks_check_nargs("mat4_local_to_global", nargs, 6)) return NULL;
+    precision = sks_parse_choice(args[5], "precision", precisions, 0);
+    if (precision < 0) return NULL;
     if (sks_parse_walk(&w, args, "local", mat4_shape, 2, "(..., J, 4, 4)") < 0) return NULL;
+    if (precision == 1 && w.batch > 0 && w.stop > w.start) {
+        scratch = (double *)PyMem_RawMalloc(SKS_MAT4_F64_SCRATCH_DOUBLES((size_t)w.stop)
+                                            * sizeof(double));
+        if (scratch == NULL) {
+            sks_walk_args_release(&w);
+            return PyErr_NoMemory();
+        }
+    }
     Py_BEGIN_ALLOW_THREADS
+    float *o = (float *)PyArray_DATA(w.out);
+    const float *x = (const float *)PyArray_DATA(w.in);
     sks_walk_prefill(&w);
-    if (w.batch > 0 && w.stop > w.start) {
-        k->mat4_local_to_global((float *)PyArray_DATA(w.out), (const float *)PyArray_DATA(w.in),
-                                w.parents.data, (size_t)w.batch, (size_t)w.joints,
+    if (scratch != NULL) {
+        k->mat4_local_to_global_f64(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
+                                    (size_t)w.start, (size_t)w.stop, scratch);
+    } else if (w.batch > 0 && w.stop > w.start) {
+        k->mat4_local_to_global(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
                                 (size_t)w.start, (size_t)w.stop);
     }
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(scratch);
     return sks_walk_finish(&w);
 }
 
@@ -77,7 +97,8 @@ PyMethodDef sks_mat4_methods[] = {
     {"matmul4", (PyCFunction)(void (*)(void))py_matmul4, METH_FASTCALL,
      "matmul4(a, b, out): see skelsimd.matmul4"},
     {"mat4_local_to_global", (PyCFunction)(void (*)(void))py_mat4_local_to_global, METH_FASTCALL,
-     "mat4_local_to_global(local, parents, out, start, stop): see skelsimd.mat4_local_to_global"},
+     "mat4_local_to_global(local, parents, out, start, stop, precision): see "
+     "skelsimd.mat4_local_to_global"},
     {"transform_points", (PyCFunction)(void (*)(void))py_transform_points, METH_FASTCALL,
      "transform_points(m, points, out): see skelsimd.transform_points"},
     {NULL, NULL, 0, NULL}};

@@ -3,7 +3,7 @@
  * their documentation are in skelsimd/skinning.py; kernels in src/kernels/skinning.c.
  *
  * Positional arguments only (the Python wrappers forward keywords):
- *   skinning_palette(local, parents, inverse_bind, out)
+ *   skinning_palette(local, parents, inverse_bind, out, precision)
  *   skin(positions, joint_indices, weights, palette, out, normals, normals_out)
  *   normalize_weights(weights, out)
  */
@@ -40,6 +40,9 @@ static int check_pose_shape(PyArrayObject *arr, const char *name, npy_intp joint
     return sks_check_shape(arr, name, 3, trailing, 3, layout);
 }
 
+/* The precision of the global poses and of the product with inverse_bind (out is float32). */
+static const char *const precisions[] = {"float32", "float64", NULL};
+
 static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char *const names[2] = {"local", "inverse_bind"};
@@ -49,9 +52,11 @@ static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_s
     sks_parents parents = {NULL, NULL};
     scratch_block scratch = {NULL, NULL};
     npy_intp joints;
-    int ok = 0;
+    int ok = 0, precision;
     (void)self;
-    if (!sks_check_nargs("skinning_palette", nargs, 4)) return NULL;
+    if (!sks_check_nargs("skinning_palette", nargs, 5)) return NULL;
+    precision = sks_parse_choice(args[4], "precision", precisions, 0);
+    if (precision < 0) return NULL;
     w.ops[0] = sks_as_float32(args[0], "local");
     if (w.ops[0] == NULL) goto done;
     if (sks_check_shape(w.ops[0], "local", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) goto done;
@@ -72,14 +77,26 @@ static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_s
         const float *l = (const float *)PyArray_DATA(w.ops[0]);
         const float *ib = (const float *)PyArray_DATA(w.ops[1]);
         npy_intp it;
-        if (scratch_alloc(&scratch, SKS_PALETTE_SCRATCH_FLOATS(joints)) < 0) goto done;
+        /* float64: the same block holds the doubles (two floats each, 64-byte aligned) */
+        const size_t scratch_floats = precision == 1
+            ? 2 * SKS_PALETTE_F64_SCRATCH_DOUBLES(joints) : SKS_PALETTE_SCRATCH_FLOATS(joints);
+        if (scratch_alloc(&scratch, scratch_floats) < 0) goto done;
         Py_BEGIN_ALLOW_THREADS
         for (it = 0; it < outer; it++) {
             npy_intp off[2], step[2];
+            float *oi = o + (size_t)(it * inner) * stride;
+            const float *li, *ibi;
             sks_broadcast_offsets(&w.bc, it, off, step);
-            k->skinning_palette(o + (size_t)(it * inner) * stride, l + (size_t)off[0] * stride,
-                                (size_t)step[0], ib + (size_t)off[1] * stride, (size_t)step[1],
-                                parents.data, (size_t)inner, (size_t)joints, scratch.data);
+            li = l + (size_t)off[0] * stride;
+            ibi = ib + (size_t)off[1] * stride;
+            if (precision == 1) {
+                k->skinning_palette_f64(oi, li, (size_t)step[0], ibi, (size_t)step[1],
+                                        parents.data, (size_t)inner, (size_t)joints,
+                                        (double *)(void *)scratch.data);
+            } else {
+                k->skinning_palette(oi, li, (size_t)step[0], ibi, (size_t)step[1], parents.data,
+                                    (size_t)inner, (size_t)joints, scratch.data);
+            }
         }
         Py_END_ALLOW_THREADS
     }
@@ -297,7 +314,8 @@ fail:
 
 PyMethodDef sks_skinning_methods[] = {
     {"skinning_palette", (PyCFunction)(void (*)(void))py_skinning_palette, METH_FASTCALL,
-     "skinning_palette(local, parents, inverse_bind, out): see skelsimd.skinning_palette"},
+     "skinning_palette(local, parents, inverse_bind, out, precision): see "
+     "skelsimd.skinning_palette"},
     {"skin", (PyCFunction)(void (*)(void))py_skin, METH_FASTCALL,
      "skin(positions, joint_indices, weights, palette, out, normals, normals_out): see "
      "skelsimd.skin"},

@@ -33,6 +33,24 @@ static inline void joint_mul_scalar(float *o, const float *a, const float *b)
     memcpy(o, r, sizeof r);
 }
 
+/* r = p @ l in float64 (p float64, l float32: exact in float64), the order of the float64
+ * walks (local_to_global and skinning_palette with precision="float64"): element (i, c) is
+ *     (p[i][0] * l[0][c] + p[i][1] * l[1][c]) + (p[i][2] * l[2][c] + tau)
+ * with tau as above; the pairwise order shortens the parent -> child latency. r must not alias
+ * p. */
+static inline void joint_mul_f64_scalar(double *r, const double *p, const float *l)
+{
+    int i, c;
+    for (i = 0; i < 3; i++) {
+        const double p0 = p[4 * i], p1 = p[4 * i + 1], p2 = p[4 * i + 2], p3 = p[4 * i + 3];
+        for (c = 0; c < 4; c++) {
+            const double tau = (c == 3) ? p3 : 0.0;
+            r[4 * i + c] = (p0 * (double)l[c] + p1 * (double)l[4 + c])
+                           + (p2 * (double)l[8 + c] + tau);
+        }
+    }
+}
+
 #if SKS_HAVE_X86_SIMD
 /* ------------------------------------------------------------------------------------------
  * SSE4.1. A joint is three __m128 rows (r, r, r, t).

@@ -148,25 +148,16 @@ static void invert_joints_scalar(float *out, const float *m, size_t n, int rigid
  * bit-identical.
  * ------------------------------------------------------------------------------------------ */
 
-/* One joint of the float64 walk: g = p @ l (p NULL: a root, g = l) and o = float32(g).
- * o may alias l (l is read first); g and p are distinct scratch matrices. */
-typedef void (*joint_step_f64)(float *o, double *g, const double *p, const float *l);
-
+/* One joint of the float64 walk (an sks_step_f64, walk.h): g = p @ l (p NULL: a root, g = l)
+ * and o = float32(g). o may alias l (l is read first); g and p are distinct scratch matrices. */
 static inline void joint_step_f64_scalar(float *o, double *g, const double *p, const float *l)
 {
     double r[SKS_JOINT_FLOATS];
-    int i, c;
+    int i;
     if (p == NULL) {
         for (i = 0; i < SKS_JOINT_FLOATS; i++) r[i] = (double)l[i];
     } else {
-        for (i = 0; i < 3; i++) {
-            const double p0 = p[4 * i], p1 = p[4 * i + 1], p2 = p[4 * i + 2], p3 = p[4 * i + 3];
-            for (c = 0; c < 4; c++) {
-                const double tau = (c == 3) ? p3 : 0.0;
-                r[4 * i + c] = (p0 * (double)l[c] + p1 * (double)l[4 + c])
-                               + (p2 * (double)l[8 + c] + tau);
-            }
-        }
+        joint_mul_f64_scalar(r, p, l);
     }
     for (i = 0; i < SKS_JOINT_FLOATS; i++) {
         g[i] = r[i];
@@ -174,47 +165,12 @@ static inline void joint_step_f64_scalar(float *o, double *g, const double *p, c
     }
 }
 
-/* The float64 walk of `count` skeletons side by side (count is a constant at every call site;
- * the inner loop unrolls and the independent chains overlap in the out-of-order core). Skeleton
- * s uses out/local + s * stride floats and scratch + s * stop * 12 doubles. */
-static SKS_ALWAYS_INLINE void walk_f64(float *out, const float *local, const int32_t *parents,
-                                       size_t count, size_t stride, size_t start, size_t stop,
-                                       double *scratch, joint_step_f64 step)
-{
-    const size_t scratch_stride = stop * SKS_JOINT_FLOATS;
-    size_t j, s;
-    int i;
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        const size_t oj = SKS_JOINT_FLOATS * j;
-        for (s = 0; s < count; s++) {
-            float *o = out + s * stride;
-            double *g = scratch + s * scratch_stride;
-            const double *gp = NULL;
-            double from_out[SKS_JOINT_FLOATS];
-            if (p >= 0 && (size_t)p < start) {     /* a global computed before this call */
-                for (i = 0; i < SKS_JOINT_FLOATS; i++) {
-                    from_out[i] = (double)o[SKS_JOINT_FLOATS * (size_t)p + i];
-                }
-                gp = from_out;
-            } else if (p >= 0) {
-                gp = g + SKS_JOINT_FLOATS * (size_t)p;
-            }
-            step(o + oj, g + oj, gp, local + s * stride + oj);
-        }
-    }
-}
-
 static void local_to_global_f64_scalar(float *out, const float *local, const int32_t *parents,
                                        size_t batch, size_t joints, size_t start, size_t stop,
                                        double *scratch)
 {
-    const size_t stride = joints * SKS_JOINT_FLOATS;
-    size_t b;
-    for (b = 0; b < batch; b++) {
-        walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop, scratch,
-                 joint_step_f64_scalar);
-    }
+    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS, scratch,
+                       1, joint_step_f64_scalar);
 }
 
 #if SKS_HAVE_X86_SIMD
@@ -437,16 +393,8 @@ SKS_TARGET_SSE41 static void local_to_global_f64_sse41(float *out, const float *
                                                        size_t joints, size_t start, size_t stop,
                                                        double *scratch)
 {
-    const size_t stride = joints * SKS_JOINT_FLOATS;
-    size_t b = 0;
-    for (; b + 2 <= batch; b += 2) {
-        walk_f64(out + b * stride, local + b * stride, parents, 2, stride, start, stop, scratch,
-                 joint_step_f64_sse41);
-    }
-    for (; b < batch; b++) {
-        walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop, scratch,
-                 joint_step_f64_sse41);
-    }
+    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS, scratch,
+                       2, joint_step_f64_sse41);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -576,16 +524,8 @@ SKS_TARGET_AVX2 static void local_to_global_f64_avx2(float *out, const float *lo
                                                      size_t joints, size_t start, size_t stop,
                                                      double *scratch)
 {
-    const size_t stride = joints * SKS_JOINT_FLOATS;
-    size_t b = 0;
-    for (; b + SKS_L2G_F64_SIDE_BY_SIDE <= batch; b += SKS_L2G_F64_SIDE_BY_SIDE) {
-        walk_f64(out + b * stride, local + b * stride, parents, SKS_L2G_F64_SIDE_BY_SIDE, stride,
-                 start, stop, scratch, joint_step_f64_avx2);
-    }
-    for (; b < batch; b++) {
-        walk_f64(out + b * stride, local + b * stride, parents, 1, stride, start, stop, scratch,
-                 joint_step_f64_avx2);
-    }
+    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS, scratch,
+                       SKS_L2G_F64_SIDE_BY_SIDE, joint_step_f64_avx2);
 }
 
 SKS_TARGET_AVX2 static void multiply_joints_avx2(float *out, const float *a, size_t a_step,

@@ -19,6 +19,12 @@
 
 #define SKS_MAT4_FLOATS 16
 
+/* Skeletons walked side by side by the float64-accumulating walk, and its scratch size: one
+ * float64 4x4 matrix per joint below `stop` per skeleton. */
+#define SKS_MAT4_F64_SIDE_BY_SIDE 4
+#define SKS_MAT4_F64_SCRATCH_DOUBLES(stop) \
+    ((size_t)SKS_MAT4_F64_SIDE_BY_SIDE * (size_t)(stop) * SKS_MAT4_FLOATS)
+
 typedef struct sks_mat4_kernels {
     /* out[i] = a[i * a_step] @ b[i * b_step] for i < n; steps are 0 (one matrix broadcast) or 1,
      * in matrices. out may equal a or b (every input of a product is read before it is
@@ -32,6 +38,14 @@ typedef struct sks_mat4_kernels {
      * out == local is allowed (in place). */
     void (*mat4_local_to_global)(float *out, const float *local, const int32_t *parents,
                                  size_t batch, size_t joints, size_t start, size_t stop);
+    /* The same walk with the global matrices carried in float64 (see mat4.c, "float64
+     * accumulation"): out[b,j] is the float32 rounding of the float64 product chain of the
+     * float32 locals and, for parents before start, the float32 out[b,parents[j]] taken as
+     * exact. `scratch` holds SKS_MAT4_F64_SCRATCH_DOUBLES(stop) doubles, allocated by the
+     * caller. out == local is allowed. Every variant gives bit-identical results. */
+    void (*mat4_local_to_global_f64)(float *out, const float *local, const int32_t *parents,
+                                     size_t batch, size_t joints, size_t start, size_t stop,
+                                     double *scratch);
     /* out[i] (3 floats) = the point points[i * p_step] (3 floats) transformed by the matrix
      * m[i * m_step], steps 0 or 1: a 3x4 joint matrix (12 floats) for _3x4, a 4x4 matrix
      * (16 floats) for _4x4. Affine matrices (3x4, or a 4x4 whose last row is exactly 0 0 0 1)

@@ -135,6 +135,99 @@ static void skinning_palette_scalar(float *out, const float *local, size_t local
     }
 }
 
+/* ------------------------------------------------------------------------------------------
+ * float64 accumulation: skinning_palette(..., precision="float64")
+ *
+ * The float32 palette rounds every global pose to float32 (its children build on the rounded
+ * value) and then rounds the product with inverse_bind again, so its error grows with depth.
+ * This one keeps the global poses in float64 scratch, multiplies them by inverse_bind in
+ * float64 too and rounds only the palette, once. With the 3x4 product in float64,
+ *     (a @ b)[i][c] = (a[i][0] * b[0][c] + a[i][1] * b[1][c]) + (a[i][2] * b[2][c] + tau),
+ *     tau = a[i][3] for c = 3, else +0.0
+ * (joint_mul_f64_scalar, joint_ops.h: a float64, b float32 and exact in float64; the pairwise
+ * order is that of the joint family's
+ * local_to_global(..., precision="float64")), joint j of a skeleton is
+ *     G[j] = local[j] converted (a root) or G[parents[j]] @ local[j];  out[j] = float32(G[j] @ ib[j]).
+ * Error: the float64 values are off by at most about (d + 3) * 2**-52 * max(1, T) * max(1, |ib|)
+ * for depth d and global translations up to T, far below a float32 ulp, so each palette element
+ * is its exact value rounded to float32 up to that:
+ *     |out - exact| <= 2**-24 * |exact| + (d + 3) * 2**-52 * max(1, T) * max(1, |ib|)  (tested
+ * against 2**-24 |exact| + 1e-12). out may equal local or inverse_bind (each joint's local and
+ * inverse bind are read before its palette is written; the parents come from scratch). Same
+ * float64 operations in the same order in every variant, no FMA: bit-identical.
+ * ------------------------------------------------------------------------------------------ */
+
+/* One joint of one skeleton: g = p @ l (p NULL: a root, g = l) into scratch, then
+ * o = float32(g @ ib). o may alias l or ib. */
+typedef void (*palette_step_f64_fn)(float *o, double *g, const double *p, const float *l,
+                                    const float *ib);
+
+static inline void palette_step_f64_scalar(float *o, double *g, const double *p, const float *l,
+                                           const float *ib)
+{
+    double q[SKS_JOINT_FLOATS];
+    int i;
+    if (p == NULL) {
+        for (i = 0; i < SKS_JOINT_FLOATS; i++) g[i] = (double)l[i];
+    } else {
+        joint_mul_f64_scalar(g, p, l);
+    }
+    joint_mul_f64_scalar(q, g, ib);
+    for (i = 0; i < SKS_JOINT_FLOATS; i++) o[i] = (float)q[i];
+}
+
+/* The float64 palettes of `count` skeletons side by side (count is a constant at every call
+ * site): skeleton s reads local + s * l_stride and ib + s * ib_stride, writes out + s * stride
+ * and keeps its global poses at scratch + s * stride doubles (stride = joints * 12). */
+static SKS_ALWAYS_INLINE void palette_walk_f64(float *out, const float *local, size_t l_stride,
+                                               const float *ib, size_t ib_stride,
+                                               const int32_t *parents, size_t count,
+                                               size_t joints, double *scratch,
+                                               palette_step_f64_fn step)
+{
+    const size_t stride = joints * SKS_JOINT_FLOATS;
+    size_t j, s;
+    for (j = 0; j < joints; j++) {
+        const int32_t p = parents[j];
+        const size_t oj = SKS_JOINT_FLOATS * j;
+        for (s = 0; s < count; s++) {
+            double *g = scratch + s * stride;
+            step(out + s * stride + oj, g + oj, p < 0 ? NULL : g + SKS_JOINT_FLOATS * (size_t)p,
+                 local + s * l_stride + oj, ib + s * ib_stride + oj);
+        }
+    }
+}
+
+/* skinning_palette_f64 for every variant: `count` skeletons side by side, then one at a time. */
+static SKS_ALWAYS_INLINE void palette_f64(float *out, const float *local, size_t local_step,
+                                          const float *inverse_bind, size_t ib_step,
+                                          const int32_t *parents, size_t n, size_t joints,
+                                          double *scratch, size_t count, palette_step_f64_fn step)
+{
+    const size_t stride = joints * SKS_JOINT_FLOATS;
+    const size_t l_stride = local_step * stride, ib_stride = ib_step * stride;
+    size_t s = 0;
+    for (; s + count <= n; s += count) {
+        palette_walk_f64(out + s * stride, local + s * l_stride, l_stride,
+                         inverse_bind + s * ib_stride, ib_stride, parents, count, joints, scratch,
+                         step);
+    }
+    for (; s < n; s++) {
+        palette_walk_f64(out + s * stride, local + s * l_stride, l_stride,
+                         inverse_bind + s * ib_stride, ib_stride, parents, 1, joints, scratch,
+                         step);
+    }
+}
+
+static void skinning_palette_f64_scalar(float *out, const float *local, size_t local_step,
+                                        const float *inverse_bind, size_t ib_step,
+                                        const int32_t *parents, size_t n, size_t joints,
+                                        double *scratch)
+{
+    palette_f64(out, local, local_step, inverse_bind, ib_step, parents, n, joints, scratch, 1,
+                palette_step_f64_scalar);
+}
+
 static void skin_scalar(float *out_positions, float *out_normals, const float *positions,
                         const float *normals, const int32_t *indices, const float *weights,
                         size_t vertices, size_t influences, const float *palette, size_t joints,
@@ -270,6 +363,70 @@ SKS_TARGET_SSE41 static void skinning_palette_sse41(float *out, const float *loc
             joint_store_sse41(o + oj, joint_mul_regs_sse41(g, ib + oj));
         }
     }
+}
+
+/* The float64 palette (see skinning_palette_f64_scalar): a float64 3x4 matrix as three rows of
+ * two __m128d halves. */
+typedef struct joint_f64_sse41 {
+    __m128d lo[3], hi[3];
+} joint_f64_sse41;
+
+SKS_TARGET_SSE41 static inline joint_f64_sse41 joint_f64_convert_sse41(const float *m)
+{
+    joint_f64_sse41 r;
+    int i;
+    for (i = 0; i < 3; i++) {
+        const __m128 x = _mm_loadu_ps(m + 4 * i);
+        r.lo[i] = _mm_cvtps_pd(x);
+        r.hi[i] = _mm_cvtps_pd(_mm_movehl_ps(x, x));
+    }
+    return r;
+}
+
+/* p @ l in float64, p's coefficients replicated from memory. */
+SKS_TARGET_SSE41 static inline joint_f64_sse41 joint_mul_f64_sse41(const double *p, const float *l)
+{
+    const joint_f64_sse41 b = joint_f64_convert_sse41(l);
+    const __m128d zero = _mm_setzero_pd();
+    joint_f64_sse41 r;
+    int i;
+    for (i = 0; i < 3; i++) {
+        const double *prow = p + 4 * i;
+        const __m128d p0 = _mm_loaddup_pd(prow), p1 = _mm_loaddup_pd(prow + 1);
+        const __m128d p2 = _mm_loaddup_pd(prow + 2);
+        const __m128d tau_hi = _mm_loadh_pd(zero, prow + 3);     /* (0, p3) */
+        r.lo[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, b.lo[0]), _mm_mul_pd(p1, b.lo[1])),
+                             _mm_add_pd(_mm_mul_pd(p2, b.lo[2]), zero));
+        r.hi[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, b.hi[0]), _mm_mul_pd(p1, b.hi[1])),
+                             _mm_add_pd(_mm_mul_pd(p2, b.hi[2]), tau_hi));
+    }
+    return r;
+}
+
+SKS_TARGET_SSE41 static inline void palette_step_f64_sse41(float *o, double *g, const double *p,
+                                                           const float *l, const float *ib)
+{
+    const joint_f64_sse41 gj = p == NULL ? joint_f64_convert_sse41(l) : joint_mul_f64_sse41(p, l);
+    joint_f64_sse41 q;
+    int i;
+    for (i = 0; i < 3; i++) {
+        _mm_storeu_pd(g + 4 * i, gj.lo[i]);
+        _mm_storeu_pd(g + 4 * i + 2, gj.hi[i]);
+    }
+    q = joint_mul_f64_sse41(g, ib);
+    for (i = 0; i < 3; i++) {
+        _mm_storeu_ps(o + 4 * i, _mm_movelh_ps(_mm_cvtpd_ps(q.lo[i]), _mm_cvtpd_ps(q.hi[i])));
+    }
+}
+
+SKS_TARGET_SSE41 static void skinning_palette_f64_sse41(float *out, const float *local,
+                                                        size_t local_step,
+                                                        const float *inverse_bind, size_t ib_step,
+                                                        const int32_t *parents, size_t n,
+                                                        size_t joints, double *scratch)
+{
+    palette_f64(out, local, local_step, inverse_bind, ib_step, parents, n, joints, scratch, 2,
+                palette_step_f64_sse41);
 }
 
 SKS_TARGET_SSE41 static void skin_sse41(float *out_positions, float *out_normals,
@@ -436,6 +593,58 @@ SKS_TARGET_AVX2 static void skin_avx2(float *out_positions, float *out_normals,
               skin_vertex_avx2);
 }
 
+/* The float64 palette (see skinning_palette_f64_scalar): a float64 row in one __m256d. */
+typedef struct joint_f64_avx2 {
+    __m256d r[3];
+} joint_f64_avx2;
+
+SKS_TARGET_AVX2 static inline joint_f64_avx2 joint_f64_convert_avx2(const float *m)
+{
+    joint_f64_avx2 r;
+    int i;
+    for (i = 0; i < 3; i++) r.r[i] = _mm256_cvtps_pd(_mm_loadu_ps(m + 4 * i));
+    return r;
+}
+
+/* p @ l in float64, p's coefficients broadcast from memory. */
+SKS_TARGET_AVX2 static inline joint_f64_avx2 joint_mul_f64_avx2(const double *p, const float *l)
+{
+    const joint_f64_avx2 b = joint_f64_convert_avx2(l);
+    joint_f64_avx2 r;
+    int i;
+    for (i = 0; i < 3; i++) {
+        const double *prow = p + 4 * i;
+        const __m256d tau = _mm256_blend_pd(_mm256_setzero_pd(), _mm256_broadcast_sd(prow + 3),
+                                            0x8);
+        const __m256d s01 = _mm256_add_pd(_mm256_mul_pd(_mm256_broadcast_sd(prow), b.r[0]),
+                                          _mm256_mul_pd(_mm256_broadcast_sd(prow + 1), b.r[1]));
+        const __m256d s2 = _mm256_add_pd(_mm256_mul_pd(_mm256_broadcast_sd(prow + 2), b.r[2]),
+                                         tau);
+        r.r[i] = _mm256_add_pd(s01, s2);
+    }
+    return r;
+}
+
+SKS_TARGET_AVX2 static inline void palette_step_f64_avx2(float *o, double *g, const double *p,
+                                                         const float *l, const float *ib)
+{
+    const joint_f64_avx2 gj = p == NULL ? joint_f64_convert_avx2(l) : joint_mul_f64_avx2(p, l);
+    joint_f64_avx2 q;
+    int i;
+    for (i = 0; i < 3; i++) _mm256_storeu_pd(g + 4 * i, gj.r[i]);
+    q = joint_mul_f64_avx2(g, ib);
+    for (i = 0; i < 3; i++) _mm_storeu_ps(o + 4 * i, _mm256_cvtpd_ps(q.r[i]));
+}
+
+SKS_TARGET_AVX2 static void skinning_palette_f64_avx2(float *out, const float *local,
+                                                      size_t local_step, const float *inverse_bind,
+                                                      size_t ib_step, const int32_t *parents,
+                                                      size_t n, size_t joints, double *scratch)
+{
+    palette_f64(out, local, local_step, inverse_bind, ib_step, parents, n, joints, scratch,
+                SKS_PALETTE_SIDE_BY_SIDE, palette_step_f64_avx2);
+}
+
 #endif /* SKS_HAVE_X86_SIMD */
 
 /* ------------------------------------------------------------------------------------------
@@ -443,9 +652,11 @@ SKS_TARGET_AVX2 static void skin_avx2(float *out_positions, float *out_normals,
  * ------------------------------------------------------------------------------------------ */
 
 const sks_skinning_kernels sks_skinning_variants[SKS_ISA_COUNT] = {
-    {skinning_palette_scalar, skin_scalar, normalize_weights_scalar},
+    {skinning_palette_scalar, skinning_palette_f64_scalar, skin_scalar, normalize_weights_scalar},
     {SKS_SIMD_OR_SCALAR(skinning_palette_sse41, skinning_palette_scalar),
+     SKS_SIMD_OR_SCALAR(skinning_palette_f64_sse41, skinning_palette_f64_scalar),
      SKS_SIMD_OR_SCALAR(skin_sse41, skin_scalar), normalize_weights_scalar},
     {SKS_SIMD_OR_SCALAR(skinning_palette_avx2, skinning_palette_scalar),
+     SKS_SIMD_OR_SCALAR(skinning_palette_f64_avx2, skinning_palette_f64_scalar),
      SKS_SIMD_OR_SCALAR(skin_avx2, skin_scalar), normalize_weights_scalar},
 };

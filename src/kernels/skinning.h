@@ -22,6 +22,10 @@
 /* Floats of scratch skinning_palette needs for skeletons of `joints` joints. */
 #define SKS_PALETTE_SCRATCH_FLOATS(joints) \
     ((size_t)SKS_PALETTE_SIDE_BY_SIDE * 12 * (size_t)(joints))
+/* Doubles of scratch skinning_palette_f64 needs (the float64 global poses of that many
+ * skeletons). */
+#define SKS_PALETTE_F64_SCRATCH_DOUBLES(joints) \
+    ((size_t)SKS_PALETTE_SIDE_BY_SIDE * 12 * (size_t)(joints))
 /* Floats of scratch skin needs for a palette of `joints` joints (the palette's columns). */
 #define SKS_SKIN_SCRATCH_FLOATS(joints) ((size_t)16 * (size_t)(joints))
 /* The most influences per vertex skin accepts. */
@@ -37,6 +41,16 @@ typedef struct sks_skinning_kernels {
     void (*skinning_palette)(float *out, const float *local, size_t local_step,
                              const float *inverse_bind, size_t ib_step, const int32_t *parents,
                              size_t n, size_t joints, float *scratch);
+    /* The same palette with the global poses carried in float64 and the product with
+     * inverse_bind done in float64 (see skinning.c, "float64 accumulation"): out[s, j] is the
+     * float32 rounding of the float64 value. `scratch` holds
+     * SKS_PALETTE_F64_SCRATCH_DOUBLES(joints) doubles. out may equal local or inverse_bind
+     * exactly (each joint's inputs are read before its palette is written). Bit-identical
+     * across variants. */
+    void (*skinning_palette_f64)(float *out, const float *local, size_t local_step,
+                                 const float *inverse_bind, size_t ib_step,
+                                 const int32_t *parents, size_t n, size_t joints,
+                                 double *scratch);
     /* Linear-blend skinning of one mesh by one palette. For every vertex v:
      *   M = sum over k of weights[v, k] * palette[indices[v, k]]   (k ascending, from k = 0)
      *   out_positions[v] = M applied to positions[v] (rotation part, then + translation)
