@@ -299,7 +299,7 @@ static inline void matrix_compose_f64(double g[12], const double *P, const doubl
 
 /* The float64 walk of one skeleton: records in g (REC64 doubles per joint), float32 results in
  * out (8 floats per joint, or 12 in matrix mode). */
-static void walk_one_f64_scalar(float *out, double *g, const float *local,
+static SKS_ALWAYS_INLINE void walk_one_f64_scalar(float *out, double *g, const float *local,
                                 const int32_t *parents, size_t start, size_t stop, int matrix)
 {
     const size_t of = matrix ? 12 : 8;
@@ -339,7 +339,7 @@ static void walk_one_f64_scalar(float *out, double *g, const float *local,
     }
 }
 
-static void walk_f64_scalar(float *out, const float *local, const int32_t *parents, size_t batch,
+static SKS_ALWAYS_INLINE void walk_f64_scalar(float *out, const float *local, const int32_t *parents, size_t batch,
                             size_t joints, size_t start, size_t stop, double *scratch, int matrix)
 {
     size_t b;
@@ -790,7 +790,7 @@ SKS_TARGET_AVX2 static inline void matrix_compose_f64x4(__m256d g[12], const __m
 
 /* The float64 walk of four skeletons (walk_one_f64_scalar on four lanes). Records in scratch:
  * field f of joint j, lane l at scratch[(REC64 j + f) * 4 + l]. */
-SKS_TARGET_AVX2 static void walk4_f64_avx2(float *const dst[4], const float *const src[4],
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk4_f64_avx2(float *const dst[4], const float *const src[4],
                                            const int32_t *parents, size_t start, size_t stop,
                                            double *scratch, int matrix)
 {
@@ -828,7 +828,7 @@ SKS_TARGET_AVX2 static void walk4_f64_avx2(float *const dst[4], const float *con
     }
 }
 
-SKS_TARGET_AVX2 static void walk_f64_avx2(float *out, const float *local, const int32_t *parents,
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk_f64_avx2(float *out, const float *local, const int32_t *parents,
                                           size_t batch, size_t joints, size_t start, size_t stop,
                                           double *scratch, int matrix)
 {
