@@ -9,7 +9,9 @@ from skelsimd._bench import quat as Q
 
 WORKLOADS = [Q.slerp_workload(64), Q.nlerp_workload(64), Q.blend_joints_workload(9, 20),
              Q.blend_joints_workload(9, 20, method="nlerp"), Q.blend_layers_workload(9, 20),
-             Q.qts_walk_workload(9, 20), Q.qts_walk_workload(9, 20, matrix=True)]
+             Q.qts_walk_workload(9, 20), Q.qts_walk_workload(9, 20, matrix=True),
+             Q.qts_walk_workload(9, 20, precision="float64"),
+             Q.qts_walk_workload(9, 20, matrix=True, precision="float64")]
 
 
 def test_registered_in_the_bench_command():

@@ -284,3 +284,25 @@ def test_wrong_positional_count_of_the_core_is_a_type_error():
         skelsimd._core.slerp(Q, Q)
     with pytest.raises(TypeError, match="takes 6 positional arguments"):
         skelsimd._core.blend_joints(QTS, QTS, 0.5)
+
+
+@pytest.mark.parametrize("walk", [skelsimd.qts_local_to_global, skelsimd.qts_local_to_global_matrix])
+@pytest.mark.parametrize("precision, exc, words", [
+    ("float16", ValueError, ["precision", "'float32'", "'float64'", "float16"]),
+    ("Float64", ValueError, ["precision", "'float32'", "'float64'"]),
+    (np.float64, TypeError, ["precision"]),
+    (64, TypeError, ["precision", "int"]),
+])
+def test_bad_precision(walk, precision, exc, words):
+    shape = (2, 5, 8) if walk is skelsimd.qts_local_to_global else (2, 5, 3, 4)
+    out = fresh_out(shape)
+    with pytest.raises(exc) as info:
+        walk(QTS, PARENTS, out, precision=precision)
+    assert all(w in str(info.value) for w in words), str(info.value)
+    assert untouched(out)
+
+
+def test_qts_walks_take_six_positional_arguments_in_the_core():
+    for name in ("qts_local_to_global", "qts_local_to_global_matrix"):
+        with pytest.raises(TypeError, match="takes 6 positional arguments"):
+            getattr(skelsimd._core, name)(QTS, PARENTS, None, 0, None)

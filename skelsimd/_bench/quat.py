@@ -93,10 +93,13 @@ def blend_layers_workload(batch=1000, joints=96, layers=3, seed=3):
     )
 
 
-def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None):
+def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
+                      precision="float32"):
     """qts_local_to_global(_matrix) on `batch` skeletons (the humanoid for 96 joints, a random
     tree otherwise), against NumPy's depth-level batching; the matrix form also times
-    local_to_global on the equivalent local matrices (an extra row)."""
+    local_to_global on the equivalent local matrices (an extra row). precision="float64" times
+    the float64-accumulating walk on the same data (checked to 2e-6 instead of 4e-5) with the
+    float32 walk as an extra row, so the table shows its cost."""
     rng = np.random.default_rng(seed)
     parents = T.humanoid_skeleton()[0] if joints == 96 else T.random_parents(joints, rng)
     local = T.random_qts((batch, joints), rng)
@@ -113,7 +116,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None):
         def numpy_walk():
             return U.qts_to_matrix(RQ.qts_local_to_global_numpy32(local, plan, np_out))
 
-        kernel = lambda: Q.qts_local_to_global_matrix(local, parents, out)   # noqa: E731
+        walk = Q.qts_local_to_global_matrix
         extra = {"l2g mats": lambda: J.local_to_global(mats, parents, out_m)}
         title = f"qts_local_to_global_matrix {batch} x {joints}"
     else:
@@ -124,15 +127,28 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None):
         def numpy_walk():
             return RQ.qts_local_to_global_numpy32(local, plan, np_out)
 
-        kernel = lambda: Q.qts_local_to_global(local, parents, out)   # noqa: E731
+        walk = Q.qts_local_to_global
         extra = {}
         title = f"qts_local_to_global {batch} x {joints}"
-    check = _checker(expected, 4e-5)
+    kernel = lambda: walk(local, parents, out, precision=precision)   # noqa: E731
+    tag = ""
+    if precision == "float64":
+        f32_out = np.empty_like(out)
+        extra = {"f32 walk": lambda: walk(local, parents, f32_out)}
+        title += " f64"
+        tag = "_f64"
+    loose = _checker(expected, 4e-5)
+    # the float64 walk (it returns `out`) is held to its own bound, NumPy to the float32 one
+    tight = _checker(expected, 2e-6) if precision == "float64" else loose
+
+    def check(res):
+        (tight if res is out else loose)(np.asarray(res)[:k])
+
     return Workload(
-        name=name or (("qts_matrix" if matrix else "qts") + f"[{batch}x{joints}]"), title=title,
+        name=name or (("qts_matrix" if matrix else "qts") + f"{tag}[{batch}x{joints}]"), title=title,
         family="quat", unit="joint", units=batch * joints, kernel=kernel, numpy=numpy_walk,
-        limit=lambda: np.copyto(copy, local), check=lambda res: check(np.asarray(res)[:k]),
-        extra=extra, params={"batch": batch, "joints": joints, "matrix": matrix},
+        limit=lambda: np.copyto(copy, local), check=check, extra=extra,
+        params={"batch": batch, "joints": joints, "matrix": matrix, "precision": precision},
     )
 
 
@@ -140,4 +156,5 @@ def headline():
     """The family's workloads for `python -m skelsimd bench`."""
     return [slerp_workload(), nlerp_workload(), blend_joints_workload(),
             blend_joints_workload(method="nlerp"), blend_layers_workload(),
-            qts_walk_workload(), qts_walk_workload(matrix=True)]
+            qts_walk_workload(), qts_walk_workload(precision="float64"),
+            qts_walk_workload(matrix=True), qts_walk_workload(matrix=True, precision="float64")]

@@ -3,18 +3,23 @@
  * documentation are in skelsimd/qts.py; kernels in src/kernels/qts.c.
  *
  * Positional arguments only (the Python wrappers forward keywords):
- *   qts_local_to_global(local, parents, out, start, stop)
- *   qts_local_to_global_matrix(local, parents, out, start, stop)
+ *   qts_local_to_global(local, parents, out, start, stop, precision)
+ *   qts_local_to_global_matrix(local, parents, out, start, stop, precision)
  */
 #include "args.h"
 
 #include "../kernels/qts.h"
 #include "../kernels/quat.h"
 
-/* Validates (local (..., J, 8), parents, range, out), then runs the walk with the GIL released.
- * matrix: out is (..., J, 3, 4) (never in place); otherwise (..., J, 8) and out may be local.
- * With out=None and a partial range, the joints outside it start as copies of local (as
- * matrices: qts_to_matrix(local)), and parents before start are read from there. */
+/* The precision of the global poses carried down the hierarchy (the output is float32). */
+static const char *const precisions[] = {"float32", "float64", NULL};
+
+/* Validates (local (..., J, 8), parents, range, out, precision), then runs the walk with the GIL
+ * released. matrix: out is (..., J, 3, 4) (never in place); otherwise (..., J, 8) and out may be
+ * local. With out=None and a partial range, the joints outside it start as copies of local (as
+ * matrices: qts_to_matrix(local)), and parents before start are read from there. precision
+ * "float64": the float64-accumulating walk with a float64 scratch (PyMem_RawMalloc, allocated
+ * before the GIL is released). */
 static PyObject *walk_call(PyObject *const *args, int matrix)
 {
     static const npy_intp qts = 8;
@@ -22,8 +27,11 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
     sks_parents parents = {NULL, NULL};
     npy_intp start, stop, njoints, shape[NPY_MAXDIMS];
     float *scratch = NULL;
-    int ndim, d;
+    double *scratch64 = NULL;
+    int ndim, d, precision64;
     PyObject *out_obj = args[2];
+    precision64 = sks_parse_choice(args[5], "precision", precisions, 0);
+    if (precision64 < 0) return NULL;
     in = sks_as_float32(args[0], "local");
     if (in == NULL) goto fail;
     if (sks_check_shape(in, "local", 2, &qts, 1, "(..., J, 8)") < 0) goto fail;
@@ -41,7 +49,14 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
     out = sks_prepare_out(out_obj, "out", matrix ? ndim + 1 : ndim, shape);
     if (out == NULL) goto fail;
     if (sks_check_overlap(out, "out", in, "local", !matrix) < 0) goto fail;
-    if (PyArray_SIZE(out) > 0 && stop > start) {
+    if (PyArray_SIZE(out) > 0 && stop > start && precision64) {
+        scratch64 = (double *)PyMem_RawMalloc(sks_qts_f64_scratch_doubles((size_t)stop)
+                                              * sizeof(double));
+        if (scratch64 == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+    } else if (PyArray_SIZE(out) > 0 && stop > start) {
         scratch = (float *)PyMem_Malloc(sks_qts_scratch_floats((size_t)njoints) * sizeof(float));
         if (scratch == NULL) {
             PyErr_NoMemory();
@@ -65,15 +80,21 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
         if (scratch != NULL) {
             (matrix ? k->local_to_global_matrix : k->local_to_global)(
                 o, x, parents.data, batch, (size_t)njoints, (size_t)start, (size_t)stop, scratch);
+        } else if (scratch64 != NULL) {
+            (matrix ? k->local_to_global_matrix_f64 : k->local_to_global_f64)(
+                o, x, parents.data, batch, (size_t)njoints, (size_t)start, (size_t)stop,
+                scratch64);
         }
         Py_END_ALLOW_THREADS
     }
     PyMem_Free(scratch);
+    PyMem_RawFree(scratch64);
     sks_parents_release(&parents);
     Py_DECREF(in);
     return (PyObject *)out;
 fail:
     PyMem_Free(scratch);
+    PyMem_RawFree(scratch64);
     sks_parents_release(&parents);
     Py_XDECREF(in);
     Py_XDECREF(out);
@@ -83,7 +104,7 @@ fail:
 static PyObject *py_qts_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (!sks_check_nargs("qts_local_to_global", nargs, 5)) return NULL;
+    if (!sks_check_nargs("qts_local_to_global", nargs, 6)) return NULL;
     return walk_call(args, 0);
 }
 
@@ -91,15 +112,16 @@ static PyObject *py_qts_local_to_global_matrix(PyObject *self, PyObject *const *
                                                Py_ssize_t nargs)
 {
     (void)self;
-    if (!sks_check_nargs("qts_local_to_global_matrix", nargs, 5)) return NULL;
+    if (!sks_check_nargs("qts_local_to_global_matrix", nargs, 6)) return NULL;
     return walk_call(args, 1);
 }
 
 PyMethodDef sks_qts_methods[] = {
     {"qts_local_to_global", (PyCFunction)(void (*)(void))py_qts_local_to_global, METH_FASTCALL,
-     "qts_local_to_global(local, parents, out, start, stop): see skelsimd.qts_local_to_global"},
+     "qts_local_to_global(local, parents, out, start, stop, precision): see "
+     "skelsimd.qts_local_to_global"},
     {"qts_local_to_global_matrix", (PyCFunction)(void (*)(void))py_qts_local_to_global_matrix,
      METH_FASTCALL,
-     "qts_local_to_global_matrix(local, parents, out, start, stop): see "
+     "qts_local_to_global_matrix(local, parents, out, start, stop, precision): see "
      "skelsimd.qts_local_to_global_matrix"},
     {NULL, NULL, 0, NULL}};

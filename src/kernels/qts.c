@@ -170,6 +170,200 @@ static inline void lane_pointers(float **dst, const float **src, size_t lanes, s
     }
 }
 
+/* ------------------------------------------------------------------------------------------
+ * float64 accumulation: qts_local_to_global(_matrix)(..., precision="float64")
+ *
+ * The float32 walks round every global pose to float32 and the children build on the rounded
+ * value, so the error grows with depth ((d + 1) * 2**-23 * max(1, T): 1e-5 on a 96-deep chain).
+ * These walks keep the global poses in float64 scratch and round only what they write.
+ *
+ * QTS output (local_to_global_f64): the float32 walk's formula and order of operations, every
+ * operation in float64 (the float32 locals are exact in float64):
+ *     q_j = q_P * q_L                          (Hamilton product, quatmath.h's order)
+ *     t_j = ((M0 tL0 + M1 tL1) + M2 tL2) + t_P  per row, M = s_P R(q_P / |q_P|) in float64
+ *                                               (sks_quat_scaled_rotation_scalar's order)
+ *     s_j = s_P s_L
+ * and out[j] = float32(q_j, t_j, s_j). A root copies its local joint (exact).
+ *
+ * Matrix output (local_to_global_matrix_f64): the global 3x4 matrix is carried in float64,
+ *     G_j = G_P @ [s_L R(q_L / |q_L|) | t_L]      (the local matrix built in float64)
+ * element (i, c) = ((G_P[i][0] L[0][c] + G_P[i][1] L[1][c]) + G_P[i][2] L[2][c]) (+ G_P[i][3]
+ * for c = 3, added last), and out[j] = float32(G_j): every element rounded once. Carrying the
+ * matrix (not the QTS) keeps a parent before `start`, read from out as a matrix, exact: no
+ * matrix_to_qts round trip (the float32 matrix walk takes one); the result is the float64
+ * local_to_global(qts_to_matrix(local)) rounded once.
+ *
+ * Error: the float64 chain is off by at most about (d + 2) * 2**-52 * max(1, T) (d the depth,
+ * T the largest global translation), 2**29 times below a float32 ulp, so every output element is
+ * its exact value rounded to float32 up to that:
+ *     |out - exact| <= 2**-24 * |exact| + (d + 2) * 2**-52 * max(1, T)    (tested)
+ * (96-deep chain with unit quaternions and translations in [-1, 1]: <= 2**-24 * 96 = 5.7e-6 for
+ * the largest translations, 1e-6 or less measured against 1e-5 for the float32 walk).
+ * Edge cases as in the float32 walk: a zero q rotates as the identity (M = s I), NaN stays in
+ * its subtree. Parents before `start` are read from out (float32) and taken as exact (QTS mode:
+ * their M computed in float64 from their q and s). out == local is allowed in QTS mode (each
+ * local joint is read before its output is written). Every variant evaluates the same float64
+ * operations in the same order, no FMA: bit-identical results.
+ * ------------------------------------------------------------------------------------------ */
+
+/* float64 record of one global joint: QTS mode q (4), t (3), s (1), M = s R(q) (9); matrix
+ * mode the 3x4 matrix (12). SIMD variants keep F64_LANES lanes of each field side by side. */
+#define REC64 17
+#define F64_LANES 4
+
+size_t sks_qts_f64_scratch_doubles(size_t stop)
+{
+    return (size_t)REC64 * F64_LANES * stop;
+}
+
+/* o = a * b in float64, sks_quat_mul_scalar's order. */
+static inline void quat_mul_f64(double o[4], const double *a, const double *b)
+{
+    const double ax = a[0], ay = a[1], az = a[2], aw = a[3];
+    const double bx = b[0], by = b[1], bz = b[2], bw = b[3];
+    o[0] = (aw * bx + ax * bw) + (ay * bz - az * by);
+    o[1] = (aw * by + ay * bw) + (az * bx - ax * bz);
+    o[2] = (aw * bz + az * bw) + (ax * by - ay * bx);
+    o[3] = (aw * bw - ax * bx) - (ay * by + az * bz);
+}
+
+/* r (row-major 3x3) = scale * R(q / |q|) in float64, sks_quat_scaled_rotation_scalar's order
+ * (a zero or NaN n2 gives scale * I, as there). */
+static inline void scaled_rotation_f64(double r[9], const double *q, double scale)
+{
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double xx = x * x, yy = y * y, zz = z * z, ww = w * w;
+    const double n2 = (xx + zz) + (yy + ww);
+    const double h = n2 > 0.0 ? scale / n2 : 0.0, k = h + h;
+    const double id = n2 > 0.0 ? 0.0 : scale;
+    const double xy = x * y, xz = x * z, yz = y * z, xw = x * w, yw = y * w, zw = z * w;
+    r[0] = h * ((ww + xx) - (yy + zz)) + id;
+    r[1] = k * (xy - zw);
+    r[2] = k * (xz + yw);
+    r[3] = k * (xy + zw);
+    r[4] = h * ((ww + yy) - (xx + zz)) + id;
+    r[5] = k * (yz - xw);
+    r[6] = k * (xz - yw);
+    r[7] = k * (yz + xw);
+    r[8] = h * ((ww + zz) - (xx + yy)) + id;
+}
+
+/* ((r0 v0 + r1 v1) + r2 v2) with column step `cs` in v, as in sks_row_dot3_scalar. */
+static inline double row_dot3_f64(const double *r, const double *v, size_t cs)
+{
+    return (r[0] * v[0] + r[1] * v[cs]) + r[2] * v[2 * cs];
+}
+
+/* QTS record of a float32 QTS joint (a root, or a parent before start): q, t, s, M. */
+static inline void qts_record_f64(double g[REC64], const float *x)
+{
+    int i;
+    for (i = 0; i < 8; i++) g[i] = (double)x[i];
+    scaled_rotation_f64(g + 8, g, g[7]);
+}
+
+/* g = P (+) L: the QTS record of a child joint from its parent's record and its local joint. */
+static inline void qts_compose_f64(double g[REC64], const double *P, const double *l)
+{
+    int c;
+    quat_mul_f64(g, P, l);
+    for (c = 0; c < 3; c++) g[4 + c] = row_dot3_f64(P + 8 + 3 * c, l + 4, 1) + P[4 + c];
+    g[7] = P[7] * l[7];
+    scaled_rotation_f64(g + 8, g, g[7]);
+}
+
+/* m = [s R(q) | t] (3x4, float64) of the float32 QTS joint x. */
+static inline void local_matrix_f64(double m[12], const float *x)
+{
+    double q[8], r[9];
+    int i;
+    for (i = 0; i < 8; i++) q[i] = (double)x[i];
+    scaled_rotation_f64(r, q, q[7]);
+    for (i = 0; i < 3; i++) {
+        m[4 * i] = r[3 * i];
+        m[4 * i + 1] = r[3 * i + 1];
+        m[4 * i + 2] = r[3 * i + 2];
+        m[4 * i + 3] = q[4 + i];
+    }
+}
+
+/* g = P @ l (3x4 float64 matrices, the bottom row (0 0 0 1) implied). */
+static inline void matrix_compose_f64(double g[12], const double *P, const double *l)
+{
+    int i, c;
+    for (i = 0; i < 3; i++) {
+        for (c = 0; c < 3; c++) g[4 * i + c] = row_dot3_f64(P + 4 * i, l + c, 4);
+        g[4 * i + 3] = row_dot3_f64(P + 4 * i, l + 3, 4) + P[4 * i + 3];
+    }
+}
+
+/* The float64 walk of one skeleton: records in g (REC64 doubles per joint), float32 results in
+ * out (8 floats per joint, or 12 in matrix mode). */
+static SKS_ALWAYS_INLINE void walk_one_f64_scalar(float *out, double *g, const float *local,
+                                const int32_t *parents, size_t start, size_t stop, int matrix)
+{
+    const size_t of = matrix ? 12 : 8;
+    size_t j;
+    int i;
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        const double *P = NULL;
+        double from_out[REC64], *gj = g + REC64 * j;
+        if (p >= 0 && (size_t)p < start) {      /* a global computed before this call */
+            const float *a = out + of * (size_t)p;
+            if (matrix) {
+                for (i = 0; i < 12; i++) from_out[i] = (double)a[i];
+            } else {
+                qts_record_f64(from_out, a);
+            }
+            P = from_out;
+        } else if (p >= 0) {
+            P = g + REC64 * (size_t)p;
+        }
+        if (matrix) {
+            double l[12];
+            local_matrix_f64(l, local + 8 * j);
+            if (P != NULL) {
+                matrix_compose_f64(gj, P, l);
+            } else {
+                memcpy(gj, l, sizeof l);
+            }
+        } else if (P != NULL) {
+            double l[8];
+            for (i = 0; i < 8; i++) l[i] = (double)local[8 * j + i];
+            qts_compose_f64(gj, P, l);
+        } else {
+            qts_record_f64(gj, local + 8 * j);
+        }
+        for (i = 0; i < (int)of; i++) out[of * j + (size_t)i] = (float)gj[i];
+    }
+}
+
+static SKS_ALWAYS_INLINE void walk_f64_scalar(float *out, const float *local, const int32_t *parents, size_t batch,
+                            size_t joints, size_t start, size_t stop, double *scratch, int matrix)
+{
+    size_t b;
+    for (b = 0; b < batch; b++) {
+        walk_one_f64_scalar(out + b * joints * (matrix ? 12 : 8), scratch, local + b * joints * 8,
+                            parents, start, stop, matrix);
+    }
+}
+
+static void local_to_global_f64_scalar(float *out, const float *local, const int32_t *parents,
+                                       size_t batch, size_t joints, size_t start, size_t stop,
+                                       double *scratch)
+{
+    walk_f64_scalar(out, local, parents, batch, joints, start, stop, scratch, 0);
+}
+
+static void local_to_global_matrix_f64_scalar(float *out, const float *local,
+                                              const int32_t *parents, size_t batch,
+                                              size_t joints, size_t start, size_t stop,
+                                              double *scratch)
+{
+    walk_f64_scalar(out, local, parents, batch, joints, start, stop, scratch, 1);
+}
+
 #if SKS_HAVE_X86_SIMD
 /* ------------------------------------------------------------------------------------------
  * SSE4.1: four skeletons side by side
@@ -481,6 +675,192 @@ SKS_TARGET_AVX2 static void local_to_global_matrix_avx2(float *out, const float 
     walk_avx2(out, local, parents, batch, joints, start, stop, scratch, 1);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * AVX2 float64 walk: four skeletons side by side, one per double lane (see "float64
+ * accumulation" above; the lane operations are the scalar ones in the same order).
+ * ------------------------------------------------------------------------------------------ */
+
+/* n floats (a multiple of 4) at src[l] + off of the four lanes into n SoA float64 vectors. */
+SKS_TARGET_AVX2 static inline void f64x4_load(__m256d *f, const float *const src[4], size_t off,
+                                              int n)
+{
+    int k;
+    for (k = 0; k < n; k += 4) {
+        __m128 a = _mm_loadu_ps(src[0] + off + k), b = _mm_loadu_ps(src[1] + off + k);
+        __m128 c = _mm_loadu_ps(src[2] + off + k), d = _mm_loadu_ps(src[3] + off + k);
+        _MM_TRANSPOSE4_PS(a, b, c, d);
+        f[k] = _mm256_cvtps_pd(a);
+        f[k + 1] = _mm256_cvtps_pd(b);
+        f[k + 2] = _mm256_cvtps_pd(c);
+        f[k + 3] = _mm256_cvtps_pd(d);
+    }
+}
+
+/* The n SoA vectors f rounded to float32 and stored as n floats at dst[l] + off per lane. */
+SKS_TARGET_AVX2 static inline void f64x4_store(float *const dst[4], size_t off, const __m256d *f,
+                                               int n)
+{
+    int k;
+    for (k = 0; k < n; k += 4) {
+        __m128 a = _mm256_cvtpd_ps(f[k]), b = _mm256_cvtpd_ps(f[k + 1]);
+        __m128 c = _mm256_cvtpd_ps(f[k + 2]), d = _mm256_cvtpd_ps(f[k + 3]);
+        _MM_TRANSPOSE4_PS(a, b, c, d);
+        _mm_storeu_ps(dst[0] + off + k, a);
+        _mm_storeu_ps(dst[1] + off + k, b);
+        _mm_storeu_ps(dst[2] + off + k, c);
+        _mm_storeu_ps(dst[3] + off + k, d);
+    }
+}
+
+/* r[9] = scale * R(q / |q|) on four lanes (scaled_rotation_f64). */
+SKS_TARGET_AVX2 static inline void scaled_rotation_f64x4(__m256d r[9], const __m256d *q,
+                                                         __m256d scale)
+{
+    const __m256d x = q[0], y = q[1], z = q[2], w = q[3];
+    const __m256d xx = _mm256_mul_pd(x, x), yy = _mm256_mul_pd(y, y);
+    const __m256d zz = _mm256_mul_pd(z, z), ww = _mm256_mul_pd(w, w);
+    const __m256d n2 = _mm256_add_pd(_mm256_add_pd(xx, zz), _mm256_add_pd(yy, ww));
+    const __m256d pos = _mm256_cmp_pd(n2, _mm256_setzero_pd(), _CMP_GT_OQ);
+    const __m256d h = _mm256_and_pd(pos, _mm256_div_pd(scale, n2)), k = _mm256_add_pd(h, h);
+    const __m256d id = _mm256_andnot_pd(pos, scale);
+    const __m256d xy = _mm256_mul_pd(x, y), xz = _mm256_mul_pd(x, z), yz = _mm256_mul_pd(y, z);
+    const __m256d xw = _mm256_mul_pd(x, w), yw = _mm256_mul_pd(y, w), zw = _mm256_mul_pd(z, w);
+    r[0] = _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, xx), _mm256_add_pd(yy, zz))), id);
+    r[1] = _mm256_mul_pd(k, _mm256_sub_pd(xy, zw));
+    r[2] = _mm256_mul_pd(k, _mm256_add_pd(xz, yw));
+    r[3] = _mm256_mul_pd(k, _mm256_add_pd(xy, zw));
+    r[4] = _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, yy), _mm256_add_pd(xx, zz))), id);
+    r[5] = _mm256_mul_pd(k, _mm256_sub_pd(yz, xw));
+    r[6] = _mm256_mul_pd(k, _mm256_sub_pd(xz, yw));
+    r[7] = _mm256_mul_pd(k, _mm256_add_pd(yz, xw));
+    r[8] = _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, zz), _mm256_add_pd(xx, yy))), id);
+}
+
+/* (r[0] v[0] + r[1] v[cs]) + r[2] v[2 cs] on four lanes (row_dot3_f64). */
+SKS_TARGET_AVX2 static inline __m256d row_dot3_f64x4(const __m256d *r, const __m256d *v, size_t cs)
+{
+    return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(r[0], v[0]), _mm256_mul_pd(r[1], v[cs])),
+                         _mm256_mul_pd(r[2], v[2 * cs]));
+}
+
+/* g = P (+) l on four lanes (qts_compose_f64). */
+SKS_TARGET_AVX2 static inline void qts_compose_f64x4(__m256d g[REC64], const __m256d *P,
+                                                     const __m256d *l)
+{
+    const __m256d ax = P[0], ay = P[1], az = P[2], aw = P[3];
+    const __m256d bx = l[0], by = l[1], bz = l[2], bw = l[3];
+    int c;
+    g[0] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bx), _mm256_mul_pd(ax, bw)),
+                         _mm256_sub_pd(_mm256_mul_pd(ay, bz), _mm256_mul_pd(az, by)));
+    g[1] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, by), _mm256_mul_pd(ay, bw)),
+                         _mm256_sub_pd(_mm256_mul_pd(az, bx), _mm256_mul_pd(ax, bz)));
+    g[2] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bz), _mm256_mul_pd(az, bw)),
+                         _mm256_sub_pd(_mm256_mul_pd(ax, by), _mm256_mul_pd(ay, bx)));
+    g[3] = _mm256_sub_pd(_mm256_sub_pd(_mm256_mul_pd(aw, bw), _mm256_mul_pd(ax, bx)),
+                         _mm256_add_pd(_mm256_mul_pd(ay, by), _mm256_mul_pd(az, bz)));
+    for (c = 0; c < 3; c++) g[4 + c] = _mm256_add_pd(row_dot3_f64x4(P + 8 + 3 * c, l + 4, 1), P[4 + c]);
+    g[7] = _mm256_mul_pd(P[7], l[7]);
+    scaled_rotation_f64x4(g + 8, g, g[7]);
+}
+
+/* m = [s R(q) | t] of four float64 QTS lanes x (local_matrix_f64). */
+SKS_TARGET_AVX2 static inline void local_matrix_f64x4(__m256d m[12], const __m256d *x)
+{
+    __m256d r[9];
+    int i;
+    scaled_rotation_f64x4(r, x, x[7]);
+    for (i = 0; i < 3; i++) {
+        m[4 * i] = r[3 * i];
+        m[4 * i + 1] = r[3 * i + 1];
+        m[4 * i + 2] = r[3 * i + 2];
+        m[4 * i + 3] = x[4 + i];
+    }
+}
+
+/* g = P @ l on four lanes (matrix_compose_f64). */
+SKS_TARGET_AVX2 static inline void matrix_compose_f64x4(__m256d g[12], const __m256d *P,
+                                                        const __m256d *l)
+{
+    int i, c;
+    for (i = 0; i < 3; i++) {
+        for (c = 0; c < 3; c++) g[4 * i + c] = row_dot3_f64x4(P + 4 * i, l + c, 4);
+        g[4 * i + 3] = _mm256_add_pd(row_dot3_f64x4(P + 4 * i, l + 3, 4), P[4 * i + 3]);
+    }
+}
+
+/* The float64 walk of four skeletons (walk_one_f64_scalar on four lanes). Records in scratch:
+ * field f of joint j, lane l at scratch[(REC64 j + f) * 4 + l]. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk4_f64_avx2(float *const dst[4], const float *const src[4],
+                                           const int32_t *parents, size_t start, size_t stop,
+                                           double *scratch, int matrix)
+{
+    const int nf = matrix ? 12 : 8;
+    size_t j;
+    int i;
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        __m256d l[8], P[REC64], g[REC64];
+        double *rec = scratch + (size_t)REC64 * F64_LANES * j;
+        f64x4_load(l, src, 8 * j, 8);
+        if (p >= 0 && (size_t)p < start) {      /* a global computed before this call */
+            f64x4_load(P, (const float *const *)dst, (size_t)nf * (size_t)p, nf);
+            if (!matrix) scaled_rotation_f64x4(P + 8, P, P[7]);
+        } else if (p >= 0) {
+            const double *prec = scratch + (size_t)REC64 * F64_LANES * (size_t)p;
+            for (i = 0; i < REC64; i++) P[i] = _mm256_loadu_pd(prec + F64_LANES * i);
+        }
+        if (matrix) {
+            __m256d m[12];
+            local_matrix_f64x4(m, l);
+            if (p >= 0) {
+                matrix_compose_f64x4(g, P, m);
+            } else {
+                for (i = 0; i < 12; i++) g[i] = m[i];
+            }
+        } else if (p >= 0) {
+            qts_compose_f64x4(g, P, l);
+        } else {
+            for (i = 0; i < 8; i++) g[i] = l[i];
+            scaled_rotation_f64x4(g + 8, g, g[7]);
+        }
+        for (i = 0; i < (matrix ? 12 : REC64); i++) _mm256_storeu_pd(rec + F64_LANES * i, g[i]);
+        f64x4_store(dst, (size_t)nf * j, g, nf);
+    }
+}
+
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk_f64_avx2(float *out, const float *local, const int32_t *parents,
+                                          size_t batch, size_t joints, size_t start, size_t stop,
+                                          double *scratch, int matrix)
+{
+    const size_t out_stride = (matrix ? 12 : 8) * joints, in_stride = 8 * joints;
+    size_t b = 0;
+    for (; b + F64_LANES <= batch; b += F64_LANES) {
+        float *dst[4];
+        const float *src[4];
+        lane_pointers(dst, src, F64_LANES, F64_LANES, out, local, b, out_stride, in_stride);
+        walk4_f64_avx2(dst, src, parents, start, stop, scratch, matrix);
+    }
+    /* the rest (at most three skeletons): one lane each would waste the others */
+    walk_f64_scalar(out + b * out_stride, local + b * in_stride, parents, batch - b, joints, start,
+                    stop, scratch, matrix);
+}
+
+SKS_TARGET_AVX2 static void local_to_global_f64_avx2(float *out, const float *local,
+                                                     const int32_t *parents, size_t batch,
+                                                     size_t joints, size_t start, size_t stop,
+                                                     double *scratch)
+{
+    walk_f64_avx2(out, local, parents, batch, joints, start, stop, scratch, 0);
+}
+
+SKS_TARGET_AVX2 static void local_to_global_matrix_f64_avx2(float *out, const float *local,
+                                                            const int32_t *parents, size_t batch,
+                                                            size_t joints, size_t start,
+                                                            size_t stop, double *scratch)
+{
+    walk_f64_avx2(out, local, parents, batch, joints, start, stop, scratch, 1);
+}
+
 #endif /* SKS_HAVE_X86_SIMD */
 
 /* ------------------------------------------------------------------------------------------
@@ -488,9 +868,14 @@ SKS_TARGET_AVX2 static void local_to_global_matrix_avx2(float *out, const float 
  * ------------------------------------------------------------------------------------------ */
 
 const sks_qts_kernels sks_qts_variants[SKS_ISA_COUNT] = {
-    {local_to_global_scalar, local_to_global_matrix_scalar},
+    {local_to_global_scalar, local_to_global_matrix_scalar, local_to_global_f64_scalar,
+     local_to_global_matrix_f64_scalar},
     {SKS_SIMD_OR_SCALAR(local_to_global_sse41, local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_matrix_sse41, local_to_global_matrix_scalar)},
+     SKS_SIMD_OR_SCALAR(local_to_global_matrix_sse41, local_to_global_matrix_scalar),
+     /* float64 walks: SSE4.1 has two double lanes; the scalar float64 walk serves this row */
+     local_to_global_f64_scalar, local_to_global_matrix_f64_scalar},
     {SKS_SIMD_OR_SCALAR(local_to_global_avx2, local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_matrix_avx2, local_to_global_matrix_scalar)},
+     SKS_SIMD_OR_SCALAR(local_to_global_matrix_avx2, local_to_global_matrix_scalar),
+     SKS_SIMD_OR_SCALAR(local_to_global_f64_avx2, local_to_global_f64_scalar),
+     SKS_SIMD_OR_SCALAR(local_to_global_matrix_f64_avx2, local_to_global_matrix_f64_scalar)},
 };

@@ -15,6 +15,9 @@
 typedef void (*sks_qts_walk_fn)(float *out, const float *local, const int32_t *parents,
                                 size_t batch, size_t joints, size_t start, size_t stop,
                                 float *scratch);
+typedef void (*sks_qts_walk_f64_fn)(float *out, const float *local, const int32_t *parents,
+                                    size_t batch, size_t joints, size_t start, size_t stop,
+                                    double *scratch);
 
 typedef struct sks_qts_kernels {
     /* For every skeleton and start <= j < stop, ascending (parents before start are read from
@@ -27,10 +30,21 @@ typedef struct sks_qts_kernels {
      * qts_to_matrix(global QTS j). Parents before start are read from out as global matrices
      * (their M and t as they are, q and s by matrix_to_qts). */
     sks_qts_walk_fn local_to_global_matrix;
+    /* The same two walks with the global poses carried in float64 (see qts.c, "float64
+     * accumulation"): every output element is rounded to float32 once. QTS output: the float32
+     * walk's formula and order in float64. Matrix output: the 3x4 global matrix carried in
+     * float64, G_j = G_P @ [s_L R(q_L) | t_L], parents before start read from out as float32
+     * matrices taken as exact. `scratch` holds sks_qts_f64_scratch_doubles(stop) doubles.
+     * out == local is allowed for the QTS output. Every variant gives bit-identical results. */
+    sks_qts_walk_f64_fn local_to_global_f64;
+    sks_qts_walk_f64_fn local_to_global_matrix_f64;
 } sks_qts_kernels;
 
-/* Floats of scratch either kernel needs for skeletons of `joints` joints. */
+/* Floats of scratch either float32 kernel needs for skeletons of `joints` joints. */
 size_t sks_qts_scratch_floats(size_t joints);
+
+/* Doubles of scratch either float64 kernel needs for a pass up to `stop`. */
+size_t sks_qts_f64_scratch_doubles(size_t stop);
 
 /* Indexed by enum sks_isa. */
 extern const sks_qts_kernels sks_qts_variants[SKS_ISA_COUNT];
