@@ -111,14 +111,16 @@ class Clip:
         """Local joint matrices ``(F, J, 3, 4)`` float32."""
         return qts_to_matrix(self.local)
 
-    def global_matrices(self, frames=slice(None), out=None):
+    def global_matrices(self, frames=slice(None), out=None, *, precision="float32"):
         """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (forward
-        kinematics on the kernels, with the skeleton as ``parents``)."""
-        return qts_local_to_global_matrix(self.local[frames], self.skeleton, out)
+        kinematics on the kernels, with the skeleton as ``parents``; ``precision="float64"``
+        carries the global poses in float64, see :func:`skelsimd.qts_local_to_global_matrix`)."""
+        return qts_local_to_global_matrix(self.local[frames], self.skeleton, out,
+                                          precision=precision)
 
-    def global_positions(self, frames=slice(None)):
+    def global_positions(self, frames=slice(None), *, precision="float32"):
         """Global joint positions ``(F, J, 3)`` float32, in the file's units."""
-        return self.global_matrices(frames)[..., 3]
+        return self.global_matrices(frames, precision=precision)[..., 3]
 
     def reorder(self, order="depth-first"):
         """The clip with its joints in another order (see :meth:`Skeleton.reorder`); returns

@@ -66,6 +66,19 @@ def test_real_clips_against_the_euler_reference(isa, path, end_sites):
     check_against_reference(clip, read_text(path), end_sites)
 
 
+@pytest.mark.parametrize("path", CLIPS[:2], ids=os.path.basename)
+def test_clip_forward_kinematics_in_float64(isa, path):
+    clip = skelsimd.load_bvh(path)
+    text = read_text(path)
+    expected = RS.bvh_global_matrices(RS.read_bvh(text))
+    got = clip.global_positions(precision="float64")
+    assert np.array_equal(got, skelsimd.qts_local_to_global_matrix(
+        clip.local, clip.skeleton, precision="float64")[..., 3])
+    # the float32 locals (quaternions, offsets) are the only rounding left before the output
+    err64 = np.abs(got - expected[..., 3]).max()
+    assert err64 <= position_bound(clip, expected), err64
+
+
 @pytest.mark.parametrize("path", SHARED_CLIPS, ids=os.path.basename)
 def test_full_shared_clips_against_the_euler_reference(path):
     if not SHARED_CLIPS:
