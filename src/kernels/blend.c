@@ -1006,7 +1006,7 @@ SKS_TARGET_AVX2 static void blend_layers_avx2(float *out, const float *layers, s
 
 const sks_blend_kernels sks_blend_variants[SKS_ISA_COUNT] = {
     {slerp_fast_scalar, slerp_exact_scalar, nlerp_scalar, blend_joints_scalar, blend_layers_scalar},
-    /* slerp "exact" uses libm's scalar sinf/atan2f: every row runs the scalar code. */
+    /* slerp "exact" uses libm's scalar sin/atan2 in double: every row runs the scalar code. */
     {SKS_SIMD_OR_SCALAR(slerp_fast_sse41_kernel, slerp_fast_scalar), slerp_exact_scalar,
      SKS_SIMD_OR_SCALAR(nlerp_sse41_kernel, nlerp_scalar),
      SKS_SIMD_OR_SCALAR(blend_joints_sse41, blend_joints_scalar),
