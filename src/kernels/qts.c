@@ -157,7 +157,9 @@ static inline void matrix_parent_scalar(float qts[8][8], float m[9][8], const fl
 }
 
 /* Lane pointers of the skeletons b .. b + nvalid - 1 of a batch; the unused lanes repeat the
- * last valid skeleton (computed, never stored). */
+ * last valid skeleton: they compute it again and store the same values to the same place (the
+ * walks store every lane, with no per-lane branch; in place the repeated lane has read its
+ * joint before either lane writes it). */
 static inline void lane_pointers(float **dst, const float **src, size_t lanes, size_t nvalid,
                                  float *out, const float *local, size_t b, size_t out_stride,
                                  size_t in_stride)
@@ -390,7 +392,7 @@ SKS_TARGET_SSE41 static inline void qts4_load(qts4 *g, const float *const src[4]
     g->t[0] = b[0]; g->t[1] = b[1]; g->t[2] = b[2]; g->s = b[3];
 }
 
-SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t nvalid, size_t j, const qts4 *g)
+SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t j, const qts4 *g)
 {
     __m128 a[4], b[4];
     size_t l;
@@ -398,7 +400,7 @@ SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t nvali
     b[0] = g->t[0]; b[1] = g->t[1]; b[2] = g->t[2]; b[3] = g->s;
     _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
     _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
-    for (l = 0; l < nvalid; l++) {
+    for (l = 0; l < 4; l++) {
         _mm_storeu_ps(dst[l] + 8 * j, a[l]);
         _mm_storeu_ps(dst[l] + 8 * j + 4, b[l]);
     }
@@ -449,7 +451,7 @@ SKS_TARGET_SSE41 static inline void qts4_parent_from_out(qts4 *par, float *const
     }
 }
 
-SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const src[4], size_t nvalid,
+SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk4_sse41(float *const dst[4], const float *const src[4],
                                          const int32_t *parents, size_t start, size_t stop,
                                          float *scratch, int matrix)
 {
@@ -477,14 +479,14 @@ SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const
         if (matrix) {
             float *mdst[4];
             for (l = 0; l < 4; l++) mdst[l] = dst[l] + 12 * j;
-            sks_joint_matrices4_store(mdst, nvalid, g.m, g.t);
+            sks_joint_matrices4_store(mdst, 4, g.m, g.t);
         } else {
-            qts4_store(dst, nvalid, j, &g);
+            qts4_store(dst, j, &g);
         }
     }
 }
 
-SKS_TARGET_SSE41 static void walk_sse41(float *out, const float *local, const int32_t *parents,
+SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk_sse41(float *out, const float *local, const int32_t *parents,
                                         size_t batch, size_t joints, size_t start, size_t stop,
                                         float *scratch, int matrix)
 {
@@ -500,7 +502,7 @@ SKS_TARGET_SSE41 static void walk_sse41(float *out, const float *local, const in
             break;
         }
         lane_pointers(dst, src, 4, nvalid, out, local, b, out_stride, in_stride);
-        walk4_sse41(dst, src, nvalid, parents, start, stop, scratch, matrix);
+        walk4_sse41(dst, src, parents, start, stop, scratch, matrix);
     }
 }
 
@@ -540,14 +542,14 @@ SKS_TARGET_AVX2 static inline void qts8_load(qts8 *g, const float *const src[8],
     g->t[0] = r[4]; g->t[1] = r[5]; g->t[2] = r[6]; g->s = r[7];
 }
 
-SKS_TARGET_AVX2 static inline void qts8_store(float *const dst[8], size_t nvalid, size_t j, const qts8 *g)
+SKS_TARGET_AVX2 static inline void qts8_store(float *const dst[8], size_t j, const qts8 *g)
 {
     __m256 r[8];
     size_t l;
     r[0] = g->q.x; r[1] = g->q.y; r[2] = g->q.z; r[3] = g->q.w;
     r[4] = g->t[0]; r[5] = g->t[1]; r[6] = g->t[2]; r[7] = g->s;
     sks_transpose8(r);
-    for (l = 0; l < nvalid; l++) _mm256_storeu_ps(dst[l] + 8 * j, r[l]);
+    for (l = 0; l < 8; l++) _mm256_storeu_ps(dst[l] + 8 * j, r[l]);
 }
 
 SKS_TARGET_AVX2 static inline void qts8_rec_store(float *rec, const qts8 *g)
@@ -595,7 +597,7 @@ SKS_TARGET_AVX2 static inline void qts8_parent_from_out(qts8 *par, float *const 
     }
 }
 
-SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const src[8], size_t nvalid,
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk8_avx2(float *const dst[8], const float *const src[8],
                                        const int32_t *parents, size_t start, size_t stop,
                                        float *scratch, int matrix)
 {
@@ -632,14 +634,14 @@ SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const s
                 rows[4 * c + 3] = g.t[c];
             }
             for (l = 0; l < 8; l++) mdst[l] = dst[l] + 12 * j;
-            sks_joint_matrices8_store(mdst, nvalid, rows);
+            sks_joint_matrices8_store(mdst, 8, rows);
         } else {
-            qts8_store(dst, nvalid, j, &g);
+            qts8_store(dst, j, &g);
         }
     }
 }
 
-SKS_TARGET_AVX2 static void walk_avx2(float *out, const float *local, const int32_t *parents,
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk_avx2(float *out, const float *local, const int32_t *parents,
                                       size_t batch, size_t joints, size_t start, size_t stop,
                                       float *scratch, int matrix)
 {
@@ -655,7 +657,7 @@ SKS_TARGET_AVX2 static void walk_avx2(float *out, const float *local, const int3
             break;
         }
         lane_pointers(dst, src, 8, nvalid, out, local, b, out_stride, in_stride);
-        walk8_avx2(dst, src, nvalid, parents, start, stop, scratch, matrix);
+        walk8_avx2(dst, src, parents, start, stop, scratch, matrix);
     }
 }
 
