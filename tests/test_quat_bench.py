@@ -11,7 +11,8 @@ WORKLOADS = [Q.slerp_workload(64), Q.nlerp_workload(64), Q.blend_joints_workload
              Q.blend_joints_workload(9, 20, method="nlerp"), Q.blend_layers_workload(9, 20),
              Q.qts_walk_workload(9, 20), Q.qts_walk_workload(9, 20, matrix=True),
              Q.qts_walk_workload(9, 20, precision="float64"),
-             Q.qts_walk_workload(9, 20, matrix=True, precision="float64")]
+             Q.qts_walk_workload(9, 20, matrix=True, precision="float64"),
+             Q.qts_walk_workload(1, 96)]
 
 
 def test_registered_in_the_bench_command():

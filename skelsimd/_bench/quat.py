@@ -157,4 +157,5 @@ def headline():
     return [slerp_workload(), nlerp_workload(), blend_joints_workload(),
             blend_joints_workload(method="nlerp"), blend_layers_workload(),
             qts_walk_workload(), qts_walk_workload(precision="float64"),
+            qts_walk_workload(batch=1),
             qts_walk_workload(matrix=True), qts_walk_workload(matrix=True, precision="float64")]

@@ -23,10 +23,16 @@
  * joint j of every lane is transposed to SoA, combined with the parent's SoA record (q, t, s and
  * the 9 entries of M, written to the caller's scratch when the parent was computed), and
  * transposed back (or stored as matrices). The last group repeats its last skeleton in unused
- * lanes and stores only the valid ones; a rest of at most four skeletons goes to the four-lane
- * walk and a single skeleton to the scalar one (a lone skeleton in eight lanes measured 2.5x
- * slower than scalar). Every variant evaluates the same operations in the same order: results
- * are bit-identical.
+ * lanes, which store the same values to the same place (no per-lane branch); a rest of at most
+ * four skeletons goes to the four-lane walk, and a single skeleton (a batch of 1: per-frame
+ * callers) to a walk vectorised within each joint (walk_one_sse41: q, (t, s) and the columns of
+ * M as 128-bit vectors; a lone skeleton in eight lanes measured 2.5x slower than scalar). Every
+ * variant evaluates the same operations in the same order: results are bit-identical.
+ *
+ * Speed (1000 humanoids of 96 joints, ns per joint, AVX2 / SSE4.1 / scalar, this machine):
+ * QTS output 2.7 / 4.4 / 14; matrix output 3.0 / 5.3 / 15 (3.8 on AVX2 before its walks stored
+ * every lane and were specialised per output); one skeleton 7.9 (AVX2) / 8.8 (SSE4.1) against
+ * 13.7 for the scalar walk (float32 QTS output, kernel only).
  *
  * Error (unit quaternions and scales, translations in [-1, 1]): <= 2e-6 on random 96-joint
  * trees (1.6e-6 measured); (d + 1) * 2**-23 * max(1, T) for depth d and global translations up
@@ -157,7 +163,9 @@ static inline void matrix_parent_scalar(float qts[8][8], float m[9][8], const fl
 }
 
 /* Lane pointers of the skeletons b .. b + nvalid - 1 of a batch; the unused lanes repeat the
- * last valid skeleton (computed, never stored). */
+ * last valid skeleton: they compute it again and store the same values to the same place (the
+ * walks store every lane, with no per-lane branch; in place the repeated lane has read its
+ * joint before either lane writes it). */
 static inline void lane_pointers(float **dst, const float **src, size_t lanes, size_t nvalid,
                                  float *out, const float *local, size_t b, size_t out_stride,
                                  size_t in_stride)
@@ -390,7 +398,7 @@ SKS_TARGET_SSE41 static inline void qts4_load(qts4 *g, const float *const src[4]
     g->t[0] = b[0]; g->t[1] = b[1]; g->t[2] = b[2]; g->s = b[3];
 }
 
-SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t nvalid, size_t j, const qts4 *g)
+SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t j, const qts4 *g)
 {
     __m128 a[4], b[4];
     size_t l;
@@ -398,7 +406,7 @@ SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t nvali
     b[0] = g->t[0]; b[1] = g->t[1]; b[2] = g->t[2]; b[3] = g->s;
     _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
     _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
-    for (l = 0; l < nvalid; l++) {
+    for (l = 0; l < 4; l++) {
         _mm_storeu_ps(dst[l] + 8 * j, a[l]);
         _mm_storeu_ps(dst[l] + 8 * j + 4, b[l]);
     }
@@ -449,7 +457,7 @@ SKS_TARGET_SSE41 static inline void qts4_parent_from_out(qts4 *par, float *const
     }
 }
 
-SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const src[4], size_t nvalid,
+SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk4_sse41(float *const dst[4], const float *const src[4],
                                          const int32_t *parents, size_t start, size_t stop,
                                          float *scratch, int matrix)
 {
@@ -477,14 +485,184 @@ SKS_TARGET_SSE41 static void walk4_sse41(float *const dst[4], const float *const
         if (matrix) {
             float *mdst[4];
             for (l = 0; l < 4; l++) mdst[l] = dst[l] + 12 * j;
-            sks_joint_matrices4_store(mdst, nvalid, g.m, g.t);
+            sks_joint_matrices4_store(mdst, 4, g.m, g.t);
         } else {
-            qts4_store(dst, nvalid, j, &g);
+            qts4_store(dst, j, &g);
         }
     }
 }
 
-SKS_TARGET_SSE41 static void walk_sse41(float *out, const float *local, const int32_t *parents,
+/* ------------------------------------------------------------------------------------------
+ * One skeleton (a batch of 1, and the last skeleton of a batch): SIMD within a joint, 128-bit
+ * (SSE4.1; the AVX2 row uses it too). The scalar walk's operations, in its order, lane by lane:
+ * the quaternion product with its four products as four vector multiplies (a subtraction
+ * a - b evaluated as a + (-b), which IEEE arithmetic defines to be the same), t as
+ * ((c0 tL0 + c1 tL1) + c2 tL2) + t_P with c0, c1, c2 the columns of M, and M = s R(q) from the
+ * same products and sums as sks_quat_scaled_rotation_scalar. Bit-identical to the scalar walk
+ * on finite inputs (a NaN may come out with the other sign bit).
+ * ------------------------------------------------------------------------------------------ */
+
+/* A global QTS joint: q, (tx, ty, tz, s) and the columns of M = s R(q) (lane 3 unused). */
+typedef struct qts1 {
+    __m128 q, ts, c[3];
+} qts1;
+
+/* Floats of one joint's record in the scratch (q, ts, c0, c1, c2). */
+#define REC1 20
+
+/* (x, y, z, w) with the sign bits of the lanes set in `mask` (1 = x .. 8 = w) flipped. */
+SKS_TARGET_SSE41 static inline __m128 flip_signs(__m128 v, int mask)
+{
+    const __m128 sign = _mm_castsi128_ps(_mm_setr_epi32((mask & 1) ? (int)0x80000000u : 0,
+                                                        (mask & 2) ? (int)0x80000000u : 0,
+                                                        (mask & 4) ? (int)0x80000000u : 0,
+                                                        (mask & 8) ? (int)0x80000000u : 0));
+    return _mm_xor_ps(v, sign);
+}
+
+/* a * b on one quaternion per vector, sks_quat_mul_scalar's products and sums:
+ * A = (aw b) + (ax bw, ay bw, az bw, -ax bx), C = (ay bz, az bx, ax by, ay by) +
+ * (-az by, -ax bz, -ay bx, az bz), a * b = A + (C with w negated). */
+SKS_TARGET_SSE41 static inline __m128 quat1_mul(__m128 a, __m128 b)
+{
+    const __m128 p1 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 3, 3, 3)), b);
+    const __m128 p2 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(0, 2, 1, 0)),
+                                 _mm_shuffle_ps(b, b, _MM_SHUFFLE(0, 3, 3, 3)));
+    const __m128 p3 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 2, 1)),
+                                 _mm_shuffle_ps(b, b, _MM_SHUFFLE(1, 1, 0, 2)));
+    const __m128 p4 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 1, 0, 2)),
+                                 _mm_shuffle_ps(b, b, _MM_SHUFFLE(2, 0, 2, 1)));
+    const __m128 sum_a = _mm_add_ps(p1, flip_signs(p2, 8));
+    const __m128 sum_c = _mm_add_ps(p3, flip_signs(p4, 7));
+    return _mm_add_ps(sum_a, flip_signs(sum_c, 8));
+}
+
+/* g->c = columns of s R(q / |q|) from g->q and s = g->ts lane 3 (sks_quat_scaled_rotation_scalar:
+ * diagonal h ((ww + xx) - (yy + zz)) + id etc., off-diagonal k (xy -/+ zw) etc.). */
+SKS_TARGET_SSE41 static inline void qts1_rotation(qts1 *g)
+{
+    const __m128 q = g->q, s = _mm_shuffle_ps(g->ts, g->ts, _MM_SHUFFLE(3, 3, 3, 3));
+    const __m128 sq = _mm_mul_ps(q, q);                                   /* xx yy zz ww */
+    const __m128 half = _mm_add_ps(sq, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m128 n2 = _mm_add_ps(half, _mm_shuffle_ps(half, half, _MM_SHUFFLE(2, 3, 0, 1)));
+    const __m128 positive = _mm_cmpgt_ps(n2, _mm_setzero_ps());
+    const __m128 h = _mm_and_ps(positive, _mm_div_ps(s, n2)), k = _mm_add_ps(h, h);
+    const __m128 id = _mm_andnot_ps(positive, s);
+    /* (ww + xx, ww + yy, ww + zz) - (yy + zz, xx + zz, xx + yy) */
+    const __m128 dl = _mm_add_ps(_mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 3, 3, 3)), sq);
+    const __m128 dr = _mm_add_ps(_mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 0, 0, 1)),
+                                 _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 1, 2, 2)));
+    const __m128 dg = _mm_add_ps(_mm_mul_ps(h, _mm_sub_ps(dl, dr)), id);  /* r00 r11 r22 */
+    /* (xy, xz, yz) and (zw, yw, xw) */
+    const __m128 pr = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 0)),
+                                 _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 2, 2, 1)));
+    const __m128 qr = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 1, 2)),
+                                 _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3)));
+    const __m128 kp = _mm_mul_ps(k, _mm_add_ps(pr, qr));                 /* r10 r02 r21 */
+    const __m128 km = _mm_mul_ps(k, _mm_sub_ps(pr, qr));                 /* r01 r20 r12 */
+    const __m128 c2 = _mm_shuffle_ps(kp, km, _MM_SHUFFLE(2, 2, 1, 1));    /* r02 r02 r12 r12 */
+    g->c[0] = _mm_blend_ps(_mm_shuffle_ps(kp, km, _MM_SHUFFLE(1, 1, 0, 0)), dg, 1);
+    g->c[1] = _mm_blend_ps(_mm_shuffle_ps(km, kp, _MM_SHUFFLE(2, 2, 0, 0)), dg, 2);
+    g->c[2] = _mm_blend_ps(_mm_shuffle_ps(c2, c2, _MM_SHUFFLE(3, 2, 2, 0)), dg, 4);
+}
+
+/* g = P (+) (lq, lts): q = q_P q_L, t = ((c0 tL0 + c1 tL1) + c2 tL2) + t_P, s = s_P s_L, M. */
+SKS_TARGET_SSE41 static inline void qts1_compose(qts1 *g, const qts1 *P, __m128 lq, __m128 lts)
+{
+    const __m128 t0 = _mm_shuffle_ps(lts, lts, _MM_SHUFFLE(0, 0, 0, 0));
+    const __m128 t1 = _mm_shuffle_ps(lts, lts, _MM_SHUFFLE(1, 1, 1, 1));
+    const __m128 t2 = _mm_shuffle_ps(lts, lts, _MM_SHUFFLE(2, 2, 2, 2));
+    const __m128 t = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(P->c[0], t0), _mm_mul_ps(P->c[1], t1)),
+                                           _mm_mul_ps(P->c[2], t2)),
+                                P->ts);
+    g->q = quat1_mul(P->q, lq);
+    g->ts = _mm_blend_ps(t, _mm_mul_ps(P->ts, lts), 8);
+    qts1_rotation(g);
+}
+
+SKS_TARGET_SSE41 static inline void qts1_rec_store(float *rec, const qts1 *g)
+{
+    _mm_storeu_ps(rec, g->q);
+    _mm_storeu_ps(rec + 4, g->ts);
+    _mm_storeu_ps(rec + 8, g->c[0]);
+    _mm_storeu_ps(rec + 12, g->c[1]);
+    _mm_storeu_ps(rec + 16, g->c[2]);
+}
+
+SKS_TARGET_SSE41 static inline void qts1_rec_load(qts1 *g, const float *rec)
+{
+    g->q = _mm_loadu_ps(rec);
+    g->ts = _mm_loadu_ps(rec + 4);
+    g->c[0] = _mm_loadu_ps(rec + 8);
+    g->c[1] = _mm_loadu_ps(rec + 12);
+    g->c[2] = _mm_loadu_ps(rec + 16);
+}
+
+/* A parent before `start`, read from out: a QTS joint, or a matrix (its M and t as they are,
+ * q and s from matrix_to_qts, as the scalar walk). */
+SKS_TARGET_SSE41 static inline void qts1_parent_from_out(qts1 *par, const float *a, int matrix)
+{
+    if (!matrix) {
+        par->q = _mm_loadu_ps(a);
+        par->ts = _mm_loadu_ps(a + 4);
+        qts1_rotation(par);
+    } else {
+        float x[8];
+        __m128 r0 = _mm_loadu_ps(a), r1 = _mm_loadu_ps(a + 4), r2 = _mm_loadu_ps(a + 8);
+        __m128 r3 = _mm_setzero_ps();
+        sks_matrix_to_qts_scalar(x, a);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);          /* columns of M, then (t, 0) */
+        par->q = _mm_loadu_ps(x);
+        par->ts = _mm_blend_ps(r3, _mm_set1_ps(x[7]), 8);
+        par->c[0] = r0;
+        par->c[1] = r1;
+        par->c[2] = r2;
+    }
+}
+
+/* The walk of one skeleton (walk_one_scalar's cases: a root, the previous joint kept in
+ * registers, a record in scratch, a parent before start read from out). */
+SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk_one_sse41(float *out, const float *local,
+                                                              const int32_t *parents, size_t start,
+                                                              size_t stop, float *scratch,
+                                                              int matrix)
+{
+    qts1 prev, g, par;
+    size_t j;
+    prev.q = prev.ts = prev.c[0] = prev.c[1] = prev.c[2] = _mm_setzero_ps();
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        const __m128 lq = _mm_loadu_ps(local + 8 * j), lts = _mm_loadu_ps(local + 8 * j + 4);
+        if (p < 0) {
+            g.q = lq;
+            g.ts = lts;
+            qts1_rotation(&g);
+        } else if ((size_t)p + 1 == j && j > start) {
+            qts1_compose(&g, &prev, lq, lts);
+        } else {
+            if ((size_t)p >= start) {
+                qts1_rec_load(&par, scratch + REC1 * (size_t)p);
+            } else {
+                qts1_parent_from_out(&par, out + (matrix ? 12 : 8) * (size_t)p, matrix);
+            }
+            qts1_compose(&g, &par, lq, lts);
+        }
+        qts1_rec_store(scratch + REC1 * j, &g);
+        if (matrix) {
+            __m128 r0 = g.c[0], r1 = g.c[1], r2 = g.c[2], r3 = g.ts;
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            _mm_storeu_ps(out + 12 * j, r0);
+            _mm_storeu_ps(out + 12 * j + 4, r1);
+            _mm_storeu_ps(out + 12 * j + 8, r2);
+        } else {
+            _mm_storeu_ps(out + 8 * j, g.q);
+            _mm_storeu_ps(out + 8 * j + 4, g.ts);
+        }
+        prev = g;
+    }
+}
+
+SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk_sse41(float *out, const float *local, const int32_t *parents,
                                         size_t batch, size_t joints, size_t start, size_t stop,
                                         float *scratch, int matrix)
 {
@@ -495,12 +673,12 @@ SKS_TARGET_SSE41 static void walk_sse41(float *out, const float *local, const in
         float *dst[4];
         const float *src[4];
         if (nvalid == 1) {   /* one skeleton: four lanes would do four times the work */
-            walk_scalar(out + b * out_stride, local + b * in_stride, parents, 1, joints, start, stop,
-                        scratch, matrix);
+            walk_one_sse41(out + b * out_stride, local + b * in_stride, parents, start, stop,
+                           scratch, matrix);
             break;
         }
         lane_pointers(dst, src, 4, nvalid, out, local, b, out_stride, in_stride);
-        walk4_sse41(dst, src, nvalid, parents, start, stop, scratch, matrix);
+        walk4_sse41(dst, src, parents, start, stop, scratch, matrix);
     }
 }
 
@@ -540,14 +718,14 @@ SKS_TARGET_AVX2 static inline void qts8_load(qts8 *g, const float *const src[8],
     g->t[0] = r[4]; g->t[1] = r[5]; g->t[2] = r[6]; g->s = r[7];
 }
 
-SKS_TARGET_AVX2 static inline void qts8_store(float *const dst[8], size_t nvalid, size_t j, const qts8 *g)
+SKS_TARGET_AVX2 static inline void qts8_store(float *const dst[8], size_t j, const qts8 *g)
 {
     __m256 r[8];
     size_t l;
     r[0] = g->q.x; r[1] = g->q.y; r[2] = g->q.z; r[3] = g->q.w;
     r[4] = g->t[0]; r[5] = g->t[1]; r[6] = g->t[2]; r[7] = g->s;
     sks_transpose8(r);
-    for (l = 0; l < nvalid; l++) _mm256_storeu_ps(dst[l] + 8 * j, r[l]);
+    for (l = 0; l < 8; l++) _mm256_storeu_ps(dst[l] + 8 * j, r[l]);
 }
 
 SKS_TARGET_AVX2 static inline void qts8_rec_store(float *rec, const qts8 *g)
@@ -595,7 +773,7 @@ SKS_TARGET_AVX2 static inline void qts8_parent_from_out(qts8 *par, float *const 
     }
 }
 
-SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const src[8], size_t nvalid,
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk8_avx2(float *const dst[8], const float *const src[8],
                                        const int32_t *parents, size_t start, size_t stop,
                                        float *scratch, int matrix)
 {
@@ -632,14 +810,14 @@ SKS_TARGET_AVX2 static void walk8_avx2(float *const dst[8], const float *const s
                 rows[4 * c + 3] = g.t[c];
             }
             for (l = 0; l < 8; l++) mdst[l] = dst[l] + 12 * j;
-            sks_joint_matrices8_store(mdst, nvalid, rows);
+            sks_joint_matrices8_store(mdst, 8, rows);
         } else {
-            qts8_store(dst, nvalid, j, &g);
+            qts8_store(dst, j, &g);
         }
     }
 }
 
-SKS_TARGET_AVX2 static void walk_avx2(float *out, const float *local, const int32_t *parents,
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk_avx2(float *out, const float *local, const int32_t *parents,
                                       size_t batch, size_t joints, size_t start, size_t stop,
                                       float *scratch, int matrix)
 {
@@ -655,7 +833,7 @@ SKS_TARGET_AVX2 static void walk_avx2(float *out, const float *local, const int3
             break;
         }
         lane_pointers(dst, src, 8, nvalid, out, local, b, out_stride, in_stride);
-        walk8_avx2(dst, src, nvalid, parents, start, stop, scratch, matrix);
+        walk8_avx2(dst, src, parents, start, stop, scratch, matrix);
     }
 }
 
@@ -678,10 +856,32 @@ SKS_TARGET_AVX2 static void local_to_global_matrix_avx2(float *out, const float 
 /* ------------------------------------------------------------------------------------------
  * AVX2 float64 walk: four skeletons side by side, one per double lane (see "float64
  * accumulation" above; the lane operations are the scalar ones in the same order).
+ *
+ * Every record field is stored to the scratch as soon as it is computed and read back from
+ * there (or from the parent's record) where it is needed: no array of 17 vectors lives on the
+ * stack. The first version built the record in a local __m256d array and copied it out with a
+ * loop, which GCC turned into `rep movsq` (memcpy of 544 bytes): a slow string copy every
+ * joint, and the child's 32-byte loads of that record then could not be forwarded from the
+ * 8-byte string stores (a store-forwarding stall on the parent -> child chain). The child's
+ * M is computed from the q and s still in registers. 1000 humanoids (96 joints): QTS output
+ * 11.1 -> 4.7 ns per joint (the scalar float64 walk 14.3, the AVX2 float32 walk 2.7-3.0),
+ * matrix output 7.5 -> 6.0.
  * ------------------------------------------------------------------------------------------ */
 
-/* n floats (a multiple of 4) at src[l] + off of the four lanes into n SoA float64 vectors. */
-SKS_TARGET_AVX2 static inline void f64x4_load(__m256d *f, const float *const src[4], size_t off,
+/* Field f of a four-lane float64 record (F64_LANES doubles per field). */
+SKS_TARGET_AVX2 static inline __m256d rec64_get(const double *rec, int f)
+{
+    return _mm256_loadu_pd(rec + F64_LANES * f);
+}
+
+SKS_TARGET_AVX2 static inline void rec64_put(double *rec, int f, __m256d v)
+{
+    _mm256_storeu_pd(rec + F64_LANES * f, v);
+}
+
+/* n floats (a multiple of 4) at src[l] + off of the four lanes, as float64, into the record
+ * fields 0 .. n - 1. */
+SKS_TARGET_AVX2 static inline void f64x4_load(double *rec, const float *const src[4], size_t off,
                                               int n)
 {
     int k;
@@ -689,21 +889,22 @@ SKS_TARGET_AVX2 static inline void f64x4_load(__m256d *f, const float *const src
         __m128 a = _mm_loadu_ps(src[0] + off + k), b = _mm_loadu_ps(src[1] + off + k);
         __m128 c = _mm_loadu_ps(src[2] + off + k), d = _mm_loadu_ps(src[3] + off + k);
         _MM_TRANSPOSE4_PS(a, b, c, d);
-        f[k] = _mm256_cvtps_pd(a);
-        f[k + 1] = _mm256_cvtps_pd(b);
-        f[k + 2] = _mm256_cvtps_pd(c);
-        f[k + 3] = _mm256_cvtps_pd(d);
+        rec64_put(rec, k, _mm256_cvtps_pd(a));
+        rec64_put(rec, k + 1, _mm256_cvtps_pd(b));
+        rec64_put(rec, k + 2, _mm256_cvtps_pd(c));
+        rec64_put(rec, k + 3, _mm256_cvtps_pd(d));
     }
 }
 
-/* The n SoA vectors f rounded to float32 and stored as n floats at dst[l] + off per lane. */
-SKS_TARGET_AVX2 static inline void f64x4_store(float *const dst[4], size_t off, const __m256d *f,
+/* The record fields 0 .. n - 1 rounded to float32 and stored as n floats at dst[l] + off per
+ * lane. */
+SKS_TARGET_AVX2 static inline void f64x4_store(float *const dst[4], size_t off, const double *rec,
                                                int n)
 {
     int k;
     for (k = 0; k < n; k += 4) {
-        __m128 a = _mm256_cvtpd_ps(f[k]), b = _mm256_cvtpd_ps(f[k + 1]);
-        __m128 c = _mm256_cvtpd_ps(f[k + 2]), d = _mm256_cvtpd_ps(f[k + 3]);
+        __m128 a = _mm256_cvtpd_ps(rec64_get(rec, k)), b = _mm256_cvtpd_ps(rec64_get(rec, k + 1));
+        __m128 c = _mm256_cvtpd_ps(rec64_get(rec, k + 2)), d = _mm256_cvtpd_ps(rec64_get(rec, k + 3));
         _MM_TRANSPOSE4_PS(a, b, c, d);
         _mm_storeu_ps(dst[0] + off + k, a);
         _mm_storeu_ps(dst[1] + off + k, b);
@@ -712,11 +913,11 @@ SKS_TARGET_AVX2 static inline void f64x4_store(float *const dst[4], size_t off, 
     }
 }
 
-/* r[9] = scale * R(q / |q|) on four lanes (scaled_rotation_f64). */
-SKS_TARGET_AVX2 static inline void scaled_rotation_f64x4(__m256d r[9], const __m256d *q,
-                                                         __m256d scale)
+/* Record fields r[0 .. 8] (row-major 3x3, row i at field 4 i + c when `rs` is 4, 3 i + c when 3)
+ * = scale * R(q / |q|) on four lanes (scaled_rotation_f64). */
+SKS_TARGET_AVX2 static inline void scaled_rotation_f64x4(double *r, int rs, __m256d x, __m256d y,
+                                                         __m256d z, __m256d w, __m256d scale)
 {
-    const __m256d x = q[0], y = q[1], z = q[2], w = q[3];
     const __m256d xx = _mm256_mul_pd(x, x), yy = _mm256_mul_pd(y, y);
     const __m256d zz = _mm256_mul_pd(z, z), ww = _mm256_mul_pd(w, w);
     const __m256d n2 = _mm256_add_pd(_mm256_add_pd(xx, zz), _mm256_add_pd(yy, ww));
@@ -725,66 +926,80 @@ SKS_TARGET_AVX2 static inline void scaled_rotation_f64x4(__m256d r[9], const __m
     const __m256d id = _mm256_andnot_pd(pos, scale);
     const __m256d xy = _mm256_mul_pd(x, y), xz = _mm256_mul_pd(x, z), yz = _mm256_mul_pd(y, z);
     const __m256d xw = _mm256_mul_pd(x, w), yw = _mm256_mul_pd(y, w), zw = _mm256_mul_pd(z, w);
-    r[0] = _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, xx), _mm256_add_pd(yy, zz))), id);
-    r[1] = _mm256_mul_pd(k, _mm256_sub_pd(xy, zw));
-    r[2] = _mm256_mul_pd(k, _mm256_add_pd(xz, yw));
-    r[3] = _mm256_mul_pd(k, _mm256_add_pd(xy, zw));
-    r[4] = _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, yy), _mm256_add_pd(xx, zz))), id);
-    r[5] = _mm256_mul_pd(k, _mm256_sub_pd(yz, xw));
-    r[6] = _mm256_mul_pd(k, _mm256_sub_pd(xz, yw));
-    r[7] = _mm256_mul_pd(k, _mm256_add_pd(yz, xw));
-    r[8] = _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, zz), _mm256_add_pd(xx, yy))), id);
+    rec64_put(r, 0, _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, xx), _mm256_add_pd(yy, zz))), id));
+    rec64_put(r, 1, _mm256_mul_pd(k, _mm256_sub_pd(xy, zw)));
+    rec64_put(r, 2, _mm256_mul_pd(k, _mm256_add_pd(xz, yw)));
+    rec64_put(r, rs, _mm256_mul_pd(k, _mm256_add_pd(xy, zw)));
+    rec64_put(r, rs + 1, _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, yy), _mm256_add_pd(xx, zz))), id));
+    rec64_put(r, rs + 2, _mm256_mul_pd(k, _mm256_sub_pd(yz, xw)));
+    rec64_put(r, 2 * rs, _mm256_mul_pd(k, _mm256_sub_pd(xz, yw)));
+    rec64_put(r, 2 * rs + 1, _mm256_mul_pd(k, _mm256_add_pd(yz, xw)));
+    rec64_put(r, 2 * rs + 2, _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, zz), _mm256_add_pd(xx, yy))), id));
 }
 
-/* (r[0] v[0] + r[1] v[cs]) + r[2] v[2 cs] on four lanes (row_dot3_f64). */
-SKS_TARGET_AVX2 static inline __m256d row_dot3_f64x4(const __m256d *r, const __m256d *v, size_t cs)
+/* The M field (8 .. 16) of a QTS record from its q (0 .. 3) and s (7). */
+SKS_TARGET_AVX2 static inline void qts_record_m_f64x4(double *g)
 {
-    return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(r[0], v[0]), _mm256_mul_pd(r[1], v[cs])),
-                         _mm256_mul_pd(r[2], v[2 * cs]));
+    scaled_rotation_f64x4(g + 8 * F64_LANES, 3, rec64_get(g, 0), rec64_get(g, 1), rec64_get(g, 2),
+                          rec64_get(g, 3), rec64_get(g, 7));
 }
 
-/* g = P (+) l on four lanes (qts_compose_f64). */
-SKS_TARGET_AVX2 static inline void qts_compose_f64x4(__m256d g[REC64], const __m256d *P,
-                                                     const __m256d *l)
+/* (r[0] v[0] + r[1] v[cs]) + r[2] v[2 cs] on four lanes, fields of records r and v (row_dot3_f64). */
+SKS_TARGET_AVX2 static inline __m256d row_dot3_f64x4(const double *r, const double *v, int cs)
 {
-    const __m256d ax = P[0], ay = P[1], az = P[2], aw = P[3];
-    const __m256d bx = l[0], by = l[1], bz = l[2], bw = l[3];
+    return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rec64_get(r, 0), rec64_get(v, 0)),
+                                       _mm256_mul_pd(rec64_get(r, 1), rec64_get(v, cs))),
+                         _mm256_mul_pd(rec64_get(r, 2), rec64_get(v, 2 * cs)));
+}
+
+/* Record g = P (+) l on four lanes (qts_compose_f64); l holds the local joint in fields 0 .. 7. */
+SKS_TARGET_AVX2 static inline void qts_compose_f64x4(double *g, const double *P, const double *l)
+{
+    const __m256d ax = rec64_get(P, 0), ay = rec64_get(P, 1), az = rec64_get(P, 2);
+    const __m256d aw = rec64_get(P, 3);
+    const __m256d bx = rec64_get(l, 0), by = rec64_get(l, 1), bz = rec64_get(l, 2);
+    const __m256d bw = rec64_get(l, 3);
+    const __m256d x = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bx), _mm256_mul_pd(ax, bw)),
+                                    _mm256_sub_pd(_mm256_mul_pd(ay, bz), _mm256_mul_pd(az, by)));
+    const __m256d y = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, by), _mm256_mul_pd(ay, bw)),
+                                    _mm256_sub_pd(_mm256_mul_pd(az, bx), _mm256_mul_pd(ax, bz)));
+    const __m256d z = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bz), _mm256_mul_pd(az, bw)),
+                                    _mm256_sub_pd(_mm256_mul_pd(ax, by), _mm256_mul_pd(ay, bx)));
+    const __m256d w = _mm256_sub_pd(_mm256_sub_pd(_mm256_mul_pd(aw, bw), _mm256_mul_pd(ax, bx)),
+                                    _mm256_add_pd(_mm256_mul_pd(ay, by), _mm256_mul_pd(az, bz)));
+    const __m256d s = _mm256_mul_pd(rec64_get(P, 7), rec64_get(l, 7));
     int c;
-    g[0] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bx), _mm256_mul_pd(ax, bw)),
-                         _mm256_sub_pd(_mm256_mul_pd(ay, bz), _mm256_mul_pd(az, by)));
-    g[1] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, by), _mm256_mul_pd(ay, bw)),
-                         _mm256_sub_pd(_mm256_mul_pd(az, bx), _mm256_mul_pd(ax, bz)));
-    g[2] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bz), _mm256_mul_pd(az, bw)),
-                         _mm256_sub_pd(_mm256_mul_pd(ax, by), _mm256_mul_pd(ay, bx)));
-    g[3] = _mm256_sub_pd(_mm256_sub_pd(_mm256_mul_pd(aw, bw), _mm256_mul_pd(ax, bx)),
-                         _mm256_add_pd(_mm256_mul_pd(ay, by), _mm256_mul_pd(az, bz)));
-    for (c = 0; c < 3; c++) g[4 + c] = _mm256_add_pd(row_dot3_f64x4(P + 8 + 3 * c, l + 4, 1), P[4 + c]);
-    g[7] = _mm256_mul_pd(P[7], l[7]);
-    scaled_rotation_f64x4(g + 8, g, g[7]);
+    rec64_put(g, 0, x);
+    rec64_put(g, 1, y);
+    rec64_put(g, 2, z);
+    rec64_put(g, 3, w);
+    for (c = 0; c < 3; c++)
+        rec64_put(g, 4 + c, _mm256_add_pd(row_dot3_f64x4(P + (8 + 3 * c) * F64_LANES, l + 4 * F64_LANES, 1),
+                                          rec64_get(P, 4 + c)));
+    rec64_put(g, 7, s);
+    /* M from the registers: the q -> M -> child t chain does not wait on the record stores */
+    scaled_rotation_f64x4(g + 8 * F64_LANES, 3, x, y, z, w, s);
 }
 
-/* m = [s R(q) | t] of four float64 QTS lanes x (local_matrix_f64). */
-SKS_TARGET_AVX2 static inline void local_matrix_f64x4(__m256d m[12], const __m256d *x)
+/* Record m = [s R(q) | t] (12 fields, row-major 3x4) of the four-lane local joint x (fields
+ * 0 .. 7; local_matrix_f64). */
+SKS_TARGET_AVX2 static inline void local_matrix_f64x4(double *m, const double *x)
 {
-    __m256d r[9];
     int i;
-    scaled_rotation_f64x4(r, x, x[7]);
-    for (i = 0; i < 3; i++) {
-        m[4 * i] = r[3 * i];
-        m[4 * i + 1] = r[3 * i + 1];
-        m[4 * i + 2] = r[3 * i + 2];
-        m[4 * i + 3] = x[4 + i];
-    }
+    scaled_rotation_f64x4(m, 4, rec64_get(x, 0), rec64_get(x, 1), rec64_get(x, 2), rec64_get(x, 3),
+                          rec64_get(x, 7));
+    for (i = 0; i < 3; i++) rec64_put(m, 4 * i + 3, rec64_get(x, 4 + i));
 }
 
-/* g = P @ l on four lanes (matrix_compose_f64). */
-SKS_TARGET_AVX2 static inline void matrix_compose_f64x4(__m256d g[12], const __m256d *P,
-                                                        const __m256d *l)
+/* Record g = P @ l (3x4 float64 matrices) on four lanes (matrix_compose_f64). */
+SKS_TARGET_AVX2 static inline void matrix_compose_f64x4(double *g, const double *P, const double *l)
 {
     int i, c;
     for (i = 0; i < 3; i++) {
-        for (c = 0; c < 3; c++) g[4 * i + c] = row_dot3_f64x4(P + 4 * i, l + c, 4);
-        g[4 * i + 3] = _mm256_add_pd(row_dot3_f64x4(P + 4 * i, l + 3, 4), P[4 * i + 3]);
+        const double *row = P + 4 * i * F64_LANES;
+        for (c = 0; c < 3; c++) rec64_put(g, 4 * i + c, row_dot3_f64x4(row, l + c * F64_LANES, 4));
+        rec64_put(g, 4 * i + 3, _mm256_add_pd(row_dot3_f64x4(row, l + 3 * F64_LANES, 4),
+                                              rec64_get(P, 4 * i + 3)));
     }
 }
 
@@ -795,36 +1010,36 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk4_f64_avx2(float *const dst[4]
                                            double *scratch, int matrix)
 {
     const int nf = matrix ? 12 : 8;
+    double before[REC64 * F64_LANES];   /* the record of a parent before start */
+    double l[8 * F64_LANES], lm[12 * F64_LANES];   /* the local joint, its matrix */
     size_t j;
-    int i;
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
-        __m256d l[8], P[REC64], g[REC64];
         double *rec = scratch + (size_t)REC64 * F64_LANES * j;
-        f64x4_load(l, src, 8 * j, 8);
+        const double *P = NULL;
         if (p >= 0 && (size_t)p < start) {      /* a global computed before this call */
-            f64x4_load(P, (const float *const *)dst, (size_t)nf * (size_t)p, nf);
-            if (!matrix) scaled_rotation_f64x4(P + 8, P, P[7]);
+            f64x4_load(before, (const float *const *)dst, (size_t)nf * (size_t)p, nf);
+            if (!matrix) qts_record_m_f64x4(before);
+            P = before;
         } else if (p >= 0) {
-            const double *prec = scratch + (size_t)REC64 * F64_LANES * (size_t)p;
-            for (i = 0; i < REC64; i++) P[i] = _mm256_loadu_pd(prec + F64_LANES * i);
+            P = scratch + (size_t)REC64 * F64_LANES * (size_t)p;
         }
         if (matrix) {
-            __m256d m[12];
-            local_matrix_f64x4(m, l);
-            if (p >= 0) {
-                matrix_compose_f64x4(g, P, m);
+            f64x4_load(l, src, 8 * j, 8);
+            if (P != NULL) {
+                local_matrix_f64x4(lm, l);
+                matrix_compose_f64x4(rec, P, lm);
             } else {
-                for (i = 0; i < 12; i++) g[i] = m[i];
+                local_matrix_f64x4(rec, l);
             }
-        } else if (p >= 0) {
-            qts_compose_f64x4(g, P, l);
+        } else if (P != NULL) {
+            f64x4_load(l, src, 8 * j, 8);
+            qts_compose_f64x4(rec, P, l);
         } else {
-            for (i = 0; i < 8; i++) g[i] = l[i];
-            scaled_rotation_f64x4(g + 8, g, g[7]);
+            f64x4_load(rec, src, 8 * j, 8);
+            qts_record_m_f64x4(rec);
         }
-        for (i = 0; i < (matrix ? 12 : REC64); i++) _mm256_storeu_pd(rec + F64_LANES * i, g[i]);
-        f64x4_store(dst, (size_t)nf * j, g, nf);
+        f64x4_store(dst, (size_t)nf * j, rec, nf);
     }
 }
 
