@@ -15,20 +15,38 @@
  * its west, north and north-west neighbours (a spring that does not exist contributes +0), and
  * every spring, acceleration and update uses the same operations in every variant (no FMA).
  *
- * Speed (AVX2, offset model, ns per vertex per substep, one run through Surface.step on the
- * 2-core Zen 4 of issue 4): 100 x 100 2.31, 100 x 104 1.74, 100 x 96 1.72, 4 x 104 1.73, 100 x
- * 1000 2.02. Widths that are multiples of 8 are about 25% faster: every row then starts on a
- * 32-byte boundary, while with 100 columns the rows start 16 bytes off in turn and every other
- * 32-byte access of those rows spans two cache lines (the 100 x 104 job with all planes moved by
- * 8 or 16 bytes: 2.06 and 2.03; by 32 bytes: 1.71). 4 x 104 (32 KB of state) runs as fast as 100
- * x 104 (800 KB): at this size the step is bound by the core, not by memory traffic (the traffic
- * row of the benchmark, a copy of positions and velocities per substep, takes 0.5 ns per
- * vertex). Tried on branch speed-surf without a gain in the extension build: one pass per row
- * with the west springs taken from the east springs by a lane rotation; chunks computed
- * component by component with the row above's springs in one aligned in-place buffer; plain
- * stores instead of vmaskmovps at the end of a row (9% faster in a C harness built without -fPIC
- * -fwrapv, within noise in the extension); wavefront depths below 8 (no change at 100 x 100,
- * slower at 1000 x 1000).
+ * Speed (AVX2, offset model, ns per vertex per substep, through Surface.step on the 2-core Zen 4
+ * of issue 4; timings on this shared machine vary by ~5%).
+ * Before branch speed-surf2: 100 x 100 2.31-2.39, 100 x 104 1.74-1.85, 100 x 96 1.72-1.86,
+ * 100 x 97 2.57, 4 x 104 1.73, 100 x 1000 2.02. Widths that are multiples of 8 were about 25%
+ * faster: every row then starts on a 32-byte boundary and needs no partial block, while with
+ * 100 columns the rows start 16 bytes off in turn (every other 32-byte access of those rows
+ * spans two cache lines) and every row ended in a block of masked loads and stores (the 100 x
+ * 104 job with all planes moved by 8 or 16 bytes: 2.06 and 2.03; by 32 bytes: 1.71). 4 x 104
+ * (32 KB of state) runs as fast as 100 x 104 (800 KB): at this size the step is bound by the
+ * core, not by memory traffic (the traffic row of the benchmark, a copy of positions and
+ * velocities per substep, takes 0.5 ns per vertex).
+ * Branch speed-surf2: each row's blocks start at its first 32-byte position boundary
+ * (row_ctx.lead; the row buffers move with the row), with one unaligned block at column 0 and
+ * one ending at the last column, computed before and stored after the aligned ones (no masked
+ * loads or stores from 8 columns on). Measured side by side with the old build, one run each:
+ * 100 x 100 2.37 -> 2.08, 100 x 97 2.57 -> 2.23, 100 x 99 2.53 -> 2.23, 100 x 101 2.47 -> 2.23,
+ * 100 x 104 1.85 -> 1.89, 100 x 96 1.83 -> 1.90 (the multiples of 8 take the same path as before
+ * and are within noise); `python -m skelsimd bench --family surface`: water 2.37 -> 2.14,
+ * water-length 2.68 -> 2.48. 100 x 100 stays ~0.2 ns above 100 x 104: with 100 columns the
+ * south neighbours (i + cols) and the row above's south springs are still 16 bytes off.
+ * Tried without a gain in the extension build: one pass per row with the west springs taken
+ * from the east springs by a lane rotation (branch speed-surf, and again on speed-surf2 with
+ * only the south springs in row buffers and the aligned blocks: 100 x 100 2.17-2.28, 100 x 104
+ * 2.0-2.1, slower than two passes; specialising it on the model and the last row made it
+ * slower still, 2.45 / 2.26); chunks computed component by component with the row above's
+ * springs in one aligned in-place buffer; plain stores instead of vmaskmovps at the end of a
+ * row (9% faster in a C harness built without -fPIC -fwrapv, within noise in the extension);
+ * wavefront depths below 8 (no change at 100 x 100, slower at 1000 x 1000). Zeroing the
+ * deferred head/tail blocks' registers at the top of a row (memset, to silence an
+ * uninitialised-use analysis) cost 0.15 ns per vertex: they are guarded by flags instead.
+ * The issue's 1.5 ns at 100 x 100 is not reached: even the aligned widths take 1.8-1.9 ns, with
+ * ~47 vector loads and ~15 stores per 8 vertices in the two passes.
  *
  * Seed defects fixed here (seed 001, Listing 1): the seed multiplies the force by the mass
  * (a = F * m dt); here a = (F + F_ext) / m. The seed integrates only vertices whose Fixed flag
