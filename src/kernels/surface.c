@@ -15,20 +15,38 @@
  * its west, north and north-west neighbours (a spring that does not exist contributes +0), and
  * every spring, acceleration and update uses the same operations in every variant (no FMA).
  *
- * Speed (AVX2, offset model, ns per vertex per substep, one run through Surface.step on the
- * 2-core Zen 4 of issue 4): 100 x 100 2.31, 100 x 104 1.74, 100 x 96 1.72, 4 x 104 1.73, 100 x
- * 1000 2.02. Widths that are multiples of 8 are about 25% faster: every row then starts on a
- * 32-byte boundary, while with 100 columns the rows start 16 bytes off in turn and every other
- * 32-byte access of those rows spans two cache lines (the 100 x 104 job with all planes moved by
- * 8 or 16 bytes: 2.06 and 2.03; by 32 bytes: 1.71). 4 x 104 (32 KB of state) runs as fast as 100
- * x 104 (800 KB): at this size the step is bound by the core, not by memory traffic (the traffic
- * row of the benchmark, a copy of positions and velocities per substep, takes 0.5 ns per
- * vertex). Tried on branch speed-surf without a gain in the extension build: one pass per row
- * with the west springs taken from the east springs by a lane rotation; chunks computed
- * component by component with the row above's springs in one aligned in-place buffer; plain
- * stores instead of vmaskmovps at the end of a row (9% faster in a C harness built without -fPIC
- * -fwrapv, within noise in the extension); wavefront depths below 8 (no change at 100 x 100,
- * slower at 1000 x 1000).
+ * Speed (AVX2, offset model, ns per vertex per substep, through Surface.step on the 2-core Zen 4
+ * of issue 4; timings on this shared machine vary by ~5%).
+ * Before branch speed-surf2: 100 x 100 2.31-2.39, 100 x 104 1.74-1.85, 100 x 96 1.72-1.86,
+ * 100 x 97 2.57, 4 x 104 1.73, 100 x 1000 2.02. Widths that are multiples of 8 were about 25%
+ * faster: every row then starts on a 32-byte boundary and needs no partial block, while with
+ * 100 columns the rows start 16 bytes off in turn (every other 32-byte access of those rows
+ * spans two cache lines) and every row ended in a block of masked loads and stores (the 100 x
+ * 104 job with all planes moved by 8 or 16 bytes: 2.06 and 2.03; by 32 bytes: 1.71). 4 x 104
+ * (32 KB of state) runs as fast as 100 x 104 (800 KB): at this size the step is bound by the
+ * core, not by memory traffic (the traffic row of the benchmark, a copy of positions and
+ * velocities per substep, takes 0.5 ns per vertex).
+ * Branch speed-surf2: each row's blocks start at its first 32-byte position boundary
+ * (row_ctx.lead; the row buffers move with the row), with one unaligned block at column 0 and
+ * one ending at the last column, computed before and stored after the aligned ones (no masked
+ * loads or stores from 8 columns on). Measured side by side with the old build, one run each:
+ * 100 x 100 2.37 -> 2.08, 100 x 97 2.57 -> 2.23, 100 x 99 2.53 -> 2.23, 100 x 101 2.47 -> 2.23,
+ * 100 x 104 1.85 -> 1.89, 100 x 96 1.83 -> 1.90 (the multiples of 8 take the same path as before
+ * and are within noise); `python -m skelsimd bench --family surface`: water 2.37 -> 2.14,
+ * water-length 2.68 -> 2.48. 100 x 100 stays ~0.2 ns above 100 x 104: with 100 columns the
+ * south neighbours (i + cols) and the row above's south springs are still 16 bytes off.
+ * Tried without a gain in the extension build: one pass per row with the west springs taken
+ * from the east springs by a lane rotation (branch speed-surf, and again on speed-surf2 with
+ * only the south springs in row buffers and the aligned blocks: 100 x 100 2.17-2.28, 100 x 104
+ * 2.0-2.1, slower than two passes; specialising it on the model and the last row made it
+ * slower still, 2.45 / 2.26); chunks computed component by component with the row above's
+ * springs in one aligned in-place buffer; plain stores instead of vmaskmovps at the end of a
+ * row (9% faster in a C harness built without -fPIC -fwrapv, within noise in the extension);
+ * wavefront depths below 8 (no change at 100 x 100, slower at 1000 x 1000). Zeroing the
+ * deferred head/tail blocks' registers at the top of a row (memset, to silence an
+ * uninitialised-use analysis) cost 0.15 ns per vertex: they are guarded by flags instead.
+ * The issue's 1.5 ns at 100 x 100 is not reached: even the aligned widths take 1.8-1.9 ns, with
+ * ~47 vector loads and ~15 stores per 8 vertices in the two passes.
  *
  * Seed defects fixed here (seed 001, Listing 1): the seed multiplies the force by the mass
  * (a = F * m dt); here a = (F + F_ext) / m. The seed integrates only vertices whose Fixed flag
@@ -39,14 +57,14 @@
 
 #include <math.h>
 
-/* Floats between the components of a row buffer: room for elements [0] .. [cols + 8] after a
- * 7-float lead (a SIMD chunk at the end of a row may spill 7 lanes), in an odd number of cache
- * lines, so that the components of all buffers fall on different L1 sets (a stride of a
+/* Floats between the components of a row buffer: room for elements [0] .. [cols + 15] after a
+ * 7-float lead (a row's buffers may start up to 7 floats in, see row_begin, and a SIMD chunk at
+ * the end of a row may spill 7 lanes), in an odd number of cache lines, so that the components of all buffers fall on different L1 sets (a stride of a
  * multiple of 4 KiB, e.g. 1024 floats for 1000 columns, put them all on one set and made the
  * 1000 x 1000 step 2x slower). */
 static inline size_t row_stride(size_t cols)
 {
-    const size_t lines = (cols + 16 + 15) / 16;
+    const size_t lines = (cols + 23 + 15) / 16;
     return 16 * (lines | 1);
 }
 
@@ -59,9 +77,8 @@ size_t sks_surface_scratch_floats(size_t cols)
 }
 
 /* Row buffers of the scratch: `which` < 1 + 4 * SKS_SURFACE_WAVE, 3 components each,
- * row_stride(cols) floats apart. Element [1] of every component is 32-byte aligned (the SIMD
- * loops store at j + 1 with j a multiple of the lane count), and elements up to [cols + 8]
- * exist. */
+ * row_stride(cols) floats apart. Element [1] of every component is 32-byte aligned, and
+ * elements up to [cols + 15] exist (row_begin moves a row's buffers by up to 7 floats). */
 static inline float *row_buffer(float *scratch, size_t cols, size_t which)
 {
     float *aligned = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
@@ -173,33 +190,51 @@ static inline void integrate_scalar(const sks_surface *s, const sks_surface_para
 }
 
 /* Row state shared by the variants: the springs of the last column (computed before column 0
- * moves), and the row buffers (3 components each, cols + 1 floats apart):
+ * moves), and the row buffers (3 components each, row_stride(cols) floats apart):
  *   E[c][j + 1]  east spring of column j;  E[c][0] the one reaching column 0 (or zero),
  *   S[c][j + 1]  south spring of column j (current row; S_prev: the row above),
- *   SE[c][j + 1] south-east spring of column j;  SE[c][0] the one reaching column 0 (or zero). */
+ *   SE[c][j + 1] south-east spring of column j;  SE[c][0] the one reaching column 0 (or zero).
+ * `lead` is the first column whose position is on a `block`-float boundary (row_begin's block:
+ * 8 for AVX2, 1 elsewhere); the row's buffers start (block - lead) % block floats into the
+ * scratch buffers, so that E[j + 1], S_cur[j + 1], SE_cur[j + 1] are on a block boundary
+ * whenever position j is (S_prev, SE_prev keep the row above's start). */
 typedef struct row_ctx {
     size_t r;
+    size_t lead;
     int has_south;
     vec3f e_last, se_last;          /* springs of column cols-1 (zero on a plane) */
     float *E, *S_cur, *SE_cur;
     const float *S_prev, *SE_prev;
 } row_ctx;
 
+/* Columns from the start of a row at `row` to the first position on a `block`-float boundary
+ * (block a power of two; positions are float-aligned). */
+static inline size_t lead_columns(const float *row, size_t block)
+{
+    const size_t misalign = (size_t)((uintptr_t)row / sizeof(float)) & (block - 1);
+    return (block - misalign) & (block - 1);
+}
+
 static inline row_ctx row_begin(const sks_surface *s, float E, size_t r, float *scratch,
-                                size_t level)
+                                size_t level, size_t block)
 {
     const size_t parity = r & 1, first = 1 + 4 * level;   /* buffer 0 is E, shared */
     const size_t cols = s->cols, last = r * cols + cols - 1;
+    /* buffers start (block - lead) % block = misalignment of the row floats in */
+    const size_t shift = (size_t)((uintptr_t)(s->pos + r * cols) / sizeof(float)) & (block - 1);
+    const size_t shift_prev =
+        r > 0 ? (size_t)((uintptr_t)(s->pos + (r - 1) * cols) / sizeof(float)) & (block - 1) : 0;
     row_ctx rc;
     rc.r = r;
+    rc.lead = lead_columns(s->pos + r * cols, block);
     rc.has_south = r + 1 < s->rows;
     rc.e_last = spring_to(s, E, 0, last, r * cols, s->wrap);
     rc.se_last = spring_to(s, E, 2, last, (r + 1) * cols, s->wrap && rc.has_south);
-    rc.S_cur = row_buffer(scratch, cols, first + parity);
-    rc.SE_cur = row_buffer(scratch, cols, first + 2 + parity);
-    rc.S_prev = row_buffer(scratch, cols, first + 1 - parity);
-    rc.SE_prev = row_buffer(scratch, cols, first + 3 - parity);
-    rc.E = row_buffer(scratch, cols, 0);
+    rc.S_cur = row_buffer(scratch, cols, first + parity) + shift;
+    rc.SE_cur = row_buffer(scratch, cols, first + 2 + parity) + shift;
+    rc.S_prev = row_buffer(scratch, cols, first + 1 - parity) + shift_prev;
+    rc.SE_prev = row_buffer(scratch, cols, first + 3 - parity) + shift_prev;
+    rc.E = row_buffer(scratch, cols, 0) + shift;
     store3(rc.E, row_stride(cols), 0, rc.e_last);
     store3(rc.SE_cur, row_stride(cols), 0, rc.se_last);
     return rc;
@@ -255,7 +290,8 @@ typedef void (*row_integrate_fn)(const sks_surface *s, const sks_surface_params 
  * memory once per SKS_SURFACE_WAVE substeps instead of once per substep (measured: 2x faster
  * at 1000 x 1000, the same at 100 x 100, whose state stays in L2 anyway). */
 static inline void step_walk(const sks_surface *s_in, const sks_surface_params *p_in,
-                             float *scratch, row_springs_fn springs, row_integrate_fn integrate)
+                             float *scratch, size_t block, row_springs_fn springs,
+                             row_integrate_fn integrate)
 {
     /* Local copies: with -fno-strict-aliasing every float store could otherwise modify the
      * caller's structs, and the loops would reload every pointer and size after each store. */
@@ -272,7 +308,7 @@ static inline void step_walk(const sks_surface *s_in, const sks_surface_params *
             for (k = 0; k < depth && k <= t; k++) {
                 const size_t r = t - k;
                 if (r < s->rows) {
-                    const row_ctx rc = row_begin(s, E, r, scratch, k);
+                    const row_ctx rc = row_begin(s, E, r, scratch, k, block);
                     springs(s, E, &rc);
                     integrate(s, p, &rc, p->has_ext && done + k == 0);
                 }
@@ -303,7 +339,7 @@ static void row_integrate_scalar(const sks_surface *s_in, const sks_surface_para
 
 static void surface_step_scalar(const sks_surface *s, const sks_surface_params *p, float *scratch)
 {
-    step_walk(s, p, scratch, row_springs_scalar, row_integrate_scalar);
+    step_walk(s, p, scratch, 1, row_springs_scalar, row_integrate_scalar);
 }
 
 /* Face normals (2 x area x unit normal) of quad j of the band between rows r and r+1:
@@ -627,7 +663,7 @@ SKS_TARGET_SSE41 static void row_integrate_sse41(const sks_surface *s_in,
 SKS_TARGET_SSE41 static void surface_step_sse41(const sks_surface *s, const sks_surface_params *p,
                                                 float *scratch)
 {
-    step_walk(s, p, scratch, row_springs_sse41, row_integrate_sse41);
+    step_walk(s, p, scratch, 1, row_springs_sse41, row_integrate_sse41);
 }
 
 SKS_TARGET_SSE41 static void band_faces_sse41(const float *pos, size_t plane, size_t rows,
@@ -857,10 +893,17 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void store3_part_avx2(float *p, size_t 
     _mm256_maskstore_ps(p + i + 2 * plane, m, v.z);
 }
 
-/* integrate_scalar for the `count` (<= 8) vertices i.. of a row. */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void integrate_avx2(const sks_surface *s,
-                                                             const sks_surface_params *p, size_t i,
-                                                             v3_avx2 f, int use_ext, size_t count)
+/* A block's new position and velocity, not yet stored. */
+typedef struct state_avx2 {
+    v3_avx2 x, v;
+} state_avx2;
+
+/* integrate_scalar for the `count` (<= 8) vertices i.. of a row, without the stores: reads
+ * pos, vel, ext (use_ext), inv_mass and pinned; see store_state_avx2. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE state_avx2 advance_avx2(const sks_surface *s,
+                                                                 const sks_surface_params *p,
+                                                                 size_t i, v3_avx2 f, int use_ext,
+                                                                 size_t count)
 {
     const float *inv_mass = s->inv_mass + i * s->mass_step;
     const __m256 im = s->mass_step == 0 || count == 8
@@ -871,27 +914,69 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void integrate_avx2(const sks_surface *
     const v3_avx2 v0 = load3_part_avx2(s->vel, s->plane, i, count);
     const v3_avx2 x0 = load3_part_avx2(s->pos, s->plane, i, count);
     v3_avx2 a, v, x;
-    if (use_ext) {
-        f = add3_avx2(f, load3_part_avx2(s->ext, s->plane, i, count));
-        store3_part_avx2(s->ext, s->plane, i, splat3_avx2(vec3f_zero), count);
-    }
+    state_avx2 out;
+    if (use_ext) f = add3_avx2(f, load3_part_avx2(s->ext, s->plane, i, count));
     a.x = _mm256_add_ps(_mm256_mul_ps(f.x, im), _mm256_set1_ps(p->gravity[0]));
     a.y = _mm256_add_ps(_mm256_mul_ps(f.y, im), _mm256_set1_ps(p->gravity[1]));
     a.z = _mm256_add_ps(_mm256_mul_ps(f.z, im), _mm256_set1_ps(p->gravity[2]));
     v = add3_avx2(v0, scale3_avx2(a, dt));
     x = add3_avx2(x0, scale3_avx2(v, dt));
     v = scale3_avx2(v, _mm256_set1_ps(p->damping));
-    x.x = _mm256_blendv_ps(x.x, x0.x, pin);
-    x.y = _mm256_blendv_ps(x.y, x0.y, pin);
-    x.z = _mm256_blendv_ps(x.z, x0.z, pin);
-    v.x = _mm256_blendv_ps(v.x, v0.x, pin);
-    v.y = _mm256_blendv_ps(v.y, v0.y, pin);
-    v.z = _mm256_blendv_ps(v.z, v0.z, pin);
-    store3_part_avx2(s->pos, s->plane, i, x, count);
-    store3_part_avx2(s->vel, s->plane, i, v, count);
+    out.x.x = _mm256_blendv_ps(x.x, x0.x, pin);
+    out.x.y = _mm256_blendv_ps(x.y, x0.y, pin);
+    out.x.z = _mm256_blendv_ps(x.z, x0.z, pin);
+    out.v.x = _mm256_blendv_ps(v.x, v0.x, pin);
+    out.v.y = _mm256_blendv_ps(v.y, v0.y, pin);
+    out.v.z = _mm256_blendv_ps(v.z, v0.z, pin);
+    return out;
 }
 
-/* Pass 1 of a row, 8 columns at a time (see row_springs_tail_scalar). */
+/* The stores of advance_avx2: pos, vel, and ext := 0 (use_ext). */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void store_state_avx2(const sks_surface *s, size_t i,
+                                                               state_avx2 st, int use_ext,
+                                                               size_t count)
+{
+    if (use_ext) store3_part_avx2(s->ext, s->plane, i, splat3_avx2(vec3f_zero), count);
+    store3_part_avx2(s->pos, s->plane, i, st.x, count);
+    store3_part_avx2(s->vel, s->plane, i, st.v, count);
+}
+
+/* The internal force of columns j..j+7 from the row buffers, in the shared order. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE v3_avx2 row_force_avx2(const row_ctx *rc, size_t stride,
+                                                                size_t j)
+{
+    return sub3_avx2(
+        sub3_avx2(sub3_avx2(add3_avx2(add3_avx2(load3_avx2(rc->E, stride, j + 1),
+                                                load3_avx2(rc->S_cur, stride, j + 1)),
+                                      load3_avx2(rc->SE_cur, stride, j + 1)),
+                            load3_avx2(rc->E, stride, j)),
+                  load3_avx2(rc->S_prev, stride, j + 1)),
+        load3_avx2(rc->SE_prev, stride, j));
+}
+
+/* The springs columns j..j+7 of row rc->r own, into the row buffers at j + 1. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void springs_block_avx2(const sks_surface *s, __m256 E,
+                                                                 const row_ctx *rc, size_t stride,
+                                                                 size_t j)
+{
+    const size_t cols = s->cols, i = rc->r * cols + j;
+    const v3_avx2 c = load3_avx2(s->pos, s->plane, i);
+    const v3_avx2 zero = splat3_avx2(vec3f_zero);
+    store3_avx2(rc->E, stride, j + 1, spring_to_avx2(s, E, 0, i, i + 1, c));
+    store3_avx2(rc->S_cur, stride, j + 1,
+                rc->has_south ? spring_to_avx2(s, E, 1, i, i + cols, c) : zero);
+    store3_avx2(rc->SE_cur, stride, j + 1,
+                rc->has_south ? spring_to_avx2(s, E, 2, i, i + cols + 1, c) : zero);
+}
+
+/* Pass 1 of a row, 8 columns at a time (see row_springs_tail_scalar). The blocks start at
+ * rc->lead, where the row's positions (and, in the Surface's buffer, every other plane) and
+ * the row buffers' j + 1 are 32-byte aligned, so that no block load or store of pos and rest
+ * spans two cache lines; columns 0..lead-1 come from one unaligned block at column 0 first
+ * (its lanes from lead on are computed again, with the same result). The last block runs past
+ * the row end: its extra lanes read up to 8 floats past the next row (at most past the plane's
+ * end, into the buffer's next plane) and land in the row buffers' slack; its last column's
+ * lanes reach into the next row and are overwritten. */
 SKS_TARGET_AVX2 static void row_springs_avx2(const sks_surface *s_in, float elasticity,
                                              const row_ctx *rc_in)
 {
@@ -899,27 +984,38 @@ SKS_TARGET_AVX2 static void row_springs_avx2(const sks_surface *s_in, float elas
     const row_ctx rc_local = *rc_in;
     const sks_surface *s = &s_local;
     const row_ctx *rc = &rc_local;
-    const size_t cols = s->cols, stride = row_stride(cols), r = rc->r;
+    const size_t cols = s->cols, stride = row_stride(cols);
     const __m256 E = _mm256_set1_ps(elasticity);
-    const v3_avx2 zero = splat3_avx2(vec3f_zero);
     size_t j;
-    /* The last chunk runs past the row end: its extra lanes read up to 7 floats past the next
-     * row (at most past the plane's end, into the buffer's next plane) and land in the row
-     * buffers' slack; its last column's lanes reach into the next row and are overwritten. */
-    for (j = 0; j < cols; j += 8) {
-        const size_t i = r * cols + j;
-        const v3_avx2 c = load3_avx2(s->pos, s->plane, i);
-        store3_avx2(rc->E, stride, j + 1, spring_to_avx2(s, E, 0, i, i + 1, c));
-        store3_avx2(rc->S_cur, stride, j + 1,
-                    rc->has_south ? spring_to_avx2(s, E, 1, i, i + cols, c) : zero);
-        store3_avx2(rc->SE_cur, stride, j + 1,
-                    rc->has_south ? spring_to_avx2(s, E, 2, i, i + cols + 1, c) : zero);
-    }
+    if (rc->lead != 0) springs_block_avx2(s, E, rc, stride, 0);
+    for (j = rc->lead; j < cols; j += 8) springs_block_avx2(s, E, rc, stride, j);
     store3(rc->E, stride, cols, rc->e_last);
     store3(rc->SE_cur, stride, cols, rc->se_last);
 }
 
-/* Pass 2 of a row, 8 columns at a time (see row_integrate_tail_scalar). */
+/* Integration of the blocks at columns j0, j0 + 8, .. < j1 of row rc->r (whole blocks). */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void integrate_blocks_avx2(const sks_surface *s,
+                                                                    const sks_surface_params *p,
+                                                                    const row_ctx *rc,
+                                                                    size_t stride, size_t j0,
+                                                                    size_t j1, int use_ext)
+{
+    const size_t row = rc->r * s->cols;
+    size_t j;
+    for (j = j0; j < j1; j += 8)
+        store_state_avx2(s, row + j,
+                         advance_avx2(s, p, row + j, row_force_avx2(rc, stride, j), use_ext, 8),
+                         use_ext, 8);
+}
+
+/* Pass 2 of a row, 8 columns at a time (see row_integrate_tail_scalar). Rows of 8 or more
+ * columns: the aligned blocks of row_springs_avx2 (from rc->lead) that fit in the row, plus
+ * one unaligned block at column 0 when lead > 0 and one ending at the last column when the
+ * aligned blocks stop short of it. These two overlap aligned blocks; a shared column gets the
+ * same values from all of them as long as they all read the state before any of them writes
+ * it, so the two are computed first and stored last (plain stores: no masked loads or stores,
+ * which were the slowest part of a row). Rows of fewer than 8 columns: one block with masked
+ * loads and stores. */
 SKS_TARGET_AVX2 static void row_integrate_avx2(const sks_surface *s_in,
                                                const sks_surface_params *p_in,
                                                const row_ctx *rc_in, int use_ext)
@@ -930,29 +1026,36 @@ SKS_TARGET_AVX2 static void row_integrate_avx2(const sks_surface *s_in,
     const sks_surface *s = &s_local;
     const sks_surface_params *p = &p_local;
     const row_ctx *rc = &rc_local;
-    const size_t cols = s->cols, stride = row_stride(cols);
-    size_t j;
-    for (j = 0; j < cols; j += 8) {
-        const size_t i = rc->r * cols + j;
-        const v3_avx2 f = sub3_avx2(
-            sub3_avx2(sub3_avx2(add3_avx2(add3_avx2(load3_avx2(rc->E, stride, j + 1),
-                                                  load3_avx2(rc->S_cur, stride, j + 1)),
-                                       load3_avx2(rc->SE_cur, stride, j + 1)),
-                            load3_avx2(rc->E, stride, j)),
-                     load3_avx2(rc->S_prev, stride, j + 1)),
-            load3_avx2(rc->SE_prev, stride, j));
-        if (j + 8 <= cols) {
-            integrate_avx2(s, p, i, f, use_ext, 8);
-        } else {   /* the end of the row: masked loads and stores */
-            integrate_avx2(s, p, i, f, use_ext, cols - j);
-        }
+    const size_t cols = s->cols, stride = row_stride(cols), row = rc->r * cols;
+    size_t end;
+    int head, tail;
+    state_avx2 head_state, tail_state;
+    if (cols < 8) {
+        store_state_avx2(s, row, advance_avx2(s, p, row, row_force_avx2(rc, stride, 0), use_ext,
+                                              cols),
+                         use_ext, cols);
+        return;
     }
+    end = rc->lead + (cols - rc->lead) / 8 * 8;   /* the aligned blocks cover lead..end-1 */
+    head = rc->lead != 0;
+    tail = end != cols;
+    if (!head && !tail) {   /* every row of a width that is a multiple of 8 */
+        integrate_blocks_avx2(s, p, rc, stride, 0, cols, use_ext);
+        return;
+    }
+    if (head) head_state = advance_avx2(s, p, row, row_force_avx2(rc, stride, 0), use_ext, 8);
+    if (tail)
+        tail_state = advance_avx2(s, p, row + cols - 8, row_force_avx2(rc, stride, cols - 8),
+                                  use_ext, 8);
+    integrate_blocks_avx2(s, p, rc, stride, rc->lead, end, use_ext);
+    if (head) store_state_avx2(s, row, head_state, use_ext, 8);
+    if (tail) store_state_avx2(s, row + cols - 8, tail_state, use_ext, 8);
 }
 
 SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s, const sks_surface_params *p,
                                               float *scratch)
 {
-    step_walk(s, p, scratch, row_springs_avx2, row_integrate_avx2);
+    step_walk(s, p, scratch, 8, row_springs_avx2, row_integrate_avx2);
 }
 
 /* Faces of band r, 8 columns at a time; the last chunk runs past the row end (reads past the

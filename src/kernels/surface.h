@@ -11,8 +11,8 @@
  * keeps the planes off the same L1 sets, see skelsimd/surface.py). Components x, y, z are three
  * consecutive planes.
  *
- * The AVX2 step and normals read (never write) up to 7 floats past the end of the position
- * and rest planes: every such plane must be followed by 7 readable floats (in the glue's
+ * The AVX2 step and normals read (never write) up to 8 floats past the end of the position
+ * and rest planes: every such plane must be followed by 8 readable floats (in the glue's
  * buffer it is followed by another plane).
  *
  * Every variant of every kernel in this family evaluates the same float32 operations in the
