@@ -28,8 +28,9 @@ Each substep of :meth:`Surface.step`, for every unpinned vertex with internal fo
     s' = s + v' dt
     v  = d v'                         # ... then the seed's damping, 0 <= d <= 1
 
-Pinned vertices never move: their positions and velocities are not written (they are kinematic:
-move them yourself between steps).
+Pinned vertices never move: their positions and velocities keep their bits (the SIMD steps store
+whole blocks, writing a pinned vertex's own value back). They are kinematic: move them yourself
+between steps, not from another thread while a step runs.
 
 Stability
 ---------
