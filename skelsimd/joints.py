@@ -65,7 +65,7 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
         matrices. Joints outside the range are not written when ``out`` is given; when ``out``
         is None the result starts as a copy of ``local``, so those joints hold their local
         matrices (and parents before ``start`` are taken from ``local`` as if global).
-    precision : {"float32", "float64"}, default "float32"
+    precision : {"float32", "float64"}, default "float32" (None means the default)
         The precision of the global poses carried from parent to child (the output is float32
         either way). "float32": each global is rounded to float32 and its children build on it,
         so the error grows with depth (the game-runtime way, fastest). "float64": the globals

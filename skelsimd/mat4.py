@@ -95,7 +95,7 @@ def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precis
         Restrict the pass to joints ``start <= j < stop``; parents before ``start`` are read
         from ``out`` as already-global matrices (with ``out=None`` the result starts as a copy
         of ``local``), exactly as ``skelsimd.local_to_global``.
-    precision : {"float32", "float64"}, optional
+    precision : {"float32", "float64"}, default "float32" (None means the default)
         The precision of the global matrices carried down the hierarchy; the result is float32
         either way. ``"float32"`` (default) rounds every global matrix and the children build
         on the rounded value, so the error grows with depth. ``"float64"`` keeps the global

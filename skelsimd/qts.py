@@ -39,13 +39,13 @@ def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precisi
         Restrict the pass to ``start <= j < stop``, as in ``local_to_global``: parents before
         ``start`` are read from ``out`` as global joints; with ``out=None`` the result starts as
         a copy of ``local``.
-    precision : {"float32", "float64"}, optional
+    precision : {"float32", "float64"}, default "float32" (None means the default)
         The precision of the global poses carried down the hierarchy (the output is float32
         either way). "float64" evaluates the same formula and order in float64 and rounds q, t
         and s once when writing: ``|out - exact| <= 2**-24 * |exact| + (d + 2) * 2**-52 *
         max(1, T)`` element-wise (d the depth, T the largest global translation), whatever the
         depth; about 2x the time. Parents before ``start`` are read from ``out`` (float32) and
-        taken as exact. Every SIMD variant gives bit-identical results.
+        taken as exact. Every SIMD variant gives bit-identical results on finite inputs.
 
     Returns
     -------
@@ -75,7 +75,7 @@ def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
     start, stop : int, optional
         As in ``local_to_global``: parents before ``start`` are read from ``out`` as global
         matrices; with ``out=None`` the result starts as ``qts_to_matrix(local)``.
-    precision : {"float32", "float64"}, optional
+    precision : {"float32", "float64"}, default "float32" (None means the default)
         "float64" carries the global 3x4 matrices in float64,
         ``G_j = G_P @ [s_L R(q_L) | t_L]`` with the local matrix built in float64, and rounds
         each output element once: ``|out - exact| <= 2**-24 * |exact| + (d + 2) * 2**-52 *
@@ -83,7 +83,7 @@ def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
         about 2x the time. Parents before ``start`` are read from ``out`` as float32 matrices
         taken as exact (no matrix_to_qts round trip). The result is not bit-equal to
         ``qts_to_matrix(qts_local_to_global(..., precision="float64"))`` (both are within the
-        bound). Every SIMD variant gives bit-identical results.
+        bound). Every SIMD variant gives bit-identical results on finite inputs.
 
     Returns
     -------

@@ -63,7 +63,7 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
         broadcast against ``local``'s.
     out : ndarray, float32 (broadcast(...), J, 3, 4), optional
         May be exactly ``local`` or ``inverse_bind`` (in place).
-    precision : {"float32", "float64"}, optional
+    precision : {"float32", "float64"}, default "float32" (None means the default)
         The precision of the global poses and of their product with ``inverse_bind``; the
         palette is float32 either way. ``"float32"`` (default) is bit-identical to
         ``multiply_joints(local_to_global(local, parents), inverse_bind)``. ``"float64"``

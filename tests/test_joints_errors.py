@@ -176,6 +176,7 @@ def test_wrong_positional_count_of_the_core_is_a_type_error():
 @pytest.mark.parametrize("precision, exc, words", [
     ("float16", ValueError, ["precision", "'float32', 'float64'", "'float16'"]),
     (64, TypeError, ["precision", "str", "int"]),
+    ("float64\0", ValueError, ["precision", "'float32', 'float64'", "'float64\\x00'"]),
 ])
 def test_local_to_global_bad_precision(precision, exc, words):
     parents = np.array([-1, 0, 1], dtype=np.int32)

@@ -176,16 +176,17 @@ int sks_check_overlap(PyArrayObject *out, const char *out_name, PyArrayObject *i
 int sks_parse_choice(PyObject *obj, const char *name, const char *const *choices, int dflt)
 {
     const char *v;
+    Py_ssize_t len;
     int i;
     if (obj == NULL || obj == Py_None) return dflt;
     if (!PyUnicode_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "%s: expected a str, got %s", name, Py_TYPE(obj)->tp_name);
         return -1;
     }
-    v = PyUnicode_AsUTF8(obj);
+    v = PyUnicode_AsUTF8AndSize(obj, &len);
     if (v == NULL) return -1;
-    for (i = 0; choices[i] != NULL; i++) {
-        if (strcmp(v, choices[i]) == 0) return i;
+    for (i = 0; choices[i] != NULL; i++) {    /* the length too: "float64\0x" is not "float64" */
+        if ((size_t)len == strlen(choices[i]) && memcmp(v, choices[i], (size_t)len) == 0) return i;
     }
     {
         char list[256];
@@ -194,7 +195,7 @@ int sks_parse_choice(PyObject *obj, const char *name, const char *const *choices
             used += (size_t)snprintf(list + used, sizeof list - used, i ? ", '%s'" : "'%s'",
                                      choices[i]);
         }
-        PyErr_Format(PyExc_ValueError, "%s: expected one of %s, got '%s'", name, list, v);
+        PyErr_Format(PyExc_ValueError, "%s: expected one of %s, got %R", name, list, obj);
     }
     return -1;
 }

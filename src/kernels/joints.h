@@ -32,7 +32,8 @@ typedef struct sks_joints_kernels {
      * accumulation"): out[b,j] is the float32 rounding of the float64 product chain, the
      * float32 locals and, for parents before start, the float32 out[b,parents[j]] taken as
      * exact. `scratch` holds SKS_L2G_F64_SCRATCH_DOUBLES(stop) doubles, allocated by the
-     * caller. out == local is allowed. Every variant gives bit-identical results. */
+     * caller. out == local is allowed. Every variant gives bit-identical results on finite
+     * inputs (a NaN may differ in sign or payload). */
     void (*local_to_global_f64)(float *out, const float *local, const int32_t *parents,
                                 size_t batch, size_t joints, size_t start, size_t stop,
                                 double *scratch);

@@ -35,7 +35,8 @@ typedef struct sks_qts_kernels {
      * walk's formula and order in float64. Matrix output: the 3x4 global matrix carried in
      * float64, G_j = G_P @ [s_L R(q_L) | t_L], parents before start read from out as float32
      * matrices taken as exact. `scratch` holds sks_qts_f64_scratch_doubles(stop) doubles.
-     * out == local is allowed for the QTS output. Every variant gives bit-identical results. */
+     * out == local is allowed for the QTS output. Every variant gives bit-identical results on
+     * finite inputs (a NaN may differ in sign or payload). */
     sks_qts_walk_f64_fn local_to_global_f64;
     sks_qts_walk_f64_fn local_to_global_matrix_f64;
 } sks_qts_kernels;
