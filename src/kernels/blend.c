@@ -40,8 +40,8 @@
  * nlerp (the seed's Lerp): v = (1 - t) q0 + (+-t) q1, out = v (1 / sqrt(|v|^2)) (one division
  *   per quaternion, not one per component: the divider bound the loop; 1024 pairs, kernel
  *   alone: AVX2 1.42 -> 1.25 ns per pair; the AVX2 loop in memory order, two-stage pipelined:
- *   1.19 -> 1.07, but 1.39 -> 1.41 through the Python call, i.e. no gain there); |v|^2 outside [1e-30, 1e30] takes
- *   sks_quat_normalize_scalar (|v| == 0 gives (0, 0, 0, 1)). Error <= 2e-7 (1.43e-7 measured
+ *   1.19 -> 1.07, but 1.39 -> 1.41 through the Python call, i.e. no gain there); |v|^2
+ *   outside [1e-30, 1e30] takes sks_quat_normalize_scalar (|v| == 0 gives (0, 0, 0, 1)). Error <= 2e-7 (1.43e-7 measured
  *   over 8M special pairs, the same as with four divisions) for unit inputs.
  * Translation and scale (blend_joints): a + t (b - a), so equal inputs (e.g. unit scales) stay
  *   exact.
