@@ -337,3 +337,36 @@ def test_every_variant_is_bit_identical():
     for name, res in results.items():
         for k, (x, y) in enumerate(zip(res, results["scalar"])):
             assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, k)
+
+
+def test_every_variant_is_bit_identical_on_broadcast_and_fallback_blocks():
+    """The AVX2 slerp/nlerp loops (8-pair blocks, slerp 8 blocks side by side, nlerp pipelined):
+    each operand broadcast in turn, scalar t, and nlerp blocks with a zero, a tiny and a huge
+    quaternion in the middle of a long run (those blocks are redone in scalar)."""
+    rng = np.random.default_rng(22)
+    n = 8 * 8 * 3 + 13
+    q0, q1 = T.special_quaternion_pairs(n, rng)
+    t = rng.random(n).astype(np.float32)
+    z0, z1 = q0.copy(), q1.copy()
+    z0[70] = 0.0
+    z1[70] = 0.0
+    z0[141] *= 1e-20
+    z1[141] *= 1e-20
+    z0[150] *= 1e18
+    results = {}
+    for name in supported_isas():
+        with use_isa(name):
+            res = []
+            for f in (skelsimd.slerp, skelsimd.nlerp):
+                res += [f(q0, q1, t), f(q0[5], q1, t), f(q0, q1[7], t), f(q0, q1, t[3]),
+                        f(q0[5], q1, 0.25), f(q0, q1[7], 0.75)]
+            res.append(skelsimd.nlerp(z0, z1, t))
+            results[name] = res
+    for name, res in results.items():
+        for k, (x, y) in enumerate(zip(res, results["scalar"])):
+            assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, k)
+    # the fallback lanes are the documented results, not garbage
+    with use_isa(supported_isas()[-1]):
+        got = skelsimd.nlerp(z0, z1, t)
+    assert np.array_equal(got[70], np.array([0, 0, 0, 1], np.float32))
+    assert np.abs(np.linalg.norm(got[[141, 150]], axis=-1) - 1).max() <= 2e-7

@@ -20,7 +20,9 @@
  *   once, off the critical path, instead of dividing twice: one 8-lane block is a dependency
  *   chain of about 115 cycles instead of 170, and the loop is bound by that chain times the
  *   blocks the out-of-order window holds (1024 pairs, kernel alone: AVX2 2.38 -> 2.12 ns per
- *   pair, SSE4.1 8.1 -> 6.8; measured side by side in one run).
+ *   pair, SSE4.1 8.1 -> 6.8; measured side by side in one run). The AVX2 loop keeps the
+ *   quaternions in memory order and runs 8 blocks side by side (see slerp8_stage1): kernel
+ *   alone 2.02 -> 1.76 ns per pair, through the Python call 2.31 -> 2.10 (one run each).
  *   The seed switches to linear weights when 1 - |c| <= 1e-6; that shortcut alone costs up to
  *   2.5e-7 (it drops the Omega^2 t (1 - t) / 2 term). Here no branch is needed: the weights'
  *   ratio is insensitive to the rounding of small angles and the 1e-14 floor keeps s > 0, so
@@ -37,8 +39,9 @@
  *   too close to the contract. No SIMD form (libm is scalar): every row runs the scalar code.
  * nlerp (the seed's Lerp): v = (1 - t) q0 + (+-t) q1, out = v (1 / sqrt(|v|^2)) (one division
  *   per quaternion, not one per component: the divider bound the loop; 1024 pairs, kernel
- *   alone: AVX2 1.42 -> 1.25 ns per pair); |v|^2 outside [1e-30, 1e30] takes
- *   sks_quat_normalize_scalar (|v| == 0 gives (0, 0, 0, 1)). Error <= 2e-7 (1.43e-7 measured
+ *   alone: AVX2 1.42 -> 1.25 ns per pair; the AVX2 loop in memory order, two-stage pipelined:
+ *   1.19 -> 1.07, but 1.39 -> 1.41 through the Python call, i.e. no gain there); |v|^2
+ *   outside [1e-30, 1e30] takes sks_quat_normalize_scalar (|v| == 0 gives (0, 0, 0, 1)). Error <= 2e-7 (1.43e-7 measured
  *   over 8M special pairs, the same as with four divisions) for unit inputs.
  * Translation and scale (blend_joints): a + t (b - a), so equal inputs (e.g. unit scales) stay
  *   exact.
@@ -611,6 +614,8 @@ SKS_TARGET_SSE41 static void blend_layers_sse41(float *out, const float *layers,
  * ------------------------------------------------------------------------------------------ */
 
 #define AVX2_BLOCKS 4
+/* 8-pair blocks the AVX2 slerp computes side by side (see slerp8_stage1). */
+#define SLERP_LOCKSTEP 8
 
 /* r[k] = m s[k] + c: one Estrin pair per block. */
 SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void poly_pair_avx2(__m256 *r, float m, const __m256 *s, float c, int nb)
@@ -778,63 +783,246 @@ SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE int nlerp_avx2(sks_quat8 *r, const sks_
  * AVX2 variants
  * ------------------------------------------------------------------------------------------ */
 
-/* Pairs [i, i + 8 nb) of an interpolation kernel: loads (broadcast operands splatted), the
- * method, stores; a block set with an out-of-range nlerp lane is redone in scalar. */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void interp_blocks_avx2(float *out, const float *q0,
-                                                                 size_t q0_step, const float *q1,
-                                                                 size_t q1_step, const float *t,
-                                                                 size_t t_step, size_t i, int nb,
-                                                                 int method)
+/* slerp "fast" and nlerp on 1024+ pairs. Two changes against the SoA form of blend_joints:
+ *
+ * (1) The quaternions stay in memory order (AoS, two per 256-bit register). Only the per-pair
+ *     scalars are packed eight to a register ("compact" lane order 0, 2, 4, 6 | 1, 3, 5, 7):
+ *     dot8_aos reduces the four products registers with 6 shuffles in the scalar order
+ *     (x x' + z z') + (y y' + w w'), and expand8_aos broadcasts a compact weight back to the
+ *     quaternions with one in-lane shuffle per register. The combination w0 a + w1 b then runs
+ *     on the registers as loaded and is stored as is: 15 shuffles per 8-pair slerp block instead
+ *     of 25 (two 4x4 transposes in, one out), and no SoA copies of a and b to keep live (the
+ *     4-block SoA loop spilled to the stack). Same operations in the same order: bit-identical.
+ * (2) Latency: one slerp block is a ~110-cycle dependency chain (dot, sqrt, division,
+ *     arctangent, sine) and the out-of-order core only overlaps the chains it finds in its
+ *     window. slerp runs SLERP_LOCKSTEP blocks side by side, each of its three stages (loads, dot
+ *     and sqrt; arctangent, sine arguments and 1 / s; sines, weights, combination and store) as
+ *     a short loop over the blocks. Tried and measured slower (one run, kernel alone, 1024 pairs;
+ *     old 4-block SoA loop 2.02 ns per pair): a software pipeline (stage 1 of block k + 2,
+ *     stage 2 of k + 1, stage 3 of k in one loop body) 2.35, two stages 3.2; lockstep with 2, 3,
+ *     4, 5, 6 and 8 blocks 2.49, 2.03, 1.92, 1.84, 1.79 and 1.75. nlerp (a ~60-cycle chain) is the
+ *     other way round: a two-stage pipeline (sum and |v|^2 of block k + 1 beside
+ *     1 / sqrt and store of block k) 1.07, lockstep 1, 2 and 4 blocks 1.11, 1.17 and 1.13 (old
+ *     4-block SoA loop 1.18).
+ *     An arctangent argument z^2 = s^2 / a^2 (a division instead of the sqrt on the chain) made
+ *     the scalar and SSE4.1 rows 6% and 14% faster but AVX2 6% slower: not taken (results would
+ *     have changed).
+ * Measured, kernel alone, 1024 pairs, AVX2 (see the figures in the comment block at the top). */
+
+/* The k-th register (two quaternions) of the block at p: step 0 repeats one quaternion. */
+SKS_TARGET_AVX2 static inline __m256 quat2_load(const float *p, size_t step, int k)
 {
-    sks_quat8 a[AVX2_BLOCKS], b[AVX2_BLOCKS], r[AVX2_BLOCKS];
-    __m256 tv[AVX2_BLOCKS];
-    int k, ok = 1;
-    for (k = 0; k < nb; k++) {
-        const size_t ik = i + 8 * (size_t)k;
-        a[k] = q0_step ? sks_quat8_load(q0 + 4 * ik) : sks_quat8_splat(q0);
-        b[k] = q1_step ? sks_quat8_load(q1 + 4 * ik) : sks_quat8_splat(q1);
-        tv[k] = t_step ? sks_lanes8_load(t + ik) : _mm256_broadcast_ss(t);
-    }
-    if (method == SKS_INTERP_NLERP) {
-        ok = nlerp_avx2(r, a, b, tv, nb);
-    } else {
-        slerp_fast_avx2(r, a, b, tv, nb);
-    }
-    if (!ok) {
-        nlerp_scalar(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
-                     t + t_step * i, t_step, 8 * (size_t)nb);
-        return;
-    }
-    for (k = 0; k < nb; k++) sks_quat8_store(out + 4 * (i + 8 * (size_t)k), r[k]);
+    return step ? _mm256_loadu_ps(p + 8 * k) : _mm256_broadcast_ps((const __m128 *)p);
 }
 
-SKS_TARGET_AVX2 static void interp_avx2(float *out, const float *q0, size_t q0_step,
-                                        const float *q1, size_t q1_step, const float *t,
-                                        size_t t_step, size_t n, int method)
+/* Eight per-pair values (t) in compact order: step 0 repeats one. */
+SKS_TARGET_AVX2 static inline __m256 lanes8_load_or_splat(const float *p, size_t step)
 {
-    size_t i = 0;
-    for (; i + 8 * AVX2_BLOCKS <= n; i += 8 * AVX2_BLOCKS)
-        interp_blocks_avx2(out, q0, q0_step, q1, q1_step, t, t_step, i, AVX2_BLOCKS, method);
-    for (; i + 8 <= n; i += 8) interp_blocks_avx2(out, q0, q0_step, q1, q1_step, t, t_step, i, 1, method);
-    {
-        const sks_interp_fn tail = method == SKS_INTERP_NLERP ? nlerp_scalar : slerp_fast_scalar;
-        tail(out + 4 * i, q0 + 4 * q0_step * i, q0_step, q1 + 4 * q1_step * i, q1_step,
-             t + t_step * i, t_step, n - i);
+    return step ? sks_lanes8_load(p) : _mm256_broadcast_ss(p);
+}
+
+/* dot(a_i, b_i) of the eight quaternions in a[0..3] and b[0..3] (register k holds pairs 2k and
+ * 2k + 1), compact order, in the scalar order (x x' + z z') + (y y' + w w'). */
+SKS_TARGET_AVX2 static inline __m256 dot8_aos(const __m256 a[4], const __m256 b[4])
+{
+    const __m256 m0 = _mm256_mul_ps(a[0], b[0]), m1 = _mm256_mul_ps(a[1], b[1]);
+    const __m256 m2 = _mm256_mul_ps(a[2], b[2]), m3 = _mm256_mul_ps(a[3], b[3]);
+    /* (x + z, y + w) of pairs 0, 2 | 1, 3 and 4, 6 | 5, 7 */
+    const __m256 h01 = _mm256_add_ps(_mm256_shuffle_ps(m0, m1, _MM_SHUFFLE(1, 0, 1, 0)),
+                                     _mm256_shuffle_ps(m0, m1, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m256 h23 = _mm256_add_ps(_mm256_shuffle_ps(m2, m3, _MM_SHUFFLE(1, 0, 1, 0)),
+                                     _mm256_shuffle_ps(m2, m3, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm256_add_ps(_mm256_shuffle_ps(h01, h23, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm256_shuffle_ps(h01, h23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* e[k] = the compact values of pairs 2k and 2k + 1, each repeated over its quaternion. */
+SKS_TARGET_AVX2 static inline void expand8_aos(__m256 e[4], __m256 v)
+{
+    e[0] = _mm256_permute_ps(v, 0x00);
+    e[1] = _mm256_permute_ps(v, 0x55);
+    e[2] = _mm256_permute_ps(v, 0xAA);
+    e[3] = _mm256_permute_ps(v, 0xFF);
+}
+
+/* r[k] = w0 a[k] + w1 b[k] with compact weights. */
+SKS_TARGET_AVX2 static inline void combine8_aos(__m256 r[4], const __m256 a[4], const __m256 b[4],
+                                                __m256 w0, __m256 w1)
+{
+    __m256 e0[4], e1[4];
+    int k;
+    expand8_aos(e0, w0);
+    expand8_aos(e1, w1);
+    for (k = 0; k < 4; k++) r[k] = _mm256_add_ps(_mm256_mul_ps(e0[k], a[k]), _mm256_mul_ps(e1[k], b[k]));
+}
+
+/* One 8-pair block of an interpolation kernel: where its pairs are. */
+typedef struct interp8_block {
+    const float *q0, *q1, *t;
+    float *out;
+} interp8_block;
+
+SKS_TARGET_AVX2 static inline interp8_block interp8_block_at(float *out, const float *q0,
+                                                             size_t q0_step, const float *q1,
+                                                             size_t q1_step, const float *t,
+                                                             size_t t_step, size_t i)
+{
+    interp8_block blk;
+    blk.q0 = q0 + 4 * q0_step * i;
+    blk.q1 = q1 + 4 * q1_step * i;
+    blk.t = t + t_step * i;
+    blk.out = out + 4 * i;
+    return blk;
+}
+
+/* Pipeline state of one slerp block between stages (compact order). */
+typedef struct slerp8_state {
+    interp8_block blk;
+    __m256 c, av, s, t;          /* after stage 1 */
+    __m256 x0, x1, inv_s;        /* after stage 2 */
+    int in_range;
+} slerp8_state;
+
+/* Stage 1: loads, c = dot(q0, q1), a = min(|c|, 1), s = sqrt(max((1 - a)(1 + a), SIN2_MIN)). */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void slerp8_stage1(slerp8_state *st, interp8_block blk,
+                                                             size_t q0_step, size_t q1_step,
+                                                             size_t t_step)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 a[4], b[4];
+    int k;
+    for (k = 0; k < 4; k++) {
+        a[k] = quat2_load(blk.q0, q0_step, k);
+        b[k] = quat2_load(blk.q1, q1_step, k);
     }
+    st->blk = blk;
+    st->t = lanes8_load_or_splat(blk.t, t_step);
+    st->c = dot8_aos(a, b);
+    st->av = _mm256_min_ps(one, _mm256_andnot_ps(_mm256_set1_ps(-0.0f), st->c));
+    st->s = _mm256_sqrt_ps(_mm256_max_ps(_mm256_set1_ps(SIN2_MIN),
+                                         _mm256_mul_ps(_mm256_sub_ps(one, st->av), _mm256_add_ps(one, st->av))));
+}
+
+/* Stage 2: omega = atan2(s, a), the sine arguments (1 - t) omega and t omega, 1 / s. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void slerp8_stage2(slerp8_state *st)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 omega;
+    atan_positive_avx2(&omega, &st->s, &st->av, 1);
+    st->x0 = _mm256_mul_ps(_mm256_sub_ps(one, st->t), omega);
+    st->x1 = _mm256_mul_ps(st->t, omega);
+    st->inv_s = _mm256_div_ps(one, st->s);
+    st->in_range = t_in_unit_range_avx2(st->t);
+}
+
+/* Stage 3: the sines, w0 = sin(x0) / s, w1 = +-sin(x1) / s, out = w0 q0 + w1 q1 (reloaded). */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void slerp8_stage3(const slerp8_state *st, size_t q0_step,
+                                                             size_t q1_step)
+{
+    __m256 f0, f1, w0, w1, a[4], b[4], r[4];
+    int k;
+    if (st->in_range) {
+        sin_poly_avx2(&f0, &st->x0, 1);
+        sin_poly_avx2(&f1, &st->x1, 1);
+    } else {
+        sin_reduced_avx2(&f0, &st->x0, 1);
+        sin_reduced_avx2(&f1, &st->x1, 1);
+    }
+    w0 = _mm256_mul_ps(f0, st->inv_s);
+    w1 = _mm256_xor_ps(_mm256_mul_ps(f1, st->inv_s), _mm256_and_ps(_mm256_set1_ps(-0.0f), st->c));
+    for (k = 0; k < 4; k++) {
+        a[k] = quat2_load(st->blk.q0, q0_step, k);
+        b[k] = quat2_load(st->blk.q1, q1_step, k);
+    }
+    combine8_aos(r, a, b, w0, w1);
+    for (k = 0; k < 4; k++) _mm256_storeu_ps(st->blk.out + 8 * k, r[k]);
 }
 
 SKS_TARGET_AVX2 static void slerp_fast_avx2_kernel(float *out, const float *q0, size_t q0_step,
                                                    const float *q1, size_t q1_step, const float *t,
                                                    size_t t_step, size_t n)
 {
-    interp_avx2(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_FAST);
+    const size_t nblk = n / 8;
+    size_t k;
+    for (k = 0; k + SLERP_LOCKSTEP <= nblk; k += SLERP_LOCKSTEP) {
+        slerp8_state st[SLERP_LOCKSTEP];
+        int j;
+        for (j = 0; j < SLERP_LOCKSTEP; j++)
+            slerp8_stage1(&st[j], interp8_block_at(out, q0, q0_step, q1, q1_step, t, t_step, 8 * (k + (size_t)j)),
+                          q0_step, q1_step, t_step);
+        for (j = 0; j < SLERP_LOCKSTEP; j++) slerp8_stage2(&st[j]);
+        for (j = 0; j < SLERP_LOCKSTEP; j++) slerp8_stage3(&st[j], q0_step, q1_step);
+    }
+    for (; k < nblk; k++) {
+        slerp8_state st;
+        slerp8_stage1(&st, interp8_block_at(out, q0, q0_step, q1, q1_step, t, t_step, 8 * k), q0_step, q1_step, t_step);
+        slerp8_stage2(&st);
+        slerp8_stage3(&st, q0_step, q1_step);
+    }
+    slerp_fast_scalar(out + 32 * nblk, q0 + 32 * q0_step * nblk, q0_step, q1 + 32 * q1_step * nblk,
+                      q1_step, t + 8 * t_step * nblk, t_step, n - 8 * nblk);
+}
+
+/* Pipeline state of one nlerp block between its two stages. */
+typedef struct nlerp8_state {
+    interp8_block blk;
+    __m256 v[4], n2;   /* v = (1 - t) q0 + (+-t) q1 (AoS), n2 = |v|^2 (compact) */
+    int ok;            /* every n2 in the fast normalisation range */
+} nlerp8_state;
+
+/* Stage 1: loads, the signed weights, v and |v|^2. */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void nlerp8_stage1(nlerp8_state *st, interp8_block blk,
+                                                             size_t q0_step, size_t q1_step,
+                                                             size_t t_step)
+{
+    __m256 a[4], b[4], t, w1;
+    int k;
+    for (k = 0; k < 4; k++) {
+        a[k] = quat2_load(blk.q0, q0_step, k);
+        b[k] = quat2_load(blk.q1, q1_step, k);
+    }
+    st->blk = blk;
+    t = lanes8_load_or_splat(blk.t, t_step);
+    w1 = _mm256_xor_ps(t, _mm256_and_ps(_mm256_set1_ps(-0.0f), dot8_aos(a, b)));
+    combine8_aos(st->v, a, b, _mm256_sub_ps(_mm256_set1_ps(1.0f), t), w1);
+    st->n2 = dot8_aos(st->v, st->v);
+    st->ok = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(st->n2, _mm256_set1_ps(SKS_NORM2_MIN), _CMP_GE_OQ),
+                                              _mm256_cmp_ps(st->n2, _mm256_set1_ps(SKS_NORM2_MAX), _CMP_LE_OQ))) == 0xFF;
+}
+
+/* Stage 2: out = v (1 / sqrt(|v|^2)); a block with an out-of-range |v|^2 is redone in scalar
+ * (nothing of it was stored yet). */
+SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void nlerp8_stage2(const nlerp8_state *st, size_t q0_step,
+                                                             size_t q1_step, size_t t_step)
+{
+    __m256 e[4];
+    int k;
+    if (!st->ok) {
+        nlerp_scalar(st->blk.out, st->blk.q0, q0_step, st->blk.q1, q1_step, st->blk.t, t_step, 8);
+        return;
+    }
+    expand8_aos(e, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(st->n2)));
+    for (k = 0; k < 4; k++) _mm256_storeu_ps(st->blk.out + 8 * k, _mm256_mul_ps(st->v[k], e[k]));
 }
 
 SKS_TARGET_AVX2 static void nlerp_avx2_kernel(float *out, const float *q0, size_t q0_step,
                                               const float *q1, size_t q1_step, const float *t,
                                               size_t t_step, size_t n)
 {
-    interp_avx2(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_NLERP);
+    const size_t nblk = n / 8;
+    size_t k;
+    nlerp8_state s1, s2;   /* the blocks in stage 1 and 2 */
+    for (k = 0; k < nblk + 1; k++) {
+        /* stage 2 of block k - 1, stage 1 of block k */
+        if (k >= 1) nlerp8_stage2(&s2, q0_step, q1_step, t_step);
+        if (k < nblk) {
+            nlerp8_stage1(&s1, interp8_block_at(out, q0, q0_step, q1, q1_step, t, t_step, 8 * k),
+                          q0_step, q1_step, t_step);
+            s2 = s1;
+        }
+    }
+    nlerp_scalar(out + 32 * nblk, q0 + 32 * q0_step * nblk, q0_step, q1 + 32 * q1_step * nblk,
+                 q1_step, t + 8 * t_step * nblk, t_step, n - 8 * nblk);
 }
 
 /* Groups of eight selected joints, nb groups at a time. Each joint is one 256-bit row
