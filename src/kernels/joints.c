@@ -352,39 +352,17 @@ SKS_TARGET_SSE41 static void invert_joints_sse41(float *out, const float *m, siz
     }
 }
 
-/* The float64 walk (see local_to_global_f64_scalar): a float64 row as two __m128d halves. */
-SKS_TARGET_SSE41 static inline void row_f64_sse41(__m128d *lo, __m128d *hi, const double *prow,
-                                                  const __m128d l[3][2])
-{
-    const __m128d p0 = _mm_loaddup_pd(prow), p1 = _mm_loaddup_pd(prow + 1);
-    const __m128d p2 = _mm_loaddup_pd(prow + 2);
-    const __m128d tau_hi = _mm_loadh_pd(_mm_setzero_pd(), prow + 3);     /* (0, p3) */
-    *lo = _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, l[0][0]), _mm_mul_pd(p1, l[1][0])),
-                     _mm_add_pd(_mm_mul_pd(p2, l[2][0]), _mm_setzero_pd()));
-    *hi = _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, l[0][1]), _mm_mul_pd(p1, l[1][1])),
-                     _mm_add_pd(_mm_mul_pd(p2, l[2][1]), tau_hi));
-}
-
+/* One joint of the float64 walk (see local_to_global_f64_scalar), on joint_ops.h's float64
+ * product shared with skinning_palette. */
 SKS_TARGET_SSE41 static inline void joint_step_f64_sse41(float *o, double *g, const double *p,
                                                          const float *l)
 {
-    __m128d lr[3][2], r[3][2];
+    const joint_f64_sse41 r = p == NULL ? joint_f64_convert_sse41(l) : joint_mul_f64_sse41(p, l);
     int i;
     for (i = 0; i < 3; i++) {
-        const __m128 x = _mm_loadu_ps(l + 4 * i);
-        lr[i][0] = _mm_cvtps_pd(x);
-        lr[i][1] = _mm_cvtps_pd(_mm_movehl_ps(x, x));
-    }
-    for (i = 0; i < 3; i++) {
-        if (p == NULL) {
-            r[i][0] = lr[i][0];
-            r[i][1] = lr[i][1];
-        } else {
-            row_f64_sse41(&r[i][0], &r[i][1], p + 4 * i, (const __m128d(*)[2])lr);
-        }
-        _mm_storeu_pd(g + 4 * i, r[i][0]);
-        _mm_storeu_pd(g + 4 * i + 2, r[i][1]);
-        _mm_storeu_ps(o + 4 * i, _mm_movelh_ps(_mm_cvtpd_ps(r[i][0]), _mm_cvtpd_ps(r[i][1])));
+        _mm_storeu_pd(g + 4 * i, r.lo[i]);
+        _mm_storeu_pd(g + 4 * i + 2, r.hi[i]);
+        _mm_storeu_ps(o + 4 * i, _mm_movelh_ps(_mm_cvtpd_ps(r.lo[i]), _mm_cvtpd_ps(r.hi[i])));
     }
 }
 
@@ -488,35 +466,17 @@ SKS_TARGET_AVX2 static void local_to_global_avx2(float *out, const float *local,
     }
 }
 
-/* The float64 walk (see local_to_global_f64_scalar): a float64 row in one __m256d. */
-SKS_TARGET_AVX2 static inline __m256d row_f64_avx2(const double *prow, __m256d l0, __m256d l1,
-                                                   __m256d l2)
-{
-    const __m256d tau = _mm256_blend_pd(_mm256_setzero_pd(), _mm256_broadcast_sd(prow + 3), 0x8);
-    const __m256d s01 = _mm256_add_pd(_mm256_mul_pd(_mm256_broadcast_sd(prow), l0),
-                                      _mm256_mul_pd(_mm256_broadcast_sd(prow + 1), l1));
-    const __m256d s2 = _mm256_add_pd(_mm256_mul_pd(_mm256_broadcast_sd(prow + 2), l2), tau);
-    return _mm256_add_pd(s01, s2);
-}
-
+/* One joint of the float64 walk (see local_to_global_f64_scalar), on joint_ops.h's float64
+ * product shared with skinning_palette. */
 SKS_TARGET_AVX2 static inline void joint_step_f64_avx2(float *o, double *g, const double *p,
                                                        const float *l)
 {
-    const __m256d l0 = _mm256_cvtps_pd(_mm_loadu_ps(l));
-    const __m256d l1 = _mm256_cvtps_pd(_mm_loadu_ps(l + 4));
-    const __m256d l2 = _mm256_cvtps_pd(_mm_loadu_ps(l + 8));
-    __m256d r0 = l0, r1 = l1, r2 = l2;
-    if (p != NULL) {
-        r0 = row_f64_avx2(p, l0, l1, l2);
-        r1 = row_f64_avx2(p + 4, l0, l1, l2);
-        r2 = row_f64_avx2(p + 8, l0, l1, l2);
+    const joint_f64_avx2 r = p == NULL ? joint_f64_convert_avx2(l) : joint_mul_f64_avx2(p, l);
+    int i;
+    for (i = 0; i < 3; i++) {
+        _mm256_storeu_pd(g + 4 * i, r.r[i]);
+        _mm_storeu_ps(o + 4 * i, _mm256_cvtpd_ps(r.r[i]));
     }
-    _mm256_storeu_pd(g, r0);
-    _mm256_storeu_pd(g + 4, r1);
-    _mm256_storeu_pd(g + 8, r2);
-    _mm_storeu_ps(o, _mm256_cvtpd_ps(r0));
-    _mm_storeu_ps(o + 4, _mm256_cvtpd_ps(r1));
-    _mm_storeu_ps(o + 8, _mm256_cvtpd_ps(r2));
 }
 
 SKS_TARGET_AVX2 static void local_to_global_f64_avx2(float *out, const float *local,

@@ -365,44 +365,6 @@ SKS_TARGET_SSE41 static void skinning_palette_sse41(float *out, const float *loc
     }
 }
 
-/* The float64 palette (see skinning_palette_f64_scalar): a float64 3x4 matrix as three rows of
- * two __m128d halves. */
-typedef struct joint_f64_sse41 {
-    __m128d lo[3], hi[3];
-} joint_f64_sse41;
-
-SKS_TARGET_SSE41 static inline joint_f64_sse41 joint_f64_convert_sse41(const float *m)
-{
-    joint_f64_sse41 r;
-    int i;
-    for (i = 0; i < 3; i++) {
-        const __m128 x = _mm_loadu_ps(m + 4 * i);
-        r.lo[i] = _mm_cvtps_pd(x);
-        r.hi[i] = _mm_cvtps_pd(_mm_movehl_ps(x, x));
-    }
-    return r;
-}
-
-/* p @ l in float64, p's coefficients replicated from memory. */
-SKS_TARGET_SSE41 static inline joint_f64_sse41 joint_mul_f64_sse41(const double *p, const float *l)
-{
-    const joint_f64_sse41 b = joint_f64_convert_sse41(l);
-    const __m128d zero = _mm_setzero_pd();
-    joint_f64_sse41 r;
-    int i;
-    for (i = 0; i < 3; i++) {
-        const double *prow = p + 4 * i;
-        const __m128d p0 = _mm_loaddup_pd(prow), p1 = _mm_loaddup_pd(prow + 1);
-        const __m128d p2 = _mm_loaddup_pd(prow + 2);
-        const __m128d tau_hi = _mm_loadh_pd(zero, prow + 3);     /* (0, p3) */
-        r.lo[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, b.lo[0]), _mm_mul_pd(p1, b.lo[1])),
-                             _mm_add_pd(_mm_mul_pd(p2, b.lo[2]), zero));
-        r.hi[i] = _mm_add_pd(_mm_add_pd(_mm_mul_pd(p0, b.hi[0]), _mm_mul_pd(p1, b.hi[1])),
-                             _mm_add_pd(_mm_mul_pd(p2, b.hi[2]), tau_hi));
-    }
-    return r;
-}
-
 SKS_TARGET_SSE41 static inline void palette_step_f64_sse41(float *o, double *g, const double *p,
                                                            const float *l, const float *ib)
 {
@@ -591,38 +553,6 @@ SKS_TARGET_AVX2 static void skin_avx2(float *out_positions, float *out_normals,
     skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
               influences, palette, joints, scratch, palette_columns_sse41,
               skin_vertex_avx2);
-}
-
-/* The float64 palette (see skinning_palette_f64_scalar): a float64 row in one __m256d. */
-typedef struct joint_f64_avx2 {
-    __m256d r[3];
-} joint_f64_avx2;
-
-SKS_TARGET_AVX2 static inline joint_f64_avx2 joint_f64_convert_avx2(const float *m)
-{
-    joint_f64_avx2 r;
-    int i;
-    for (i = 0; i < 3; i++) r.r[i] = _mm256_cvtps_pd(_mm_loadu_ps(m + 4 * i));
-    return r;
-}
-
-/* p @ l in float64, p's coefficients broadcast from memory. */
-SKS_TARGET_AVX2 static inline joint_f64_avx2 joint_mul_f64_avx2(const double *p, const float *l)
-{
-    const joint_f64_avx2 b = joint_f64_convert_avx2(l);
-    joint_f64_avx2 r;
-    int i;
-    for (i = 0; i < 3; i++) {
-        const double *prow = p + 4 * i;
-        const __m256d tau = _mm256_blend_pd(_mm256_setzero_pd(), _mm256_broadcast_sd(prow + 3),
-                                            0x8);
-        const __m256d s01 = _mm256_add_pd(_mm256_mul_pd(_mm256_broadcast_sd(prow), b.r[0]),
-                                          _mm256_mul_pd(_mm256_broadcast_sd(prow + 1), b.r[1]));
-        const __m256d s2 = _mm256_add_pd(_mm256_mul_pd(_mm256_broadcast_sd(prow + 2), b.r[2]),
-                                         tau);
-        r.r[i] = _mm256_add_pd(s01, s2);
-    }
-    return r;
 }
 
 SKS_TARGET_AVX2 static inline void palette_step_f64_avx2(float *o, double *g, const double *p,
