@@ -50,3 +50,9 @@ def with_layout(x, layout):
 def global_translation_scale(reference):
     """max(1, largest |global translation| component) of a float64 pose array."""
     return max(1.0, float(np.abs(reference[..., 3]).max(initial=0.0)))
+
+
+def rounded_once_bound(reference, additive=1e-12):
+    """The float64 walks' element-wise bound (precision="float64"): each element is its exact
+    value rounded to float32, 2**-24 of it, up to float64 noise (`additive`)."""
+    return 2.0**-24 * np.abs(reference) + additive

@@ -9,7 +9,7 @@ from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import qts as R
 from skelsimd.reference import quat as RQ
-from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, with_layout
+from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, rounded_once_bound, with_layout
 
 
 def depth_bound(parents, reference_t):
@@ -254,7 +254,7 @@ def assert_rounded_once(got, ref, additive=1e-12):
     """Element-wise: |out - ref| <= 2**-24 |ref| + additive (the float64 walk's bound, ref the
     float64 walk of the float32 inputs)."""
     err = np.abs(np.asarray(got, np.float64) - ref)
-    excess = err - (2.0**-24 * np.abs(ref) + additive)
+    excess = err - rounded_once_bound(ref, additive)
     assert excess.max(initial=-1.0) <= 0, (err.max(initial=0), excess.max(initial=0))
 
 

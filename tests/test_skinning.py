@@ -11,7 +11,7 @@ from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import skinning as R
-from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, with_layout
+from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, rounded_once_bound, with_layout
 
 U = 2.0**-24
 
@@ -334,12 +334,6 @@ def test_kernels_are_reentrant_across_threads(rng):
 
 
 # --- skinning_palette(..., precision="float64") -----------------------------------------------
-
-def rounded_once_bound(reference):
-    """The float64 palette's bound: each element is its exact value rounded to float32 (2**-24
-    of it) up to float64 noise (1e-12)."""
-    return 2.0**-24 * np.abs(reference) + 1e-12
-
 
 @given(parents=hierarchies(max_joints=150), batch=st.sampled_from(BATCH_SHAPES),
        layout=st.sampled_from(LAYOUTS), seed=st.integers(0, 2**32 - 1))
