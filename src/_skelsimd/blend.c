@@ -110,7 +110,7 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
     static const char *const names[3] = {"joints", "blend", "t"};
     static const int trailing[3] = {2, 2, 0};
     PyArrayObject *ops[3] = {NULL, NULL, NULL}, *out = NULL;
-    sks_parents index = {NULL, NULL};
+    sks_parents index = {NULL, NULL, NULL, 0};
     npy_intp shape[NPY_MAXDIMS], njoints, want[2];
     sks_broadcast bc;
     float t_value = 0.0f;
@@ -148,7 +148,7 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
         const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
         const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
         const size_t pose = (size_t)njoints * 8;
-        const size_t nindex = index.holder ? (size_t)PyArray_DIM(index.holder, 0) : 0;
+        const size_t nindex = (size_t)index.count;
         float *o = (float *)PyArray_DATA(out);
         const float *a = (const float *)PyArray_DATA(ops[0]);
         const float *b = (const float *)PyArray_DATA(ops[1]);

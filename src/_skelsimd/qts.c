@@ -24,7 +24,7 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
 {
     static const npy_intp qts = 8;
     PyArrayObject *in = NULL, *out = NULL;
-    sks_parents parents = {NULL, NULL};
+    sks_parents parents = {NULL, NULL, NULL, 0};
     npy_intp start, stop, njoints, shape[NPY_MAXDIMS];
     float *scratch = NULL;
     double *scratch64 = NULL;
