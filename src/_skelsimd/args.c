@@ -27,6 +27,16 @@ int sks_parse_bool(PyObject *obj, const char *name, int dflt)
     return v;
 }
 
+int sks_check_rank(int ndim, const char *names)
+{
+    if (ndim > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "%s: the result would have %d dimensions, more than "
+                     "NumPy's limit of %d", names, ndim, NPY_MAXDIMS);
+        return -1;
+    }
+    return 0;
+}
+
 void sks_format_shape(char *buf, size_t size, int ndim, const npy_intp *shape)
 {
     size_t used = 0;
@@ -784,9 +794,9 @@ int sks_binary_prepare(sks_binary *w, const char *const *names, const int *trail
     int k;
     if (sks_broadcast_leading(&w->bc, 2, w->ops, names, trailing) < 0) return -1;
     if (w->bc.out_ndim + out_block_ndim > NPY_MAXDIMS) {
-        PyErr_Format(PyExc_ValueError, "%s and %s: the result would have more than %d dimensions",
-                     names[0], names[1], NPY_MAXDIMS);
-        return -1;
+        char both[128];
+        snprintf(both, sizeof both, "%s and %s", names[0], names[1]);
+        return sks_check_rank(w->bc.out_ndim + out_block_ndim, both);
     }
     memcpy(shape, w->bc.out_shape, w->bc.out_ndim * sizeof(npy_intp));
     memcpy(shape + w->bc.out_ndim, out_block, out_block_ndim * sizeof(npy_intp));

@@ -52,6 +52,11 @@ PyArrayObject *sks_as_float32(PyObject *obj, const char *name);
 int sks_check_shape(PyArrayObject *arr, const char *name, int min_ndim, const npy_intp *trailing,
                     int n_trailing, const char *layout);
 
+/* ValueError unless a result of `ndim` dimensions fits NumPy's limit (NPY_MAXDIMS): called
+ * before any shape buffer of NPY_MAXDIMS entries is filled. `names` names the operands the
+ * result's shape comes from, e.g. "q0, q1 and t". */
+int sks_check_rank(int ndim, const char *names);
+
 /* Writes "(d0, d1, ...)" into buf. */
 void sks_format_shape(char *buf, size_t size, int ndim, const npy_intp *shape);
 

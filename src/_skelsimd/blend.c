@@ -56,6 +56,7 @@ static PyObject *interp_call(PyObject *const *args, PyObject *out_obj, sks_inter
         if (i < 2 && sks_check_shape(ops[i], names[i], 1, &four, 1, "(..., 4)") < 0) goto fail;
     }
     if (sks_broadcast_leading(&bc, nops, ops, names, trailing) < 0) goto fail;
+    if (sks_check_rank(bc.out_ndim + 1, nops == 3 ? "q0, q1 and t" : "q0 and q1") < 0) goto fail;
     memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
     shape[bc.out_ndim] = 4;
     out = sks_prepare_out(out_obj, "out", bc.out_ndim + 1, shape);
@@ -135,6 +136,8 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
     if (args[3] != Py_None &&
         sks_parse_indices(args[3], "index", njoints, "the number of joints, joints.shape[-2]",
                           &index) < 0)
+        goto fail;
+    if (sks_check_rank(bc.out_ndim + 2, nops == 3 ? "joints, blend and t" : "joints and blend") < 0)
         goto fail;
     memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
     shape[bc.out_ndim] = njoints;

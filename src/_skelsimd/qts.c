@@ -39,6 +39,7 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
     njoints = PyArray_DIM(in, ndim - 2);
     if (sks_parse_parents(args[1], njoints, "local.shape[-2]", &parents) < 0) goto fail;
     if (sks_parse_joint_range(args[3], args[4], njoints, &start, &stop) < 0) goto fail;
+    if (sks_check_rank(matrix ? ndim + 1 : ndim, "local") < 0) goto fail;
     for (d = 0; d < ndim - 1; d++) shape[d] = PyArray_DIM(in, d);
     if (matrix) {
         shape[ndim - 1] = 3;
