@@ -145,7 +145,7 @@ def _finite(x, name):
 
 
 def _real_array(x, name, dtype=np.float64):
-    a = np.asarray(x)
+    a = _core._as_array(x, name)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
     a = a.astype(dtype, copy=False)
