@@ -41,6 +41,7 @@ import numpy as np
 
 from . import _core
 from .clip_edit import ClipEditing
+from .plotting import ClipPictures
 from .qts import qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton
@@ -54,7 +55,7 @@ _LINE_END_RE = re.compile(rb"\r\n|\r|\n")
 
 # --- the clip ----------------------------------------------------------------------------------------
 
-class Clip(ClipEditing):
+class Clip(ClipEditing, ClipPictures):
     """An animation clip: a skeleton and its local poses over time.
 
     Attributes
@@ -72,7 +73,8 @@ class Clip(ClipEditing):
 
     Editing (see :mod:`skelsimd.clip_edit`): ``clip[a:b:k]`` (a copy), ``sample(t)``,
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
-    ``mirror(axis, pairs)``, ``root_motion()``.
+    ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
+    ``plot(frame)``, ``animate()``; notebooks show a summary table.
     """
 
     def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None):

@@ -27,6 +27,7 @@ import difflib
 import numpy as np
 
 from . import _core
+from .plotting import SkeletonPictures
 
 __all__ = ["Skeleton", "ORDERS"]
 
@@ -125,7 +126,7 @@ def _label(j, names):
     return f"{j} ({names[j]!r})" if names is not None else str(j)
 
 
-class Skeleton(_core.SkeletonBase):
+class Skeleton(SkeletonPictures, _core.SkeletonBase):
     """A joint hierarchy, validated once, with everything kernels and users need from it.
 
     Parameters

@@ -97,6 +97,7 @@ import numpy as np
 
 from . import _core
 from .alignment import empty_aligned
+from .plotting import SurfacePictures
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
@@ -163,7 +164,7 @@ def _vector3(x, name):
     return a
 
 
-class Surface:
+class Surface(SurfacePictures):
     """A spring-grid surface simulator (seed 001): water, cloth, rubber.
 
     Parameters
