@@ -30,10 +30,26 @@ _LABELS = "xyz"
 
 # --- helpers ---------------------------------------------------------------------------------------
 
+_Figure = None
+
+
 def _new_figure(width, height, dpi=100):
+    """A matplotlib Figure with an Agg canvas, not registered with pyplot. It shows itself in
+    Jupyter (``_repr_png_``) even when no matplotlib backend was set up there (pyplot never
+    imported); with the inline backend active, IPython's own Figure formatter draws it."""
+    global _Figure
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    if _Figure is None:
+        from matplotlib.figure import Figure
+
+        class _NotebookFigure(Figure):
+            def _repr_png_(self):
+                buf = io.BytesIO()
+                self.savefig(buf, format="png")
+                return buf.getvalue()
+
+        _Figure = _NotebookFigure
+    fig = _Figure(figsize=(width, height), dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
