@@ -493,7 +493,7 @@ class Skeleton(SkeletonPictures, _core.SkeletonBase):
     def mask_ranges(mask):
         """The runs of True in a boolean mask as ``[(start, stop), ...]``: the ranges to pass to
         ``local_to_global(..., start=, stop=)`` for a partial update."""
-        m = np.asarray(mask, dtype=bool)
+        m = _core._as_array(mask, "mask").astype(bool, copy=False)
         if m.ndim != 1:
             raise ValueError(f"mask: expected a 1-D boolean array, got shape {m.shape}")
         edges = np.flatnonzero(np.diff(np.concatenate(([False], m, [False])).astype(np.int8)))

@@ -412,7 +412,7 @@ class Surface(SurfacePictures):
 
     @pinned.setter
     def pinned(self, value):
-        v = np.asarray(value)
+        v = _core._as_array(value, "pinned")
         if v.dtype != np.bool_:
             raise TypeError(f"pinned: expected a bool array, got dtype {v.dtype}")
         try:
