@@ -525,3 +525,16 @@ def test_save_bvh_bad_channels():
                  channels=[("Xrotation", "Xrotation")] + list(clip.channels[1:]))
     with pytest.raises(ValueError, match=r"clip.channels\[0\]: expected at most one Xrotation"):
         S.save_bvh(bad, io.StringIO())
+
+
+def test_mirror_rest_as_matrices(isa):
+    """A skeleton whose rest pose is joint matrices is mirrored like a QTS one."""
+    clip = random_clip(21, frames=3)
+    skel = clip.skeleton
+    as_matrices = S.Skeleton(skel.parents, skel.names, S.qts_to_matrix(skel.rest))
+    m1 = clip.mirror("z")
+    m2 = S.Clip(as_matrices, clip.local, clip.frame_time).mirror("z")
+    assert np.array_equal(m2.local, m1.local)
+    assert np.allclose(m2.skeleton.rest, S.qts_to_matrix(m1.skeleton.rest), atol=1e-6)
+    assert np.array_equal(S.Clip(m2.skeleton, m2.local, 0.1).mirror("z").skeleton.rest,
+                          as_matrices.rest)
