@@ -11,6 +11,8 @@ from .mat4 import mat4_local_to_global, matmul4, transform_points  # noqa: F401
 from .skinning import normalize_weights, skin, skinning_palette  # noqa: F401
 from .skeleton import Skeleton  # noqa: F401
 from .bvh import Clip, load_bvh, save_bvh  # noqa: F401
+from .convert import (euler_to_quat, matrix_to_sixd, quat_to_euler, quat_to_rotvec,  # noqa: F401
+                      quat_to_sixd, rotvec_to_quat, sixd_to_matrix, sixd_to_quat)
 from . import data  # noqa: F401  (the embedded example clip)
 from .qts import qts_local_to_global, qts_local_to_global_matrix  # noqa: F401
 from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # noqa: F401
