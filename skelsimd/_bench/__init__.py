@@ -3,7 +3,7 @@
 Each family module provides `headline()`, the list of its workloads at their headline sizes;
 FAMILIES maps the family's name to that function.
 """
-from . import joints, mat4, quat, skeleton, skinning, surface
+from . import convert, joints, mat4, quat, skeleton, skinning, surface
 
 FAMILIES = {
     "joints": joints.headline,
@@ -12,6 +12,7 @@ FAMILIES = {
     "skinning": skinning.headline,
     "surface": surface.headline,
     "skeleton": skeleton.headline,
+    "convert": convert.headline,
 }
 
 

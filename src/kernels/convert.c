@@ -11,7 +11,7 @@
  *             (e0 e1) e2, extrinsic e2 (e1 e0) (quat_ops.h's Hamilton product; the zero
  *             components add nothing), so the sign is SciPy's. |h| beyond VMATH_TRIG_MAX
  *             (6000 rad; 4e6 degrees) or non-finite: that lane's sine and cosine in double
- *             (libm), rounded. Error <= 2.5e-7 per component.
+ *             (libm), rounded. Error <= 2.5e-7 per component, any angle.
  * quat_to_euler  SciPy's algorithm (Bernardes and Viollet 2022), on q of any non-zero scale
  *             (every step is an atan2 of two components, so no normalisation): with the axes
  *             (i, j, k) of the extrinsic order (intrinsic reversed), a, b, c, d = (w, qi, qj,
@@ -28,14 +28,16 @@
  *             equal components, exact in float32 (Sterbenz), so the angles stay accurate right
  *             up to it. Returns the count of locked rotations. A quaternion with dot(q, q)
  *             outside [1e-30, 1e30] is first scaled by a power of two (exact); zero gives
- *             (0, 0, 0), inf/NaN gives NaN. Error <= 2.5e-7 rad (a float32 ulp of pi is
- *             2.4e-7), <= 2e-5 degrees.
+ *             (0, 0, 0), inf/NaN gives NaN. Error <= 4e-7 rad (a float32 ulp of pi is 2.4e-7;
+ *             each angle rounds once, the middle one also carries the two hypots' rounding),
+ *             <= 2.5e-5 degrees.
  * rotvec_to_quat  theta = sqrt((x^2 + y^2) + z^2), h = theta / 2: q = (v s, cos h) with
  *             s = sin(h) / theta: for h <= pi/4 (k = 0 after reduction) s = sinc(h) / 2 from
  *             the sine polynomial without its last step (no division, exact limit 1/2 at 0),
  *             else sin(h) / theta. Degrees: the same with h in degrees (exact reduction) and
- *             s = sinc(h pi/180) pi/360. |h| beyond the reduction's range or non-finite:
- *             the whole quaternion in double. Error <= 2e-7 per component.
+ *             s = sinc(h pi/180) pi/360. theta beyond ROTVEC_FAST_MAX (3.2 rad, 183 degrees)
+ *             or non-finite: the whole quaternion in double (below). Error <= 2.5e-7 per
+ *             component, any length.
  * quat_to_rotvec  SciPy's canonical hemisphere (w < 0, or w == 0 and the first non-zero of x, y,
  *             z negative: negate), n = |xyz|, half angle = atan2(n, |w|) in multiples of pi/4:
  *             for half angles <= pi/8 (t = n/|w| <= tan(pi/8)) the scale is 2 atan(t) / (t |w|)
@@ -43,15 +45,21 @@
  *             2 angle / n; rotvec = scale xyz. Any non-zero scale of q (the ratio n/|w| and
  *             xyz/n are scale free); near pi the angle is pi - 2 atan(|w| / n), accurate. Zero
  *             q gives 0; inf/NaN NaN; dot(q, q) outside [1e-30, 1e30] is scaled by a power of
- *             two first. Error <= 4e-7 per component (radians).
+ *             two first. Error <= 3e-7 max(1, angle) per component (radians).
  * matrix_to_sixd  a copy of two columns (rows) of m: exact.
- * sixd_to_matrix  PyTorch3D's Gram-Schmidt: b1 = a / sqrt((a0^2 + a1^2) + a2^2),
- *             u = b - (b1.b) b1, b2 = u / |u|, b3 = b1 x b2 (each component a difference of two
- *             products); written as columns (rows). A zero a or b parallel to a gives NaN (no
- *             rotation); |a|^2 or |b|^2 outside [1e-30, 1e30] is first scaled by a power of two
- *             (exact: the result does not depend on the scale of a or b). Error <= 3e-7 per
- *             entry for the 6D vector of a rotation; in general about 2.4e-7 / sin(angle
- *             between a and b).
+ * sixd_to_matrix  Gram-Schmidt as PyTorch3D's rotation_6d_to_matrix: b1 = a / |a| (|a| =
+ *             sqrt((a0^2 + a1^2) + a2^2)), u = b - (b1.b) b1, b2 = u / |u|, then the same step
+ *             once more on b2 (u = b2 - (b1.b2) b1, b2 = u / |u|: for nearly parallel a and b
+ *             the first pass leaves b2 about 2^-24 / sin(a, b) off orthogonal, the second
+ *             makes the result orthonormal to rounding level whatever the input),
+ *             b3 = b1 x b2 (each component a difference of two products); written as columns
+ *             (rows). A zero a, or a b that is zero or parallel to a (what the first step leaves
+ *             of it, |u|, is at most 2^-22 |b|: rounding noise, no direction), gives a NaN
+ *             matrix (no rotation); |a|^2 or |b|^2
+ *             outside [1e-30, 1e30] is first scaled by a power of two (exact: the result does
+ *             not depend on the scale of a or b). Error <= 3e-7 per entry for the 6D vector of
+ *             a rotation; in general 3e-7 / sin(angle between a and b) (the conditioning of
+ *             the problem).
  * quat_to_sixd  quat_soa_scaled_rotation (as quat_to_matrix), two columns (rows) stored: equal
  *             to matrix_to_sixd(quat_to_matrix(q)) bit for bit.
  * sixd_to_quat  sixd_to_matrix's body, then Shepperd's method on it with the operations of
@@ -408,10 +416,12 @@ static size_t quat_to_euler(float *out, const float *q, size_t n, int seq, int f
 
 /* ---- rotation vectors ----------------------------------------------------------------------- */
 
-/* Rotation vectors longer than a full turn go through the double path: the float32 norm's
- * rounding (about 1.25 ulp of theta) moves the half angle by up to 0.6 ulp of theta, which is
- * within the bound only up to a turn. */
-#define ROTVEC_FAST_MAX 6.283185307f
+/* Rotation vectors longer than a little over half a turn (3.2 rad, 183 degrees: every vector
+ * quat_to_rotvec and SciPy's as_rotvec give, rounding included, stays below) go through the
+ * double path: the float32 norm's rounding (about 1.25 ulp of theta) moves the half angle by up
+ * to 0.6 ulp of theta, which keeps the quaternion within its bound only up to there. */
+#define ROTVEC_FAST_MAX 3.2f
+#define ROTVEC_FAST_MAX_DEG 183.0f
 
 /* The quaternion of rotation vector v (3 floats, radians or degrees) in double, rounded. */
 static void rotvec_to_quat_double(float *out, const float *v, int degrees, int scalar_first)
@@ -458,8 +468,8 @@ static SKS_ALWAYS_INLINE void rotvec_to_quat_block(float *out, const float *rv, 
     q.z = vf_mul(v[2], s);
     q.w = t.cos;
     quat_store_n(out, q, count, scalar_first);
-    bad = lanes_failing(vf_le(theta, vf_set1(degrees ? 360.0f : ROTVEC_FAST_MAX)), count);
-    if (bad) {   /* rare: beyond a full turn, or non-finite: in double */
+    bad = lanes_failing(vf_le(theta, vf_set1(degrees ? ROTVEC_FAST_MAX_DEG : ROTVEC_FAST_MAX)), count);
+    if (bad) {   /* beyond half a turn, or non-finite: in double */
         unsigned lane;
         for (lane = 0; lane < SKS_W; lane++) {
             if (bad >> lane & 1u) {
@@ -572,15 +582,30 @@ static SKS_ALWAYS_INLINE void gram_schmidt(vf r[9], const vf *a, const vf *b, in
 {
     const vf na = vf_sqrt(vec3_dot(a, a));
     vf b1[3], u[3], b2[3], b3[3], d, nu;
+    vm degenerate;
     int i;
     for (i = 0; i < 3; i++) b1[i] = vf_div(a[i], na);
     d = vec3_dot(b1, b);
     for (i = 0; i < 3; i++) u[i] = vf_sub(b[i], vf_mul(d, b1[i]));
+    nu = vec3_dot(u, u);
+    /* b (nearly) parallel to a, or zero: what is left of b is rounding noise, no direction */
+    degenerate = vf_le(nu, vf_mul(vf_set1(0x1p-44f), vec3_dot(b, b)));
+    nu = vf_sqrt(nu);
+    for (i = 0; i < 3; i++) b2[i] = vf_div(u[i], nu);
+    /* once more ("twice is enough"): for nearly parallel a and b the first pass leaves b2 off
+     * orthogonal by about 2^-24 / sin(a, b); the second brings it to rounding level */
+    d = vec3_dot(b1, b2);
+    for (i = 0; i < 3; i++) u[i] = vf_sub(b2[i], vf_mul(d, b1[i]));
     nu = vf_sqrt(vec3_dot(u, u));
     for (i = 0; i < 3; i++) b2[i] = vf_div(u[i], nu);
     b3[0] = vf_sub(vf_mul(b1[1], b2[2]), vf_mul(b1[2], b2[1]));
     b3[1] = vf_sub(vf_mul(b1[2], b2[0]), vf_mul(b1[0], b2[2]));
     b3[2] = vf_sub(vf_mul(b1[0], b2[1]), vf_mul(b1[1], b2[0]));
+    for (i = 0; i < 3; i++) {
+        b1[i] = vf_select(degenerate, vf_set1(NAN), b1[i]);
+        b2[i] = vf_select(degenerate, vf_set1(NAN), b2[i]);
+        b3[i] = vf_select(degenerate, vf_set1(NAN), b3[i]);
+    }
     for (i = 0; i < 3; i++) {
         if (rows) {
             r[i] = b1[i];
