@@ -29,20 +29,20 @@ Representations in Neural Networks", CVPR 2019), and the flat vector networks em
 consume. ``sixd_to_matrix`` splits it as ``sixd[..., :3]``, ``sixd[..., 3:]`` and orthonormalises
 by Gram-Schmidt, exactly as PyTorch3D's ``rotation_6d_to_matrix`` does -- but PyTorch3D puts the
 two vectors in *rows* (``matrix_to_rotation_6d`` drops the last row of the matrix), so
-``layout="rows"`` gives PyTorch3D's convention bit for bit in meaning: ``matrix_to_sixd(m,
-layout="rows")`` is ``m[..., :2, :].reshape(..., 6)`` and
-``pytorch3d.transforms.rotation_6d_to_matrix(torch.from_numpy(d))`` equals
-``sixd_to_matrix(d, layout="rows")``. Feeding the default columns to PyTorch3D gives the
+``layout="rows"`` is PyTorch3D's convention: ``matrix_to_sixd(m, layout="rows")`` is
+``m[..., :2, :].reshape(..., 6)`` and ``pytorch3d.transforms.rotation_6d_to_matrix`` of ``d``
+equals ``sixd_to_matrix(d, layout="rows")`` up to rounding. Feeding the default columns to PyTorch3D gives the
 transposed (inverse) rotation. The SPIN / HMR family of human-mesh-recovery code reshapes its 6D
 as ``(..., 3, 2)`` (columns interleaved, ``m[..., :, :2].reshape(..., 6)``); convert with
-``d.reshape(..., 3, 2).swapaxes(-1, -2).reshape(..., 6)``.
+``d.reshape(..., 3, 2).swapaxes(-1, -2).reshape(..., 6)`` (and back with
+``d.reshape(..., 2, 3).swapaxes(-1, -2).reshape(..., 6)``).
 
 Accuracy (max abs error against float64, tested on every variant)
 ------------------------------------------------------------------
-euler_to_quat <= 2.5e-7 per component; quat_to_euler <= 2.5e-7 rad (a float32 ulp of pi is
-2.4e-7) or 2e-5 degrees, gimbal lock included; rotvec_to_quat <= 2e-7; quat_to_rotvec <= 4e-7 rad
-per component (angles up to pi); matrix_to_sixd exact; sixd_to_matrix <= 3e-7 for the 6D of a
-rotation; quat_to_sixd as quat_to_matrix (4e-7), bit-identical to
+euler_to_quat <= 2.5e-7 per component; quat_to_euler <= 4e-7 rad (a float32 ulp of pi is
+2.4e-7) or 2.5e-5 degrees, gimbal lock included; rotvec_to_quat <= 2.5e-7; quat_to_rotvec
+<= 3e-7 * max(1, angle) rad per component; matrix_to_sixd exact; sixd_to_matrix <= 3e-7 for the
+6D of a rotation (3e-7 / sin(angle between the halves) in general); quat_to_sixd as quat_to_matrix (4e-7), bit-identical to
 ``matrix_to_sixd(quat_to_matrix(q))``; sixd_to_quat as matrix_to_quat, bit-identical to
 ``matrix_to_quat(sixd_to_matrix(d))``.
 """
@@ -85,20 +85,20 @@ def quat_to_euler(q, seq, *, degrees=False, scalar_first=False, suppress_warning
 
     The first and third angles are in ``[-pi, pi]``, the middle one in ``[-pi/2, pi/2]`` for
     Tait-Bryan sequences (``"xyz"``) and ``[0, pi]`` for proper Euler ones (``"zxz"``). SciPy's
-    range is ``[-pi, pi)``: an angle within a float32 ulp of +-pi may come out at the other end
-    (the same rotation).
+    range is ``[-pi, pi)``: an angle within the error bound of +-pi may come out at the other
+    end (the same rotation).
 
     Gimbal lock: when the middle angle is within 1e-7 of its ends (0 or pi for proper Euler,
     +-pi/2 for Tait-Bryan), only the sum or the difference of the first and third angles is
     determined; as SciPy does, the third angle is set to 0 and the first carries the rotation,
     and a ``UserWarning`` ("Gimbal lock detected. Setting third angle to zero ...") is issued
     once per call unless ``suppress_warnings=True``. The lock is decided as SciPy decides it
-    (on ``atan2(hypot(c, d), hypot(a, b))`` against 5e-8), so both agree except for rotations
-    within about 1e-14 of the threshold itself.
+    (on ``atan2(hypot(c, d), hypot(a, b))`` against 5e-8), so both agree except within float32
+    rounding (a relative 1e-6) of the threshold itself.
 
     ``q`` may have any non-zero scale (no normalisation is needed); a zero quaternion gives
-    ``(0, 0, 0)`` (SciPy raises), an inf or NaN component gives NaN. Error <= 2.5e-7 rad
-    (2e-5 degrees) per angle, near the lock included.
+    ``(0, 0, 0)`` (SciPy raises), an inf or NaN component gives NaN. Error <= 4e-7 rad
+    (2.5e-5 degrees) per angle, near the lock included.
     """
     result, locked = _core.quat_to_euler(q, seq, out, degrees, scalar_first)
     if locked and not suppress_warnings:
@@ -113,7 +113,8 @@ def rotvec_to_quat(rotvec, out=None, *, degrees=False, scalar_first=False):
 
     Accurate at every angle: near 0 the ratio ``sin(theta/2) / theta`` comes from the sine
     polynomial without a division (exactly 1/2 at 0); near pi the cosine comes from the reduced
-    argument. Error <= 2e-7 per component.
+    argument; vectors longer than 3.2 rad (183 degrees) go through double precision. Error
+    <= 2.5e-7 per component at any length.
     """
     return _core.rotvec_to_quat(rotvec, out, degrees, scalar_first)
 
@@ -126,8 +127,8 @@ def quat_to_rotvec(q, out=None, *, degrees=False, scalar_first=False):
     first non-zero of x, y, z positive), so a 180-degree rotation gives the same vector as SciPy.
     Accurate near 0 (the scale ``2 atan(n/|w|) / n`` is evaluated as ``2 (atan(t)/t) / |w|``, no
     division by a small ``n``) and near pi (the angle is ``pi - 2 atan(|w|/n)``). ``q`` may have
-    any non-zero scale; zero gives ``(0, 0, 0)``, inf/NaN gives NaN. Error <= 4e-7 rad per
-    component.
+    any non-zero scale; zero gives ``(0, 0, 0)``, inf/NaN gives NaN. Error <= 3e-7 * max(1, angle)
+    rad per component.
     """
     return _core.quat_to_rotvec(q, out, degrees, scalar_first)
 
@@ -145,10 +146,12 @@ def sixd_to_matrix(sixd, out=None, *, layout="columns"):
     ``b3 = b1 x b2``, for ``a = sixd[..., :3]``, ``b = sixd[..., 3:]``; they are the columns of
     the result (``layout="rows"``: its rows, as PyTorch3D's ``rotation_6d_to_matrix``).
 
-    Any 6D vector whose halves are non-zero and not parallel gives a rotation (network outputs
-    need no normalisation; the result does not depend on the scale of either half). A zero
-    half or parallel halves have no rotation: NaN. Error <= 3e-7 per entry for the 6D vector of
-    a rotation; for general inputs it grows as 1 / sin(angle between the halves).
+    The second vector is orthogonalised twice, so the result is orthonormal to rounding level
+    for any input. Any 6D vector whose halves are non-zero and not parallel gives a rotation
+    (network outputs need no normalisation; the result does not depend on the scale of either
+    half). A zero half, or halves parallel to float32 rounding (what is left of ``b`` is at most
+    2^-22 of it), has no rotation: NaN. Error <= 3e-7 per entry for the 6D vector of a rotation;
+    for general inputs 3e-7 / sin(angle between the halves) (the conditioning of the problem).
     """
     return _core.sixd_to_matrix(sixd, out, layout)
 

@@ -181,53 +181,22 @@ static PyObject *sixd_entry(enum convert_kind kind, PyObject *const *args, Py_ss
     return convert_call(kind, args[0], args[1], 0, (layout ? SKS_CONVERT_ROWS : 0) | scalar_first);
 }
 
-static PyObject *py_euler_to_quat(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return euler_entry(EULER_TO_QUAT, args, nargs);
-}
+/* py_<name>(self, args, nargs) -> <entry>(KIND, args, nargs[, extra]) */
+#define CONVERT_ENTRY(name, ...)                                                               \
+    static PyObject *py_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs)       \
+    {                                                                                         \
+        (void)self;                                                                           \
+        return __VA_ARGS__;                                                                   \
+    }
 
-static PyObject *py_quat_to_euler(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return euler_entry(QUAT_TO_EULER, args, nargs);
-}
-
-static PyObject *py_rotvec_to_quat(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return rotvec_entry(ROTVEC_TO_QUAT, args, nargs);
-}
-
-static PyObject *py_quat_to_rotvec(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return rotvec_entry(QUAT_TO_ROTVEC, args, nargs);
-}
-
-static PyObject *py_matrix_to_sixd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return sixd_entry(MATRIX_TO_SIXD, args, nargs, 0);
-}
-
-static PyObject *py_sixd_to_matrix(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return sixd_entry(SIXD_TO_MATRIX, args, nargs, 0);
-}
-
-static PyObject *py_quat_to_sixd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return sixd_entry(QUAT_TO_SIXD, args, nargs, 1);
-}
-
-static PyObject *py_sixd_to_quat(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return sixd_entry(SIXD_TO_QUAT, args, nargs, 1);
-}
+CONVERT_ENTRY(euler_to_quat, euler_entry(EULER_TO_QUAT, args, nargs))
+CONVERT_ENTRY(quat_to_euler, euler_entry(QUAT_TO_EULER, args, nargs))
+CONVERT_ENTRY(rotvec_to_quat, rotvec_entry(ROTVEC_TO_QUAT, args, nargs))
+CONVERT_ENTRY(quat_to_rotvec, rotvec_entry(QUAT_TO_ROTVEC, args, nargs))
+CONVERT_ENTRY(matrix_to_sixd, sixd_entry(MATRIX_TO_SIXD, args, nargs, 0))
+CONVERT_ENTRY(sixd_to_matrix, sixd_entry(SIXD_TO_MATRIX, args, nargs, 0))
+CONVERT_ENTRY(quat_to_sixd, sixd_entry(QUAT_TO_SIXD, args, nargs, 1))
+CONVERT_ENTRY(sixd_to_quat, sixd_entry(SIXD_TO_QUAT, args, nargs, 1))
 
 #define CONVERT_METHOD(name, sig)                                                              \
     {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, #name sig ": see skelsimd." #name}

@@ -229,6 +229,35 @@ static SKS_ALWAYS_INLINE vm items_mask(unsigned items)
     return vf_gt(vf_load(f), vf_zero());
 }
 
+/* A block of quaternions for the conversions that accept any scale: loaded (scalar_first
+ * order), and when some lane's dot(q, q) is outside [NORM2_MIN, NORM2_MAX] (rare) reloaded from
+ * a copy rescaled by powers of two (exact). Returns 0, or 1 with *zero and *bad set to the lanes
+ * of zero and of non-finite quaternions (for special_results). */
+static SKS_ALWAYS_INLINE int quat_load_any_scale(quat_soa *v, const float *q, size_t count,
+                                                 int scalar_first, vm *zero, vm *bad)
+{
+    float buf[4 * SKS_W];
+    unsigned zero_items, bad_items;
+    vf n2;
+    *v = quat_load_n(q, count, scalar_first);
+    *zero = *bad = vf_lt(vf_zero(), vf_zero());   /* no lanes */
+    n2 = quat_soa_dot(*v, *v);
+    if (!lanes_failing(vm_and(vf_ge(n2, vf_set1(NORM2_MIN)), vf_le(n2, vf_set1(NORM2_MAX))), count))
+        return 0;
+    quat_rescale_block(buf, q, count, scalar_first, &zero_items, &bad_items);
+    *v = quat_load_n(buf, count, scalar_first);
+    *zero = items_mask(zero_items);
+    *bad = items_mask(bad_items);
+    return 1;
+}
+
+/* The results of zero quaternions (the identity: 0) and non-finite ones (NaN). */
+static SKS_ALWAYS_INLINE void special_results(vf r[3], vm zero, vm bad)
+{
+    int o;
+    for (o = 0; o < 3; o++) r[o] = vf_select(bad, vf_set1(NAN), vf_ifnot(zero, r[o]));
+}
+
 /* ---- trigonometry of rare lanes in double -------------------------------------------------- */
 
 /* sin and cos of h radians (degrees: reduced exactly modulo 360 first), libm in double. */
@@ -381,21 +410,13 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
 static SKS_ALWAYS_INLINE size_t quat_to_euler_block(float *out, const float *q, size_t count,
                                                     const euler_frame *f, int degrees, int scalar_first)
 {
-    quat_soa v = quat_load_n(q, count, scalar_first);
-    const vf n2 = quat_soa_dot(v, v);
-    const vm ok = vm_and(vf_ge(n2, vf_set1(NORM2_MIN)), vf_le(n2, vf_set1(NORM2_MAX)));
-    unsigned zero_items = 0, bad_items = 0, locked;
+    quat_soa v;
+    vm zero, bad;
     vf e[3];
-    if (lanes_failing(ok, count)) {   /* rare: zero, tiny, huge or non-finite quaternions */
-        float buf[4 * SKS_W];
-        quat_rescale_block(buf, q, count, scalar_first, &zero_items, &bad_items);
-        v = quat_load_n(buf, count, scalar_first);
-    }
-    locked = vm_bits(euler_angles(e, v, f, degrees)) & vm_bits(vmath_first_n_items(count));
-    if (zero_items | bad_items) {
-        const vm zero = items_mask(zero_items), bad = items_mask(bad_items);
-        int o;
-        for (o = 0; o < 3; o++) e[o] = vf_select(bad, vf_set1(NAN), vf_ifnot(zero, e[o]));
+    const int special = quat_load_any_scale(&v, q, count, scalar_first, &zero, &bad);
+    unsigned locked = vm_bits(euler_angles(e, v, f, degrees)) & vm_bits(vmath_first_n_items(count));
+    if (special) {
+        special_results(e, zero, bad);
         locked &= ~vm_bits(vm_or(zero, bad));
     }
     vec3_store_n(out, 3, e[0], e[1], e[2], count);
@@ -528,22 +549,12 @@ static SKS_ALWAYS_INLINE void rotvec_of(vf out[3], quat_soa q, int degrees)
 static SKS_ALWAYS_INLINE void quat_to_rotvec_block(float *out, const float *q, size_t count,
                                                    int degrees, int scalar_first)
 {
-    quat_soa v = quat_load_n(q, count, scalar_first);
-    const vf n2 = quat_soa_dot(v, v);
-    const vm ok = vm_and(vf_ge(n2, vf_set1(NORM2_MIN)), vf_le(n2, vf_set1(NORM2_MAX)));
-    unsigned zero_items = 0, bad_items = 0;
+    quat_soa v;
+    vm zero, bad;
     vf r[3];
-    if (lanes_failing(ok, count)) {   /* rare: zero, tiny, huge or non-finite quaternions */
-        float buf[4 * SKS_W];
-        quat_rescale_block(buf, q, count, scalar_first, &zero_items, &bad_items);
-        v = quat_load_n(buf, count, scalar_first);
-    }
+    const int special = quat_load_any_scale(&v, q, count, scalar_first, &zero, &bad);
     rotvec_of(r, v, degrees);
-    if (zero_items | bad_items) {
-        const vm zero = items_mask(zero_items), bad = items_mask(bad_items);
-        int o;
-        for (o = 0; o < 3; o++) r[o] = vf_select(bad, vf_set1(NAN), vf_ifnot(zero, r[o]));
-    }
+    if (special) special_results(r, zero, bad);
     vec3_store_n(out, 3, r[0], r[1], r[2], count);
 }
 
