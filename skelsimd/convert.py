@@ -147,10 +147,10 @@ def sixd_to_matrix(sixd, out=None, *, layout="columns"):
     the result (``layout="rows"``: its rows, as PyTorch3D's ``rotation_6d_to_matrix``).
 
     The second vector is orthogonalised twice, so the result is orthonormal to rounding level
-    for any input. Any 6D vector whose halves are non-zero and not parallel gives a rotation
-    (network outputs need no normalisation; the result does not depend on the scale of either
-    half). A zero half, or halves parallel to float32 rounding (what is left of ``b`` is at most
-    2^-22 of it), has no rotation: NaN. Error <= 3e-7 per entry for the 6D vector of a rotation;
+    (1e-6) for any input that has a rotation. Any 6D vector whose halves are non-zero and not
+    parallel gives one (network outputs need no normalisation; the result does not depend on
+    the scale of either half). A zero half, or halves within 2^-20 (1e-6 rad) of parallel,
+    where float32 rounding leaves no direction, has no rotation: NaN. Error <= 3e-7 per entry for the 6D vector of a rotation;
     for general inputs 3e-7 / sin(angle between the halves) (the conditioning of the problem).
     """
     return _core.sixd_to_matrix(sixd, out, layout)

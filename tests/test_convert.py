@@ -394,6 +394,28 @@ def test_sixd_to_matrix_of_network_outputs(isa, rng):
     assert np.abs(np.linalg.det(got) - 1).max() <= 1e-6
 
 
+def test_sixd_nearly_parallel_halves(isa, rng):
+    """Halves close to parallel: orthonormal rotations down to 2^-20 (the second Gram-Schmidt
+    pass), NaN below, where float32 rounding leaves no direction."""
+    a = rng.normal(size=(20_000, 3))
+    p = rng.normal(size=(20_000, 3))
+    p -= (p * a).sum(1, keepdims=True) * a / (a * a).sum(1, keepdims=True)
+    p *= (np.linalg.norm(a, axis=1) / np.linalg.norm(p, axis=1))[:, None]
+    for sin in (1e-2, 1e-4, 3e-6, 1.5e-6, 5e-7, 1e-7, 0.0):
+        d = np.concatenate([a, (a + p * sin) * rng.uniform(0.5, 2, (20_000, 1))], axis=1).astype(np.float32)
+        m = skelsimd.sixd_to_matrix(d).astype(np.float64)
+        nan = np.isnan(m).all(axis=(1, 2))
+        assert (nan | ~np.isnan(m).any(axis=(1, 2))).all()          # all NaN or none
+        if sin >= 3e-6:
+            assert not nan.any()
+        if sin <= 5e-7:
+            assert nan.all()
+        ok = m[~nan]
+        if len(ok):
+            assert np.abs(ok.swapaxes(1, 2) @ ok - np.eye(3)).max() <= 1e-6
+            assert np.abs(np.linalg.det(ok) - 1).max() <= 1e-6
+
+
 def test_sixd_special_inputs(isa, rng):
     d = rng.normal(size=(20, 6)).astype(np.float32)
     ref = skelsimd.sixd_to_matrix(d)

@@ -50,16 +50,15 @@
  * sixd_to_matrix  Gram-Schmidt as PyTorch3D's rotation_6d_to_matrix: b1 = a / |a| (|a| =
  *             sqrt((a0^2 + a1^2) + a2^2)), u = b - (b1.b) b1, b2 = u / |u|, then the same step
  *             once more on b2 (u = b2 - (b1.b2) b1, b2 = u / |u|: for nearly parallel a and b
- *             the first pass leaves b2 about 2^-24 / sin(a, b) off orthogonal, the second
- *             makes the result orthonormal to rounding level whatever the input),
- *             b3 = b1 x b2 (each component a difference of two products); written as columns
- *             (rows). A zero a, or a b that is zero or parallel to a (what the first step leaves
- *             of it, |u|, is at most 2^-22 |b|: rounding noise, no direction), gives a NaN
- *             matrix (no rotation); |a|^2 or |b|^2
- *             outside [1e-30, 1e30] is first scaled by a power of two (exact: the result does
- *             not depend on the scale of a or b). Error <= 3e-7 per entry for the 6D vector of
- *             a rotation; in general 3e-7 / sin(angle between a and b) (the conditioning of
- *             the problem).
+ *             the first pass leaves b2 about 2^-24 / sin(a, b) off orthogonal, the second makes
+ *             the result orthonormal to rounding level), b3 = b1 x b2 (each component a
+ *             difference of two products); written as columns (rows). A zero a, or a b that is
+ *             zero or within sin(a, b) <= 2^-20 of parallel to a (|u| <= 2^-20 |b|: u is then
+ *             at most 16 roundings of b, too little for a direction or for the second pass),
+ *             gives a NaN matrix (no rotation). |a|^2 or |b|^2 outside [1e-30, 1e30] is first
+ *             scaled by a power of two (exact: the result does not depend on the scale of a or
+ *             b). Error <= 3e-7 per entry for the 6D vector of a rotation; in general
+ *             3e-7 / sin(a, b) (the conditioning of the problem).
  * quat_to_sixd  quat_soa_scaled_rotation (as quat_to_matrix), two columns (rows) stored: equal
  *             to matrix_to_sixd(quat_to_matrix(q)) bit for bit.
  * sixd_to_quat  sixd_to_matrix's body, then Shepperd's method on it with the operations of
@@ -599,8 +598,8 @@ static SKS_ALWAYS_INLINE void gram_schmidt(vf r[9], const vf *a, const vf *b, in
     d = vec3_dot(b1, b);
     for (i = 0; i < 3; i++) u[i] = vf_sub(b[i], vf_mul(d, b1[i]));
     nu = vec3_dot(u, u);
-    /* b (nearly) parallel to a, or zero: what is left of b is rounding noise, no direction */
-    degenerate = vf_le(nu, vf_mul(vf_set1(0x1p-44f), vec3_dot(b, b)));
+    /* b zero or within 2^-20 of parallel to a: what is left of it is mostly rounding noise */
+    degenerate = vf_le(nu, vf_mul(vf_set1(0x1p-40f), vec3_dot(b, b)));
     nu = vf_sqrt(nu);
     for (i = 0; i < 3; i++) b2[i] = vf_div(u[i], nu);
     /* once more ("twice is enough"): for nearly parallel a and b the first pass leaves b2 off
