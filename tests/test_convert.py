@@ -538,3 +538,26 @@ def test_torch_like_inputs(isa, rng):
     q = unit(5, rng)
     assert np.array_equal(skelsimd.quat_to_euler(Wrapped(q), "xyz", suppress_warnings=True),
                           skelsimd.quat_to_euler(q, "xyz", suppress_warnings=True))
+
+
+def test_writes_stay_inside_out(isa, rng):
+    """The full blocks write packed 3-vectors 4 floats at a time (the fourth lands on the next
+    item before it is written); nothing past the last item is ever touched, whatever n."""
+    sentinel = np.float32(-7.25)
+    for n in list(range(0, 41)) + [1000, 1001, 1007, 1008]:
+        q = unit(n, rng)
+        inputs = {"euler_to_quat": rng.uniform(-3, 3, (n, 3)).astype(np.float32), "quat_to_euler": q,
+                  "rotvec_to_quat": rng.uniform(-1, 1, (n, 3)).astype(np.float32), "quat_to_rotvec": q,
+                  "matrix_to_sixd": skelsimd.quat_to_matrix(q), "sixd_to_matrix": skelsimd.quat_to_sixd(q),
+                  "quat_to_sixd": q, "sixd_to_quat": skelsimd.quat_to_sixd(q)}
+        for name, (call, _, trailing) in FUNCS.items():
+            x = inputs[name]
+            size = n * int(np.prod(trailing))
+            big = np.full(size + 16, sentinel, np.float32)
+            out = big[:size].reshape((n,) + trailing)
+            if name == "matrix_to_sixd":
+                skelsimd.matrix_to_sixd(x, out=out)
+            else:
+                call(x, out=out)
+            assert (big[size:] == sentinel).all(), (name, n)
+            assert np.array_equal(out, call(x if name != "matrix_to_sixd" else x.reshape(n, 9)), equal_nan=True), (name, n)

@@ -73,13 +73,15 @@
 
 #include <math.h>
 
-/* One always-inline block body with count = SKS_W (a constant) for the full blocks and
- * count = n - i for the tail. */
+/* One always-inline block body with count = SKS_W (a constant) and more = 1 for the blocks
+ * that have items after them, count = n - i (SKS_W at most) and more = 0 for the last block:
+ * the full blocks carry no tail logic, and may read (and, for packed 3-vectors, write) one
+ * float past their items (see vec3_load_n). */
 #define FOR_BLOCKS(n, body)                                                                   \
     do {                                                                                      \
         size_t i_ = 0;                                                                        \
-        for (; i_ + SKS_W <= (n); i_ += SKS_W) body(i_, (size_t)SKS_W);                       \
-        if (i_ < (n)) body(i_, (n) - i_);                                                     \
+        for (; i_ + SKS_W < (n); i_ += SKS_W) body(i_, (size_t)SKS_W, 1);                     \
+        if (i_ < (n)) body(i_, (n) - i_, 0);                                                  \
     } while (0)
 
 #define ALL_LANES ((1u << SKS_W) - 1u)
@@ -91,25 +93,42 @@
 
 /* ---- loads and stores ------------------------------------------------------------------ */
 
-/* The first `count` 3-vectors at p, p + stride, ... into SoA (x, y, z), item order. */
-static SKS_ALWAYS_INLINE void vec3_load_n(const float *p, ptrdiff_t stride, size_t count, vf v[3])
+/* The first `count` 3-vectors at p, p + stride, ... into SoA (x, y, z), item order. With `more`
+ * (a constant: the block has items after it) each is read as 4 floats, the fourth being the
+ * next item's (two loads per vector instead of six on avx2); otherwise exactly 3. */
+static SKS_ALWAYS_INLINE void vec3_load_n(const float *p, ptrdiff_t stride, size_t count, int more, vf v[3])
 {
-    vf w;
-    v[0] = vf_load_rows_xyz(p, stride, quat_soa_rows_in(count, 0));
-    v[1] = vf_load_rows_xyz(p + SKS_ROWS * stride, stride, quat_soa_rows_in(count, 1));
-    v[2] = vf_load_rows_xyz(p + 2 * SKS_ROWS * stride, stride, quat_soa_rows_in(count, 2));
-    w = vf_load_rows_xyz(p + 3 * SKS_ROWS * stride, stride, quat_soa_rows_in(count, 3));
-    vf_transpose4_in_rows(&v[0], &v[1], &v[2], &w);
+    vf r[4];
+    int k;
+    for (k = 0; k < 4; k++) {
+        const float *row = p + k * SKS_ROWS * stride;
+        r[k] = more ? vf_load_rows(row, stride) : vf_load_rows_xyz(row, stride, quat_soa_rows_in(count, k));
+    }
+    vf_transpose4_in_rows(&r[0], &r[1], &r[2], &r[3]);
+    v[0] = r[0];
+    v[1] = r[1];
+    v[2] = r[2];
 }
 
-static SKS_ALWAYS_INLINE void vec3_store_n(float *p, ptrdiff_t stride, vf x, vf y, vf z, size_t count)
+/* The first `count` 3-vectors of a block stored at p, p + stride, ... With `more` and packed
+ * vectors (stride 3), each is written as 4 floats in increasing order, the fourth (0) landing on
+ * the next item's first float before that item is written (the next block's first item is
+ * written by the next block); otherwise exactly 3 floats each. */
+static SKS_ALWAYS_INLINE void vec3_store_n(float *p, ptrdiff_t stride, vf x, vf y, vf z, size_t count, int more)
 {
     vf w = vf_zero();
+    vf r[4];
+    int k;
     vf_transpose4_in_rows(&x, &y, &z, &w);
-    vf_store_rows_xyz(p, stride, x, quat_soa_rows_in(count, 0));
-    vf_store_rows_xyz(p + SKS_ROWS * stride, stride, y, quat_soa_rows_in(count, 1));
-    vf_store_rows_xyz(p + 2 * SKS_ROWS * stride, stride, z, quat_soa_rows_in(count, 2));
-    vf_store_rows_xyz(p + 3 * SKS_ROWS * stride, stride, w, quat_soa_rows_in(count, 3));
+    r[0] = x;
+    r[1] = y;
+    r[2] = z;
+    r[3] = w;
+    for (k = 0; k < 4; k++) {
+        float *row = p + k * SKS_ROWS * stride;
+        if (more && stride == 3) vf_store_rows(row, stride, r[k]);
+        else vf_store_rows_xyz(row, stride, r[k], quat_soa_rows_in(count, k));
+    }
 }
 
 /* Quaternions in memory order (x, y, z, w), or (w, x, y, z) when scalar_first. */
@@ -309,13 +328,13 @@ static SKS_ALWAYS_INLINE quat_soa elementary(int axis, vtrig t)
     return e;
 }
 
-static SKS_ALWAYS_INLINE void euler_to_quat_block(float *out, const float *angles, size_t count,
+static SKS_ALWAYS_INLINE void euler_to_quat_block(float *out, const float *angles, size_t count, int more,
                                                   int seq, int degrees, int scalar_first)
 {
     vf a[3];
     quat_soa e[3], q;
     int i;
-    vec3_load_n(angles, 3, count, a);
+    vec3_load_n(angles, 3, count, more, a);
     for (i = 0; i < 3; i++) e[i] = elementary(SKS_EULER_AXIS(seq, i), half_angle_trig(a[i], degrees, count));
     if (SKS_EULER_EXTRINSIC(seq)) q = quat_soa_mul(e[2], quat_soa_mul(e[1], e[0]));
     else q = quat_soa_mul(quat_soa_mul(e[0], e[1]), e[2]);
@@ -325,8 +344,8 @@ static SKS_ALWAYS_INLINE void euler_to_quat_block(float *out, const float *angle
 static void euler_to_quat(float *out, const float *angles, size_t n, int seq, int flags)
 {
     const int degrees = flags & SKS_CONVERT_DEGREES, scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
-#define EULER_TO_QUAT_BLOCK(i, count)                                                         \
-    euler_to_quat_block(out + 4 * (i), angles + 3 * (i), (count), seq, degrees, scalar_first)
+#define EULER_TO_QUAT_BLOCK(i, count, more)                                                         \
+    euler_to_quat_block(out + 4 * (i), angles + 3 * (i), (count), (more), seq, degrees, scalar_first)
     FOR_BLOCKS(n, EULER_TO_QUAT_BLOCK);
 #undef EULER_TO_QUAT_BLOCK
 }
@@ -406,7 +425,7 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
     return lock;
 }
 
-static SKS_ALWAYS_INLINE size_t quat_to_euler_block(float *out, const float *q, size_t count,
+static SKS_ALWAYS_INLINE size_t quat_to_euler_block(float *out, const float *q, size_t count, int more,
                                                     const euler_frame *f, int degrees, int scalar_first)
 {
     quat_soa v;
@@ -418,7 +437,7 @@ static SKS_ALWAYS_INLINE size_t quat_to_euler_block(float *out, const float *q, 
         special_results(e, zero, bad);
         locked &= ~vm_bits(vm_or(zero, bad));
     }
-    vec3_store_n(out, 3, e[0], e[1], e[2], count);
+    vec3_store_n(out, 3, e[0], e[1], e[2], count, more);
     return popcount(locked);
 }
 
@@ -427,8 +446,8 @@ static size_t quat_to_euler(float *out, const float *q, size_t n, int seq, int f
     const euler_frame f = make_frame(seq);
     const int degrees = flags & SKS_CONVERT_DEGREES, scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
     size_t locked = 0;
-#define QUAT_TO_EULER_BLOCK(i, count)                                                         \
-    locked += quat_to_euler_block(out + 3 * (i), q + 4 * (i), (count), &f, degrees, scalar_first)
+#define QUAT_TO_EULER_BLOCK(i, count, more)                                                         \
+    locked += quat_to_euler_block(out + 3 * (i), q + 4 * (i), (count), (more), &f, degrees, scalar_first)
     FOR_BLOCKS(n, QUAT_TO_EULER_BLOCK);
 #undef QUAT_TO_EULER_BLOCK
     return locked;
@@ -467,7 +486,7 @@ static void rotvec_to_quat_double(float *out, const float *v, int degrees, int s
     quat_store_scalar(out, q, scalar_first);
 }
 
-static SKS_ALWAYS_INLINE void rotvec_to_quat_block(float *out, const float *rv, size_t count,
+static SKS_ALWAYS_INLINE void rotvec_to_quat_block(float *out, const float *rv, size_t count, int more,
                                                    int degrees, int scalar_first)
 {
     vf v[3];
@@ -475,10 +494,10 @@ static SKS_ALWAYS_INLINE void rotvec_to_quat_block(float *out, const float *rv, 
     vtrig t;
     quat_soa q;
     unsigned bad;
-    vec3_load_n(rv, 3, count, v);
+    vec3_load_n(rv, 3, count, more, v);
     theta = vf_sqrt(vec3_dot(v, v));
     h = vf_mul(theta, vf_set1(0.5f));
-    t = degrees ? vmath_sincos_deg(h) : vmath_sincos(h);
+    t = vmath_sincos_low(h, degrees);   /* h <= 1.6 rad (91.5 degrees) on this path */
     z = vf_mul(t.r, t.r);
     s = vf_select(vf_eq(t.k, vf_zero()),
                   vf_mul(vmath_sinc_poly(z), vf_set1(degrees ? 8.726646192e-03f : 0.5f)),
@@ -503,8 +522,8 @@ static SKS_ALWAYS_INLINE void rotvec_to_quat_block(float *out, const float *rv, 
 static void rotvec_to_quat(float *out, const float *v, size_t n, int flags)
 {
     const int degrees = flags & SKS_CONVERT_DEGREES, scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
-#define ROTVEC_TO_QUAT_BLOCK(i, count)                                                        \
-    rotvec_to_quat_block(out + 4 * (i), v + 3 * (i), (count), degrees, scalar_first)
+#define ROTVEC_TO_QUAT_BLOCK(i, count, more)                                                        \
+    rotvec_to_quat_block(out + 4 * (i), v + 3 * (i), (count), (more), degrees, scalar_first)
     FOR_BLOCKS(n, ROTVEC_TO_QUAT_BLOCK);
 #undef ROTVEC_TO_QUAT_BLOCK
 }
@@ -545,7 +564,7 @@ static SKS_ALWAYS_INLINE void rotvec_of(vf out[3], quat_soa q, int degrees)
     out[2] = vf_mul(q.z, scale);
 }
 
-static SKS_ALWAYS_INLINE void quat_to_rotvec_block(float *out, const float *q, size_t count,
+static SKS_ALWAYS_INLINE void quat_to_rotvec_block(float *out, const float *q, size_t count, int more,
                                                    int degrees, int scalar_first)
 {
     quat_soa v;
@@ -554,14 +573,14 @@ static SKS_ALWAYS_INLINE void quat_to_rotvec_block(float *out, const float *q, s
     const int special = quat_load_any_scale(&v, q, count, scalar_first, &zero, &bad);
     rotvec_of(r, v, degrees);
     if (special) special_results(r, zero, bad);
-    vec3_store_n(out, 3, r[0], r[1], r[2], count);
+    vec3_store_n(out, 3, r[0], r[1], r[2], count, more);
 }
 
 static void quat_to_rotvec(float *out, const float *q, size_t n, int flags)
 {
     const int degrees = flags & SKS_CONVERT_DEGREES, scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
-#define QUAT_TO_ROTVEC_BLOCK(i, count)                                                        \
-    quat_to_rotvec_block(out + 3 * (i), q + 4 * (i), (count), degrees, scalar_first)
+#define QUAT_TO_ROTVEC_BLOCK(i, count, more)                                                        \
+    quat_to_rotvec_block(out + 3 * (i), q + 4 * (i), (count), (more), degrees, scalar_first)
     FOR_BLOCKS(n, QUAT_TO_ROTVEC_BLOCK);
 #undef QUAT_TO_ROTVEC_BLOCK
 }
@@ -631,11 +650,11 @@ static SKS_ALWAYS_INLINE void gram_schmidt(vf r[9], const vf *a, const vf *b, in
 
 /* The first `count` 6D vectors at d as SoA (a, b), rescaled first when |a|^2 or |b|^2 is
  * outside [NORM2_MIN, NORM2_MAX] (rare). */
-static SKS_ALWAYS_INLINE void sixd_load_n(const float *d, size_t count, vf a[3], vf b[3])
+static SKS_ALWAYS_INLINE void sixd_load_n(const float *d, size_t count, int more, vf a[3], vf b[3])
 {
     vm ok;
-    vec3_load_n(d, 6, count, a);
-    vec3_load_n(d + 3, 6, count, b);
+    vec3_load_n(d, 6, count, more, a);
+    vec3_load_n(d + 3, 6, count, more, b);
     {
         const vf na = vec3_dot(a, a), nb = vec3_dot(b, b);
         ok = vm_and(vm_and(vf_ge(na, vf_set1(NORM2_MIN)), vf_le(na, vf_set1(NORM2_MAX))),
@@ -650,39 +669,39 @@ static SKS_ALWAYS_INLINE void sixd_load_n(const float *d, size_t count, vf a[3],
             (void)rescale_scalar(buf + 6 * l, 3, vec3_dot_scalar(buf + 6 * l));
             (void)rescale_scalar(buf + 6 * l + 3, 3, vec3_dot_scalar(buf + 6 * l + 3));
         }
-        vec3_load_n(buf, 6, count, a);
-        vec3_load_n(buf + 3, 6, count, b);
+        vec3_load_n(buf, 6, count, 0, a);
+        vec3_load_n(buf + 3, 6, count, 0, b);
     }
 }
 
-static SKS_ALWAYS_INLINE void sixd_to_matrix_block(float *out, const float *d, size_t count, int rows)
+static SKS_ALWAYS_INLINE void sixd_to_matrix_block(float *out, const float *d, size_t count, int more, int rows)
 {
     vf a[3], b[3], r[9];
     int row;
-    sixd_load_n(d, count, a, b);
+    sixd_load_n(d, count, more, a, b);
     gram_schmidt(r, a, b, rows);
-    for (row = 0; row < 3; row++) vec3_store_n(out + 3 * row, 9, r[3 * row], r[3 * row + 1], r[3 * row + 2], count);
+    for (row = 0; row < 3; row++) vec3_store_n(out + 3 * row, 9, r[3 * row], r[3 * row + 1], r[3 * row + 2], count, 0);
 }
 
 static void sixd_to_matrix(float *out, const float *d, size_t n, int flags)
 {
     const int rows = (flags & SKS_CONVERT_ROWS) != 0;
-#define SIXD_TO_MATRIX_BLOCK(i, count) sixd_to_matrix_block(out + 9 * (i), d + 6 * (i), (count), rows)
+#define SIXD_TO_MATRIX_BLOCK(i, count, more) sixd_to_matrix_block(out + 9 * (i), d + 6 * (i), (count), (more), rows)
     FOR_BLOCKS(n, SIXD_TO_MATRIX_BLOCK);
 #undef SIXD_TO_MATRIX_BLOCK
 }
 
-static SKS_ALWAYS_INLINE void quat_to_sixd_block(float *out, const float *q, size_t count, int rows,
+static SKS_ALWAYS_INLINE void quat_to_sixd_block(float *out, const float *q, size_t count, int more, int rows,
                                                  int scalar_first)
 {
     vf r[9];
     quat_soa_scaled_rotation(r, quat_load_n(q, count, scalar_first), vf_set1(1.0f));
     if (rows) {
-        vec3_store_n(out, 6, r[0], r[1], r[2], count);
-        vec3_store_n(out + 3, 6, r[3], r[4], r[5], count);
+        vec3_store_n(out, 6, r[0], r[1], r[2], count, 0);
+        vec3_store_n(out + 3, 6, r[3], r[4], r[5], count, 0);
     } else {
-        vec3_store_n(out, 6, r[0], r[3], r[6], count);
-        vec3_store_n(out + 3, 6, r[1], r[4], r[7], count);
+        vec3_store_n(out, 6, r[0], r[3], r[6], count, 0);
+        vec3_store_n(out + 3, 6, r[1], r[4], r[7], count, 0);
     }
 }
 
@@ -690,7 +709,7 @@ static void quat_to_sixd(float *out, const float *q, size_t n, int flags)
 {
     const int rows = (flags & SKS_CONVERT_ROWS) != 0;
     const int scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
-#define QUAT_TO_SIXD_BLOCK(i, count) quat_to_sixd_block(out + 6 * (i), q + 4 * (i), (count), rows, scalar_first)
+#define QUAT_TO_SIXD_BLOCK(i, count, more) quat_to_sixd_block(out + 6 * (i), q + 4 * (i), (count), (more), rows, scalar_first)
     FOR_BLOCKS(n, QUAT_TO_SIXD_BLOCK);
 #undef QUAT_TO_SIXD_BLOCK
 }
@@ -728,11 +747,11 @@ static SKS_ALWAYS_INLINE quat_soa shepperd(const vf m[9])
     return v;
 }
 
-static SKS_ALWAYS_INLINE void sixd_to_quat_block(float *out, const float *d, size_t count, int rows,
+static SKS_ALWAYS_INLINE void sixd_to_quat_block(float *out, const float *d, size_t count, int more, int rows,
                                                  int scalar_first)
 {
     vf a[3], b[3], r[9];
-    sixd_load_n(d, count, a, b);
+    sixd_load_n(d, count, more, a, b);
     gram_schmidt(r, a, b, rows);
     quat_store_n(out, shepperd(r), count, scalar_first);
 }
@@ -741,7 +760,7 @@ static void sixd_to_quat(float *out, const float *d, size_t n, int flags)
 {
     const int rows = (flags & SKS_CONVERT_ROWS) != 0;
     const int scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
-#define SIXD_TO_QUAT_BLOCK(i, count) sixd_to_quat_block(out + 4 * (i), d + 6 * (i), (count), rows, scalar_first)
+#define SIXD_TO_QUAT_BLOCK(i, count, more) sixd_to_quat_block(out + 4 * (i), d + 6 * (i), (count), (more), rows, scalar_first)
     FOR_BLOCKS(n, SIXD_TO_QUAT_BLOCK);
 #undef SIXD_TO_QUAT_BLOCK
 }

@@ -155,6 +155,30 @@ static SKS_ALWAYS_INLINE vtrig vmath_sincos_deg(vf x)
     return t;
 }
 
+/* sin and cos for 0 <= x <= 2.3 rad (degrees: 0 <= x <= 130), where the quadrant k is 0 or 1:
+ * decided as vmath_sincos (vmath_sincos_deg) decides it and reduced with the same operations,
+ * so the results are the same bits, with a compare and selects instead of the rounding and the
+ * integer quadrant logic. */
+static SKS_ALWAYS_INLINE vtrig vmath_sincos_low(vf x, int degrees)
+{
+    vtrig t;
+    const vm k1 = vf_gt(vf_mul(x, vf_set1(degrees ? VMATH_INV_90 : VMATH_TWO_OVER_PI)), vf_set1(0.5f));
+    vf z, sr, cr;
+    if (degrees) {
+        t.r = vf_mul(vf_select(k1, vf_sub(x, vf_set1(90.0f)), x), vf_set1(VMATH_DEG_TO_RAD));
+    } else {
+        const vf r1 = vf_sub(vf_sub(vf_sub(x, vf_set1(VMATH_PIO2_A)), vf_set1(VMATH_PIO2_B)), vf_set1(VMATH_PIO2_C));
+        t.r = vf_select(k1, r1, x);
+    }
+    t.k = vf_if(k1, vf_set1(1.0f));
+    z = vf_mul(t.r, t.r);
+    sr = vmath_sin_poly(t.r, z);
+    cr = vmath_cos_poly(z);
+    t.sin = vf_select(k1, cr, sr);
+    t.cos = vf_select(k1, vf_neg(sr), cr);
+    return t;
+}
+
 /* Lanes vmath_sincos (degrees: vmath_sincos_deg) handles: finite and |x| <= the limit. */
 static SKS_ALWAYS_INLINE vm vmath_trig_ok(vf x, int degrees)
 {
