@@ -371,13 +371,17 @@ static euler_frame make_frame(int seq)
     return f;
 }
 
-/* The angles of one block of quaternions q (x, y, z, w SoA); returns the lock mask. */
-static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_frame *f, int degrees)
+/* The angles of one block of quaternions q (x, y, z, w SoA); returns the lock mask. The frame's
+ * axes come again as i, j, k: constants in each instance (quat_to_euler), so the components
+ * are picked at compile time. */
+static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_frame *f, int i, int j, int k,
+                                         int degrees)
 {
     const vf comp[4] = {q.x, q.y, q.z, q.w};
-    const vf qi = comp[f->i], qj = comp[f->j], qk = vf_xor(comp[f->k], f->sign);
+    const vf qi = comp[i], qj = comp[j], qk = vf_xor(comp[k], f->sign);
     vf a, b, c, d;
     vangle half_sum, half_diff, theta, first, third, middle, a0;
+    vf t, z;
     vm lock0, lock_pi, lock;
     int o;
     if (f->symmetric) {
@@ -393,7 +397,8 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
     }
     half_sum = vmath_atan2(b, a);
     half_diff = vmath_atan2(d, c);
-    theta = vmath_atan2(vf_sqrt(vf_add(vf_mul(c, c), vf_mul(d, d))), vf_sqrt(vf_add(vf_mul(a, a), vf_mul(b, b))));
+    theta = vmath_atan2_pos(vf_sqrt(vf_add(vf_mul(c, c), vf_mul(d, d))), vf_sqrt(vf_add(vf_mul(a, a), vf_mul(b, b))),
+                            &t, &z);
     lock0 = vm_and(vf_eq(theta.m, vf_zero()), vf_le(theta.s, vf_set1(5e-8f)));
     lock_pi = vm_and(vf_eq(theta.m, vf_set1(2.0f)), vf_ge(theta.s, vf_set1(-5e-8f)));
     lock = vm_or(lock0, lock_pi);
@@ -426,13 +431,14 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
 }
 
 static SKS_ALWAYS_INLINE size_t quat_to_euler_block(float *out, const float *q, size_t count, int more,
-                                                    const euler_frame *f, int degrees, int scalar_first)
+                                                    const euler_frame *f, int i, int j, int k,
+                                                    int degrees, int scalar_first)
 {
     quat_soa v;
     vm zero, bad;
     vf e[3];
     const int special = quat_load_any_scale(&v, q, count, scalar_first, &zero, &bad);
-    unsigned locked = vm_bits(euler_angles(e, v, f, degrees)) & vm_bits(vmath_first_n_items(count));
+    unsigned locked = vm_bits(euler_angles(e, v, f, i, j, k, degrees)) & vm_bits(vmath_first_n_items(count));
     if (special) {
         special_results(e, zero, bad);
         locked &= ~vm_bits(vm_or(zero, bad));
@@ -441,16 +447,30 @@ static SKS_ALWAYS_INLINE size_t quat_to_euler_block(float *out, const float *q, 
     return popcount(locked);
 }
 
+static SKS_ALWAYS_INLINE size_t quat_to_euler_axes(float *out, const float *q, size_t n, const euler_frame *f,
+                                                   int i, int j, int k, int degrees, int scalar_first)
+{
+    size_t locked = 0;
+#define QUAT_TO_EULER_BLOCK(b, count, more)                                                   \
+    locked += quat_to_euler_block(out + 3 * (b), q + 4 * (b), (count), (more), f, i, j, k, degrees, scalar_first)
+    FOR_BLOCKS(n, QUAT_TO_EULER_BLOCK);
+#undef QUAT_TO_EULER_BLOCK
+    return locked;
+}
+
+/* One instance per permutation (i, j, k) of the frame's axes. */
 static size_t quat_to_euler(float *out, const float *q, size_t n, int seq, int flags)
 {
     const euler_frame f = make_frame(seq);
     const int degrees = flags & SKS_CONVERT_DEGREES, scalar_first = (flags & SKS_CONVERT_SCALAR_FIRST) != 0;
-    size_t locked = 0;
-#define QUAT_TO_EULER_BLOCK(i, count, more)                                                         \
-    locked += quat_to_euler_block(out + 3 * (i), q + 4 * (i), (count), (more), &f, degrees, scalar_first)
-    FOR_BLOCKS(n, QUAT_TO_EULER_BLOCK);
-#undef QUAT_TO_EULER_BLOCK
-    return locked;
+    switch (f.i * 3 + f.j) {
+    case 1: return quat_to_euler_axes(out, q, n, &f, 0, 1, 2, degrees, scalar_first);
+    case 2: return quat_to_euler_axes(out, q, n, &f, 0, 2, 1, degrees, scalar_first);
+    case 3: return quat_to_euler_axes(out, q, n, &f, 1, 0, 2, degrees, scalar_first);
+    case 5: return quat_to_euler_axes(out, q, n, &f, 1, 2, 0, degrees, scalar_first);
+    case 6: return quat_to_euler_axes(out, q, n, &f, 2, 0, 1, degrees, scalar_first);
+    default: return quat_to_euler_axes(out, q, n, &f, 2, 1, 0, degrees, scalar_first);
+    }
 }
 
 /* ---- rotation vectors ----------------------------------------------------------------------- */
@@ -540,20 +560,10 @@ static SKS_ALWAYS_INLINE void rotvec_of(vf out[3], quat_soa q, int degrees)
                                            vm_and(xz, vm_or(vf_lt(q.y, zero), vm_and(yz, vf_lt(q.z, zero)))))));
     const vf xyz[3] = {q.x, q.y, q.z};
     const vf n = vf_sqrt(vec3_dot(xyz, xyz)), aw = vf_abs(q.w);
-    /* half angle atan2(n, |w|) in [0, pi/2] */
-    const vm swap = vf_gt(n, aw);
-    const vf num = vf_select(swap, aw, n), den = vf_select(swap, n, aw);
-    const vm big = vf_gt(num, vf_mul(den, vf_set1(VMATH_TAN_PI_8)));
-    const vf t = vf_div(vf_select(big, vf_sub(num, den), num),
-                        vf_max(vf_set1(0x1p-149f), vf_select(big, vf_add(num, den), den)));
-    const vf z = vf_mul(t, t);
-    const vm small = vm_not(vm_or(swap, big));
-    vangle half;
-    vf scale_small, scale;
-    half.m = vf_if(big, vf_set1(1.0f));
-    half.s = vmath_atan_poly(t, z);
-    half.m = vf_select(swap, vf_sub(vf_set1(2.0f), half.m), half.m);
-    half.s = vf_select(swap, vf_neg(half.s), half.s);
+    vf t, z, scale_small, scale;
+    /* half angle atan2(n, |w|) in [0, pi/2]; m = 0: up to pi/8, t = n / |w| */
+    const vangle half = vmath_atan2_pos(n, aw, &t, &z);
+    const vm small = vf_eq(half.m, vf_zero());
     /* 2 atan(t) / n = 2 (atan(t) / t) / |w| for small angles; 2 half / n otherwise */
     scale_small = vf_div(vf_mul(vmath_atan_over_t_poly(z), vf_set1(degrees ? 1.145915604e+02f : 2.0f)), aw);
     scale = vf_div(vf_mul(degrees ? vangle_degrees(half) : vangle_radians(half), vf_set1(2.0f)), n);

@@ -190,26 +190,38 @@ typedef struct vangle {
     vf m, s;
 } vangle;
 
-/* atan2(y, x) as m pi/4 + s (see the header comment). */
-static SKS_ALWAYS_INLINE vangle vmath_atan2(vf y, vf x)
+/* atan2(y, x) for y, x >= +0 (or NaN) as m pi/4 + s, m in {0, 1, 2}. *t gets the reduced ratio
+ * (the small part is +-atan(t)) and *z = t^2: with m = 0, t = y / x and s = atan(t), so callers
+ * may use atan(t) / t = vmath_atan_over_t_poly(z). */
+static SKS_ALWAYS_INLINE vangle vmath_atan2_pos(vf y, vf x, vf *t_out, vf *z_out)
 {
-    const vf ax = vf_abs(x), ay = vf_abs(y), one = vf_set1(1.0f);
-    const vm swap = vf_gt(ay, ax);
-    const vf num = vf_select(swap, ax, ay), den = vf_select(swap, ay, ax);
+    const vm swap = vf_gt(y, x);
+    const vf num = vf_select(swap, x, y), den = vf_select(swap, y, x);
     /* num / den > tan(pi/8): atan(num / den) = pi/4 + atan((num - den) / (num + den)). A zero
      * den (then num = 0 too) divides 0 by the smallest denormal: t = 0 (NaN stays NaN). */
     const vm big = vf_gt(num, vf_mul(den, vf_set1(VMATH_TAN_PI_8)));
     const vf t = vf_div(vf_select(big, vf_sub(num, den), num),
                         vf_max(vf_set1(0x1p-149f), vf_select(big, vf_add(num, den), den)));
-    const vf p = vmath_atan_poly(t, vf_mul(t, t));
-    const vm xneg = vmath_signbit(x);
-    const vf ysign = vf_and(y, vf_set1(-0.0f));
+    const vf z = vf_mul(t, t);
     vangle a;
-    a.m = vf_if(big, one);
-    a.s = p;
-    /* |y| > |x|: pi/2 - angle; x < 0: pi - angle; y < 0: -angle */
+    a.m = vf_if(big, vf_set1(1.0f));
+    a.s = vmath_atan_poly(t, z);
+    /* y > x: pi/2 - angle */
     a.m = vf_select(swap, vf_sub(vf_set1(2.0f), a.m), a.m);
     a.s = vf_select(swap, vf_neg(a.s), a.s);
+    *t_out = t;
+    *z_out = z;
+    return a;
+}
+
+/* atan2(y, x) as m pi/4 + s (see the header comment): vmath_atan2_pos of |y|, |x|, reflected. */
+static SKS_ALWAYS_INLINE vangle vmath_atan2(vf y, vf x)
+{
+    const vm xneg = vmath_signbit(x);
+    const vf ysign = vf_and(y, vf_set1(-0.0f));
+    vf t, z;
+    vangle a = vmath_atan2_pos(vf_abs(y), vf_abs(x), &t, &z);
+    /* x < 0: pi - angle; y < 0: -angle */
     a.m = vf_select(xneg, vf_sub(vf_set1(4.0f), a.m), a.m);
     a.s = vf_select(xneg, vf_neg(a.s), a.s);
     a.m = vf_xor(a.m, ysign);
