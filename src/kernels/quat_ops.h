@@ -149,4 +149,83 @@ static SKS_ALWAYS_INLINE void joint_matrices_store_n(float *out, ptrdiff_t strid
     }
 }
 
+/* ---- added for blend ---- */
+/*
+ * Memory-order blocks (quat_rows): SKS_W quaternions as loaded, no transpose: vector k holds
+ * items k SKS_ROWS + r in its row r (vec.h "Items"). Per-item scalars come out of
+ * vf_hsum4_in_rows in item order (the order vf_load_items gives), and vf_splat_in_rows(s, k)
+ * spreads them back over the quaternions of vector k. A dot product then costs one in-row
+ * reduction and a per-item weight one shuffle per vector, against two 4x4 transposes in and one
+ * out for a SoA block: the cheaper form for kernels that only scale and add quaternions
+ * (interpolation, blending). Same operation order as quat_soa_dot.
+ */
+typedef struct quat_rows {
+    vf v[4];
+} quat_rows;
+
+/* The first n <= SKS_W quaternions at p, p + step, ... (step in floats: 4 packed, 8 QTS joints,
+ * 0 one repeated); rows of the other items are zero. A constant step and n = SKS_W give plain
+ * loads (one 256-bit load per vector on avx2 for step 4, a broadcast for 0). */
+static SKS_ALWAYS_INLINE quat_rows quat_rows_load_n(const float *p, ptrdiff_t step, size_t n)
+{
+    quat_rows q;
+    int k;
+    for (k = 0; k < 4; k++)
+        q.v[k] = vf_load_rows_count(p + k * SKS_ROWS * step, step, quat_soa_rows_in(n, k));
+    return q;
+}
+
+static SKS_ALWAYS_INLINE void quat_rows_store_n(float *p, ptrdiff_t step, const quat_rows *q, size_t n)
+{
+    int k;
+    for (k = 0; k < 4; k++)
+        vf_store_rows_count(p + k * SKS_ROWS * step, step, q->v[k], quat_soa_rows_in(n, k));
+}
+
+/* Items at p + off[i] (off in floats, e.g. an index subset of joints): the first n <= SKS_W.
+ * The rows of one vector are at most two items, so the stride between them is the difference
+ * of their offsets (off must have SKS_W entries; entries past n are read but not used). */
+typedef char quat_rows_at_needs_two_rows_at_most[SKS_ROWS <= 2 ? 1 : -1];
+
+static SKS_ALWAYS_INLINE quat_rows quat_rows_load_at(const float *p, const ptrdiff_t *off, size_t n)
+{
+    quat_rows q;
+    int k;
+    for (k = 0; k < 4; k++) {
+        const ptrdiff_t *o = off + k * SKS_ROWS;
+        q.v[k] = vf_load_rows_count(p + o[0], o[SKS_ROWS - 1] - o[0], quat_soa_rows_in(n, k));
+    }
+    return q;
+}
+
+static SKS_ALWAYS_INLINE void quat_rows_store_at(float *p, const ptrdiff_t *off, const quat_rows *q, size_t n)
+{
+    int k;
+    for (k = 0; k < 4; k++) {
+        const ptrdiff_t *o = off + k * SKS_ROWS;
+        vf_store_rows_count(p + o[0], o[SKS_ROWS - 1] - o[0], q->v[k], quat_soa_rows_in(n, k));
+    }
+}
+
+/* Per-item dot(a, b) = (ax bx + az bz) + (ay by + aw bw), in item order. */
+static SKS_ALWAYS_INLINE vf quat_rows_dot(const quat_rows *a, const quat_rows *b)
+{
+    return vf_hsum4_in_rows(vf_mul(a->v[0], b->v[0]), vf_mul(a->v[1], b->v[1]),
+                            vf_mul(a->v[2], b->v[2]), vf_mul(a->v[3], b->v[3]));
+}
+
+/* w0 a + w1 b per item (w0, w1 in item order): (w0 a_c) + (w1 b_c) per component. */
+static SKS_ALWAYS_INLINE quat_rows quat_rows_combine(const quat_rows *a, const quat_rows *b, vf w0, vf w1)
+{
+    quat_rows r;
+#define QUAT_ROWS_COMBINE(k)                                                                  \
+    r.v[k] = vf_add(vf_mul(vf_splat_in_rows(w0, k), a->v[k]), vf_mul(vf_splat_in_rows(w1, k), b->v[k]))
+    QUAT_ROWS_COMBINE(0);
+    QUAT_ROWS_COMBINE(1);
+    QUAT_ROWS_COMBINE(2);
+    QUAT_ROWS_COMBINE(3);
+#undef QUAT_ROWS_COMBINE
+    return r;
+}
+
 #endif /* SKS_QUAT_OPS_H */

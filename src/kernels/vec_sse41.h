@@ -228,4 +228,13 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const __m128 ab = _mm_add_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m128 cd = _mm_add_ps(_mm_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm_add_ps(_mm_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
 #endif /* SKS_VEC_IMPL_H */
