@@ -20,7 +20,7 @@
  *     out = w0 q0 + w1 q1                 (w0 q0_c) + (w1 q1_c) per component
  *   Both polynomials are evaluated in Estrin's scheme (see sin_poly) and 1 / s is formed once,
  *   off the critical path. One block is a long dependency chain (dot, sqrt, division,
- *   arctangent, sine): SLERP_LOCKSTEP blocks run side by side, each stage a short loop over them.
+ *   arctangent, sine): LOCKSTEP blocks run side by side, each stage a short loop over them.
  *   The seed switches to linear weights when 1 - |c| <= 1e-6; that shortcut alone costs up to
  *   2.5e-7 (it drops the Omega^2 t (1 - t) / 2 term). Here no branch is needed: the weights'
  *   ratio is insensitive to the rounding of small angles and the 1e-14 floor keeps s > 0, so
@@ -88,12 +88,11 @@
 #define SIN_S_MIN 1e-12f
 #define ATAN_S_MIN 1e-8f
 
-/* Blocks of SKS_W pairs computed side by side (tuning): the out-of-order core overlaps the
- * dependency chains of the blocks it finds in its window. slerp's chain is ~110 cycles, nlerp's
- * ~60. */
-#define SLERP_LOCKSTEP 8
-#define NLERP_LOCKSTEP 4
-#define MAX_LOCKSTEP 8
+/* Blocks of SKS_W pairs computed side by side, each stage of slerp and nlerp a short loop over
+ * them (tuning): the out-of-order core overlaps the dependency chains of the blocks it finds in
+ * its window (slerp's chain is ~110 cycles, nlerp's ~60); 8 measured best on avx2 and sse41
+ * for both. */
+#define LOCKSTEP 8
 
 /* ------------------------------------------------------------------------------------------
  * Lane-wise building blocks
@@ -281,81 +280,99 @@ static void slerp_exact_one(float *o, const float *a, const float *b, float t)
  * The pair loop of slerp "fast", nlerp and blend_joints
  * ------------------------------------------------------------------------------------------ */
 
-/* nb blocks side by side (nb <= MAX_LOCKSTEP; count pairs in the last, SKS_W in the others),
+/* Where block j of a group starts. */
+typedef struct pair_block {
+    float *out;
+    const float *q0, *q1, *t;
+    const ptrdiff_t *off;   /* the offsets of its pairs (an index), or NULL: steps */
+    size_t count;           /* pairs in the block */
+} pair_block;
+
+static SKS_ALWAYS_INLINE pair_block pair_block_at(float *out, ptrdiff_t so, const float *q0,
+                                                  ptrdiff_t s0, const float *q1, ptrdiff_t s1,
+                                                  const float *t, size_t t_step,
+                                                  const ptrdiff_t *offsets, size_t first, int j,
+                                                  int nb, size_t count)
+{
+    const size_t i = first + (size_t)j * SKS_W;   /* its first pair */
+    const ptrdiff_t at = offsets ? 0 : (ptrdiff_t)i;
+    pair_block k;
+    k.out = out + at * so;
+    k.q0 = q0 + at * s0;
+    k.q1 = q1 + at * s1;
+    k.t = t + i * t_step;
+    k.off = offsets ? offsets + j * SKS_W : NULL;
+    k.count = j == nb - 1 ? count : SKS_W;
+    return k;
+}
+
+/* nb blocks side by side (nb <= LOCKSTEP; count pairs in the last, SKS_W in the others),
  * starting at pair `first`: pairs at q0 + i s0, q1 + i s1, out + i so (steps in floats) with
  * t[i t_step], or, with an index, the QTS joints 8 index[i] of q0, q1 and out (steps 0).
  * joints: the operands are QTS joints, whose translation and scale (the four floats after each
- * quaternion) become a + t (b - a). Each block is read before it is written, and blocks never
- * overlap, so out may equal q0 or q1. */
+ * quaternion) become a + t (b - a) with one t. Each block is read before it is written, and
+ * blocks never overlap, so out may equal q0 or q1. `method` is a constant in each instance. */
 static SKS_ALWAYS_INLINE void pair_blocks(float *out, ptrdiff_t so, const float *q0, ptrdiff_t s0,
                                           const float *q1, ptrdiff_t s1, const float *t,
                                           size_t t_step, const int32_t *index, size_t first,
                                           int nb, size_t count, int joints, int method)
 {
-    ptrdiff_t offsets[MAX_LOCKSTEP * SKS_W];
-    slerp_state ss[MAX_LOCKSTEP];
-    nlerp_state ns[MAX_LOCKSTEP];
+    ptrdiff_t offsets[LOCKSTEP * SKS_W];
+    slerp_state ss[LOCKSTEP];
+    nlerp_state ns[LOCKSTEP];
     const size_t total = (size_t)(nb - 1) * SKS_W + count;
     int j;
-    if (index) {
+    if (index) {   /* past the last pair: its offset again (read, never used) */
         size_t m;
         for (m = 0; m < (size_t)nb * SKS_W; m++)
             offsets[m] = SKS_QTS_FLOATS * (ptrdiff_t)index[first + (m < total ? m : total - 1)];
-    } else {
-        out += (ptrdiff_t)first * so;
-        q0 += (ptrdiff_t)first * s0;
-        q1 += (ptrdiff_t)first * s1;
     }
-    t += first * t_step;
-#define BLOCK_ARGS(j)                                                                           \
-    const size_t cnt = (j) == nb - 1 ? count : (size_t)SKS_W;                                   \
-    const ptrdiff_t *off = index ? offsets + (j) * SKS_W : NULL;                                \
-    const ptrdiff_t bi = (ptrdiff_t)(j) * SKS_W;                                                \
-    float *o = out + bi * so;                                                                   \
-    const float *a = q0 + bi * s0, *b = q1 + bi * s1
+#define BLOCK(j) pair_block_at(out, so, q0, s0, q1, s1, t, t_step, index ? offsets : NULL, first, (j), nb, count)
     if (method != SKS_INTERP_EXACT) {
         for (j = 0; j < nb; j++) {
-            BLOCK_ARGS(j);
-            const quat_rows qa = pair_load(a, s0, off, cnt), qb = pair_load(b, s1, off, cnt);
-            const float *tj = t + (size_t)bi * t_step;
-            const vf tv = !t_step ? vf_set1(*tj) : cnt == SKS_W ? vf_load_items(tj) : vf_load_items_n(tj, cnt);
-            (void)o;
-            if (method == SKS_INTERP_NLERP) nlerp_stage1(&ns[j], &qa, &qb, tv);
-            else slerp_stage1(&ss[j], &qa, &qb, tv);
+            const pair_block blk = BLOCK(j), *k = &blk;
+            const quat_rows a = pair_load(k->q0, s0, k->off, k->count);
+            const quat_rows b = pair_load(k->q1, s1, k->off, k->count);
+            const vf tv = !t_step ? vf_set1(*k->t)
+                          : k->count == SKS_W ? vf_load_items(k->t) : vf_load_items_n(k->t, k->count);
+            if (method == SKS_INTERP_NLERP) nlerp_stage1(&ns[j], &a, &b, tv);
+            else slerp_stage1(&ss[j], &a, &b, tv);
         }
         if (method == SKS_INTERP_FAST)
             for (j = 0; j < nb; j++) slerp_stage2(&ss[j]);
     }
     for (j = 0; j < nb; j++) {
-        BLOCK_ARGS(j);
-        if (method == SKS_INTERP_EXACT) {
+        const pair_block blk = BLOCK(j), *k = &blk;
+        if (method == SKS_INTERP_EXACT) {   /* libm, per pair */
             size_t i;
-            for (i = 0; i < cnt; i++)
-                slerp_exact_one(PAIR_AT(o, so, off, i), PAIR_AT(a, s0, off, i), PAIR_AT(b, s1, off, i),
-                                t[((size_t)bi + i) * t_step]);
+            for (i = 0; i < k->count; i++)
+                slerp_exact_one(PAIR_AT(k->out, so, k->off, i), PAIR_AT(k->q0, s0, k->off, i),
+                                PAIR_AT(k->q1, s1, k->off, i), k->t[i * t_step]);
         } else if (method == SKS_INTERP_NLERP) {
             quat_rows r;
             const int ok = nlerp_stage2(&ns[j], &r);
-            pair_store(o, so, off, &r, cnt);
-            if (!ok) nlerp_fix(&ns[j], o, so, off, cnt);
-        } else {
-            const quat_rows qa = pair_load(a, s0, off, cnt), qb = pair_load(b, s1, off, cnt);
+            pair_store(k->out, so, k->off, &r, k->count);
+            if (!ok) nlerp_fix(&ns[j], k->out, so, k->off, k->count);
+        } else {   /* the quaternions again (not kept live across the stages) */
+            const quat_rows a = pair_load(k->q0, s0, k->off, k->count);
+            const quat_rows b = pair_load(k->q1, s1, k->off, k->count);
             quat_rows r;
             vf w0, w1;
             slerp_stage3(&ss[j], &w0, &w1);
-            r = quat_rows_combine(&qa, &qb, w0, w1);
-            pair_store(o, so, off, &r, cnt);
+            r = quat_rows_combine(&a, &b, w0, w1);
+            pair_store(k->out, so, k->off, &r, k->count);
         }
         if (joints) {   /* translation and scale: a + t (b - a) */
-            const quat_rows ta = pair_load(a + 4, s0, off, cnt), tb = pair_load(b + 4, s1, off, cnt);
+            const quat_rows a = pair_load(k->q0 + 4, s0, k->off, k->count);
+            const quat_rows b = pair_load(k->q1 + 4, s1, k->off, k->count);
             const vf tv = vf_set1(*t);
             quat_rows r;
-            int k;
-            for (k = 0; k < 4; k++) r.v[k] = vf_add(ta.v[k], vf_mul(tv, vf_sub(tb.v[k], ta.v[k])));
-            pair_store(o + 4, so, off, &r, cnt);
+            int c;
+            for (c = 0; c < 4; c++) r.v[c] = vf_add(a.v[c], vf_mul(tv, vf_sub(b.v[c], a.v[c])));
+            pair_store(k->out + 4, so, k->off, &r, k->count);
         }
     }
-#undef BLOCK_ARGS
+#undef BLOCK
 }
 
 /* Every pair of n: groups of `lockstep` full blocks, the remaining full blocks one by one, then
@@ -365,8 +382,7 @@ static SKS_ALWAYS_INLINE void pair_loop(float *out, ptrdiff_t so, const float *q
                                         size_t t_step, const int32_t *index, size_t n, int joints,
                                         int method)
 {
-    const int lockstep = method == SKS_INTERP_FAST ? SLERP_LOCKSTEP
-                         : method == SKS_INTERP_NLERP ? NLERP_LOCKSTEP : 1;
+    const int lockstep = method == SKS_INTERP_EXACT ? 1 : LOCKSTEP;
     size_t i = 0;
     for (; i + (size_t)lockstep * SKS_W <= n; i += (size_t)lockstep * SKS_W)
         pair_blocks(out, so, q0, s0, q1, s1, t, t_step, index, i, lockstep, SKS_W, joints, method);

@@ -81,7 +81,7 @@ static int check_interp(const sks_blend_kernels *k, const sks_blend_kernels *ref
     float *a = check_alloc(bytes), *b = check_alloc(bytes), *t = check_alloc(bytes);
     float *got = check_alloc(bytes), *want = check_alloc(bytes);
     char what[96];
-    int failures = 0, m;
+    int failures = 0, m, side;
     size_t as, bs, ts;
     random_pairs(a, b, n, r, specials);
     random_ts(t, n, r, specials);
@@ -97,18 +97,14 @@ static int check_interp(const sks_blend_kernels *k, const sks_blend_kernels *ref
                     g(want, a, as, b, bs, t, ts, n);
                     failures += check_same(what, name, got, want, 4 * n);
                 }
-        snprintf(what, sizeof what, "%s in place (out = q0) n=%zu", kn, n);
-        memcpy(got, a, 4 * n * sizeof(float));
-        memcpy(want, a, 4 * n * sizeof(float));
-        f(got, got, 1, b, 1, t, 1, n);
-        g(want, want, 1, b, 1, t, 1, n);
-        failures += check_same(what, name, got, want, 4 * n);
-        snprintf(what, sizeof what, "%s in place (out = q1) n=%zu", kn, n);
-        memcpy(got, b, 4 * n * sizeof(float));
-        memcpy(want, b, 4 * n * sizeof(float));
-        f(got, a, 1, got, 1, t, 0, n);
-        g(want, a, 1, want, 1, t, 0, n);
-        failures += check_same(what, name, got, want, 4 * n);
+        for (side = 0; side < 2; side++) {   /* in place: out = q0 (t per pair), out = q1 (one t) */
+            snprintf(what, sizeof what, "%s in place (out = q%d) n=%zu", kn, side, n);
+            memcpy(got, side ? b : a, 4 * n * sizeof(float));
+            memcpy(want, side ? b : a, 4 * n * sizeof(float));
+            f(got, side ? a : got, 1, side ? got : b, 1, t, (size_t)!side, n);
+            g(want, side ? a : want, 1, side ? want : b, 1, t, (size_t)!side, n);
+            failures += check_same(what, name, got, want, 4 * n);
+        }
     }
     free(a); free(b); free(t); free(got); free(want);
     return failures;
