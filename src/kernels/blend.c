@@ -207,31 +207,19 @@ static SKS_ALWAYS_INLINE void nlerp_stage1(nlerp_state *st, const quat_rows *a, 
     st->n2 = quat_rows_dot(&st->v, &st->v);
 }
 
-/* Returns 0 when some lane's |v|^2 is outside the fast range (see nlerp_fix). */
-static SKS_ALWAYS_INLINE int nlerp_stage2(const nlerp_state *st, quat_rows *r)
+static SKS_ALWAYS_INLINE void nlerp_stage2(const nlerp_state *st, quat_rows *r)
 {
     const vf inv_len = vf_div(vf_set1(1.0f), vf_sqrt(st->n2));
     r->v[0] = vf_mul(st->v.v[0], vf_splat_in_rows(inv_len, 0));
     r->v[1] = vf_mul(st->v.v[1], vf_splat_in_rows(inv_len, 1));
     r->v[2] = vf_mul(st->v.v[2], vf_splat_in_rows(inv_len, 2));
     r->v[3] = vf_mul(st->v.v[3], vf_splat_in_rows(inv_len, 3));
+}
+
+/* Every lane's |v|^2 in [SKS_NORM2_MIN, SKS_NORM2_MAX] (else see nlerp_fix). */
+static SKS_ALWAYS_INLINE int nlerp_in_range(const nlerp_state *st)
+{
     return vm_all(vm_and(vf_ge(st->n2, vf_set1(SKS_NORM2_MIN)), vf_le(st->n2, vf_set1(SKS_NORM2_MAX))));
-}
-
-/* Where a block's pairs are: pair i of q0 at q0 + i s0 floats (4: packed quaternions, 8: QTS
- * joints, 0: one quaternion repeated), or at q0 + off[i] when off is set (an index subset of QTS
- * joints); q1 and out likewise. */
-static SKS_ALWAYS_INLINE quat_rows pair_load(const float *p, ptrdiff_t step, const ptrdiff_t *off,
-                                             size_t count)
-{
-    return off ? quat_rows_load_at(p, off, count) : quat_rows_load_n(p, step, count);
-}
-
-static SKS_ALWAYS_INLINE void pair_store(float *p, ptrdiff_t step, const ptrdiff_t *off,
-                                         const quat_rows *q, size_t count)
-{
-    if (off) quat_rows_store_at(p, off, q, count);
-    else quat_rows_store_n(p, step, q, count);
 }
 
 #define PAIR_AT(p, step, off, i) ((p) + ((off) ? (off)[i] : (ptrdiff_t)(i) * (step)))
@@ -244,7 +232,7 @@ static void nlerp_fix(const nlerp_state *st, float *out, ptrdiff_t step, const p
 {
     SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2[SKS_W];
     size_t i;
-    quat_rows_store_n(v, 4, &st->v, SKS_W);
+    quat_rows_store(v, 4, NULL, &st->v, SKS_W);
     vf_store_items(n2, st->n2);
     for (i = 0; i < count; i++)
         if (!(n2[i] >= SKS_NORM2_MIN && n2[i] <= SKS_NORM2_MAX))
@@ -331,8 +319,8 @@ static SKS_ALWAYS_INLINE void pair_blocks(float *out, ptrdiff_t so, const float 
     if (method != SKS_INTERP_EXACT) {
         for (j = 0; j < nb; j++) {
             const pair_block blk = BLOCK(j), *k = &blk;
-            const quat_rows a = pair_load(k->q0, s0, k->off, k->count);
-            const quat_rows b = pair_load(k->q1, s1, k->off, k->count);
+            const quat_rows a = quat_rows_load(k->q0, s0, k->off, k->count);
+            const quat_rows b = quat_rows_load(k->q1, s1, k->off, k->count);
             const vf tv = !t_step ? vf_set1(*k->t)
                           : k->count == SKS_W ? vf_load_items(k->t) : vf_load_items_n(k->t, k->count);
             if (method == SKS_INTERP_NLERP) nlerp_stage1(&ns[j], &a, &b, tv);
@@ -343,34 +331,39 @@ static SKS_ALWAYS_INLINE void pair_blocks(float *out, ptrdiff_t so, const float 
     }
     for (j = 0; j < nb; j++) {
         const pair_block blk = BLOCK(j), *k = &blk;
+        quat_rows a, b, ta, tb, r;
+        if (joints) {   /* whole joints: the quaternions and the (t, s) halves */
+            qts_rows_load(k->q0, s0, k->off, k->count, &a, &ta);
+            qts_rows_load(k->q1, s1, k->off, k->count, &b, &tb);
+        } else if (method == SKS_INTERP_FAST) {
+            a = quat_rows_load(k->q0, s0, k->off, k->count);
+            b = quat_rows_load(k->q1, s1, k->off, k->count);
+        }
         if (method == SKS_INTERP_EXACT) {   /* libm, per pair */
+            SKS_ALIGNED(SKS_VEC_ALIGN) float e[4 * SKS_W];
             size_t i;
             for (i = 0; i < k->count; i++)
-                slerp_exact_one(PAIR_AT(k->out, so, k->off, i), PAIR_AT(k->q0, s0, k->off, i),
-                                PAIR_AT(k->q1, s1, k->off, i), k->t[i * t_step]);
+                slerp_exact_one(e + 4 * i, PAIR_AT(k->q0, s0, k->off, i), PAIR_AT(k->q1, s1, k->off, i),
+                                k->t[i * t_step]);
+            r = quat_rows_load(e, 4, NULL, k->count);
         } else if (method == SKS_INTERP_NLERP) {
-            quat_rows r;
-            const int ok = nlerp_stage2(&ns[j], &r);
-            pair_store(k->out, so, k->off, &r, k->count);
-            if (!ok) nlerp_fix(&ns[j], k->out, so, k->off, k->count);
-        } else {   /* the quaternions again (not kept live across the stages) */
-            const quat_rows a = pair_load(k->q0, s0, k->off, k->count);
-            const quat_rows b = pair_load(k->q1, s1, k->off, k->count);
-            quat_rows r;
+            nlerp_stage2(&ns[j], &r);
+        } else {   /* (the quaternions loaded again: not kept live across the stages) */
             vf w0, w1;
             slerp_stage3(&ss[j], &w0, &w1);
             r = quat_rows_combine(&a, &b, w0, w1);
-            pair_store(k->out, so, k->off, &r, k->count);
         }
         if (joints) {   /* translation and scale: a + t (b - a) */
-            const quat_rows a = pair_load(k->q0 + 4, s0, k->off, k->count);
-            const quat_rows b = pair_load(k->q1 + 4, s1, k->off, k->count);
             const vf tv = vf_set1(*t);
-            quat_rows r;
+            quat_rows ts;
             int c;
-            for (c = 0; c < 4; c++) r.v[c] = vf_add(a.v[c], vf_mul(tv, vf_sub(b.v[c], a.v[c])));
-            pair_store(k->out + 4, so, k->off, &r, k->count);
+            for (c = 0; c < 4; c++) ts.v[c] = vf_add(ta.v[c], vf_mul(tv, vf_sub(tb.v[c], ta.v[c])));
+            qts_rows_store(k->out, so, k->off, &r, &ts, k->count);
+        } else {
+            quat_rows_store(k->out, so, k->off, &r, k->count);
         }
+        if (method == SKS_INTERP_NLERP && !nlerp_in_range(&ns[j]))
+            nlerp_fix(&ns[j], k->out, so, k->off, k->count);
     }
 #undef BLOCK
 }
@@ -489,7 +482,8 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     for (k = 0; k < 4; k++) acc.v[k] = ts.v[k] = zero;
     for (l = 0; l < nlayers; l++) {
         const float *xl = x + l * layer_floats, *wl = w + l * layer_stride;
-        const quat_rows y = quat_rows_load_n(xl, 8, count), yts = quat_rows_load_n(xl + 4, 8, count);
+        quat_rows y, yts;
+        qts_rows_load(xl, SKS_QTS_FLOATS, NULL, count, &y, &yts);
         const vf wv = !joint_step ? vf_set1(*wl) : count == SKS_W ? vf_load_items(wl) : vf_load_items_n(wl, count);
         const vf wq = vf_xor(wv, vf_if(vf_lt(quat_rows_dot(&acc, &y), zero), sign));
 #define LAYER_ADD(k)                                                                          \
@@ -513,12 +507,11 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
-    quat_rows_store_n(o, 8, &q, count);
-    quat_rows_store_n(o + 4, 8, &ts, count);
+    qts_rows_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
     if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
         size_t i;
-        quat_rows_store_n(v, 4, &acc, SKS_W);
+        quat_rows_store(v, 4, NULL, &acc, SKS_W);
         vf_store_items(n2s, n2);
         for (i = 0; i < count; i++)
             if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))

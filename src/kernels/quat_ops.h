@@ -163,48 +163,57 @@ typedef struct quat_rows {
     vf v[4];
 } quat_rows;
 
-/* The first n <= SKS_W quaternions at p, p + step, ... (step in floats: 4 packed, 8 QTS joints,
- * 0 one repeated); rows of the other items are zero. A constant step and n = SKS_W give plain
- * loads (one 256-bit load per vector on avx2 for step 4, a broadcast for 0). */
-static SKS_ALWAYS_INLINE quat_rows quat_rows_load_n(const float *p, ptrdiff_t step, size_t n)
+/* Where vector k of a block starts and the stride between its rows: item i at p + i step (step
+ * in floats: 4 packed quaternions, 8 QTS joints, 0 one item repeated) or, when off is set, at
+ * p + off[i] (e.g. an index subset of joints; off has SKS_W entries, those past the block's
+ * items are read but not used). A vector's rows are at most two items, so with offsets the
+ * stride is the difference of theirs. */
+typedef char quat_rows_need_two_rows_at_most[SKS_ROWS <= 2 ? 1 : -1];
+#define QUAT_ROWS_AT(step, off, k) ((off) ? (off)[(k) * SKS_ROWS] : (ptrdiff_t)(k) * SKS_ROWS * (step))
+#define QUAT_ROWS_STRIDE(step, off, k) \
+    ((off) ? (off)[(k) * SKS_ROWS + SKS_ROWS - 1] - (off)[(k) * SKS_ROWS] : (step))
+
+/* The first n <= SKS_W quaternions of a block (rows of the other items are zero). A constant
+ * step and n = SKS_W give plain loads (one 256-bit load per vector on avx2 for step 4, a
+ * broadcast for 0). */
+static SKS_ALWAYS_INLINE quat_rows quat_rows_load(const float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                                  size_t n)
 {
     quat_rows q;
     int k;
     for (k = 0; k < 4; k++)
-        q.v[k] = vf_load_rows_count(p + k * SKS_ROWS * step, step, quat_soa_rows_in(n, k));
+        q.v[k] = vf_load_rows_count(p + QUAT_ROWS_AT(step, off, k), QUAT_ROWS_STRIDE(step, off, k),
+                                    quat_soa_rows_in(n, k));
     return q;
 }
 
-static SKS_ALWAYS_INLINE void quat_rows_store_n(float *p, ptrdiff_t step, const quat_rows *q, size_t n)
+static SKS_ALWAYS_INLINE void quat_rows_store(float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                              const quat_rows *q, size_t n)
 {
     int k;
     for (k = 0; k < 4; k++)
-        vf_store_rows_count(p + k * SKS_ROWS * step, step, q->v[k], quat_soa_rows_in(n, k));
+        vf_store_rows_count(p + QUAT_ROWS_AT(step, off, k), QUAT_ROWS_STRIDE(step, off, k), q->v[k],
+                            quat_soa_rows_in(n, k));
 }
 
-/* Items at p + off[i] (off in floats, e.g. an index subset of joints): the first n <= SKS_W.
- * The rows of one vector are at most two items, so the stride between them is the difference
- * of their offsets (off must have SKS_W entries; entries past n are read but not used). */
-typedef char quat_rows_at_needs_two_rows_at_most[SKS_ROWS <= 2 ? 1 : -1];
-
-static SKS_ALWAYS_INLINE quat_rows quat_rows_load_at(const float *p, const ptrdiff_t *off, size_t n)
+/* QTS joints (8 floats: quaternion, translation, scale) as two blocks: the quaternions and the
+ * (t, s) halves, one row of 8 per joint (vf_load_rows8). */
+static SKS_ALWAYS_INLINE void qts_rows_load(const float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                            size_t n, quat_rows *q, quat_rows *ts)
 {
-    quat_rows q;
     int k;
-    for (k = 0; k < 4; k++) {
-        const ptrdiff_t *o = off + k * SKS_ROWS;
-        q.v[k] = vf_load_rows_count(p + o[0], o[SKS_ROWS - 1] - o[0], quat_soa_rows_in(n, k));
-    }
-    return q;
+    for (k = 0; k < 4; k++)
+        vf_load_rows8(p + QUAT_ROWS_AT(step, off, k), QUAT_ROWS_STRIDE(step, off, k),
+                      quat_soa_rows_in(n, k), &q->v[k], &ts->v[k]);
 }
 
-static SKS_ALWAYS_INLINE void quat_rows_store_at(float *p, const ptrdiff_t *off, const quat_rows *q, size_t n)
+static SKS_ALWAYS_INLINE void qts_rows_store(float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                             const quat_rows *q, const quat_rows *ts, size_t n)
 {
     int k;
-    for (k = 0; k < 4; k++) {
-        const ptrdiff_t *o = off + k * SKS_ROWS;
-        vf_store_rows_count(p + o[0], o[SKS_ROWS - 1] - o[0], q->v[k], quat_soa_rows_in(n, k));
-    }
+    for (k = 0; k < 4; k++)
+        vf_store_rows8(p + QUAT_ROWS_AT(step, off, k), QUAT_ROWS_STRIDE(step, off, k), q->v[k],
+                       ts->v[k], quat_soa_rows_in(n, k));
 }
 
 /* Per-item dot(a, b) = (ax bx + az bz) + (ay by + aw bw), in item order. */

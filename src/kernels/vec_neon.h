@@ -250,5 +250,19 @@ SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
                                      vcombine_f32(vget_high_f32(c), vget_high_f32(d)));
     return vpaddq_f32(ab, cd);
 }
+SKS_V void vf_load_rows8(const float *p, ptrdiff_t stride, size_t count, vf *lo, vf *hi)
+{
+    (void)stride;
+    *lo = count ? vld1q_f32(p) : vdupq_n_f32(0.0f);
+    *hi = count ? vld1q_f32(p + 4) : vdupq_n_f32(0.0f);
+}
+SKS_V void vf_store_rows8(float *p, ptrdiff_t stride, vf lo, vf hi, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vst1q_f32(p, lo);
+        vst1q_f32(p + 4, hi);
+    }
+}
 
 #endif /* SKS_VEC_IMPL_H */

@@ -555,5 +555,21 @@ SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
     return r;
 #endif
 }
+/* Rows of 8 floats: the first count <= SKS_ROWS at p, p + stride, ...; floats 0-3 of row r in
+ * row r of *lo, 4-7 in row r of *hi (slots >= count are 0). */
+SKS_V void vf_load_rows8(const float *p, ptrdiff_t stride, size_t count, vf *lo, vf *hi)
+{
+    (void)stride;
+    *lo = count ? vf_load(p) : vf_zero();
+    *hi = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows8(float *p, ptrdiff_t stride, vf lo, vf hi, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, lo);
+        vf_store(p + 4, hi);
+    }
+}
 
 #endif /* SKS_VEC_IMPL_H */

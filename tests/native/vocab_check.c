@@ -28,6 +28,28 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_ROWS8) {
+        /* blocks of 64 floats: rows of 8 floats 16 apart; the first c = block % 3 rows loaded as
+         * halves (SKS_ROWS at a time, the last group partial) and stored as (2 lo, lo + hi), the
+         * rest of out = b */
+        for (i = 0; i + 64 <= n; i += 64) {
+            const size_t c_rows = (i / 64) % 3;
+            size_t r0;
+            memcpy(out + i, b + i, 64 * sizeof(float));
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                float tmp[2][SKS_W];
+                size_t l;
+                vf lo, hi;
+                vf_load_rows8(a + i + 16 * r0, 16, cnt, &lo, &hi);
+                vf_store(tmp[0], lo);
+                vf_store(tmp[1], hi);
+                for (l = 4 * cnt; l < SKS_W; l++) failures += tmp[0][l] != 0.0f || tmp[1][l] != 0.0f;
+                vf_store_rows8(out + i + 16 * r0, 16, vf_add(lo, lo), vf_add(lo, hi), cnt);
+            }
+        }
+        return failures;
+    }
     if (op == VOP_HSUM4) {
         /* chunks of 16 floats per row: the 4 rows of 4 of row slot r summed pairwise, the sums
          * stored as that slot's first row, the rest of out = b (target-independent layout) */
