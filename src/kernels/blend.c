@@ -395,18 +395,21 @@ static SKS_ALWAYS_INLINE void interp(float *out, const float *q0, size_t q0_step
     else pair_loop(out, 4, q0, 0, q1, 0, t, t_step, NULL, n, 0, method);
 }
 
+/* slerp "fast" (formula, order, bounds at the top of this file). */
 static void slerp_fast(float *out, const float *q0, size_t q0_step, const float *q1, size_t q1_step,
                        const float *t, size_t t_step, size_t n)
 {
     interp(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_FAST);
 }
 
+/* nlerp (top of this file): a pair with |v|^2 outside the fast range goes through nlerp_fix. */
 static void nlerp(float *out, const float *q0, size_t q0_step, const float *q1, size_t q1_step,
                   const float *t, size_t t_step, size_t n)
 {
     interp(out, q0, q0_step, q1, q1_step, t, t_step, n, SKS_INTERP_NLERP);
 }
 
+/* slerp "exact": libm in double, per element on every target (top of this file). */
 static void slerp_exact(float *out, const float *q0, size_t q0_step, const float *q1,
                         size_t q1_step, const float *t, size_t t_step, size_t n)
 {
@@ -519,7 +522,8 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     }
 }
 
-/* joint_step 0 (one weight per layer) or 1 (per joint), a constant in each instance. */
+/* blend_layers (top of this file), SKS_W joints of a pose per block; joint_step 0 (one weight per
+ * layer) or 1 (per joint), a constant in each instance. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
                                          size_t joint_step)
