@@ -1,6 +1,6 @@
 /*
  * blend.c -- slerp, nlerp, blend_joints and blend_layers (see blend.h), written once against the
- * vector vocabulary. SKS_W pairs per block; quaternions stay in memory order (quat_rows in
+ * vector vocabulary. SKS_W pairs per block; quaternions stay in memory order (quat_aos in
  * quat_ops.h: per-pair dot products by an in-row reduction, per-pair weights spread back with one
  * shuffle per vector), and the tail of a batch runs the same block code with masked loads and
  * stores. Every target evaluates the same float32 operations in the same order (no FMA), so
@@ -167,11 +167,11 @@ typedef struct slerp_state {
     int in_range;
 } slerp_state;
 
-static SKS_ALWAYS_INLINE void slerp_stage1(slerp_state *st, const quat_rows *a, const quat_rows *b, vf t)
+static SKS_ALWAYS_INLINE void slerp_stage1(slerp_state *st, const quat_aos *a, const quat_aos *b, vf t)
 {
     const vf one = vf_set1(1.0f);
     st->t = t;
-    st->c = quat_rows_dot(a, b);
+    st->c = quat_aos_dot(a, b);
     st->av = vf_min(one, vf_abs(st->c));
     st->s = vf_sqrt(vf_max(vf_set1(SIN2_MIN), vf_mul(vf_sub(one, st->av), vf_add(one, st->av))));
 }
@@ -196,18 +196,18 @@ static SKS_ALWAYS_INLINE void slerp_stage3(const slerp_state *st, vf *w0, vf *w1
 
 /* nlerp: v = (1 - t) q0 + (+-t) q1 and |v|^2, then v (1 / sqrt(|v|^2)). */
 typedef struct nlerp_state {
-    quat_rows v;
+    quat_aos v;
     vf n2;
 } nlerp_state;
 
-static SKS_ALWAYS_INLINE void nlerp_stage1(nlerp_state *st, const quat_rows *a, const quat_rows *b, vf t)
+static SKS_ALWAYS_INLINE void nlerp_stage1(nlerp_state *st, const quat_aos *a, const quat_aos *b, vf t)
 {
-    const vf w1 = vf_xor(t, vf_and(vf_set1(-0.0f), quat_rows_dot(a, b)));
-    st->v = quat_rows_combine(a, b, vf_sub(vf_set1(1.0f), t), w1);
-    st->n2 = quat_rows_dot(&st->v, &st->v);
+    const vf w1 = vf_xor(t, vf_and(vf_set1(-0.0f), quat_aos_dot(a, b)));
+    st->v = quat_aos_combine(a, b, vf_sub(vf_set1(1.0f), t), w1);
+    st->n2 = quat_aos_dot(&st->v, &st->v);
 }
 
-static SKS_ALWAYS_INLINE void nlerp_stage2(const nlerp_state *st, quat_rows *r)
+static SKS_ALWAYS_INLINE void nlerp_stage2(const nlerp_state *st, quat_aos *r)
 {
     const vf inv_len = vf_div(vf_set1(1.0f), vf_sqrt(st->n2));
     r->v[0] = vf_mul(st->v.v[0], vf_splat_in_rows(inv_len, 0));
@@ -232,7 +232,7 @@ static void nlerp_fix(const nlerp_state *st, float *out, ptrdiff_t step, const p
 {
     SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2[SKS_W];
     size_t i;
-    quat_rows_store(v, 4, NULL, &st->v, SKS_W);
+    quat_aos_store(v, 4, NULL, &st->v, SKS_W);
     vf_store_items(n2, st->n2);
     for (i = 0; i < count; i++)
         if (!(n2[i] >= SKS_NORM2_MIN && n2[i] <= SKS_NORM2_MAX))
@@ -319,8 +319,8 @@ static SKS_ALWAYS_INLINE void pair_blocks(float *out, ptrdiff_t so, const float 
     if (method != SKS_INTERP_EXACT) {
         for (j = 0; j < nb; j++) {
             const pair_block blk = BLOCK(j), *k = &blk;
-            const quat_rows a = quat_rows_load(k->q0, s0, k->off, k->count);
-            const quat_rows b = quat_rows_load(k->q1, s1, k->off, k->count);
+            const quat_aos a = quat_aos_load(k->q0, s0, k->off, k->count);
+            const quat_aos b = quat_aos_load(k->q1, s1, k->off, k->count);
             const vf tv = !t_step ? vf_set1(*k->t)
                           : k->count == SKS_W ? vf_load_items(k->t) : vf_load_items_n(k->t, k->count);
             if (method == SKS_INTERP_NLERP) nlerp_stage1(&ns[j], &a, &b, tv);
@@ -331,13 +331,13 @@ static SKS_ALWAYS_INLINE void pair_blocks(float *out, ptrdiff_t so, const float 
     }
     for (j = 0; j < nb; j++) {
         const pair_block blk = BLOCK(j), *k = &blk;
-        quat_rows a, b, ta, tb, r;
+        quat_aos a, b, ta, tb, r;
         if (joints) {   /* whole joints: the quaternions and the (t, s) halves */
-            qts_rows_load(k->q0, s0, k->off, k->count, &a, &ta);
-            qts_rows_load(k->q1, s1, k->off, k->count, &b, &tb);
+            qts_aos_load(k->q0, s0, k->off, k->count, &a, &ta);
+            qts_aos_load(k->q1, s1, k->off, k->count, &b, &tb);
         } else if (method == SKS_INTERP_FAST) {
-            a = quat_rows_load(k->q0, s0, k->off, k->count);
-            b = quat_rows_load(k->q1, s1, k->off, k->count);
+            a = quat_aos_load(k->q0, s0, k->off, k->count);
+            b = quat_aos_load(k->q1, s1, k->off, k->count);
         }
         if (method == SKS_INTERP_EXACT) {   /* libm, per pair */
             SKS_ALIGNED(SKS_VEC_ALIGN) float e[4 * SKS_W];
@@ -345,22 +345,22 @@ static SKS_ALWAYS_INLINE void pair_blocks(float *out, ptrdiff_t so, const float 
             for (i = 0; i < k->count; i++)
                 slerp_exact_one(e + 4 * i, PAIR_AT(k->q0, s0, k->off, i), PAIR_AT(k->q1, s1, k->off, i),
                                 k->t[i * t_step]);
-            r = quat_rows_load(e, 4, NULL, k->count);
+            r = quat_aos_load(e, 4, NULL, k->count);
         } else if (method == SKS_INTERP_NLERP) {
             nlerp_stage2(&ns[j], &r);
         } else {   /* (the quaternions loaded again: not kept live across the stages) */
             vf w0, w1;
             slerp_stage3(&ss[j], &w0, &w1);
-            r = quat_rows_combine(&a, &b, w0, w1);
+            r = quat_aos_combine(&a, &b, w0, w1);
         }
         if (joints) {   /* translation and scale: a + t (b - a) */
             const vf tv = vf_set1(*t);
-            quat_rows ts;
+            quat_aos ts;
             int c;
             for (c = 0; c < 4; c++) ts.v[c] = vf_add(ta.v[c], vf_mul(tv, vf_sub(tb.v[c], ta.v[c])));
-            qts_rows_store(k->out, so, k->off, &r, &ts, k->count);
+            qts_aos_store(k->out, so, k->off, &r, &ts, k->count);
         } else {
-            quat_rows_store(k->out, so, k->off, &r, k->count);
+            quat_aos_store(k->out, so, k->off, &r, k->count);
         }
         if (method == SKS_INTERP_NLERP && !nlerp_in_range(&ns[j]))
             nlerp_fix(&ns[j], k->out, so, k->off, k->count);
@@ -478,17 +478,17 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
                                            size_t joint_step, size_t count)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
-    quat_rows acc, ts, q;
+    quat_aos acc, ts, q;
     vf total = zero, n2, len, inv_total;
     size_t l;
     int k;
     for (k = 0; k < 4; k++) acc.v[k] = ts.v[k] = zero;
     for (l = 0; l < nlayers; l++) {
         const float *xl = x + l * layer_floats, *wl = w + l * layer_stride;
-        quat_rows y, yts;
-        qts_rows_load(xl, SKS_QTS_FLOATS, NULL, count, &y, &yts);
+        quat_aos y, yts;
+        qts_aos_load(xl, SKS_QTS_FLOATS, NULL, count, &y, &yts);
         const vf wv = !joint_step ? vf_set1(*wl) : count == SKS_W ? vf_load_items(wl) : vf_load_items_n(wl, count);
-        const vf wq = vf_xor(wv, vf_if(vf_lt(quat_rows_dot(&acc, &y), zero), sign));
+        const vf wq = vf_xor(wv, vf_if(vf_lt(quat_aos_dot(&acc, &y), zero), sign));
 #define LAYER_ADD(k)                                                                          \
         acc.v[k] = vf_add(acc.v[k], vf_mul(vf_splat_in_rows(wq, k), y.v[k]));                  \
         ts.v[k] = vf_add(ts.v[k], vf_mul(joint_step ? vf_splat_in_rows(wv, k) : wv, yts.v[k]))
@@ -499,7 +499,7 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
 #undef LAYER_ADD
         total = vf_add(total, wv);
     }
-    n2 = quat_rows_dot(&acc, &acc);
+    n2 = quat_aos_dot(&acc, &acc);
     len = vf_sqrt(n2);
     inv_total = vf_div(vf_set1(1.0f), total);
 #define LAYER_OUT(k)                                                                          \
@@ -510,11 +510,11 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
-    qts_rows_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
+    qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
     if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
         size_t i;
-        quat_rows_store(v, 4, NULL, &acc, SKS_W);
+        quat_aos_store(v, 4, NULL, &acc, SKS_W);
         vf_store_items(n2s, n2);
         for (i = 0; i < count; i++)
             if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))

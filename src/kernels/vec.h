@@ -79,11 +79,11 @@
  *                                           k SKS_ROWS + r) one sum per item, in item order; with
  *                                           products of two blocks, their dot products in the
  *                                           pairwise order (x x' + z z') + (y y' + w w')
- *   vf_load_rows8(p, stride, count, &lo, &hi), vf_store_rows8(p, stride, lo, hi, count)
- *                                           rows of 8 floats (a QTS joint): the first count <=
- *                                           SKS_ROWS at p + r stride, floats 0-3 of each in lo,
- *                                           4-7 in hi (loaded slots >= count are 0; nothing else
- *                                           read or written)
+ *   vf_load_rows2_count(p, stride, &a, &b, count), vf_store_rows2_count(p, stride, a, b, count)
+ *                                           the first count <= SKS_ROWS row slots of 8 floats
+ *                                           (a QTS joint) at p + r stride: floats 0-3 in slot r's
+ *                                           row of a, 4-7 in its row of b (loaded slots >= count
+ *                                           are 0; nothing else read or written)
  *
  * Adding an operation: implement it in all four vec_<target>.h files with the same semantics
  * (scalar first: it is the definition), document it here, and add it to the bit-identity checks

@@ -273,26 +273,26 @@ SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
     return _mm256_add_ps(_mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)),
                          _mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
 }
-/* One 256-bit load or store per row of 8 and a 128-bit lane exchange per pair of vectors
- * (instead of two 128-bit accesses per row and vector). */
-SKS_V void vf_load_rows8(const float *p, ptrdiff_t stride, size_t count, vf *lo, vf *hi)
+/* One 256-bit load or store per row slot and a 128-bit lane exchange per pair of vectors
+ * (instead of two 128-bit accesses per slot and vector). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
 {
     if (count >= 2) {
         const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + stride);
-        *lo = _mm256_permute2f128_ps(r0, r1, 0x20);
-        *hi = _mm256_permute2f128_ps(r0, r1, 0x31);
+        *a = _mm256_permute2f128_ps(r0, r1, 0x20);
+        *b = _mm256_permute2f128_ps(r0, r1, 0x31);
     } else if (count) {
         const __m256 r0 = _mm256_loadu_ps(p);
-        *lo = SKS_ZEXT128(_mm256_castps256_ps128(r0));
-        *hi = SKS_ZEXT128(_mm256_extractf128_ps(r0, 1));
+        *a = SKS_ZEXT128(_mm256_castps256_ps128(r0));
+        *b = SKS_ZEXT128(_mm256_extractf128_ps(r0, 1));
     } else {
-        *lo = *hi = _mm256_setzero_ps();
+        *a = *b = _mm256_setzero_ps();
     }
 }
-SKS_V void vf_store_rows8(float *p, ptrdiff_t stride, vf lo, vf hi, size_t count)
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
 {
-    if (count) _mm256_storeu_ps(p, _mm256_permute2f128_ps(lo, hi, 0x20));
-    if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(lo, hi, 0x31));
+    if (count) _mm256_storeu_ps(p, _mm256_permute2f128_ps(a, b, 0x20));
+    if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
 }
 
 #endif /* SKS_VEC_IMPL_H */

@@ -250,18 +250,18 @@ SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
                                      vcombine_f32(vget_high_f32(c), vget_high_f32(d)));
     return vpaddq_f32(ab, cd);
 }
-SKS_V void vf_load_rows8(const float *p, ptrdiff_t stride, size_t count, vf *lo, vf *hi)
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
 {
     (void)stride;
-    *lo = count ? vld1q_f32(p) : vdupq_n_f32(0.0f);
-    *hi = count ? vld1q_f32(p + 4) : vdupq_n_f32(0.0f);
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
 }
-SKS_V void vf_store_rows8(float *p, ptrdiff_t stride, vf lo, vf hi, size_t count)
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
 {
     (void)stride;
     if (count) {
-        vst1q_f32(p, lo);
-        vst1q_f32(p + 4, hi);
+        vf_store(p, a);
+        vf_store(p + 4, b);
     }
 }
 

@@ -555,20 +555,20 @@ SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
     return r;
 #endif
 }
-/* Rows of 8 floats: the first count <= SKS_ROWS at p, p + stride, ...; floats 0-3 of row r in
- * row r of *lo, 4-7 in row r of *hi (slots >= count are 0). */
-SKS_V void vf_load_rows8(const float *p, ptrdiff_t stride, size_t count, vf *lo, vf *hi)
+/* Row slots of 8 contiguous floats: the first count <= SKS_ROWS at p, p + stride, ...; floats
+ * 0-3 of slot r in its row of *a, 4-7 in its row of *b (loaded slots >= count are 0). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
 {
     (void)stride;
-    *lo = count ? vf_load(p) : vf_zero();
-    *hi = count ? vf_load(p + 4) : vf_zero();
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
 }
-SKS_V void vf_store_rows8(float *p, ptrdiff_t stride, vf lo, vf hi, size_t count)
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
 {
     (void)stride;
     if (count) {
-        vf_store(p, lo);
-        vf_store(p + 4, hi);
+        vf_store(p, a);
+        vf_store(p + 4, b);
     }
 }
 

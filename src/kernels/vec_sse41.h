@@ -236,18 +236,18 @@ SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
     const __m128 cd = _mm_add_ps(_mm_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
     return _mm_add_ps(_mm_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
 }
-SKS_V void vf_load_rows8(const float *p, ptrdiff_t stride, size_t count, vf *lo, vf *hi)
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
 {
     (void)stride;
-    *lo = count ? _mm_loadu_ps(p) : _mm_setzero_ps();
-    *hi = count ? _mm_loadu_ps(p + 4) : _mm_setzero_ps();
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
 }
-SKS_V void vf_store_rows8(float *p, ptrdiff_t stride, vf lo, vf hi, size_t count)
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
 {
     (void)stride;
     if (count) {
-        _mm_storeu_ps(p, lo);
-        _mm_storeu_ps(p + 4, hi);
+        vf_store(p, a);
+        vf_store(p + 4, b);
     }
 }
 

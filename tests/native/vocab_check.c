@@ -28,7 +28,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
-    if (op == VOP_ROWS8) {
+    if (op == VOP_LOAD_ROWS2) {
         /* blocks of 64 floats: rows of 8 floats 16 apart; the first c = block % 3 rows loaded as
          * halves (SKS_ROWS at a time, the last group partial) and stored as (2 lo, lo + hi), the
          * rest of out = b */
@@ -41,11 +41,11 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 float tmp[2][SKS_W];
                 size_t l;
                 vf lo, hi;
-                vf_load_rows8(a + i + 16 * r0, 16, cnt, &lo, &hi);
+                vf_load_rows2_count(a + i + 16 * r0, 16, &lo, &hi, cnt);
                 vf_store(tmp[0], lo);
                 vf_store(tmp[1], hi);
                 for (l = 4 * cnt; l < SKS_W; l++) failures += tmp[0][l] != 0.0f || tmp[1][l] != 0.0f;
-                vf_store_rows8(out + i + 16 * r0, 16, vf_add(lo, lo), vf_add(lo, hi), cnt);
+                vf_store_rows2_count(out + i + 16 * r0, 16, vf_add(lo, lo), vf_add(lo, hi), cnt);
             }
         }
         return failures;
