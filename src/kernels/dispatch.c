@@ -7,6 +7,7 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "blend.h"
 #include "convert.h"
 
 #if SKS_BUILDS_SSE41
@@ -34,4 +35,5 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(blend);
 SKS_VARIANTS(convert);

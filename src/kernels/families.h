@@ -6,4 +6,5 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(blend)
 SKS_FAMILY(convert)

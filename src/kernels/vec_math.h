@@ -58,14 +58,6 @@
 #define VMATH_TAN_PI_8 4.142135680e-01f
 #define VMATH_P4_HI 0.785400390625f           /* 51472 / 2^16 */
 #define VMATH_P4_LO -2.227227469e-06f         /* pi/4 - P4_HI */
-#define VMATH_ROUND_MAGIC 12582912.0f         /* 1.5 * 2^23 */
-
-/* The nearest integer (ties to even) as a float, for |x| < 2^22: (x + 1.5 2^23) - 1.5 2^23. */
-static SKS_ALWAYS_INLINE vf vmath_round(vf x)
-{
-    const vf magic = vf_set1(VMATH_ROUND_MAGIC);
-    return vf_sub(vf_add(x, magic), magic);
-}
 
 /* Lanes whose sign bit is set (-0.0 and negative NaNs included). */
 static SKS_ALWAYS_INLINE vm vmath_signbit(vf x)
@@ -138,7 +130,7 @@ static SKS_ALWAYS_INLINE void vmath_quadrant(vtrig *t)
 static SKS_ALWAYS_INLINE vtrig vmath_sincos(vf x)
 {
     vtrig t;
-    t.k = vmath_round(vf_mul(x, vf_set1(VMATH_TWO_OVER_PI)));
+    t.k = vf_round(vf_mul(x, vf_set1(VMATH_TWO_OVER_PI)));
     t.r = vf_sub(vf_sub(vf_sub(x, vf_mul(t.k, vf_set1(VMATH_PIO2_A))), vf_mul(t.k, vf_set1(VMATH_PIO2_B))),
                  vf_mul(t.k, vf_set1(VMATH_PIO2_C)));
     vmath_quadrant(&t);
@@ -149,7 +141,7 @@ static SKS_ALWAYS_INLINE vtrig vmath_sincos(vf x)
 static SKS_ALWAYS_INLINE vtrig vmath_sincos_deg(vf x)
 {
     vtrig t;
-    t.k = vmath_round(vf_mul(x, vf_set1(VMATH_INV_90)));
+    t.k = vf_round(vf_mul(x, vf_set1(VMATH_INV_90)));
     t.r = vf_mul(vf_sub(x, vf_mul(t.k, vf_set1(90.0f))), vf_set1(VMATH_DEG_TO_RAD));
     vmath_quadrant(&t);
     return t;
