@@ -26,7 +26,7 @@
  * [-4, 4] and |s| <= pi/8 (plus rounding): the octant reduction ((y, x) to a ratio t in
  * [-tan(pi/8), tan(pi/8)] with one division) and the reflections are exact in m, so sums,
  * differences, doublings and 2 pi wraps of angles stay exact in m and only the small parts round.
- * vmath_angle_value rounds m pi/4 + s once, with pi/4 = P4_HI + P4_LO, P4_HI of 16 bits so that
+ * vangle_radians rounds m pi/4 + s once, with pi/4 = P4_HI + P4_LO, P4_HI of 16 bits so that
  * m P4_HI is exact for |m| <= 256: an angle is within about 0.6 ulp of the exact atan2 plus the
  * rounding of its sum. Signs follow C's atan2 (the sign bits of y and x decide: atan2(+-0, -0) is
  * +-pi). NaN in, NaN out.
