@@ -379,9 +379,8 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
 {
     const vf comp[4] = {q.x, q.y, q.z, q.w};
     const vf qi = comp[i], qj = comp[j], qk = vf_xor(comp[k], f->sign);
-    vf a, b, c, d;
-    vangle half_sum, half_diff, theta, first, third, middle, a0;
-    vf t, z;
+    vf a, b, c, d, t, z;
+    vangle diff, sum, theta, first, third, middle;
     vm lock0, lock_pi, lock;
     int o;
     if (f->symmetric) {
@@ -395,8 +394,9 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
         c = vf_add(qj, q.w);
         d = vf_sub(qk, qi);
     }
-    half_sum = vmath_atan2(b, a);
-    half_diff = vmath_atan2(d, c);
+    /* half_sum -+ half_diff = arg((a + i b) (c -+ i d)), already in (-pi, pi]: no wrap */
+    diff = vmath_atan2(vf_sub(vf_mul(b, c), vf_mul(a, d)), vf_add(vf_mul(a, c), vf_mul(b, d)));
+    sum = vmath_atan2(vf_add(vf_mul(b, c), vf_mul(a, d)), vf_sub(vf_mul(a, c), vf_mul(b, d)));
     theta = vmath_atan2_pos(vf_sqrt(vf_add(vf_mul(c, c), vf_mul(d, d))), vf_sqrt(vf_add(vf_mul(a, a), vf_mul(b, b))),
                             &t, &z);
     lock0 = vm_and(vf_eq(theta.m, vf_zero()), vf_le(theta.s, vf_set1(5e-8f)));
@@ -404,25 +404,25 @@ static SKS_ALWAYS_INLINE vm euler_angles(vf out[3], quat_soa q, const euler_fram
     lock = vm_or(lock0, lock_pi);
     middle = vangle_twice(theta);
     if (!f->symmetric) middle.m = vf_sub(middle.m, vf_set1(2.0f));
-    first = vangle_sub(half_sum, half_diff);
-    third = vangle_add(half_sum, half_diff);
-    if (!f->symmetric) third = vangle_xorsign(third, f->sign);
-    /* locked: the first angle carries the whole rotation about the aligned axes */
-    a0 = vangle_select(lock0, vangle_twice(half_sum),
-                       vangle_xorsign(vangle_twice(half_diff), vf_set1(f->extrinsic ? -0.0f : 0.0f)));
-    if (!f->extrinsic && !f->symmetric) a0 = vangle_xorsign(a0, f->sign);
+    if (!f->symmetric) sum = vangle_xorsign(sum, f->sign);
     if (f->extrinsic) {
-        first = vangle_select(lock, a0, first);
+        first = diff;
+        third = sum;
+    } else {
+        first = sum;
+        third = diff;
+    }
+    if (vm_any(lock)) {
+        /* locked (rare): the third angle is 0 and the first carries the whole rotation about the
+         * aligned axes, 2 half_sum (near 0) or -+2 half_diff (near pi), wrapped */
+        vangle a0 = vangle_select(lock0, vangle_twice(vmath_atan2(b, a)),
+                                  vangle_xorsign(vangle_twice(vmath_atan2(d, c)),
+                                                 vf_set1(f->extrinsic ? -0.0f : 0.0f)));
+        if (!f->extrinsic && !f->symmetric) a0 = vangle_xorsign(a0, f->sign);
+        first = vangle_select(lock, vangle_wrap(a0), first);
         third.m = vf_ifnot(lock, third.m);
         third.s = vf_ifnot(lock, third.s);
-    } else {
-        vangle t = first;
-        first = vangle_select(lock, a0, third);
-        third.m = vf_ifnot(lock, t.m);
-        third.s = vf_ifnot(lock, t.s);
     }
-    first = vangle_wrap(first);
-    third = vangle_wrap(third);
     {
         const vangle r[3] = {first, middle, third};
         for (o = 0; o < 3; o++) out[o] = degrees ? vangle_degrees(r[o]) : vangle_radians(r[o]);
