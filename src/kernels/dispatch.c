@@ -6,6 +6,8 @@
  */
 #include "simd.h"
 #include "joints.h"
+#include "mat4.h"
+#include "skinning.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -31,3 +33,5 @@
         SKS_NEON_ROW(family)}
 
 SKS_VARIANTS(joints);
+SKS_VARIANTS(mat4);
+SKS_VARIANTS(skinning);

@@ -5,3 +5,5 @@
  * dispatch.c, end its source with SKS_ROW(name) = {...}.
  */
 SKS_FAMILY(joints)
+SKS_FAMILY(mat4)
+SKS_FAMILY(skinning)

@@ -1,7 +1,7 @@
 /*
  * joint_ops.h -- the 3x4 joint-matrix product on the vector vocabulary, shared by every family
  * that multiplies joint matrices (joints.c: local_to_global, multiply_joints; skinning.c:
- * skinning_palette; mat4.c's affine case). Included by family sources after target.h; one copy
+ * skinning_palette, float32 and float64). Included by family sources after target.h; one copy
  * per target translation unit. Sharing it is what makes those kernels bit-identical to each
  * other as well as across targets.
  *

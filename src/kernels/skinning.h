@@ -70,7 +70,7 @@ typedef struct sks_skinning_kernels {
     void (*normalize_weights)(float *out, const float *weights, size_t rows, size_t influences);
 } sks_skinning_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_skinning_kernels sks_skinning_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in skinning.c, once per target. */
+extern const sks_skinning_kernels *const sks_skinning_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_SKINNING_H */

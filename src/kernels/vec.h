@@ -56,6 +56,18 @@
  *   vd4_broadcast(p) = vd4_set1(*p), vd4_lane3_of(p) = vd4_lane3(*p) (loads from memory),
  *   vd4_add, vd4_mul
  *
+ * Rows of 3 floats and rows across vectors (added for mat4 and skinning)
+ *   vf_load3_rows(p, stride)                row r = (p[r*stride], p[r*stride + 1],
+ *                                           p[r*stride + 2], +0.0): reads exactly 3 floats per
+ *                                           row (points, normals: no read past the last one)
+ *   vf_store3_rows(p, stride, v)            lanes 0..2 of row r to p + r * stride: writes
+ *                                           exactly 3 floats per row, rows in ascending order
+ *                                           (stride 0: every row to the same 3 floats)
+ *   vf_transpose_rows(v)                    v[0..SKS_ROWS-1] as a SKS_ROWS x SKS_ROWS matrix of
+ *                                           rows, transposed: row r of v[s] <-> row s of v[r]
+ *                                           (one item's rows packed into vectors become one
+ *                                           item per row slot; nothing on 1-row targets)
+ *
  * Adding an operation: implement it in all four vec_<target>.h files with the same semantics
  * (scalar first: it is the definition), document it here, and add it to the bit-identity checks
  * in tests/native/vocab_check.c.

@@ -202,4 +202,31 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V __m128 sks_load3(const float *p)
+{
+    return _mm_insert_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)),
+                         _mm_load_ss(p + 2), 0x20);
+}
+SKS_V void sks_store3(float *p, __m128 v)
+{
+    _mm_storel_pi((__m64 *)(void *)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(sks_load3(p)), sks_load3(p + stride), 1);
+}
+SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
+{
+    sks_store3(p, _mm256_castps256_ps128(v));
+    sks_store3(p + stride, _mm256_extractf128_ps(v, 1));
+}
+SKS_V void vf_transpose_rows(vf *v)
+{
+    const __m256 a = v[0], b = v[1];
+    v[0] = _mm256_insertf128_ps(a, _mm256_castps256_ps128(b), 1);   /* (a row 0, b row 0) */
+    v[1] = _mm256_permute2f128_ps(a, b, 0x31);                      /* (a row 1, b row 1) */
+}
+
 #endif /* SKS_VEC_IMPL_H */

@@ -209,4 +209,18 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return vcombine_f32(vld1_f32(p), vld1_lane_f32(p + 2, vdup_n_f32(0.0f), 0));
+}
+SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
+{
+    (void)stride;
+    vst1_f32(p, vget_low_f32(v));
+    vst1q_lane_f32(p + 2, v, 2);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
+
 #endif /* SKS_VEC_IMPL_H */

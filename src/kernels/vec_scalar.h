@@ -142,7 +142,7 @@ SKS_VF_MAP2(vf_min, A < B ? A : B)   /* b when either is NaN (x86) */
 SKS_VF_MAP2(vf_max, A > B ? A : B)
 SKS_V vf vf_sqrt(vf a)
 {
-    vf r;
+    vf r = a;   /* every lane set below; initialised for GCC's -Wmaybe-uninitialized at -O3 */
     int i;
     SKS_LANES(i) SKS_LANE(r, i) = sqrtf(SKS_LANE(a, i));
     return r;
@@ -478,4 +478,20 @@ SKS_V vd4 vd4_lane3_of(const double *p) { return vd4_lane3(*p); }
 
 #undef SKS_VF_MAP2
 #undef SKS_VF_CMP
+
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+{
+    vf r = vf_zero();
+    (void)stride;
+    memcpy(&r, p, 3 * sizeof(float));
+    return r;
+}
+SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
+{
+    (void)stride;
+    memcpy(p, &v, 3 * sizeof(float));
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
+
 #endif /* SKS_VEC_IMPL_H */

@@ -193,4 +193,19 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return _mm_insert_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)),
+                         _mm_load_ss(p + 2), 0x20);
+}
+SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
+{
+    (void)stride;
+    _mm_storel_pi((__m64 *)(void *)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
+
 #endif /* SKS_VEC_IMPL_H */

@@ -75,6 +75,49 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    /* ---- added for mat4 and skinning ---- */
+    if (op == VOP_ROWS3) {
+        /* items of 16 floats, one per row slot: 3-float rows loaded (lane 3 must be +0.0) and
+         * stored (the 4th float stays untouched), strides 16, 0 and -16 */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            const float *last_c = c + i + 16 * (SKS_ROWS - 1) + 12;
+            const vf x = vf_load3_rows(a + i, 16);
+            float tmp[SKS_W];
+            size_t l;
+            vf_store(tmp, x);
+            for (l = 3; l < SKS_W; l += 4) {
+                uint32_t u;
+                memcpy(&u, &tmp[l], sizeof u);
+                failures += u != 0;
+            }
+            vf_store_rows(out + i, 16, vf_add(vf_mul(x, x), vf_load_rows(b + i, 16)));
+            vf_store3_rows(out + i + 4, 16, vf_mul(x, vf_load_rows(c + i + 4, 16)));
+            for (l = 0; l < SKS_ROWS; l++)   /* stride 0: every row slot on one item */
+                vf_store3_rows(out + i + 16 * l + 8, 0, vf_load3_rows(b + i + 16 * l + 8, 0));
+            vf_store3_rows(out + (last_c - c), -16, vf_load3_rows(last_c, -16));
+        }
+        return failures;
+    }
+    if (op == VOP_TRANSPOSE_ROWS) {
+        /* items of 16 floats (4 rows) packed into vectors, transposed to one item per row
+         * slot, times row k of b, stored back in place: out row k of an item = a row k * b row k */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            vf pk[SKS_ROWS][4 / SKS_ROWS];
+            size_t s, q, u;
+            for (s = 0; s < SKS_ROWS; s++)
+                for (q = 0; q < 4 / SKS_ROWS; q++) pk[s][q] = vf_load(a + i + 16 * s + SKS_W * q);
+            for (q = 0; q < 4 / SKS_ROWS; q++) {
+                vf t[SKS_ROWS];
+                for (s = 0; s < SKS_ROWS; s++) t[s] = pk[s][q];
+                vf_transpose_rows(t);
+                for (u = 0; u < SKS_ROWS; u++) {
+                    const size_t k = q * SKS_ROWS + u;
+                    vf_store_rows(out + i + 4 * k, 16, vf_mul(t[u], vf_broadcast_row(b + 4 * k)));
+                }
+            }
+        }
+        return 0;
+    }
     for (i = 0; i + STEP <= n; i += STEP) {
         const vf x = vf_load(a + i), y = vf_load(b + i), z = vf_load(c + i);
         vf r;

@@ -18,6 +18,8 @@ enum vocab_op {
     VOP_KEEP3, VOP_CLEAR3, VOP_TRANSPOSE, VOP_ROWS_STRIDED, VOP_ROWS_N, VOP_BROADCAST_ROW,
     VOP_INT_ROUNDTRIP, VOP_INT_ARITH,
     VOP_F64,
+    /* added for mat4 and skinning */
+    VOP_ROWS3, VOP_TRANSPOSE_ROWS,
     VOP_COUNT
 };
 
