@@ -272,13 +272,6 @@ static void mat4_local_to_global_f64(float *out, const float *local, const int32
  * its writes: out may equal points.
  * ------------------------------------------------------------------------------------------ */
 
-/* A matrix of `rows` rows is projective when it is 4x4 and its last row is not exactly
- * (0, 0, 0, 1); 3x4 joint matrices and affine 4x4 matrices are not. */
-static SKS_ALWAYS_INLINE int mat4_is_projective(const float *m, size_t rows)
-{
-    return rows == 4 && !(m[12] == 0.0f && m[13] == 0.0f && m[14] == 0.0f && m[15] == 1.0f);
-}
-
 /* How a step divides by w: never (affine), in every row slot, or in the slots of a mask. */
 enum { DIVIDE_NONE, DIVIDE_ALL, DIVIDE_MASKED };
 
@@ -294,16 +287,28 @@ static SKS_ALWAYS_INLINE vm projective_rows(vf r3)
 }
 
 /* The columns of the matrices of the row slots (slot s at m + s * m_stride floats), `rows`
- * rows each; *proj = the slots with a projective matrix (rows == 4 only). */
-static SKS_ALWAYS_INLINE void columns_rows(vf c[4], vm *proj, const float *m, ptrdiff_t m_stride,
-                                           size_t rows)
+ * rows each; returns how to divide by w (*proj: the slots to divide, for DIVIDE_MASKED). */
+static SKS_ALWAYS_INLINE int columns_rows(vf c[4], vm *proj, const float *m, ptrdiff_t m_stride,
+                                          size_t rows)
 {
+    int divide = DIVIDE_NONE;
     c[0] = vf_load_rows(m, m_stride);
     c[1] = vf_load_rows(m + 4, m_stride);
     c[2] = vf_load_rows(m + 8, m_stride);
     c[3] = rows == 4 ? vf_load_rows(m + 12, m_stride) : vf_zero();
-    if (rows == 4) *proj = projective_rows(c[3]);
+    if (rows == 4) {   /* projective: a last row that is not exactly (0, 0, 0, 1) */
+        const unsigned differ = vm_bits(vf_neq(c[3], vf_keep_lane3(vf_set1(1.0f))));
+        int s, projective = 0;
+        for (s = 0; s < SKS_ROWS; s++) projective += ((differ >> (4 * s)) & 0xFu) != 0;
+        if (projective == SKS_ROWS) {
+            divide = DIVIDE_ALL;
+        } else if (projective) {
+            divide = DIVIDE_MASKED;
+            *proj = projective_rows(c[3]);
+        }
+    }
     vf_transpose4_in_rows(&c[0], &c[1], &c[2], &c[3]);
+    return divide;
 }
 
 /* The points of the row slots (slot s at p + s * p_stride, its result at o + s * o_stride) by
@@ -313,12 +318,12 @@ static SKS_ALWAYS_INLINE void transform_rows(float *o, ptrdiff_t o_stride, const
                                              const float *p, ptrdiff_t p_stride, int divide,
                                              vm proj)
 {
-    const vf v = vf_load3_rows(p, p_stride);
-    const vf s01 = vf_add(vf_mul(c[0], vf_splat_in_rows(v, 0)), vf_mul(c[1], vf_splat_in_rows(v, 1)));
-    vf r = vf_add(vf_add(s01, vf_mul(c[2], vf_splat_in_rows(v, 2))), c[3]);
+    const vf x = vf_set1_rows(p, p_stride), y = vf_set1_rows(p + 1, p_stride);
+    const vf z = vf_set1_rows(p + 2, p_stride);
+    vf r = vf_add(vf_add(vf_add(vf_mul(c[0], x), vf_mul(c[1], y)), vf_mul(c[2], z)), c[3]);
     if (divide == DIVIDE_ALL) {
         r = vf_div(r, vf_splat_in_rows(r, 3));
-    } else if (divide == DIVIDE_MASKED && vm_any(proj)) {
+    } else if (divide == DIVIDE_MASKED) {
         r = vf_select(proj, vf_div(r, vf_splat_in_rows(r, 3)), r);
     }
     vf_store3_rows(o, o_stride, r);
@@ -334,21 +339,19 @@ static SKS_ALWAYS_INLINE void transform_points_rows(float *out, const float *m, 
     vf c[4];
     vm proj = vm_first_n(0);
     if (m_step == 0) {   /* one matrix: its columns once, in every row slot */
-        const int divide = mat4_is_projective(m, rows) ? DIVIDE_ALL : DIVIDE_NONE;
-        columns_rows(c, &proj, m, 0, rows);
+        const int divide = columns_rows(c, &proj, m, 0, rows);
         for (; i + SKS_ROWS <= n; i += SKS_ROWS)
             transform_rows(out + 3 * i, 3, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
         for (; i < n; i++) transform_rows(out + 3 * i, 0, c, points + pf * i, 0, divide, proj);
-    } else {
-        const int divide = rows == 4 ? DIVIDE_MASKED : DIVIDE_NONE;
-        for (; i + SKS_ROWS <= n; i += SKS_ROWS) {
-            columns_rows(c, &proj, m + mf * i, (ptrdiff_t)mf, rows);
-            transform_rows(out + 3 * i, 3, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
-        }
-        for (; i < n; i++) {
-            columns_rows(c, &proj, m + mf * i, 0, rows);
-            transform_rows(out + 3 * i, 0, c, points + pf * i, 0, divide, proj);
-        }
+        return;
+    }
+    for (; i + SKS_ROWS <= n; i += SKS_ROWS) {
+        const int divide = columns_rows(c, &proj, m + mf * i, (ptrdiff_t)mf, rows);
+        transform_rows(out + 3 * i, 3, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
+    }
+    for (; i < n; i++) {
+        const int divide = columns_rows(c, &proj, m + mf * i, 0, rows);
+        transform_rows(out + 3 * i, 0, c, points + pf * i, 0, divide, proj);
     }
 }
 

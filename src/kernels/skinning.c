@@ -267,19 +267,28 @@ static void palette_columns(float *cols, const float *palette, size_t joints)
         palette_columns_rows(cols + SKS_COLUMNS_FLOATS * j, palette + SKS_JOINT_FLOATS * j, 0);
 }
 
-/* One vertex's blended columns, packed: c[q] holds columns q R .. q R + R - 1 (R = SKS_ROWS). */
-static SKS_ALWAYS_INLINE void blend_columns(vf c[COLUMN_VECS], const int32_t *idx, const float *w,
-                                            size_t influences, const float *cols)
+/* The blended columns of the SKS_ROWS vertices of a step, each packed: c[s][q] holds columns
+ * q R .. q R + R - 1 of slot s's vertex (R = SKS_ROWS), whose joint indices and weights are at
+ * idx, w + s * istep. M = w0 P0 + w1 P1 + ..., influences in ascending order per vertex; the
+ * vertices' chains are interleaved. */
+static SKS_ALWAYS_INLINE void blend_columns(vf c[SKS_ROWS][COLUMN_VECS], const int32_t *idx,
+                                            const float *w, ptrdiff_t istep, size_t influences,
+                                            const float *cols)
 {
-    const float *src = cols + SKS_COLUMNS_FLOATS * (size_t)idx[0];
-    vf wk = vf_set1(w[0]);
     size_t k;
-    int q;
-    for (q = 0; q < COLUMN_VECS; q++) c[q] = vf_mul(wk, vf_load(src + SKS_W * q));
+    int s, q;
+    for (s = 0; s < SKS_ROWS; s++) {
+        const float *src = cols + SKS_COLUMNS_FLOATS * (size_t)idx[s * istep];
+        const vf wk = vf_set1(w[s * istep]);
+        for (q = 0; q < COLUMN_VECS; q++) c[s][q] = vf_mul(wk, vf_load_aligned(src + SKS_W * q));
+    }
     for (k = 1; k < influences; k++) {
-        src = cols + SKS_COLUMNS_FLOATS * (size_t)idx[k];
-        wk = vf_set1(w[k]);
-        for (q = 0; q < COLUMN_VECS; q++) c[q] = vf_add(c[q], vf_mul(wk, vf_load(src + SKS_W * q)));
+        for (s = 0; s < SKS_ROWS; s++) {
+            const float *src = cols + SKS_COLUMNS_FLOATS * (size_t)idx[s * istep + (ptrdiff_t)k];
+            const vf wk = vf_set1(w[s * istep + (ptrdiff_t)k]);
+            for (q = 0; q < COLUMN_VECS; q++)
+                c[s][q] = vf_add(c[s][q], vf_mul(wk, vf_load_aligned(src + SKS_W * q)));
+        }
     }
 }
 
@@ -302,12 +311,16 @@ static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, const float *p, co
                                         ptrdiff_t istep, size_t influences, const float *cols,
                                         int with_normals)
 {
-    vf packed[SKS_ROWS][COLUMN_VECS], c[4];
-    const vf pt = vf_load3_rows(p, step);
-    const vf nt = with_normals ? vf_load3_rows(n, step) : vf_zero();
+    vf packed[SKS_ROWS][COLUMN_VECS], c[4], nx, ny, nz;
+    const vf x = vf_set1_rows(p, step), y = vf_set1_rows(p + 1, step), z = vf_set1_rows(p + 2, step);
     int s, q, u;
-    for (s = 0; s < SKS_ROWS; s++)
-        blend_columns(packed[s], idx + s * istep, w + s * istep, influences, cols);
+    nx = ny = nz = vf_zero();
+    if (with_normals) {
+        nx = vf_set1_rows(n, step);
+        ny = vf_set1_rows(n + 1, step);
+        nz = vf_set1_rows(n + 2, step);
+    }
+    blend_columns(packed, idx, w, istep, influences, cols);
     for (q = 0; q < COLUMN_VECS; q++) {
         vf t[SKS_ROWS];
         for (s = 0; s < SKS_ROWS; s++) t[s] = packed[s][q];
@@ -315,15 +328,10 @@ static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, const float *p, co
         for (u = 0; u < SKS_ROWS; u++) c[q * SKS_ROWS + u] = t[u];
     }
     if (with_normals) {
-        const vf qn = vf_add(vf_add(vf_mul(c[0], vf_splat_in_rows(nt, 0)),
-                                    vf_mul(c[1], vf_splat_in_rows(nt, 1))),
-                             vf_mul(c[2], vf_splat_in_rows(nt, 2)));
+        const vf qn = vf_add(vf_add(vf_mul(c[0], nx), vf_mul(c[1], ny)), vf_mul(c[2], nz));
         vf_store3_rows(on, step, normalize3_rows(qn));
     }
-    {
-        const vf s01 = vf_add(vf_mul(c[0], vf_splat_in_rows(pt, 0)), vf_mul(c[1], vf_splat_in_rows(pt, 1)));
-        vf_store3_rows(op, step, vf_add(vf_add(s01, vf_mul(c[2], vf_splat_in_rows(pt, 2))), c[3]));
-    }
+    vf_store3_rows(op, step, vf_add(vf_add(vf_add(vf_mul(c[0], x), vf_mul(c[1], y)), vf_mul(c[2], z)), c[3]));
 }
 
 /* Vertices whose joint indices skin_mesh copies and checks at once (a multiple of SKS_ROWS). */
@@ -347,25 +355,29 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
                                         size_t joints, float *scratch, int with_normals)
 {
     int32_t idx[SKS_SKIN_INDEX_BLOCK * SKS_SKIN_MAX_INFLUENCES];
-    /* x is in [0, joints) exactly when neither x nor last - x is negative (every
-     * non-negative int32 is valid when joints > INT32_MAX): bit 31 of x | (last - x), in
-     * uint32 arithmetic (no signed overflow) */
-    const int32_t last = joints > (size_t)INT32_MAX ? INT32_MAX : (int32_t)(joints - 1);
+    /* x is in [0, joints) exactly when (uint32_t)x <= last (a negative x is above INT32_MAX;
+     * every non-negative int32 is valid when joints > INT32_MAX): the block's largest index
+     * as uint32 against last */
+    const uint32_t last = joints > (size_t)INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)(joints - 1);
     const ptrdiff_t istep = (ptrdiff_t)influences;
+    /* the columns from the first 64-byte boundary: a joint's 16 floats in one cache line, read
+     * by aligned whole-vector loads */
+    float *cols = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     size_t v0, v, i;
     if (joints == 0 || influences > SKS_SKIN_MAX_INFLUENCES) return;   /* never from the glue */
-    palette_columns(scratch, palette, joints);
+    palette_columns(cols, palette, joints);
     for (v0 = 0; v0 < vertices; v0 += SKS_SKIN_INDEX_BLOCK) {
         const size_t nv = vertices - v0 < SKS_SKIN_INDEX_BLOCK ? vertices - v0
                                                                : SKS_SKIN_INDEX_BLOCK;
         const size_t ni = nv * influences;
-        uint32_t outside = 0;
+        uint32_t largest = 0;
         const int32_t *src = indices + influences * v0;
         for (i = 0; i < ni; i++) {
-            idx[i] = src[i];   /* the check below reads the copy, never src again */
-            outside |= (uint32_t)idx[i] | ((uint32_t)last - (uint32_t)idx[i]);
+            const uint32_t x = (uint32_t)src[i];   /* read once: the check and the copy use x */
+            idx[i] = (int32_t)x;
+            largest = x > largest ? x : largest;
         }
-        if (outside >> 31) {
+        if (largest > last) {
             for (i = 0; i < ni; i++) {
                 if ((size_t)(uint32_t)idx[i] >= joints) idx[i] = 0;
             }
@@ -374,30 +386,44 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
             skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL,
                       positions + 3 * v, with_normals ? normals + 3 * v : NULL, 3,
                       idx + influences * (v - v0), weights + influences * v, istep, influences,
-                      scratch, with_normals);
+                      cols, with_normals);
         }
         for (; v < v0 + nv; v++) {
             skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL,
                       positions + 3 * v, with_normals ? normals + 3 * v : NULL, 0,
                       idx + influences * (v - v0), weights + influences * v, 0, influences,
-                      scratch, with_normals);
+                      cols, with_normals);
         }
     }
 }
+
+/* skin_mesh with the influence count and the normals a constant where it pays: up to 4
+ * influences (the common counts) the blend loop unrolls completely. */
+#define SKIN_MESH(k)                                                                            \
+    do {                                                                                        \
+        if (out_normals != NULL)                                                                \
+            skin_mesh(out_positions, out_normals, positions, normals, indices, weights,         \
+                      vertices, k, palette, joints, scratch, 1);                                \
+        else                                                                                    \
+            skin_mesh(out_positions, NULL, positions, NULL, indices, weights, vertices, k,      \
+                      palette, joints, scratch, 0);                                             \
+    } while (0)
 
 static void skin(float *out_positions, float *out_normals, const float *positions,
                  const float *normals, const int32_t *indices, const float *weights,
                  size_t vertices, size_t influences, const float *palette, size_t joints,
                  float *scratch)
 {
-    if (out_normals != NULL) {
-        skin_mesh(out_positions, out_normals, positions, normals, indices, weights, vertices,
-                  influences, palette, joints, scratch, 1);
-    } else {
-        skin_mesh(out_positions, NULL, positions, NULL, indices, weights, vertices, influences,
-                  palette, joints, scratch, 0);
+    switch (influences) {
+    case 1: SKIN_MESH(1); break;
+    case 2: SKIN_MESH(2); break;
+    case 3: SKIN_MESH(3); break;
+    case 4: SKIN_MESH(4); break;
+    default: SKIN_MESH(influences); break;
     }
 }
+
+#undef SKIN_MESH
 
 /* ------------------------------------------------------------------------------------------
  * normalize_weights: out[v, k] = weights[v, k] / sum_k weights[v, k] (sum k ascending); a row

@@ -56,10 +56,9 @@
  *   vd4_broadcast(p) = vd4_set1(*p), vd4_lane3_of(p) = vd4_lane3(*p) (loads from memory),
  *   vd4_add, vd4_mul
  *
- * Rows of 3 floats and rows across vectors (added for mat4 and skinning)
- *   vf_load3_rows(p, stride)                row r = (p[r*stride], p[r*stride + 1],
- *                                           p[r*stride + 2], +0.0): reads exactly 3 floats per
- *                                           row (points, normals: no read past the last one)
+ * Points and rows across vectors (added for mat4 and skinning)
+ *   vf_set1_rows(p, stride)                 row r = p[r * stride] in all 4 lanes (a
+ *                                           coordinate of one point per row slot)
  *   vf_store3_rows(p, stride, v)            lanes 0..2 of row r to p + r * stride: writes
  *                                           exactly 3 floats per row, rows in ascending order
  *                                           (stride 0: every row to the same 3 floats)

@@ -203,19 +203,15 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 }
 
 /* ---- added for mat4 and skinning ---- */
-SKS_V __m128 sks_load3(const float *p)
-{
-    return _mm_insert_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)),
-                         _mm_load_ss(p + 2), 0x20);
-}
 SKS_V void sks_store3(float *p, __m128 v)
 {
     _mm_storel_pi((__m64 *)(void *)p, v);
     _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
 }
-SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(sks_load3(p)), sks_load3(p + stride), 1);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_broadcast_ss(p)),
+                                _mm_broadcast_ss(p + stride), 1);
 }
 SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
 {

@@ -210,10 +210,10 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 }
 
 /* ---- added for mat4 and skinning ---- */
-SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
     (void)stride;
-    return vcombine_f32(vld1_f32(p), vld1_lane_f32(p + 2, vdup_n_f32(0.0f), 0));
+    return vld1q_dup_f32(p);
 }
 SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
 {

@@ -34,8 +34,11 @@ typedef struct vd4 {
 #define SKS_MASK_LANE(m, i) ((uint32_t)(m)[i])
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
 #define SKS_SHUFFLE4(v, i0, i1, i2, i3) __builtin_shufflevector((v), (v), i0, i1, i2, i3)
+/* lanes of (a, b): 0-3 from a, 4-7 from b */
+#define SKS_SHUFFLE2(a, b, i0, i1, i2, i3) __builtin_shufflevector((a), (b), i0, i1, i2, i3)
 #else
 #define SKS_SHUFFLE4(v, i0, i1, i2, i3) __builtin_shuffle((v), (vi){i0, i1, i2, i3})
+#define SKS_SHUFFLE2(a, b, i0, i1, i2, i3) __builtin_shuffle((a), (b), (vi){i0, i1, i2, i3})
 #endif
 #else
 /* ---------------------------------------------------------------- structs ---- */
@@ -116,6 +119,9 @@ SKS_V vf vf_load_n(const float *p, size_t n)
 SKS_V void vf_store_n(float *p, vf v, size_t n) { memcpy(p, &v, (n < 4 ? n : 4) * sizeof(float)); }
 
 /* ---- construction ---- */
+#if SKS_GENERIC_VECTORS
+SKS_V vf vf_set1(float x) { return (vf){x, x, x, x}; }
+#else
 SKS_V vf vf_set1(float x)
 {
     vf r;
@@ -123,6 +129,7 @@ SKS_V vf vf_set1(float x)
     SKS_LANES(i) SKS_LANE(r, i) = x;
     return r;
 }
+#endif
 SKS_V vf vf_zero(void) { return vf_set1(0.0f); }
 SKS_V float vf_first(vf v) { return SKS_LANE(v, 0); }
 
@@ -263,6 +270,17 @@ SKS_V vf vf_clear_lane3(vf v)
     SKS_LANE(v, 3) = 0.0f;
     return v;
 }
+#if SKS_GENERIC_VECTORS
+SKS_V void vf_transpose4_in_rows(vf *a, vf *b, vf *c, vf *d)
+{
+    const vf t0 = SKS_SHUFFLE2(*a, *b, 0, 4, 1, 5), t1 = SKS_SHUFFLE2(*a, *b, 2, 6, 3, 7);
+    const vf t2 = SKS_SHUFFLE2(*c, *d, 0, 4, 1, 5), t3 = SKS_SHUFFLE2(*c, *d, 2, 6, 3, 7);
+    *a = SKS_SHUFFLE2(t0, t2, 0, 1, 4, 5);
+    *b = SKS_SHUFFLE2(t0, t2, 2, 3, 6, 7);
+    *c = SKS_SHUFFLE2(t1, t3, 0, 1, 4, 5);
+    *d = SKS_SHUFFLE2(t1, t3, 2, 3, 6, 7);
+}
+#else
 SKS_V void vf_transpose4_in_rows(vf *a, vf *b, vf *c, vf *d)
 {
     const vf x = *a, y = *b, z = *c, w = *d;
@@ -274,6 +292,7 @@ SKS_V void vf_transpose4_in_rows(vf *a, vf *b, vf *c, vf *d)
         *dst = vf_load(l);
     }
 }
+#endif
 
 /* ---- 32-bit integer lanes (wrapping arithmetic, logical shifts) ---- */
 SKS_V vi vi_load(const int32_t *p)
@@ -480,17 +499,17 @@ SKS_V vd4 vd4_lane3_of(const double *p) { return vd4_lane3(*p); }
 #undef SKS_VF_CMP
 
 /* ---- added for mat4 and skinning ---- */
-SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
-    vf r = vf_zero();
     (void)stride;
-    memcpy(&r, p, 3 * sizeof(float));
-    return r;
+    return vf_set1(*p);
 }
 SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
 {
     (void)stride;
-    memcpy(p, &v, 3 * sizeof(float));
+    p[0] = SKS_LANE(v, 0);
+    p[1] = SKS_LANE(v, 1);
+    p[2] = SKS_LANE(v, 2);
 }
 SKS_V void vf_transpose_rows(vf *v) { (void)v; }
 

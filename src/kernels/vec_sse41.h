@@ -194,11 +194,10 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 }
 
 /* ---- added for mat4 and skinning ---- */
-SKS_V vf vf_load3_rows(const float *p, ptrdiff_t stride)
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
     (void)stride;
-    return _mm_insert_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)),
-                         _mm_load_ss(p + 2), 0x20);
+    return _mm_set1_ps(*p);
 }
 SKS_V void vf_store3_rows(float *p, ptrdiff_t stride, vf v)
 {

@@ -77,26 +77,20 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
     }
     /* ---- added for mat4 and skinning ---- */
     if (op == VOP_ROWS3) {
-        /* items of 16 floats, one per row slot: 3-float rows loaded (lane 3 must be +0.0) and
-         * stored (the 4th float stays untouched), strides 16, 0 and -16 */
+        /* items of 16 floats, one per row slot: a float of each broadcast in its row, 3-float
+         * rows stored (the 4th float stays untouched), strides 16, 0 and -16 */
         for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
             const float *last_c = c + i + 16 * (SKS_ROWS - 1) + 12;
-            const vf x = vf_load3_rows(a + i, 16);
-            float tmp[SKS_W];
+            const vf x = vf_add(vf_set1_rows(a + i + 1, 16), vf_load_rows(c + i, 16));
             size_t l;
-            vf_store(tmp, x);
-            for (l = 3; l < SKS_W; l += 4) {
-                uint32_t u;
-                memcpy(&u, &tmp[l], sizeof u);
-                failures += u != 0;
-            }
-            vf_store_rows(out + i, 16, vf_add(vf_mul(x, x), vf_load_rows(b + i, 16)));
+            vf_store_rows(out + i, 16, vf_mul(x, vf_load_rows(b + i, 16)));
             vf_store3_rows(out + i + 4, 16, vf_mul(x, vf_load_rows(c + i + 4, 16)));
             for (l = 0; l < SKS_ROWS; l++)   /* stride 0: every row slot on one item */
-                vf_store3_rows(out + i + 16 * l + 8, 0, vf_load3_rows(b + i + 16 * l + 8, 0));
-            vf_store3_rows(out + (last_c - c), -16, vf_load3_rows(last_c, -16));
+                vf_store3_rows(out + i + 16 * l + 8, 0, vf_set1_rows(b + i + 16 * l + 9, 0));
+            vf_store3_rows(out + (last_c - c), -16,
+                           vf_mul(vf_load_rows(last_c, -16), vf_set1_rows(a + (last_c - c), -16)));
         }
-        return failures;
+        return 0;
     }
     if (op == VOP_TRANSPOSE_ROWS) {
         /* items of 16 floats (4 rows) packed into vectors, transposed to one item per row
