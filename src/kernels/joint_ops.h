@@ -143,4 +143,14 @@ static SKS_ALWAYS_INLINE void joint_widen_f64(vd4 r[3], const float *l)
     r[2] = vd4_from_floats(l + 8);
 }
 
+/* A global pose of a float64 walk: r = l for a root (p NULL), else p @ l (joint_mul_f64). */
+static SKS_ALWAYS_INLINE void joint_global_f64(vd4 r[3], const double *p, const float *l)
+{
+    if (p == NULL) {
+        joint_widen_f64(r, l);
+    } else {
+        joint_mul_f64(r, p, l);
+    }
+}
+
 #endif /* SKS_JOINT_OPS_H */

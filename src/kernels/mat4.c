@@ -232,24 +232,21 @@ static void mat4_local_to_global(float *out, const float *local, const int32_t *
  * and o = float32(g). o may alias l (l is read first). */
 static SKS_ALWAYS_INLINE void mat4_step_f64(float *o, double *g, const double *p, const float *l)
 {
-    vd4 lr[4], r[4];
+    vd4 lr[4];
     int i;
-    for (i = 0; i < 4; i++) lr[i] = vd4_from_floats(l + 4 * i);
+    for (i = 0; i < 4; i++) lr[i] = vd4_from_floats(l + 4 * i);   /* all of l before o */
     for (i = 0; i < 4; i++) {
-        if (p == NULL) {
-            r[i] = lr[i];
-        } else {
+        vd4 r = lr[i];
+        if (p != NULL) {
             const double *prow = p + 4 * i;
             const vd4 s01 = vd4_add(vd4_mul(vd4_broadcast(prow), lr[0]),
                                     vd4_mul(vd4_broadcast(prow + 1), lr[1]));
             const vd4 s23 = vd4_add(vd4_mul(vd4_broadcast(prow + 2), lr[2]),
                                     vd4_mul(vd4_broadcast(prow + 3), lr[3]));
-            r[i] = vd4_add(s01, s23);
+            r = vd4_add(s01, s23);
         }
-    }
-    for (i = 0; i < 4; i++) {
-        vd4_store(g + 4 * i, r[i]);
-        vd4_store_floats(o + 4 * i, r[i]);
+        vd4_store(g + 4 * i, r);
+        vd4_store_floats(o + 4 * i, r);
     }
 }
 
