@@ -6,6 +6,7 @@
  */
 #include "simd.h"
 #include "joints.h"
+#include "quat.h"
 #include "mat4.h"
 #include "skinning.h"
 
@@ -33,5 +34,6 @@
         SKS_NEON_ROW(family)}
 
 SKS_VARIANTS(joints);
+SKS_VARIANTS(quat);
 SKS_VARIANTS(mat4);
 SKS_VARIANTS(skinning);

@@ -5,5 +5,6 @@
  * dispatch.c, end its source with SKS_ROW(name) = {...}.
  */
 SKS_FAMILY(joints)
+SKS_FAMILY(quat)
 SKS_FAMILY(mat4)
 SKS_FAMILY(skinning)

@@ -265,8 +265,8 @@ static void mat4_local_to_global_f64(float *out, const float *local, const int32
  * row, zero for a 3x4, so lane 3 of the result is w); a projective matrix (a 4x4 whose last row
  * is not exactly 0 0 0 1) divides the three coordinates by w. SKS_ROWS points per step, one per
  * row slot; the remaining points one at a time with every row slot on the same point (strides
- * 0). Exactly 3 floats are read per point and written per result, all reads of a step before
- * its writes: out may equal points.
+ * 0), slot 0 stored. Exactly 3 floats are read per point and written per result, all reads of a
+ * step before its writes: out may equal points.
  * ------------------------------------------------------------------------------------------ */
 
 /* How a step divides by w: never (affine), in every row slot, or in the slots of a mask. */
@@ -308,10 +308,10 @@ static SKS_ALWAYS_INLINE int columns_rows(vf c[4], vm *proj, const float *m, ptr
     return divide;
 }
 
-/* The points of the row slots (slot s at p + s * p_stride, its result at o + s * o_stride) by
- * the columns c; divide: how to divide by w (proj: the slots, for DIVIDE_MASKED). o may
- * equal p. */
-static SKS_ALWAYS_INLINE void transform_rows(float *o, ptrdiff_t o_stride, const vf c[4],
+/* The points of the row slots (slot s at p + s * p_stride) by the columns c, the results of
+ * the first `count` slots stored at o, o + 3, ...; divide: how to divide by w (proj: the slots,
+ * for DIVIDE_MASKED). o may equal p. */
+static SKS_ALWAYS_INLINE void transform_rows(float *o, size_t count, const vf c[4],
                                              const float *p, ptrdiff_t p_stride, int divide,
                                              vm proj)
 {
@@ -323,7 +323,7 @@ static SKS_ALWAYS_INLINE void transform_rows(float *o, ptrdiff_t o_stride, const
     } else if (divide == DIVIDE_MASKED) {
         r = vf_select(proj, vf_div(r, vf_splat_in_rows(r, 3)), r);
     }
-    vf_store3_rows(o, o_stride, r);
+    vf_store_rows_xyz(o, 3, r, count);
 }
 
 /* transform_points for matrices of `rows` rows (3 or 4, a constant at each call site). */
@@ -338,17 +338,17 @@ static SKS_ALWAYS_INLINE void transform_points_rows(float *out, const float *m, 
     if (m_step == 0) {   /* one matrix: its columns once, in every row slot */
         const int divide = columns_rows(c, &proj, m, 0, rows);
         for (; i + SKS_ROWS <= n; i += SKS_ROWS)
-            transform_rows(out + 3 * i, 3, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
-        for (; i < n; i++) transform_rows(out + 3 * i, 0, c, points + pf * i, 0, divide, proj);
+            transform_rows(out + 3 * i, SKS_ROWS, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
+        for (; i < n; i++) transform_rows(out + 3 * i, 1, c, points + pf * i, 0, divide, proj);
         return;
     }
     for (; i + SKS_ROWS <= n; i += SKS_ROWS) {
         const int divide = columns_rows(c, &proj, m + mf * i, (ptrdiff_t)mf, rows);
-        transform_rows(out + 3 * i, 3, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
+        transform_rows(out + 3 * i, SKS_ROWS, c, points + pf * i, (ptrdiff_t)pf, divide, proj);
     }
     for (; i < n; i++) {
         const int divide = columns_rows(c, &proj, m + mf * i, 0, rows);
-        transform_rows(out + 3 * i, 0, c, points + pf * i, 0, divide, proj);
+        transform_rows(out + 3 * i, 1, c, points + pf * i, 0, divide, proj);
     }
 }
 

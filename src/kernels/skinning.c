@@ -233,24 +233,25 @@ static void skinning_palette_f64(float *out, const float *local, size_t local_st
  *     position = ((C0 x + C1 y) + C2 z) + C3,
  *     normal = q / |q| with q = (C0 nx + C1 ny) + C2 nz, |q| = sqrt((q0 q0 + q1 q1) + q2 q2),
  *              zero where |q| == 0.
- * The last vertices (fewer than SKS_ROWS) go one at a time, every row slot on the same vertex.
+ * The last vertices (fewer than SKS_ROWS) go one at a time, every row slot on the same vertex
+ * (slot 0 stored).
  * ------------------------------------------------------------------------------------------ */
 
 #define SKS_COLUMNS_FLOATS 16   /* one joint's columns C0..C3, 4 floats each (lane 3 = 0) */
 #define COLUMN_VECS (4 / SKS_ROWS)
 
-/* The columns of every palette matrix, SKS_ROWS joints at a time (the last ones with every row
- * slot on the same joint): each 3x4 transposed with a zero fourth row. */
-static SKS_ALWAYS_INLINE void palette_columns_rows(float *c, const float *m, ptrdiff_t stride)
+/* The columns of `count` <= SKS_ROWS consecutive palette matrices, one per row slot: each 3x4
+ * transposed with a zero fourth row. */
+static SKS_ALWAYS_INLINE void palette_columns_rows(float *c, const float *m, size_t count)
 {
-    vf r0 = vf_load_rows(m, stride), r1 = vf_load_rows(m + 4, stride);
-    vf r2 = vf_load_rows(m + 8, stride), r3 = vf_zero();
-    const ptrdiff_t cs = stride / SKS_JOINT_FLOATS * SKS_COLUMNS_FLOATS;
+    vf r0 = vf_load_rows_count(m, SKS_JOINT_FLOATS, count);
+    vf r1 = vf_load_rows_count(m + 4, SKS_JOINT_FLOATS, count);
+    vf r2 = vf_load_rows_count(m + 8, SKS_JOINT_FLOATS, count), r3 = vf_zero();
     vf_transpose4_in_rows(&r0, &r1, &r2, &r3);
-    vf_store_rows(c, cs, r0);
-    vf_store_rows(c + 4, cs, r1);
-    vf_store_rows(c + 8, cs, r2);
-    vf_store_rows(c + 12, cs, r3);
+    vf_store_rows_count(c, SKS_COLUMNS_FLOATS, r0, count);
+    vf_store_rows_count(c + 4, SKS_COLUMNS_FLOATS, r1, count);
+    vf_store_rows_count(c + 8, SKS_COLUMNS_FLOATS, r2, count);
+    vf_store_rows_count(c + 12, SKS_COLUMNS_FLOATS, r3, count);
 }
 
 static void palette_columns(float *cols, const float *palette, size_t joints)
@@ -258,9 +259,10 @@ static void palette_columns(float *cols, const float *palette, size_t joints)
     size_t j = 0;
     for (; j + SKS_ROWS <= joints; j += SKS_ROWS)
         palette_columns_rows(cols + SKS_COLUMNS_FLOATS * j, palette + SKS_JOINT_FLOATS * j,
-                             SKS_JOINT_FLOATS);
-    for (; j < joints; j++)
-        palette_columns_rows(cols + SKS_COLUMNS_FLOATS * j, palette + SKS_JOINT_FLOATS * j, 0);
+                             SKS_ROWS);
+    if (j < joints)
+        palette_columns_rows(cols + SKS_COLUMNS_FLOATS * j, palette + SKS_JOINT_FLOATS * j,
+                             joints - j);
 }
 
 /* The blended columns of the SKS_ROWS vertices of a step, each packed: c[s][q] holds columns
@@ -299,13 +301,14 @@ static SKS_ALWAYS_INLINE vf normalize3_rows(vf q)
     return vf_if(vf_neq(len, vf_zero()), vf_div(q, len));
 }
 
-/* SKS_ROWS vertices, one per row slot: slot s's position, normal and results at + s * step
- * floats, its joint indices and weights at + s * istep (steps 0: every slot on one vertex).
- * All reads precede the writes: op may equal p, on may equal n. */
-static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, const float *p, const float *n,
-                                        ptrdiff_t step, const int32_t *idx, const float *w,
-                                        ptrdiff_t istep, size_t influences, const float *cols,
-                                        int with_normals)
+/* SKS_ROWS vertices, one per row slot: slot s's position and normal at + s * step floats, its
+ * joint indices and weights at + s * istep (steps 0: every slot on one vertex); the results
+ * of the first `count` slots stored at op, op + 3, ... (and on). All reads precede the writes:
+ * op may equal p, on may equal n. */
+static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, size_t count, const float *p,
+                                        const float *n, ptrdiff_t step, const int32_t *idx,
+                                        const float *w, ptrdiff_t istep, size_t influences,
+                                        const float *cols, int with_normals)
 {
     vf packed[SKS_ROWS][COLUMN_VECS], c[4], nx, ny, nz;
     const vf x = vf_set1_rows(p, step), y = vf_set1_rows(p + 1, step), z = vf_set1_rows(p + 2, step);
@@ -325,9 +328,10 @@ static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, const float *p, co
     }
     if (with_normals) {
         const vf qn = vf_add(vf_add(vf_mul(c[0], nx), vf_mul(c[1], ny)), vf_mul(c[2], nz));
-        vf_store3_rows(on, step, normalize3_rows(qn));
+        vf_store_rows_xyz(on, 3, normalize3_rows(qn), count);
     }
-    vf_store3_rows(op, step, vf_add(vf_add(vf_add(vf_mul(c[0], x), vf_mul(c[1], y)), vf_mul(c[2], z)), c[3]));
+    vf_store_rows_xyz(op, 3, vf_add(vf_add(vf_add(vf_mul(c[0], x), vf_mul(c[1], y)), vf_mul(c[2], z)), c[3]),
+                      count);
 }
 
 /* Vertices whose joint indices skin_mesh copies and checks at once (a multiple of SKS_ROWS). */
@@ -379,13 +383,13 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
             }
         }
         for (v = v0; v + SKS_ROWS <= v0 + nv; v += SKS_ROWS) {
-            skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL,
+            skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL, SKS_ROWS,
                       positions + 3 * v, with_normals ? normals + 3 * v : NULL, 3,
                       idx + influences * (v - v0), weights + influences * v, istep, influences,
                       cols, with_normals);
         }
         for (; v < v0 + nv; v++) {
-            skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL,
+            skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL, 1,
                       positions + 3 * v, with_normals ? normals + 3 * v : NULL, 0,
                       idx + influences * (v - v0), weights + influences * v, 0, influences,
                       cols, with_normals);
