@@ -96,7 +96,8 @@ static void palette_groups(float *out, size_t o_stride, const float *local, size
         } else {
             for (q = 0; q < PALETTE_GROUPS; q++) {
                 const float *sp = scratch + PALETTE_GROUP_FLOATS * (q * joints + (size_t)p);
-                g[q] = joint_rows_mul(group_scratch_load(sp), local + q * SKS_ROWS * l_stride + oj, ls);
+                g[q] = joint_rows_mul(group_scratch_load(sp),
+                                      local + q * SKS_ROWS * l_stride + oj, ls);
             }
         }
         for (q = 0; q < PALETTE_GROUPS; q++) {
@@ -123,7 +124,8 @@ static void palette_one(float *out, const float *local, const float *ib, const i
         } else if ((size_t)p + 1 == j) {
             g = joint_packed_mul(g, local + oj);
         } else {
-            g = joint_packed_mul(joint_packed_load(scratch + SKS_JOINT_FLOATS * (size_t)p), local + oj);
+            g = joint_packed_mul(joint_packed_load(scratch + SKS_JOINT_FLOATS * (size_t)p),
+                                 local + oj);
         }
         joint_packed_store(scratch + oj, g);
         joint_packed_store(out + oj, joint_packed_mul(g, ib + oj));
@@ -158,7 +160,8 @@ static void skinning_palette(float *out, const float *local, size_t local_step,
  *     tau = a[i][3] for c = 3, else +0.0
  * (joint_mul_f64, joint_ops.h: a float64, b float32 and exact in float64; the pairwise order is
  * that of the joint family's local_to_global(..., precision="float64")), joint j of a skeleton is
- *     G[j] = local[j] converted (a root) or G[parents[j]] @ local[j];  out[j] = float32(G[j] @ ib[j]).
+ *     G[j] = local[j] converted (a root) or G[parents[j]] @ local[j],
+ *     out[j] = float32(G[j] @ ib[j]).
  * Error: the float64 values are off by at most about (d + 3) * 2**-52 * max(1, T) * max(1, |ib|)
  * for depth d and global translations up to T, far below a float32 ulp, so each palette element
  * is its exact value rounded to float32 up to that:
@@ -311,7 +314,8 @@ static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, size_t count, cons
                                         const float *cols, int with_normals)
 {
     vf packed[SKS_ROWS][COLUMN_VECS], c[4], nx, ny, nz;
-    const vf x = vf_set1_rows(p, step), y = vf_set1_rows(p + 1, step), z = vf_set1_rows(p + 2, step);
+    const vf x = vf_set1_rows(p, step), y = vf_set1_rows(p + 1, step);
+    const vf z = vf_set1_rows(p + 2, step);
     int s, q, u;
     nx = ny = nz = vf_zero();
     if (with_normals) {
@@ -330,8 +334,10 @@ static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, size_t count, cons
         const vf qn = vf_add(vf_add(vf_mul(c[0], nx), vf_mul(c[1], ny)), vf_mul(c[2], nz));
         vf_store_rows_xyz(on, 3, normalize3_rows(qn), count);
     }
-    vf_store_rows_xyz(op, 3, vf_add(vf_add(vf_add(vf_mul(c[0], x), vf_mul(c[1], y)), vf_mul(c[2], z)), c[3]),
-                      count);
+    {
+        const vf s01 = vf_add(vf_mul(c[0], x), vf_mul(c[1], y));
+        vf_store_rows_xyz(op, 3, vf_add(vf_add(s01, vf_mul(c[2], z)), c[3]), count);
+    }
 }
 
 /* Vertices whose joint indices skin_mesh copies and checks at once (a multiple of SKS_ROWS). */

@@ -118,6 +118,10 @@ int check_mat4(enum sks_isa isa, uint64_t seed)
 
         /* transform_points: 3x4 (the first 12 floats of each 4x4 as a packed 3x4 array) and 4x4 */
         for (rows = 3; rows <= 4; rows++) {
+            typedef void (*transform_fn)(float *, const float *, size_t, const float *, size_t,
+                                         size_t);
+            const transform_fn tk = rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4;
+            const transform_fn tr = rows == 3 ? ref->transform_points_3x4 : ref->transform_points_4x4;
             const size_t mfl = 4 * (size_t)rows;
             float *m = check_alloc(big * mfl * sizeof(float));
             size_t i;
@@ -128,16 +132,16 @@ int check_mat4(enum sks_isa isa, uint64_t seed)
                          m_step, p_step, n);
                 memset(got, 0, n * 3 * sizeof(float));
                 memset(want, 0, n * 3 * sizeof(float));
-                (rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4)(got, m, m_step, pts, p_step, n);
-                (rows == 3 ? ref->transform_points_3x4 : ref->transform_points_4x4)(want, m, m_step, pts, p_step, n);
+                tk(got, m, m_step, pts, p_step, n);
+                tr(want, m, m_step, pts, p_step, n);
                 failures += check_same(what, name, got, want, n * 3);
             }
             snprintf(what, sizeof what, "transform_points %dx4 in place m_step %d n=%zu", rows,
                      round % 2, n);
             memcpy(got, pts, n * 3 * sizeof(float));
             memcpy(want, pts, n * 3 * sizeof(float));
-            (rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4)(got, m, (size_t)(round % 2), got, 1, n);
-            (rows == 3 ? ref->transform_points_3x4 : ref->transform_points_4x4)(want, m, (size_t)(round % 2), want, 1, n);
+            tk(got, m, (size_t)(round % 2), got, 1, n);
+            tr(want, m, (size_t)(round % 2), want, 1, n);
             failures += check_same(what, name, got, want, n * 3);
             free(m);
         }
