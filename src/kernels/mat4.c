@@ -150,8 +150,10 @@ static void matmul4(float *out, const float *a, size_t a_step, const float *b, s
 /* Skeletons walked side by side (each one matrix of MAT4_VECS vectors): independent chains
  * overlap their latency (a 4x4 product is ~13 cycles deep, ~6 cycles of throughput). avx2,
  * measured at 1000 x 96 (humanoid): 2.6 ns per joint with three, 2.7 with two or four (four
- * spill registers), 3.1 with one. */
-#define MAT4_WALK_SIDE (SKS_ROWS == 2 ? 3 : 2)
+ * spill registers), 3.1 with one. The 4-lane targets hold a matrix in 4 of their 16 registers
+ * and walk one: two side by side measured 4.6 to 6.0 ns per joint at 1000 x 96 depending on the
+ * arrays' alignment, one 4.6 to 4.7. */
+#define MAT4_WALK_SIDE (SKS_ROWS == 2 ? 3 : 1)
 
 /* Batches whose input and output exceed this many bytes stream from DRAM, where one skeleton at
  * a time was faster than several side by side (the same threshold as the joint family's). */

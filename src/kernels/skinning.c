@@ -10,9 +10,9 @@
  * to a small per-call scratch (read back for the other children); the output receives the
  * palette alone. Both products use the joint family's building blocks (joint_ops.h), so the
  * palette is bit-identical to multiply_joints(local_to_global(local), inverse_bind) on every
- * target. Like local_to_global, several skeletons are walked side by side (two groups of
- * SKS_ROWS skeletons, one skeleton per row slot: four on avx2, two elsewhere), their global
- * poses kept in scratch as the vectors themselves, so re-reading a parent costs plain loads.
+ * target. On avx2 four skeletons are walked side by side (two groups of two, one skeleton per
+ * 128-bit row slot), their global poses kept in scratch as the vectors themselves, so re-reading
+ * a parent costs plain loads; the 4-lane targets walk one skeleton at a time.
  *
  * skin: for every vertex the palette matrices of its influences are blended with its weights
  * (M = w0 P0 + w1 P1 + ..., left to right), then M moves the position (and rotates the normal,
@@ -36,10 +36,11 @@
  * Error: that of local_to_global then multiply_joints.
  * ------------------------------------------------------------------------------------------ */
 
-/* Skeleton groups walked side by side (each SKS_ROWS skeletons, one per row slot): two
- * independent chains overlap their latency. Their global poses fill the caller's scratch
- * (SKS_PALETTE_SIDE_BY_SIDE skeletons). */
-#define PALETTE_GROUPS 2
+/* Skeleton groups walked side by side (each SKS_ROWS skeletons, one per row slot): on avx2 two
+ * independent chains overlap their latency (four skeletons, whose global poses fill the
+ * caller's scratch: SKS_PALETTE_SIDE_BY_SIDE); the 4-lane targets walk one skeleton (two side
+ * by side measured up to 9% slower at 1000 x 96, depending on the arrays' placement). */
+#define PALETTE_GROUPS (SKS_ROWS == 2 ? 2 : 1)
 
 /* Above this many bytes of input and output, skeletons are walked one at a time (streaming
  * from DRAM, several side by side measured slower for the joint family's walk). */
