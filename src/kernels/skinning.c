@@ -140,7 +140,7 @@ static void skinning_palette(float *out, const float *local, size_t local_step,
     const size_t stride = joints * SKS_JOINT_FLOATS, side = (size_t)PALETTE_GROUPS * SKS_ROWS;
     const size_t l_stride = local_step * stride, ib_stride = ib_step * stride;
     size_t s = 0;
-    if (2 * n * stride * sizeof(float) <= PALETTE_SIDE_BY_SIDE_MAX_BYTES) {
+    if (side > 1 && 2 * n * stride * sizeof(float) <= PALETTE_SIDE_BY_SIDE_MAX_BYTES) {
         for (; s + side <= n; s += side)
             palette_groups(out + s * stride, stride, local + s * l_stride, l_stride,
                            inverse_bind + s * ib_stride, ib_stride, parents, joints, scratch);
