@@ -1,0 +1,961 @@
+/*
+ * compress_search.c -- the encoder of the compressed clip format (compress.h): track kinds,
+ * range reduction per clip and per segment, the variable bit rate search per component per
+ * segment, packing, and the final verification of the whole clip by the canonical decoder.
+ *
+ * Search (per segment; segments are independent because every raw frame is a key):
+ *   - the object-space error of the raw clip is cached per segment (raw globals, float64), and
+ *     so are the decoded locals and globals of the current rates; a trial that changes the rates
+ *     of one track re-decodes that track, then walks only the track's subtree (every other joint
+ *     keeps its cached global) and stops at the first joint and frame over the threshold;
+ *   - a "level" of a track gives its largest-extent component `level` bits and each other
+ *     component the fewest bits whose step is no coarser (equal steps across the components of a
+ *     track minimise the bits for a given rotation or translation error);
+ *   - phase 1: every non-root track at one level, the lowest that holds (bisection; roots at 24
+ *     bits), as ACL does; phase 2: each track alone, leaves first, lowered level by level while
+ *     the error holds; phase 3: each component alone, lowered bit by bit.
+ * Every trial evaluates exactly what the decoder will output (the canonical float32 decode of
+ * compress.h) with the canonical float64 error; the threshold is precision * (1 - 2^-20). The
+ * packed clip is then decoded by the scalar decoder and measured frame by frame with the same
+ * error; a segment over the threshold (none is expected) gets one more bit on every component
+ * until it holds. The encoder runs the same code whatever the active variant: its bytes are the
+ * same on every variant.
+ */
+#include "compress.h"
+
+#include <stdlib.h>
+
+#define NLEVELS 24   /* levels 0, 2, 3, ..., 24 bits (1 bit is never better than 0 in range) */
+
+static unsigned level_bits(unsigned level) { return level == 0 ? 0 : level + 1; }
+
+typedef struct track {
+    uint32_t joint;
+    uint8_t type;       /* 0 rotation, 1 translation, 2 scale */
+    uint8_t ncomp;      /* stored components per key */
+    uint8_t root;
+    uint32_t comp;      /* first stored component */
+    uint32_t range;     /* first clip range pair */
+} track;
+
+typedef struct encoder {
+    const sks_cc_encode_params *p;
+    uint32_t F, J, L, G, C, T, pairs, consts;
+    double thr2;
+    uint8_t *kind;          /* J x 3 */
+    float *qn;              /* F x J x 4: the input rotations normalised (float32) */
+    track *tracks;          /* T */
+    uint32_t *track_of;     /* J x 3: track index or UINT32_MAX */
+    float *cmin, *cext;     /* pairs */
+    uint8_t *drop;          /* G x T */
+    uint8_t *bits;          /* G x C */
+    uint16_t *code;         /* G x C: range code for the chosen rate */
+    uint16_t *code0;        /* G x C: the 16-bit constant code (rate 0) */
+    uint32_t *last;         /* J: largest index in the subtree */
+    /* per-segment workspace (n <= 2L - 1 frames) */
+    uint32_t nmax;
+    float *vals;            /* C x nmax: stored component values */
+    uint16_t *rcode;        /* C: min8 | ext8 << 8 */
+    double *ext;            /* C: decoded extent of each component */
+    float *decl;            /* J x nmax x 8: decoded locals of the current rates */
+    double *lx;             /* J x nmax x 12: their affine maps */
+    double *gc, *gt, *rg;   /* J x nmax x 12: current, trial and raw globals */
+    float *tl;              /* nmax x 8 */
+    double *tlx;            /* nmax x 12 */
+    uint8_t *dirty;         /* J */
+    uint8_t *level;         /* T */
+} encoder;
+
+/* ------------------------------------------------------------------------------------------
+ * Preparation
+ * ------------------------------------------------------------------------------------------ */
+
+static void normalize_input(float o[4], const float *q)
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double n2 = ((x * x + y * y) + z * z) + w * w;
+    if (!(n2 > 0.0)) {
+        o[0] = o[1] = o[2] = 0.0f;
+        o[3] = 1.0f;
+        return;
+    }
+    {
+        const double inv = 1.0 / sqrt(n2);
+        o[0] = (float)(x * inv);
+        o[1] = (float)(y * inv);
+        o[2] = (float)(z * inv);
+        o[3] = (float)(w * inv);
+    }
+}
+
+/* Track kinds: default when every frame is the identity / zero / one, constant when every frame
+ * equals the first (rotations up to sign), animated otherwise. */
+static void classify(encoder *e)
+{
+    const float *x = e->p->local;
+    const size_t J = e->J, F = e->F;
+    size_t j, f;
+    for (j = 0; j < J; j++) {
+        const float *q0 = e->qn + 4 * j, *l0 = x + 8 * j;
+        int rdef = 1, rcon = 1, tdef = 1, tcon = 1, sdef = 1, scon = 1;
+        for (f = 0; f < F; f++) {
+            const float *q = e->qn + 4 * (f * J + j), *l = x + 8 * (f * J + j);
+            if (!(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && (q[3] == 1.0f || q[3] == -1.0f)))
+                rdef = 0;
+            if (!((q[0] == q0[0] && q[1] == q0[1] && q[2] == q0[2] && q[3] == q0[3]) ||
+                  (q[0] == -q0[0] && q[1] == -q0[1] && q[2] == -q0[2] && q[3] == -q0[3])))
+                rcon = 0;
+            if (!(l[4] == 0.0f && l[5] == 0.0f && l[6] == 0.0f)) tdef = 0;
+            if (!(l[4] == l0[4] && l[5] == l0[5] && l[6] == l0[6])) tcon = 0;
+            if (l[7] != 1.0f) sdef = 0;
+            if (l[7] != l0[7]) scon = 0;
+        }
+        e->kind[3 * j] = (uint8_t)(rdef ? SKS_CC_DEFAULT : rcon ? SKS_CC_CONSTANT : SKS_CC_ANIMATED);
+        e->kind[3 * j + 1] = (uint8_t)(tdef ? SKS_CC_DEFAULT : tcon ? SKS_CC_CONSTANT : SKS_CC_ANIMATED);
+        e->kind[3 * j + 2] = (uint8_t)(sdef ? SKS_CC_DEFAULT : scon ? SKS_CC_CONSTANT : SKS_CC_ANIMATED);
+    }
+}
+
+static uint32_t segment_first(const encoder *e, uint32_t g) { return g * e->L; }
+
+static uint32_t segment_frames(const encoder *e, uint32_t g)
+{
+    return g + 1 == e->G ? e->F - g * e->L : e->L;
+}
+
+/* The value of stored component m of track t at frame f (segment g): rotations sign-adjusted
+ * so the dropped component is >= 0. */
+static float stored_value(const encoder *e, const track *t, uint32_t g, size_t f, unsigned m)
+{
+    if (t->type == 0) {
+        const float *q = e->qn + 4 * (f * e->J + t->joint);
+        const unsigned drop = e->drop[(size_t)g * e->T + (size_t)(t - e->tracks)];
+        const unsigned qc = m + (m >= drop);
+        return q[drop] < 0.0f ? -q[qc] : q[qc];
+    }
+    if (t->type == 1) return e->p->local[8 * (f * e->J + t->joint) + 4 + m];
+    return e->p->local[8 * (f * e->J + t->joint) + 7];
+}
+
+/* The quaternion component of stored component m of a rotation with drop index d. */
+static unsigned rotation_component(unsigned m, unsigned drop) { return m + (m >= drop); }
+
+/* Drop choice per segment and rotation, then clip ranges over the stored values. */
+static void clip_ranges(encoder *e)
+{
+    uint32_t g, t, i;
+    float *lo = e->cmin, *hi = e->cext;
+    for (i = 0; i < e->pairs; i++) {
+        lo[i] = INFINITY;
+        hi[i] = -INFINITY;
+    }
+    for (g = 0; g < e->G; g++) {
+        const size_t f0 = segment_first(e, g), n = segment_frames(e, g);
+        for (t = 0; t < e->T; t++) {
+            const track *tr = &e->tracks[t];
+            size_t f;
+            unsigned m;
+            if (tr->type == 0) {
+                /* the component farthest from zero over the segment (w on ties) */
+                static const unsigned order[4] = {3, 0, 1, 2};
+                float best = -1.0f;
+                unsigned k, drop = 3;
+                for (k = 0; k < 4; k++) {
+                    const unsigned c = order[k];
+                    float mn = INFINITY;
+                    for (f = f0; f < f0 + n; f++) {
+                        const float a = fabsf(e->qn[4 * (f * e->J + tr->joint) + c]);
+                        mn = a < mn ? a : mn;
+                    }
+                    if (mn > best) {
+                        best = mn;
+                        drop = c;
+                    }
+                }
+                e->drop[(size_t)g * e->T + t] = (uint8_t)drop;
+            }
+            for (m = 0; m < tr->ncomp; m++) {
+                const unsigned pc = tr->type == 0
+                                        ? rotation_component(m, e->drop[(size_t)g * e->T + t])
+                                        : m;
+                float *mn = lo + tr->range + pc, *mx = hi + tr->range + pc;
+                for (f = f0; f < f0 + n; f++) {
+                    const float v = stored_value(e, tr, g, f, m);
+                    *mn = v < *mn ? v : *mn;
+                    *mx = v > *mx ? v : *mx;
+                }
+            }
+        }
+    }
+    for (i = 0; i < e->pairs; i++) {
+        if (!(lo[i] <= hi[i])) {   /* a rotation component dropped in every segment */
+            lo[i] = 0.0f;
+            hi[i] = 0.0f;
+            continue;
+        }
+        {
+            const float mn = lo[i], mx = hi[i];
+            float ext = (float)((double)mx - (double)mn);
+            while (mn + ext < mx) ext = nextafterf(ext, INFINITY);
+            e->cmin[i] = mn;
+            e->cext[i] = ext;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Per-segment ranges and quantisation
+ * ------------------------------------------------------------------------------------------ */
+
+static uint32_t range_of(const track *t, unsigned m, unsigned drop)
+{
+    return t->range + (t->type == 0 ? rotation_component(m, drop) : m);
+}
+
+/* Segment range codes of every stored component: rcode (min8 | ext8 << 8), code0 (the 16-bit
+ * constant nearest the middle of the segment's values) and the decoded extent. */
+static void segment_ranges(encoder *e, uint32_t g, size_t n)
+{
+    uint32_t t;
+    for (t = 0; t < e->T; t++) {
+        const track *tr = &e->tracks[t];
+        const unsigned drop = e->drop[(size_t)g * e->T + t];
+        unsigned m;
+        for (m = 0; m < tr->ncomp; m++) {
+            const size_t c = tr->comp + m;
+            const uint32_t r = range_of(tr, m, drop);
+            const float cm = e->cmin[r], ce = e->cext[r];
+            const float *v = e->vals + c * e->nmax;
+            float smin = v[0], smax = v[0], lo, sc;
+            unsigned min8, ext8, best_code;
+            double best = INFINITY;
+            long code;
+            size_t f;
+            int k;
+            for (f = 1; f < n; f++) {
+                smin = v[f] < smin ? v[f] : smin;
+                smax = v[f] > smax ? v[f] : smax;
+            }
+            if (!(ce > 0.0f)) {
+                e->rcode[c] = 0;
+                e->code0[(size_t)g * e->C + c] = 0;
+                e->ext[c] = 0.0;
+                continue;
+            }
+            {
+                double u = floor(((double)smin - cm) / ce * 255.0);
+                min8 = u < 0 ? 0u : u > 255 ? 255u : (unsigned)u;
+            }
+            for (;;) {
+                sks_cc_component(cm, ce, 1, min8, &lo, &sc);
+                if (lo <= smin || min8 == 0) break;
+                min8--;
+            }
+            {
+                double u = ceil(((double)smax - lo) / ce * 255.0);
+                ext8 = u < 0 ? 0u : u > 255 ? 255u : (unsigned)u;
+            }
+            for (;;) {
+                sks_cc_component(cm, ce, 1, min8 | (ext8 << 8), &lo, &sc);
+                if (lo + sc >= smax || ext8 == 255) break;
+                ext8++;
+            }
+            e->rcode[c] = (uint16_t)(min8 | (ext8 << 8));
+            e->ext[c] = (double)ce * ext8 / 255.0;
+            code = lround((0.5 * ((double)smin + smax) - cm) / ce * 65535.0);
+            code = code < 0 ? 0 : code > 65535 ? 65535 : code;
+            best_code = (unsigned)code;
+            for (k = -1; k <= 1; k++) {
+                const long cc = code + k;
+                double err;
+                if (cc < 0 || cc > 65535) continue;
+                sks_cc_component(cm, ce, 0, (uint32_t)cc, &lo, &sc);
+                err = fmax(fabs((double)lo - smin), fabs((double)lo - smax));
+                if (err < best) {
+                    best = err;
+                    best_code = (unsigned)cc;
+                }
+            }
+            e->code0[(size_t)g * e->C + c] = (uint16_t)best_code;
+        }
+    }
+}
+
+/* The r-bit integer whose decoded value is nearest x. */
+static inline uint32_t quantize(float x, float lo, float sc, unsigned r)
+{
+    uint32_t top, q, best_q;
+    double u, best;
+    int k;
+    if (r == 0 || !(sc > 0.0f)) return 0;
+    top = (1u << r) - 1u;
+    u = ((double)x - (double)lo) / (double)sc;
+    q = u <= 0.0 ? 0u : u >= (double)top ? top : (uint32_t)(u + 0.5);
+    best_q = q;
+    best = fabs((double)(lo + sc * (float)q) - (double)x);
+    for (k = -1; k <= 1; k += 2) {
+        const int64_t c = (int64_t)q + k;
+        double d;
+        if (c < 0 || c > (int64_t)top) continue;
+        d = fabs((double)(lo + sc * (float)(uint32_t)c) - (double)x);
+        if (d < best) {
+            best = d;
+            best_q = (uint32_t)c;
+        }
+    }
+    return best_q;
+}
+
+static inline void component_code(const encoder *e, uint32_t g, size_t c, unsigned r,
+                                  uint32_t *code)
+{
+    *code = r == 0 ? e->code0[(size_t)g * e->C + c] : e->rcode[c];
+}
+
+/* Decoded values of track t at rates r[] into dst (n x 8 floats, the track's slots only). */
+static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
+                         const uint8_t *r, float *dst)
+{
+    const unsigned drop = t->type == 0 ? e->drop[(size_t)g * e->T + (size_t)(t - e->tracks)] : 0;
+    float lo[3], sc[3];
+    unsigned m;
+    size_t f;
+    for (m = 0; m < t->ncomp; m++) {
+        const uint32_t rr = range_of(t, m, drop);
+        uint32_t code;
+        component_code(e, g, t->comp + m, r[m], &code);
+        sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo[m], &sc[m]);
+    }
+    for (f = 0; f < n; f++) {
+        float v[3];
+        for (m = 0; m < t->ncomp; m++) {
+            const float x = e->vals[(t->comp + m) * e->nmax + f];
+            v[m] = lo[m] + sc[m] * (float)quantize(x, lo[m], sc[m], r[m]);
+        }
+        if (t->type == 0) {
+            float q[4];
+            sks_cc_rebuild(q, v, drop);
+            sks_cc_normalize(dst + 8 * f, q);
+        } else if (t->type == 1) {
+            dst[8 * f + 4] = v[0];
+            dst[8 * f + 5] = v[1];
+            dst[8 * f + 6] = v[2];
+        } else {
+            dst[8 * f + 7] = v[0];
+        }
+    }
+}
+
+/* Rates of track t at a level: the largest-extent component gets level_bits(level), the others
+ * the fewest bits whose step is no coarser. */
+static void level_rates(const encoder *e, const track *t, unsigned level, uint8_t *r)
+{
+    const unsigned b = level_bits(level);
+    double emax = 0.0, step;
+    unsigned m;
+    for (m = 0; m < t->ncomp; m++) emax = e->ext[t->comp + m] > emax ? e->ext[t->comp + m] : emax;
+    if (b == 0 || emax == 0.0) {
+        for (m = 0; m < t->ncomp; m++) r[m] = 0;
+        return;
+    }
+    step = emax / (double)((1u << b) - 1u) * (1.0 + 1e-12);
+    for (m = 0; m < t->ncomp; m++) {
+        const double x = e->ext[t->comp + m];
+        unsigned k;
+        if (x <= step) {
+            r[m] = 0;
+            continue;
+        }
+        for (k = 2; k < SKS_CC_MAX_BITS && x > step * (double)((1u << k) - 1u); k++) {
+        }
+        r[m] = (uint8_t)k;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Evaluation
+ * ------------------------------------------------------------------------------------------ */
+
+static inline void affine_of(double m[12], const float *qts)
+{
+    double x[8];
+    int i;
+    for (i = 0; i < 8; i++) x[i] = qts[i];
+    sks_cc_local_affine(m, m + 9, x);
+}
+
+/* Global of joint j over the segment's frames from local affine maps lxj and the parent's
+ * globals pg (NULL for a root) into gj; 0 when some frame's error exceeds the threshold. */
+static int walk_joint(const encoder *e, size_t n, const double *lxj, const double *pg,
+                      double *gj, const double *rgj)
+{
+    const double d = e->p->shell, thr2 = e->thr2;
+    size_t f;
+    int ok = 1;
+    for (f = 0; f < n; f++) {
+        double *g = gj + 12 * f;
+        if (pg == NULL) {
+            memcpy(g, lxj + 12 * f, 12 * sizeof(double));
+        } else {
+            sks_cc_compose(g, g + 9, pg + 12 * f, pg + 12 * f + 9, lxj + 12 * f, lxj + 12 * f + 9);
+        }
+        if (sks_cc_error2(g, g + 9, rgj + 12 * f, rgj + 12 * f + 9, d) > thr2) ok = 0;
+    }
+    return ok;
+}
+
+/* Decoded locals (constants, defaults and animated tracks at `rates` of the segment) of every
+ * joint, their affine maps and globals; returns 0 as soon as a joint exceeds the threshold (the
+ * state is then incomplete). */
+static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
+{
+    const size_t J = e->J, stride = e->nmax;
+    size_t j, f;
+    (void)g;
+    for (j = 0; j < J; j++) {
+        float *dl = e->decl + j * stride * 8;
+        const float *x = e->p->local;
+        unsigned k;
+        for (f = 0; f < n; f++) {
+            float *o = dl + 8 * f;
+            o[0] = o[1] = o[2] = 0.0f;
+            o[3] = 1.0f;
+            o[4] = o[5] = o[6] = 0.0f;
+            o[7] = 1.0f;
+            if (e->kind[3 * j] == SKS_CC_CONSTANT) memcpy(o, e->qn + 4 * j, 4 * sizeof(float));
+            if (e->kind[3 * j + 1] == SKS_CC_CONSTANT) memcpy(o + 4, x + 8 * j + 4, 3 * sizeof(float));
+            if (e->kind[3 * j + 2] == SKS_CC_CONSTANT) o[7] = x[8 * j + 7];
+        }
+        for (k = 0; k < 3; k++) {
+            const uint32_t t = e->track_of[3 * j + k];
+            if (t != UINT32_MAX)
+                decode_track(e, g, n, &e->tracks[t], rates + e->tracks[t].comp, dl);
+        }
+        for (f = 0; f < n; f++) affine_of(e->lx + (j * stride + f) * 12, dl + 8 * f);
+        {
+            const int32_t p = e->p->parents[j];
+            if (!walk_joint(e, n, e->lx + j * stride * 12,
+                            p < 0 ? NULL : e->gc + (size_t)p * stride * 12, e->gc + j * stride * 12,
+                            e->rg + j * stride * 12))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Trial: track t at rates r (its components only). On success the state is updated. */
+static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uint8_t *r)
+{
+    const size_t stride = e->nmax, j = t->joint;
+    const int32_t p = e->p->parents[j];
+    size_t f, i;
+    int ok;
+    memcpy(e->tl, e->decl + j * stride * 8, n * 8 * sizeof(float));
+    decode_track(e, g, n, t, r, e->tl);
+    for (f = 0; f < n; f++) affine_of(e->tlx + 12 * f, e->tl + 8 * f);
+    ok = walk_joint(e, n, e->tlx, p < 0 ? NULL : e->gc + (size_t)p * stride * 12,
+                    e->gt + j * stride * 12, e->rg + j * stride * 12);
+    e->dirty[j] = 1;
+    for (i = j + 1; ok && i <= e->last[j]; i++) {
+        const int32_t q = e->p->parents[i];
+        if (q < 0 || !e->dirty[q]) continue;
+        e->dirty[i] = 1;
+        ok = walk_joint(e, n, e->lx + i * stride * 12, e->gt + (size_t)q * stride * 12,
+                        e->gt + i * stride * 12, e->rg + i * stride * 12);
+    }
+    if (ok) {
+        memcpy(e->decl + j * stride * 8, e->tl, n * 8 * sizeof(float));
+        memcpy(e->lx + j * stride * 12, e->tlx, n * 12 * sizeof(double));
+        for (i = j; i <= e->last[j]; i++) {
+            if (e->dirty[i])
+                memcpy(e->gc + i * stride * 12, e->gt + i * stride * 12, n * 12 * sizeof(double));
+        }
+    }
+    for (i = j; i <= e->last[j]; i++) e->dirty[i] = 0;
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The search of one segment
+ * ------------------------------------------------------------------------------------------ */
+
+static void set_levels(encoder *e, uint8_t *rates, int lockstep_level)
+{
+    uint32_t t;
+    for (t = 0; t < e->T; t++) {
+        const track *tr = &e->tracks[t];
+        const unsigned level = tr->root || lockstep_level < 0 ? NLEVELS - 1 : (unsigned)lockstep_level;
+        e->level[t] = (uint8_t)level;
+        level_rates(e, tr, level, rates + tr->comp);
+    }
+}
+
+/* Returns 0, or -1 when even the highest rates exceed the threshold. */
+static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
+{
+    const size_t J = e->J, f0 = segment_first(e, g), stride = e->nmax;
+    size_t j, f;
+    int lo, hi;
+    uint32_t ti;
+    /* raw globals */
+    for (j = 0; j < J; j++) {
+        const int32_t p = e->p->parents[j];
+        for (f = 0; f < n; f++) {
+            double *gj = e->rg + (j * stride + f) * 12;
+            double l[12];
+            affine_of(l, e->p->local + 8 * ((f0 + f) * J + j));
+            if (p < 0) {
+                memcpy(gj, l, sizeof l);
+            } else {
+                const double *pg = e->rg + ((size_t)p * stride + f) * 12;
+                sks_cc_compose(gj, gj + 9, pg, pg + 9, l, l + 9);
+            }
+        }
+    }
+    /* stored values */
+    for (ti = 0; ti < e->T; ti++) {
+        const track *tr = &e->tracks[ti];
+        unsigned m;
+        for (m = 0; m < tr->ncomp; m++) {
+            for (f = 0; f < n; f++)
+                e->vals[(tr->comp + m) * stride + f] = stored_value(e, tr, g, f0 + f, m);
+        }
+    }
+    segment_ranges(e, g, n);
+    /* phase 0: the highest rates */
+    set_levels(e, rates, -1);
+    if (!full_eval(e, g, n, rates)) return -1;
+    /* phase 1: one level for every non-root track (bisection) */
+    lo = -1;
+    hi = NLEVELS - 1;
+    while (hi - lo > 1) {
+        const int mid = lo < 0 ? 0 : (lo + hi) / 2;
+        set_levels(e, rates, mid);
+        if (full_eval(e, g, n, rates)) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    set_levels(e, rates, hi);
+    if (!full_eval(e, g, n, rates)) return -1;   /* cannot happen: hi held */
+    /* phase 2: each track alone, leaves first */
+    for (ti = e->T; ti-- > 0;) {
+        const track *tr = &e->tracks[ti];
+        while (e->level[ti] > 0) {
+            uint8_t r[3];
+            level_rates(e, tr, e->level[ti] - 1u, r);
+            if (!try_track(e, g, n, tr, r)) break;
+            e->level[ti]--;
+            memcpy(rates + tr->comp, r, tr->ncomp);
+        }
+    }
+    /* phase 3: each component alone */
+    for (ti = e->T; ti-- > 0;) {
+        const track *tr = &e->tracks[ti];
+        unsigned m;
+        for (m = 0; m < tr->ncomp; m++) {
+            while (rates[tr->comp + m] > 0) {
+                uint8_t r[3];
+                memcpy(r, rates + tr->comp, tr->ncomp);
+                r[m] = (uint8_t)(r[m] - 1u);
+                if (!try_track(e, g, n, tr, r)) {
+                    if (r[m] != 1) break;
+                    r[m] = 0;
+                    if (!try_track(e, g, n, tr, r)) break;
+                }
+                memcpy(rates + tr->comp, r, tr->ncomp);
+            }
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Packing and verification
+ * ------------------------------------------------------------------------------------------ */
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static void put_f32(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+
+static size_t key_bits(const encoder *e, uint32_t g)
+{
+    size_t c, k = 0;
+    for (c = 0; c < e->C; c++) k += e->bits[(size_t)g * e->C + c];
+    return k;
+}
+
+static size_t header_bytes(const encoder *e)
+{
+    return ((SKS_CC_HEADER_BYTES + e->J + 3u) & ~(size_t)3u) + 4 * (size_t)e->consts +
+           8 * (size_t)e->pairs + 8 * (size_t)e->G;
+}
+
+static size_t segment_bytes(const encoder *e, uint32_t g)
+{
+    return 3 * (size_t)e->C + (segment_frames(e, g) * key_bits(e, g) + 7) / 8;
+}
+
+/* Writes segment g's rate bytes, codes and keys at dst (zeroed). */
+static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
+{
+    const size_t n = segment_frames(e, g), f0 = segment_first(e, g), C = e->C;
+    const uint8_t *r = e->bits + (size_t)g * C;
+    uint8_t *keys = dst + 3 * C;
+    uint32_t ti;
+    for (ti = 0; ti < e->T; ti++) {
+        const track *tr = &e->tracks[ti];
+        const unsigned drop = tr->type == 0 ? e->drop[(size_t)g * e->T + ti] : 0;
+        unsigned m;
+        for (m = 0; m < tr->ncomp; m++) {
+            const size_t c = tr->comp + m;
+            const uint32_t code = r[c] == 0 ? e->code0[(size_t)g * C + c] : e->code[(size_t)g * C + c];
+            dst[c] = (uint8_t)(r[c] | (tr->type == 0 && m == 0 ? drop << 5 : 0u));
+            dst[C + 2 * c] = (uint8_t)code;
+            dst[C + 2 * c + 1] = (uint8_t)(code >> 8);
+        }
+    }
+    {
+        uint64_t pos = 0;
+        size_t f;
+        for (f = 0; f < n; f++) {
+            for (ti = 0; ti < e->T; ti++) {
+                const track *tr = &e->tracks[ti];
+                const unsigned drop = tr->type == 0 ? e->drop[(size_t)g * e->T + ti] : 0;
+                unsigned m;
+                for (m = 0; m < tr->ncomp; m++) {
+                    const size_t c = tr->comp + m;
+                    const unsigned rb = r[c];
+                    const uint32_t rr = range_of(tr, m, drop);
+                    uint32_t code, q;
+                    float lo, sc;
+                    unsigned b;
+                    if (rb == 0) continue;
+                    code = e->code[(size_t)g * C + c];
+                    sks_cc_component(e->cmin[rr], e->cext[rr], rb, code, &lo, &sc);
+                    q = quantize(stored_value(e, tr, g, f0 + f, m), lo, sc, rb);
+                    for (b = 0; b < rb; b++, pos++) {
+                        if ((q >> b) & 1u) keys[pos >> 3] |= (uint8_t)(1u << (pos & 7u));
+                    }
+                }
+            }
+        }
+    }
+}
+
+static uint8_t *pack(encoder *e, size_t *size)
+{
+    const size_t head = header_bytes(e);
+    size_t total = head, g, j, pos;
+    uint8_t *d;
+    for (g = 0; g < e->G; g++) total += segment_bytes(e, (uint32_t)g);
+    total += SKS_CC_TAIL_PAD;
+    *size = total;
+    if (total > 0xffffffffu) return NULL;
+    d = (uint8_t *)calloc(total, 1);
+    if (d == NULL) return NULL;
+    put_u32(d, SKS_CC_MAGIC);
+    put_u32(d + 4, e->F);
+    put_u32(d + 8, e->J);
+    put_u32(d + 12, e->L);
+    put_u32(d + 16, e->G);
+    put_u32(d + 20, e->C);
+    {
+        uint64_t u;
+        memcpy(&u, &e->p->sample_rate, 8);
+        put_u32(d + 24, (uint32_t)u);
+        put_u32(d + 28, (uint32_t)(u >> 32));
+    }
+    for (j = 0; j < e->J; j++)
+        d[SKS_CC_HEADER_BYTES + j] = (uint8_t)(e->kind[3 * j] | (e->kind[3 * j + 1] << 2) |
+                                               (e->kind[3 * j + 2] << 4));
+    pos = (SKS_CC_HEADER_BYTES + e->J + 3u) & ~(size_t)3u;
+    for (j = 0; j < e->J; j++) {
+        const float *l = e->p->local + 8 * j;
+        unsigned m;
+        if (e->kind[3 * j] == SKS_CC_CONSTANT)
+            for (m = 0; m < 4; m++, pos += 4) put_f32(d + pos, e->qn[4 * j + m]);
+        if (e->kind[3 * j + 1] == SKS_CC_CONSTANT)
+            for (m = 0; m < 3; m++, pos += 4) put_f32(d + pos, l[4 + m]);
+        if (e->kind[3 * j + 2] == SKS_CC_CONSTANT) {
+            put_f32(d + pos, l[7]);
+            pos += 4;
+        }
+    }
+    for (j = 0; j < e->pairs; j++, pos += 8) {
+        put_f32(d + pos, e->cmin[j]);
+        put_f32(d + pos + 4, e->cext[j]);
+    }
+    {
+        size_t off = head;
+        for (g = 0; g < e->G; g++, pos += 8) {
+            put_u32(d + pos, (uint32_t)off);
+            put_u32(d + pos + 4, (uint32_t)key_bits(e, (uint32_t)g));
+            pack_segment(e, (uint32_t)g, d + off);
+            off += segment_bytes(e, (uint32_t)g);
+        }
+    }
+    *size = total;
+    return d;
+}
+
+/* Largest squared error of segment g's frames as the scalar decoder decodes the blob.
+ * scratch: 24 J doubles, err2: J doubles. */
+static double verify_segment(const encoder *e, const sks_cc_view *v, uint32_t g, float *pose,
+                             double *raw, double *dec, double *err2, double *scratch)
+{
+    const size_t J = e->J, f0 = segment_first(e, g), n = segment_frames(e, g);
+    double worst = 0.0;
+    size_t f, i;
+    for (f = f0; f < f0 + n; f++) {
+        sks_compress_variants[SKS_ISA_SCALAR].decompress(v, f, 1, pose);
+        for (i = 0; i < 8 * J; i++) {
+            raw[i] = e->p->local[f * J * 8 + i];
+            dec[i] = pose[i];
+        }
+        sks_cc_pose_error2(raw, dec, e->p->parents, J, e->p->shell, err2, scratch);
+        for (i = 0; i < J; i++) worst = err2[i] > worst ? err2[i] : worst;
+    }
+    return worst;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Entry point
+ * ------------------------------------------------------------------------------------------ */
+
+static void free_encoder(encoder *e)
+{
+    free(e->kind);
+    free(e->qn);
+    free(e->tracks);
+    free(e->track_of);
+    free(e->cmin);
+    free(e->cext);
+    free(e->drop);
+    free(e->bits);
+    free(e->code);
+    free(e->code0);
+    free(e->last);
+    free(e->vals);
+    free(e->rcode);
+    free(e->ext);
+    free(e->decl);
+    free(e->lx);
+    free(e->gc);
+    free(e->gt);
+    free(e->rg);
+    free(e->tl);
+    free(e->tlx);
+    free(e->dirty);
+    free(e->level);
+}
+
+int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
+{
+    encoder e;
+    size_t j, f;
+    uint32_t g;
+    int status = SKS_CC_OK;
+    memset(&e, 0, sizeof e);
+    memset(res, 0, sizeof *res);
+    e.p = p;
+    e.F = p->frames;
+    e.J = p->joints;
+    e.L = p->segment_length;
+    e.G = e.F / e.L > 0 ? e.F / e.L : 1;
+    e.nmax = e.G == 1 ? e.F : 2 * e.L - 1;
+    {
+        const double thr = p->precision * (1.0 - 0x1p-20);
+        e.thr2 = thr * thr;
+    }
+    e.kind = (uint8_t *)malloc(3 * (size_t)e.J);
+    e.qn = (float *)malloc(sizeof(float) * 4 * (size_t)e.F * e.J);
+    e.track_of = (uint32_t *)malloc(sizeof(uint32_t) * 3 * (size_t)e.J);
+    e.tracks = (track *)malloc(sizeof(track) * 3 * (size_t)e.J);
+    e.last = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)e.J);
+    if (!e.kind || !e.qn || !e.track_of || !e.tracks || !e.last) goto oom;
+    for (f = 0; f < e.F; f++)
+        for (j = 0; j < e.J; j++) normalize_input(e.qn + 4 * (f * e.J + j), p->local + 8 * (f * e.J + j));
+    classify(&e);
+    for (j = 0; j < e.J; j++) e.last[j] = (uint32_t)j;
+    for (j = e.J; j-- > 0;) {
+        const int32_t par = p->parents[j];
+        if (par >= 0 && e.last[j] > e.last[par]) e.last[par] = e.last[j];
+    }
+    {
+        static const unsigned ncomp[3] = {3, 3, 1}, npairs[3] = {4, 3, 1}, nconst[3] = {4, 3, 1};
+        for (j = 0; j < e.J; j++) {
+            unsigned k;
+            for (k = 0; k < 3; k++) {
+                e.track_of[3 * j + k] = UINT32_MAX;
+                if (e.kind[3 * j + k] == SKS_CC_CONSTANT) e.consts += nconst[k];
+                if (e.kind[3 * j + k] != SKS_CC_ANIMATED) continue;
+                {
+                    track *t = &e.tracks[e.T];
+                    t->joint = (uint32_t)j;
+                    t->type = (uint8_t)k;
+                    t->ncomp = (uint8_t)ncomp[k];
+                    t->root = (uint8_t)(p->parents[j] < 0);
+                    t->comp = e.C;
+                    t->range = e.pairs;
+                    e.track_of[3 * j + k] = e.T;
+                    e.T++;
+                    e.C += ncomp[k];
+                    e.pairs += npairs[k];
+                }
+            }
+        }
+    }
+    {
+        const size_t G = e.G, C = e.C, T = e.T, J = e.J, n = e.nmax;
+        e.cmin = (float *)malloc(sizeof(float) * (e.pairs + 1));
+        e.cext = (float *)malloc(sizeof(float) * (e.pairs + 1));
+        e.drop = (uint8_t *)calloc(G * T + 1, 1);
+        e.bits = (uint8_t *)calloc(G * C + 1, 1);
+        e.code = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
+        e.code0 = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
+        e.vals = (float *)malloc(sizeof(float) * (C * n + 1));
+        e.rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
+        e.ext = (double *)malloc(sizeof(double) * (C + 1));
+        e.decl = (float *)malloc(sizeof(float) * J * n * 8);
+        e.lx = (double *)malloc(sizeof(double) * J * n * 12);
+        e.gc = (double *)malloc(sizeof(double) * J * n * 12);
+        e.gt = (double *)malloc(sizeof(double) * J * n * 12);
+        e.rg = (double *)malloc(sizeof(double) * J * n * 12);
+        e.tl = (float *)malloc(sizeof(float) * n * 8);
+        e.tlx = (double *)malloc(sizeof(double) * n * 12);
+        e.dirty = (uint8_t *)calloc(J, 1);
+        e.level = (uint8_t *)malloc(T + 1);
+        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.vals ||
+            !e.rcode || !e.ext || !e.decl || !e.lx || !e.gc || !e.gt || !e.rg || !e.tl ||
+            !e.tlx || !e.dirty || !e.level)
+            goto oom;
+    }
+    clip_ranges(&e);
+    for (g = 0; g < e.G; g++) {
+        const size_t n = segment_frames(&e, g);
+        uint8_t *rates = e.bits + (size_t)g * e.C;
+        if (search_segment(&e, g, n, rates) < 0) {
+            status = SKS_CC_UNREACHABLE;
+            break;
+        }
+        memcpy(e.code + (size_t)g * e.C, e.rcode, sizeof(uint16_t) * e.C);
+    }
+    if (status == SKS_CC_UNREACHABLE) {
+        /* how far the highest rates get: everything at 24 bits */
+        for (g = 0; g < e.G; g++) {
+            const size_t n = segment_frames(&e, g);
+            uint8_t *rates = e.bits + (size_t)g * e.C;
+            uint32_t ti;
+            for (f = 0; f < n; f++) {
+                for (ti = 0; ti < e.T; ti++) {
+                    unsigned m;
+                    for (m = 0; m < e.tracks[ti].ncomp; m++)
+                        e.vals[(e.tracks[ti].comp + m) * e.nmax + f] =
+                            stored_value(&e, &e.tracks[ti], g, segment_first(&e, g) + f, m);
+                }
+            }
+            segment_ranges(&e, g, n);
+            memcpy(e.code + (size_t)g * e.C, e.rcode, sizeof(uint16_t) * e.C);
+            memset(rates, SKS_CC_MAX_BITS, e.C);
+        }
+    }
+    /* pack, verify, repair */
+    {
+        float *pose = (float *)malloc(sizeof(float) * 8 * e.J);
+        double *raw = (double *)malloc(sizeof(double) * 8 * e.J);
+        double *dec = (double *)malloc(sizeof(double) * 8 * e.J);
+        double *scratch = (double *)malloc(sizeof(double) * 24 * e.J);
+        double *err2 = (double *)malloc(sizeof(double) * e.J);
+        uint8_t *fail = (uint8_t *)calloc(e.G, 1);
+        int round;
+        if (!pose || !raw || !dec || !scratch || !err2 || !fail) {
+            free(err2);
+            free(pose);
+            free(raw);
+            free(dec);
+            free(scratch);
+            free(fail);
+            goto oom;
+        }
+        for (round = 0; round <= (int)SKS_CC_MAX_BITS + 1; round++) {
+            sks_cc_view v;
+            size_t size = 0;
+            uint8_t *blob = pack(&e, &size);
+            int any = 0;
+            double worst = 0.0;
+            if (blob == NULL) {
+                status = size > 0xffffffffu ? SKS_CC_TOO_LARGE : SKS_CC_NO_MEMORY;
+                break;
+            }
+            if (sks_cc_parse(blob, size, &v, NULL, 0) != SKS_CC_OK) {
+                free(blob);
+                status = SKS_CC_NO_MEMORY;
+                break;
+            }
+            for (g = 0; g < e.G; g++) {
+                const double w = verify_segment(&e, &v, g, pose, raw, dec, err2, scratch);
+                worst = w > worst ? w : worst;
+                fail[g] = (uint8_t)(w > e.thr2);
+                any |= fail[g];
+            }
+            sks_cc_view_free(&v);
+            if (!any || status == SKS_CC_UNREACHABLE) {
+                res->data = blob;
+                res->size = size;
+                res->max_error = sqrt(worst);
+                if (status == SKS_CC_UNREACHABLE) res->best_possible = sqrt(worst);
+                break;
+            }
+            free(blob);
+            {
+                int raised = 0;
+                for (g = 0; g < e.G; g++) {
+                    size_t c;
+                    if (!fail[g]) continue;
+                    res->repaired_segments += round == 0;
+                    for (c = 0; c < e.C; c++) {
+                        uint8_t *b = e.bits + (size_t)g * e.C + c;
+                        if (*b < SKS_CC_MAX_BITS) {
+                            *b = (uint8_t)(*b == 0 ? 2 : *b + 1);
+                            raised = 1;
+                        }
+                    }
+                }
+                if (!raised) {
+                    /* every failing segment is at the highest rates already */
+                    status = SKS_CC_UNREACHABLE;
+                }
+            }
+        }
+        free(pose);
+        free(raw);
+        free(dec);
+        free(scratch);
+        free(err2);
+        free(fail);
+    }
+    free_encoder(&e);
+    if (status == SKS_CC_UNREACHABLE && res->data != NULL) {
+        /* keep the measured figure, drop the data */
+        free(res->data);
+        res->data = NULL;
+        res->size = 0;
+    }
+    return status;
+oom:
+    free_encoder(&e);
+    return SKS_CC_NO_MEMORY;
+}
