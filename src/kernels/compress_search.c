@@ -25,6 +25,11 @@
 
 #include <stdlib.h>
 
+/* Frames per structure-of-arrays block of the evaluation state: quantity q of frame f of a joint
+ * is at (f / SB) * 12 * SB + q * SB + f % SB (constant strides, so the loops vectorise). */
+#define SB 16
+#define SOA(q, f) (((f) / SB) * 12 * SB + (size_t)(q) * SB + (f) % SB)
+
 #define NLEVELS 24   /* levels 0, 2, 3, ..., 24 bits (1 bit is never better than 0 in range) */
 
 static unsigned level_bits(unsigned level) { return level == 0 ? 0 : level + 1; }
@@ -54,14 +59,18 @@ typedef struct encoder {
     uint32_t *last;         /* J: largest index in the subtree */
     /* per-segment workspace (n <= 2L - 1 frames) */
     uint32_t nmax;
-    float *vals;            /* C x nmax: stored component values */
+    float *vals;            /* C x nmax: stored component values (padded frames repeat the last) */
     uint16_t *rcode;        /* C: min8 | ext8 << 8 */
     double *ext;            /* C: decoded extent of each component */
-    float *decl;            /* J x nmax x 8: decoded locals of the current rates */
-    double *lx;             /* J x nmax x 12: their affine maps */
-    double *gc, *gt, *rg;   /* J x nmax x 12: current, trial and raw globals */
+    float *decl;            /* (J + 1) x nmax x 8: decoded locals (memory behind dlp, tl) */
+    float **dlp;            /* J: joint j's decoded locals of the current rates */
+    double *lx;             /* J x 12 nmax: their affine maps (SOA blocks) */
+    double *rg;             /* J x 12 nmax: raw globals (SOA blocks) */
+    double *blocks;         /* (3 J + 1) x 12 nmax: memory behind lxp, gcp, gtp, tlx */
+    double **lxp, **gcp, **gtp;  /* J each: local maps, current and trial globals per joint
+                                  * (a trial that holds swaps pointers instead of copying) */
     float *tl;              /* nmax x 8 */
-    double *tlx;            /* nmax x 12 */
+    double *tlx;            /* 12 nmax (SOA blocks) */
     uint8_t *dirty;         /* J */
     uint8_t *level;         /* T */
 } encoder;
@@ -281,27 +290,28 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
     }
 }
 
-/* The r-bit integer whose decoded value is nearest x. */
-static inline uint32_t quantize(float x, float lo, float sc, unsigned r)
+/* The r-bit integer whose decoded value lo + sc * q (float32) is nearest x; inv = 1 / sc. */
+static inline uint32_t quantize(float x, float lo, float sc, double inv, unsigned r)
 {
     uint32_t top, q, best_q;
-    double u, best;
-    int k;
+    float best;
+    double u;
     if (r == 0 || !(sc > 0.0f)) return 0;
     top = (1u << r) - 1u;
-    u = ((double)x - (double)lo) / (double)sc;
+    u = ((double)x - (double)lo) * inv;
     q = u <= 0.0 ? 0u : u >= (double)top ? top : (uint32_t)(u + 0.5);
     best_q = q;
-    best = fabs((double)(lo + sc * (float)q) - (double)x);
-    for (k = -1; k <= 1; k += 2) {
-        const int64_t c = (int64_t)q + k;
-        double d;
-        if (c < 0 || c > (int64_t)top) continue;
-        d = fabs((double)(lo + sc * (float)(uint32_t)c) - (double)x);
+    best = fabsf((lo + sc * (float)q) - x);
+    if (q > 0) {
+        const float d = fabsf((lo + sc * (float)(q - 1u)) - x);
         if (d < best) {
             best = d;
-            best_q = (uint32_t)c;
+            best_q = q - 1u;
         }
+    }
+    if (q < top) {
+        const float d = fabsf((lo + sc * (float)(q + 1u)) - x);
+        if (d < best) best_q = q + 1u;
     }
     return best_q;
 }
@@ -318,6 +328,7 @@ static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
 {
     const unsigned drop = t->type == 0 ? e->drop[(size_t)g * e->T + (size_t)(t - e->tracks)] : 0;
     float lo[3], sc[3];
+    double inv[3];
     unsigned m;
     size_t f;
     for (m = 0; m < t->ncomp; m++) {
@@ -325,12 +336,13 @@ static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
         uint32_t code;
         component_code(e, g, t->comp + m, r[m], &code);
         sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo[m], &sc[m]);
+        inv[m] = sc[m] > 0.0f ? 1.0 / (double)sc[m] : 0.0;
     }
     for (f = 0; f < n; f++) {
         float v[3];
         for (m = 0; m < t->ncomp; m++) {
             const float x = e->vals[(t->comp + m) * e->nmax + f];
-            v[m] = lo[m] + sc[m] * (float)quantize(x, lo[m], sc[m], r[m]);
+            v[m] = lo[m] + sc[m] * (float)quantize(x, lo[m], sc[m], inv[m], r[m]);
         }
         if (t->type == 0) {
             float q[4];
@@ -376,32 +388,81 @@ static void level_rates(const encoder *e, const track *t, unsigned level, uint8_
  * Evaluation
  * ------------------------------------------------------------------------------------------ */
 
-static inline void affine_of(double m[12], const float *qts)
+/* The affine map of a QTS joint into frame f of a joint's structure-of-arrays block. */
+static inline void affine_of(double *blk, size_t f, const float *qts)
 {
-    double x[8];
+    double x[8], m[12];
     int i;
     for (i = 0; i < 8; i++) x[i] = qts[i];
     sks_cc_local_affine(m, m + 9, x);
+    for (i = 0; i < 12; i++) blk[SOA(i, f)] = m[i];
 }
 
-/* Global of joint j over the segment's frames from local affine maps lxj and the parent's
- * globals pg (NULL for a root) into gj; 0 when some frame's error exceeds the threshold. */
-static int walk_joint(const encoder *e, size_t n, const double *lxj, const double *pg,
-                      double *gj, const double *rgj)
+/* Globals g of a joint over the segment's padded frames (np, a multiple of SB) from its local
+ * maps l and its parent's globals pg (NULL for a root); checks the error against the raw
+ * globals r. 0 when some frame's error exceeds the threshold. Every frame's arithmetic is that
+ * of sks_cc_compose and sks_cc_error2, spelled out on structure-of-arrays rows so that the
+ * compiler vectorises across frames. */
+static int walk_joint(const encoder *e, size_t np, const double *SKS_RESTRICT l,
+                      const double *SKS_RESTRICT pg, double *SKS_RESTRICT g,
+                      const double *SKS_RESTRICT r)
 {
     const double d = e->p->shell, thr2 = e->thr2;
-    size_t f;
-    int ok = 1;
-    for (f = 0; f < n; f++) {
-        double *g = gj + 12 * f;
-        if (pg == NULL) {
-            memcpy(g, lxj + 12 * f, 12 * sizeof(double));
+    double err[SB];
+    int bad = 0;
+    size_t b, f;
+    for (b = 0; b < np; b += SB) {
+        const double *SKS_RESTRICT P = pg + 12 * b, *SKS_RESTRICT Lb = l + 12 * b;
+        const double *SKS_RESTRICT R = r + 12 * b;
+        double *SKS_RESTRICT Gb = g + 12 * b;
+        if (pg != NULL) {
+            for (f = 0; f < SB; f++) {
+                const double a00 = P[0 * SB + f], a01 = P[1 * SB + f], a02 = P[2 * SB + f];
+                const double a10 = P[3 * SB + f], a11 = P[4 * SB + f], a12 = P[5 * SB + f];
+                const double a20 = P[6 * SB + f], a21 = P[7 * SB + f], a22 = P[8 * SB + f];
+                const double b00 = Lb[0 * SB + f], b01 = Lb[1 * SB + f], b02 = Lb[2 * SB + f];
+                const double b10 = Lb[3 * SB + f], b11 = Lb[4 * SB + f], b12 = Lb[5 * SB + f];
+                const double b20 = Lb[6 * SB + f], b21 = Lb[7 * SB + f], b22 = Lb[8 * SB + f];
+                const double t0 = Lb[9 * SB + f], t1 = Lb[10 * SB + f], t2 = Lb[11 * SB + f];
+                Gb[0 * SB + f] = (a00 * b00 + a01 * b10) + a02 * b20;
+                Gb[1 * SB + f] = (a00 * b01 + a01 * b11) + a02 * b21;
+                Gb[2 * SB + f] = (a00 * b02 + a01 * b12) + a02 * b22;
+                Gb[3 * SB + f] = (a10 * b00 + a11 * b10) + a12 * b20;
+                Gb[4 * SB + f] = (a10 * b01 + a11 * b11) + a12 * b21;
+                Gb[5 * SB + f] = (a10 * b02 + a11 * b12) + a12 * b22;
+                Gb[6 * SB + f] = (a20 * b00 + a21 * b10) + a22 * b20;
+                Gb[7 * SB + f] = (a20 * b01 + a21 * b11) + a22 * b21;
+                Gb[8 * SB + f] = (a20 * b02 + a21 * b12) + a22 * b22;
+                Gb[9 * SB + f] = P[9 * SB + f] + ((a00 * t0 + a01 * t1) + a02 * t2);
+                Gb[10 * SB + f] = P[10 * SB + f] + ((a10 * t0 + a11 * t1) + a12 * t2);
+                Gb[11 * SB + f] = P[11 * SB + f] + ((a20 * t0 + a21 * t1) + a22 * t2);
+            }
         } else {
-            sks_cc_compose(g, g + 9, pg + 12 * f, pg + 12 * f + 9, lxj + 12 * f, lxj + 12 * f + 9);
+            memcpy(Gb, Lb, 12 * SB * sizeof(double));
         }
-        if (sks_cc_error2(g, g + 9, rgj + 12 * f, rgj + 12 * f + 9, d) > thr2) ok = 0;
+        for (f = 0; f < SB; f++) {
+            const double dt0 = Gb[9 * SB + f] - R[9 * SB + f];
+            const double dt1 = Gb[10 * SB + f] - R[10 * SB + f];
+            const double dt2 = Gb[11 * SB + f] - R[11 * SB + f];
+            const double x0 = dt0 + d * (Gb[0 * SB + f] - R[0 * SB + f]);
+            const double y0 = dt1 + d * (Gb[3 * SB + f] - R[3 * SB + f]);
+            const double z0 = dt2 + d * (Gb[6 * SB + f] - R[6 * SB + f]);
+            const double x1 = dt0 + d * (Gb[1 * SB + f] - R[1 * SB + f]);
+            const double y1 = dt1 + d * (Gb[4 * SB + f] - R[4 * SB + f]);
+            const double z1 = dt2 + d * (Gb[7 * SB + f] - R[7 * SB + f]);
+            const double x2 = dt0 + d * (Gb[2 * SB + f] - R[2 * SB + f]);
+            const double y2 = dt1 + d * (Gb[5 * SB + f] - R[5 * SB + f]);
+            const double z2 = dt2 + d * (Gb[8 * SB + f] - R[8 * SB + f]);
+            const double e0 = (x0 * x0 + y0 * y0) + z0 * z0;
+            const double e1 = (x1 * x1 + y1 * y1) + z1 * z1;
+            const double e2 = (x2 * x2 + y2 * y2) + z2 * z2;
+            const double m01 = e0 > e1 ? e0 : e1;
+            err[f] = m01 > e2 ? m01 : e2;
+        }
+        for (f = 0; f < SB; f++) bad |= err[f] > thr2;
+        if (bad) return 0;
     }
-    return ok;
+    return 1;
 }
 
 /* Decoded locals (constants, defaults and animated tracks at `rates` of the segment) of every
@@ -413,7 +474,7 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
     size_t j, f;
     (void)g;
     for (j = 0; j < J; j++) {
-        float *dl = e->decl + j * stride * 8;
+        float *dl = e->dlp[j];
         const float *x = e->p->local;
         unsigned k;
         for (f = 0; f < n; f++) {
@@ -431,11 +492,10 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
             if (t != UINT32_MAX)
                 decode_track(e, g, n, &e->tracks[t], rates + e->tracks[t].comp, dl);
         }
-        for (f = 0; f < n; f++) affine_of(e->lx + (j * stride + f) * 12, dl + 8 * f);
+        for (f = 0; f < n; f++) affine_of(e->lxp[j], f, dl + 8 * f);
         {
             const int32_t p = e->p->parents[j];
-            if (!walk_joint(e, n, e->lx + j * stride * 12,
-                            p < 0 ? NULL : e->gc + (size_t)p * stride * 12, e->gc + j * stride * 12,
+            if (!walk_joint(e, n, e->lxp[j], p < 0 ? NULL : e->gcp[p], e->gcp[j],
                             e->rg + j * stride * 12))
                 return 0;
         }
@@ -450,25 +510,30 @@ static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uin
     const int32_t p = e->p->parents[j];
     size_t f, i;
     int ok;
-    memcpy(e->tl, e->decl + j * stride * 8, n * 8 * sizeof(float));
+    memcpy(e->tl, e->dlp[j], n * 8 * sizeof(float));
     decode_track(e, g, n, t, r, e->tl);
-    for (f = 0; f < n; f++) affine_of(e->tlx + 12 * f, e->tl + 8 * f);
-    ok = walk_joint(e, n, e->tlx, p < 0 ? NULL : e->gc + (size_t)p * stride * 12,
-                    e->gt + j * stride * 12, e->rg + j * stride * 12);
+    for (f = 0; f < n; f++) affine_of(e->tlx, f, e->tl + 8 * f);
+    ok = walk_joint(e, n, e->tlx, p < 0 ? NULL : e->gcp[p], e->gtp[j], e->rg + j * stride * 12);
     e->dirty[j] = 1;
     for (i = j + 1; ok && i <= e->last[j]; i++) {
         const int32_t q = e->p->parents[i];
         if (q < 0 || !e->dirty[q]) continue;
         e->dirty[i] = 1;
-        ok = walk_joint(e, n, e->lx + i * stride * 12, e->gt + (size_t)q * stride * 12,
-                        e->gt + i * stride * 12, e->rg + i * stride * 12);
+        ok = walk_joint(e, n, e->lxp[i], e->gtp[q], e->gtp[i], e->rg + i * stride * 12);
     }
     if (ok) {
-        memcpy(e->decl + j * stride * 8, e->tl, n * 8 * sizeof(float));
-        memcpy(e->lx + j * stride * 12, e->tlx, n * 12 * sizeof(double));
+        float *tf = e->dlp[j];
+        double *td = e->lxp[j];
+        e->dlp[j] = e->tl;
+        e->tl = tf;
+        e->lxp[j] = e->tlx;
+        e->tlx = td;
         for (i = j; i <= e->last[j]; i++) {
-            if (e->dirty[i])
-                memcpy(e->gc + i * stride * 12, e->gt + i * stride * 12, n * 12 * sizeof(double));
+            if (e->dirty[i]) {
+                double *x = e->gcp[i];
+                e->gcp[i] = e->gtp[i];
+                e->gtp[i] = x;
+            }
         }
     }
     for (i = j; i <= e->last[j]; i++) e->dirty[i] = 0;
@@ -494,58 +559,66 @@ static void set_levels(encoder *e, uint8_t *rates, int lockstep_level)
 static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
 {
     const size_t J = e->J, f0 = segment_first(e, g), stride = e->nmax;
+    const size_t np = (n + SB - 1) / SB * SB;
     size_t j, f;
     int lo, hi;
     uint32_t ti;
-    /* raw globals */
+    /* raw globals and stored values, over the padded frames (copies of the last) */
     for (j = 0; j < J; j++) {
         const int32_t p = e->p->parents[j];
-        for (f = 0; f < n; f++) {
-            double *gj = e->rg + (j * stride + f) * 12;
+        double *gj = e->rg + j * stride * 12;
+        for (f = 0; f < np; f++) {
+            const size_t src = f0 + (f < n ? f : n - 1);
             double l[12];
-            affine_of(l, e->p->local + 8 * ((f0 + f) * J + j));
-            if (p < 0) {
-                memcpy(gj, l, sizeof l);
-            } else {
-                const double *pg = e->rg + ((size_t)p * stride + f) * 12;
-                sks_cc_compose(gj, gj + 9, pg, pg + 9, l, l + 9);
+            affine_of(gj, f, e->p->local + 8 * (src * J + j));
+            if (p < 0) continue;
+            {
+                const double *pg = e->rg + (size_t)p * stride * 12;
+                double pm[12], m[12];
+                int q;
+                for (q = 0; q < 12; q++) {
+                    pm[q] = pg[SOA(q, f)];
+                    l[q] = gj[SOA(q, f)];
+                }
+                sks_cc_compose(m, m + 9, pm, pm + 9, l, l + 9);
+                for (q = 0; q < 12; q++) gj[SOA(q, f)] = m[q];
             }
         }
     }
-    /* stored values */
     for (ti = 0; ti < e->T; ti++) {
         const track *tr = &e->tracks[ti];
         unsigned m;
         for (m = 0; m < tr->ncomp; m++) {
-            for (f = 0; f < n; f++)
-                e->vals[(tr->comp + m) * stride + f] = stored_value(e, tr, g, f0 + f, m);
+            for (f = 0; f < np; f++)
+                e->vals[(tr->comp + m) * stride + f] =
+                    stored_value(e, tr, g, f0 + (f < n ? f : n - 1), m);
         }
     }
     segment_ranges(e, g, n);
     /* phase 0: the highest rates */
     set_levels(e, rates, -1);
-    if (!full_eval(e, g, n, rates)) return -1;
+    if (!full_eval(e, g, np, rates)) return -1;
     /* phase 1: one level for every non-root track (bisection) */
     lo = -1;
     hi = NLEVELS - 1;
     while (hi - lo > 1) {
         const int mid = lo < 0 ? 0 : (lo + hi) / 2;
         set_levels(e, rates, mid);
-        if (full_eval(e, g, n, rates)) {
+        if (full_eval(e, g, np, rates)) {
             hi = mid;
         } else {
             lo = mid;
         }
     }
     set_levels(e, rates, hi);
-    if (!full_eval(e, g, n, rates)) return -1;   /* cannot happen: hi held */
+    if (!full_eval(e, g, np, rates)) return -1;   /* cannot happen: hi held */
     /* phase 2: each track alone, leaves first */
     for (ti = e->T; ti-- > 0;) {
         const track *tr = &e->tracks[ti];
         while (e->level[ti] > 0) {
             uint8_t r[3];
             level_rates(e, tr, e->level[ti] - 1u, r);
-            if (!try_track(e, g, n, tr, r)) break;
+            if (!try_track(e, g, np, tr, r)) break;
             e->level[ti]--;
             memcpy(rates + tr->comp, r, tr->ncomp);
         }
@@ -559,10 +632,10 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
                 uint8_t r[3];
                 memcpy(r, rates + tr->comp, tr->ncomp);
                 r[m] = (uint8_t)(r[m] - 1u);
-                if (!try_track(e, g, n, tr, r)) {
+                if (!try_track(e, g, np, tr, r)) {
                     if (r[m] != 1) break;
                     r[m] = 0;
-                    if (!try_track(e, g, n, tr, r)) break;
+                    if (!try_track(e, g, np, tr, r)) break;
                 }
                 memcpy(rates + tr->comp, r, tr->ncomp);
             }
@@ -641,13 +714,20 @@ static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
                     const uint32_t rr = range_of(tr, m, drop);
                     uint32_t code, q;
                     float lo, sc;
-                    unsigned b;
                     if (rb == 0) continue;
                     code = e->code[(size_t)g * C + c];
                     sks_cc_component(e->cmin[rr], e->cext[rr], rb, code, &lo, &sc);
-                    q = quantize(stored_value(e, tr, g, f0 + f, m), lo, sc, rb);
-                    for (b = 0; b < rb; b++, pos++) {
-                        if ((q >> b) & 1u) keys[pos >> 3] |= (uint8_t)(1u << (pos & 7u));
+                    q = quantize(stored_value(e, tr, g, f0 + f, m), lo, sc,
+                                 sc > 0.0f ? 1.0 / (double)sc : 0.0, rb);
+                    {
+                        /* up to 24 bits at any bit offset: 4 bytes */
+                        uint8_t *k = keys + (pos >> 3);
+                        const uint32_t v = q << (pos & 7u);
+                        k[0] |= (uint8_t)v;
+                        k[1] |= (uint8_t)(v >> 8);
+                        k[2] |= (uint8_t)(v >> 16);
+                        k[3] |= (uint8_t)(v >> 24);
+                        pos += rb;
                     }
                 }
             }
@@ -752,12 +832,12 @@ static void free_encoder(encoder *e)
     free(e->rcode);
     free(e->ext);
     free(e->decl);
-    free(e->lx);
-    free(e->gc);
-    free(e->gt);
+    free(e->dlp);
+    free(e->blocks);
+    free(e->lxp);
+    free(e->gcp);
+    free(e->gtp);
     free(e->rg);
-    free(e->tl);
-    free(e->tlx);
     free(e->dirty);
     free(e->level);
 }
@@ -776,6 +856,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     e.L = p->segment_length;
     e.G = e.F / e.L > 0 ? e.F / e.L : 1;
     e.nmax = e.G == 1 ? e.F : 2 * e.L - 1;
+    e.nmax = (e.nmax + SB - 1) / SB * SB;
     {
         const double thr = p->precision * (1.0 - 0x1p-20);
         e.thr2 = thr * thr;
@@ -829,19 +910,27 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.vals = (float *)malloc(sizeof(float) * (C * n + 1));
         e.rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
         e.ext = (double *)malloc(sizeof(double) * (C + 1));
-        e.decl = (float *)malloc(sizeof(float) * J * n * 8);
-        e.lx = (double *)malloc(sizeof(double) * J * n * 12);
-        e.gc = (double *)malloc(sizeof(double) * J * n * 12);
-        e.gt = (double *)malloc(sizeof(double) * J * n * 12);
+        e.decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
+        e.dlp = (float **)malloc(sizeof(float *) * J);
+        e.blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
+        e.lxp = (double **)malloc(sizeof(double *) * J);
+        e.gcp = (double **)malloc(sizeof(double *) * J);
+        e.gtp = (double **)malloc(sizeof(double *) * J);
         e.rg = (double *)malloc(sizeof(double) * J * n * 12);
-        e.tl = (float *)malloc(sizeof(float) * n * 8);
-        e.tlx = (double *)malloc(sizeof(double) * n * 12);
         e.dirty = (uint8_t *)calloc(J, 1);
         e.level = (uint8_t *)malloc(T + 1);
         if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.vals ||
-            !e.rcode || !e.ext || !e.decl || !e.lx || !e.gc || !e.gt || !e.rg || !e.tl ||
-            !e.tlx || !e.dirty || !e.level)
+            !e.rcode || !e.ext || !e.decl || !e.dlp || !e.blocks || !e.lxp || !e.gcp ||
+            !e.gtp || !e.rg || !e.dirty || !e.level)
             goto oom;
+        for (j = 0; j < J; j++) {
+            e.dlp[j] = e.decl + j * n * 8;
+            e.lxp[j] = e.blocks + j * n * 12;
+            e.gcp[j] = e.blocks + (J + j) * n * 12;
+            e.gtp[j] = e.blocks + (2 * J + j) * n * 12;
+        }
+        e.tl = e.decl + J * n * 8;
+        e.tlx = e.blocks + 3 * J * n * 12;
     }
     clip_ranges(&e);
     for (g = 0; g < e.G; g++) {
