@@ -48,6 +48,7 @@ typedef struct encoder {
     uint32_t F, J, L, G, C, T, pairs, consts;
     double thr2;
     uint8_t *kind;          /* J x 3 */
+    float *cval;            /* J x 8: the values of constant tracks (QTS slots) */
     float *qn;              /* F x J x 4: the input rotations normalised (float32) */
     track *tracks;          /* T */
     uint32_t *track_of;     /* J x 3: track index or UINT32_MAX */
@@ -119,6 +120,8 @@ static void classify(encoder *e)
             if (l[7] != 1.0f) sdef = 0;
             if (l[7] != l0[7]) scon = 0;
         }
+        memcpy(e->cval + 8 * j, q0, 4 * sizeof(float));
+        memcpy(e->cval + 8 * j + 4, l0 + 4, 4 * sizeof(float));
         e->kind[3 * j] = (uint8_t)(rdef ? SKS_CC_DEFAULT : rcon ? SKS_CC_CONSTANT : SKS_CC_ANIMATED);
         e->kind[3 * j + 1] = (uint8_t)(tdef ? SKS_CC_DEFAULT : tcon ? SKS_CC_CONSTANT : SKS_CC_ANIMATED);
         e->kind[3 * j + 2] = (uint8_t)(sdef ? SKS_CC_DEFAULT : scon ? SKS_CC_CONSTANT : SKS_CC_ANIMATED);
@@ -470,9 +473,8 @@ static int walk_joint(const encoder *e, size_t np, const double *SKS_RESTRICT l,
  * state is then incomplete). */
 static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
 {
-    const size_t J = e->J, stride = e->nmax;
+    const size_t J = e->J, f0 = segment_first(e, g), nreal = segment_frames(e, g);
     size_t j, f;
-    (void)g;
     for (j = 0; j < J; j++) {
         float *dl = e->dlp[j];
         const float *x = e->p->local;
@@ -483,11 +485,19 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
             o[3] = 1.0f;
             o[4] = o[5] = o[6] = 0.0f;
             o[7] = 1.0f;
-            if (e->kind[3 * j] == SKS_CC_CONSTANT) memcpy(o, e->qn + 4 * j, 4 * sizeof(float));
-            if (e->kind[3 * j + 1] == SKS_CC_CONSTANT) memcpy(o + 4, x + 8 * j + 4, 3 * sizeof(float));
-            if (e->kind[3 * j + 2] == SKS_CC_CONSTANT) o[7] = x[8 * j + 7];
+            const float *cv = e->cval + 8 * j;
+            if (e->kind[3 * j] == SKS_CC_CONSTANT) memcpy(o, cv, 4 * sizeof(float));
+            if (e->kind[3 * j + 1] == SKS_CC_CONSTANT) memcpy(o + 4, cv + 4, 3 * sizeof(float));
+            if (e->kind[3 * j + 2] == SKS_CC_CONSTANT) o[7] = cv[7];
+            if (rates == NULL) {   /* the input's values */
+                const float *in = x + 8 * ((f0 + (f < nreal ? f : nreal - 1)) * J + j);
+                if (e->kind[3 * j] == SKS_CC_ANIMATED)
+                    memcpy(o, e->qn + 4 * ((f0 + (f < nreal ? f : nreal - 1)) * J + j), 4 * sizeof(float));
+                if (e->kind[3 * j + 1] == SKS_CC_ANIMATED) memcpy(o + 4, in + 4, 3 * sizeof(float));
+                if (e->kind[3 * j + 2] == SKS_CC_ANIMATED) o[7] = in[7];
+            }
         }
-        for (k = 0; k < 3; k++) {
+        for (k = 0; rates != NULL && k < 3; k++) {
             const uint32_t t = e->track_of[3 * j + k];
             if (t != UINT32_MAX)
                 decode_track(e, g, n, &e->tracks[t], rates + e->tracks[t].comp, dl);
@@ -496,22 +506,30 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
         {
             const int32_t p = e->p->parents[j];
             if (!walk_joint(e, n, e->lxp[j], p < 0 ? NULL : e->gcp[p], e->gcp[j],
-                            e->rg + j * stride * 12))
+                            e->rg + j * e->nmax * 12))
                 return 0;
         }
     }
     return 1;
 }
 
-/* Trial: track t at rates r (its components only). On success the state is updated. */
-static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uint8_t *r)
+/* Trial: track t at rates r (its components only), or, r NULL, the constant value cv (QTS
+ * slots). On success the state is updated. */
+static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uint8_t *r,
+                     const float *cv)
 {
     const size_t stride = e->nmax, j = t->joint;
     const int32_t p = e->p->parents[j];
     size_t f, i;
     int ok;
     memcpy(e->tl, e->dlp[j], n * 8 * sizeof(float));
-    decode_track(e, g, n, t, r, e->tl);
+    if (r != NULL) {
+        decode_track(e, g, n, t, r, e->tl);
+    } else {
+        static const unsigned first[3] = {0, 4, 7};
+        for (f = 0; f < n; f++)
+            memcpy(e->tl + 8 * f + first[t->type], cv + first[t->type], t->ncomp == 1 ? 4 : t->type == 0 ? 16 : 12);
+    }
     for (f = 0; f < n; f++) affine_of(e->tlx, f, e->tl + 8 * f);
     ok = walk_joint(e, n, e->tlx, p < 0 ? NULL : e->gcp[p], e->gtp[j], e->rg + j * stride * 12);
     e->dirty[j] = 1;
@@ -555,15 +573,11 @@ static void set_levels(encoder *e, uint8_t *rates, int lockstep_level)
     }
 }
 
-/* Returns 0, or -1 when even the highest rates exceed the threshold. */
-static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
+/* Raw globals of segment g over the padded frames (copies of the last). */
+static void raw_globals(encoder *e, uint32_t g, size_t n, size_t np)
 {
     const size_t J = e->J, f0 = segment_first(e, g), stride = e->nmax;
-    const size_t np = (n + SB - 1) / SB * SB;
     size_t j, f;
-    int lo, hi;
-    uint32_t ti;
-    /* raw globals and stored values, over the padded frames (copies of the last) */
     for (j = 0; j < J; j++) {
         const int32_t p = e->p->parents[j];
         double *gj = e->rg + j * stride * 12;
@@ -585,6 +599,17 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
             }
         }
     }
+}
+
+/* Returns 0, or -1 when even the highest rates exceed the threshold. */
+static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
+{
+    const size_t f0 = segment_first(e, g), stride = e->nmax;
+    const size_t np = (n + SB - 1) / SB * SB;
+    size_t f;
+    int lo, hi;
+    uint32_t ti;
+    raw_globals(e, g, n, np);
     for (ti = 0; ti < e->T; ti++) {
         const track *tr = &e->tracks[ti];
         unsigned m;
@@ -618,7 +643,7 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         while (e->level[ti] > 0) {
             uint8_t r[3];
             level_rates(e, tr, e->level[ti] - 1u, r);
-            if (!try_track(e, g, np, tr, r)) break;
+            if (!try_track(e, g, np, tr, r, NULL)) break;
             e->level[ti]--;
             memcpy(rates + tr->comp, r, tr->ncomp);
         }
@@ -632,10 +657,10 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
                 uint8_t r[3];
                 memcpy(r, rates + tr->comp, tr->ncomp);
                 r[m] = (uint8_t)(r[m] - 1u);
-                if (!try_track(e, g, np, tr, r)) {
+                if (!try_track(e, g, np, tr, r, NULL)) {
                     if (r[m] != 1) break;
                     r[m] = 0;
-                    if (!try_track(e, g, np, tr, r)) break;
+                    if (!try_track(e, g, np, tr, r, NULL)) break;
                 }
                 memcpy(rates + tr->comp, r, tr->ncomp);
             }
@@ -763,14 +788,14 @@ static uint8_t *pack(encoder *e, size_t *size)
                                                (e->kind[3 * j + 2] << 4));
     pos = (SKS_CC_HEADER_BYTES + e->J + 3u) & ~(size_t)3u;
     for (j = 0; j < e->J; j++) {
-        const float *l = e->p->local + 8 * j;
+        const float *cv = e->cval + 8 * j;
         unsigned m;
         if (e->kind[3 * j] == SKS_CC_CONSTANT)
-            for (m = 0; m < 4; m++, pos += 4) put_f32(d + pos, e->qn[4 * j + m]);
+            for (m = 0; m < 4; m++, pos += 4) put_f32(d + pos, cv[m]);
         if (e->kind[3 * j + 1] == SKS_CC_CONSTANT)
-            for (m = 0; m < 3; m++, pos += 4) put_f32(d + pos, l[4 + m]);
+            for (m = 0; m < 3; m++, pos += 4) put_f32(d + pos, cv[4 + m]);
         if (e->kind[3 * j + 2] == SKS_CC_CONSTANT) {
-            put_f32(d + pos, l[7]);
+            put_f32(d + pos, cv[7]);
             pos += 4;
         }
     }
@@ -812,12 +837,153 @@ static double verify_segment(const encoder *e, const sks_cc_view *v, uint32_t g,
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Tracks and near-constant tracks
+ * ------------------------------------------------------------------------------------------ */
+
+/* The animated tracks, their components and clip ranges, from the kinds. */
+static void build_tracks(encoder *e)
+{
+    static const unsigned ncomp[3] = {3, 3, 1}, npairs[3] = {4, 3, 1}, nconst[3] = {4, 3, 1};
+    size_t j;
+    e->T = e->C = e->pairs = e->consts = 0;
+    for (j = 0; j < e->J; j++) {
+        unsigned k;
+        for (k = 0; k < 3; k++) {
+            e->track_of[3 * j + k] = UINT32_MAX;
+            if (e->kind[3 * j + k] == SKS_CC_CONSTANT) e->consts += nconst[k];
+            if (e->kind[3 * j + k] != SKS_CC_ANIMATED) continue;
+            {
+                track *t = &e->tracks[e->T];
+                t->joint = (uint32_t)j;
+                t->type = (uint8_t)k;
+                t->ncomp = (uint8_t)ncomp[k];
+                t->root = (uint8_t)(e->p->parents[j] < 0);
+                t->comp = e->C;
+                t->range = e->pairs;
+                e->track_of[3 * j + k] = e->T;
+                e->T++;
+                e->C += ncomp[k];
+                e->pairs += npairs[k];
+            }
+        }
+    }
+}
+
+/* Share of the error budget near-constant tracks may use (the rest is left to quantisation). */
+#define NEAR_CONSTANT_BUDGET 0.5
+
+/* Animated tracks that one value can stand for within NEAR_CONSTANT_BUDGET * precision become
+ * constant tracks: the value is the middle of the track's range (a rotation's normalised);
+ * a cheap necessary condition (the joint's own vertices) filters the candidates, then every
+ * segment checks them exactly, leaves first, each on top of those accepted before; a candidate
+ * that fails anywhere is dropped and the pass repeats until it drops none (so the accepted set
+ * holds everywhere together). Returns 0, or -1 when out of memory. */
+static int near_constants(encoder *e)
+{
+    const size_t F = e->F, J = e->J;
+    const double budget = NEAR_CONSTANT_BUDGET * sqrt(e->thr2), d = e->p->shell;
+    const double thr2 = e->thr2;
+    float *cv = (float *)malloc(sizeof(float) * 8 * (e->T + 1));
+    uint8_t *cand = (uint8_t *)calloc(e->T + 1, 1);
+    uint32_t t, g;
+    int round, any = 0;
+    if (cv == NULL || cand == NULL) {
+        free(cv);
+        free(cand);
+        return -1;
+    }
+    for (t = 0; t < e->T; t++) {
+        const track *tr = &e->tracks[t];
+        const size_t j = tr->joint;
+        float *v = cv + 8 * t;
+        size_t f;
+        double dev = 0.0;
+        if (tr->type == 0) {
+            const float *q0 = e->qn + 4 * j;
+            double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4], n2 = 0.0;
+            unsigned c;
+            for (c = 0; c < 4; c++) hi[c] = -INFINITY;
+            for (f = 0; f < F; f++) {
+                const float *q = e->qn + 4 * (f * J + j);
+                const double sg = ((double)q[0] * q0[0] + (double)q[1] * q0[1]) +
+                                  ((double)q[2] * q0[2] + (double)q[3] * q0[3]) < 0.0 ? -1.0 : 1.0;
+                for (c = 0; c < 4; c++) {
+                    const double x = sg * q[c];
+                    lo[c] = x < lo[c] ? x : lo[c];
+                    hi[c] = x > hi[c] ? x : hi[c];
+                }
+            }
+            for (c = 0; c < 4; c++) n2 += (0.5 * (lo[c] + hi[c])) * (0.5 * (lo[c] + hi[c]));
+            for (c = 0; c < 4; c++) v[c] = (float)(0.5 * (lo[c] + hi[c]) / sqrt(n2));
+            for (f = 0; f < F; f++) {
+                const float *q = e->qn + 4 * (f * J + j);
+                const double dot = fabs(((double)q[0] * v[0] + (double)q[1] * v[1]) +
+                                        ((double)q[2] * v[2] + (double)q[3] * v[3]));
+                const double angle = 2.0 * acos(dot < 1.0 ? dot : 1.0);
+                dev = angle > dev ? angle : dev;
+            }
+            dev *= d;
+        } else {
+            const unsigned first = tr->type == 1 ? 4 : 7;
+            double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+            unsigned c;
+            for (f = 0; f < F; f++) {
+                const float *x = e->p->local + 8 * (f * J + j) + first;
+                for (c = 0; c < tr->ncomp; c++) {
+                    lo[c] = x[c] < lo[c] ? x[c] : lo[c];
+                    hi[c] = x[c] > hi[c] ? x[c] : hi[c];
+                }
+            }
+            for (c = 0; c < tr->ncomp; c++) {
+                v[first + c] = (float)(0.5 * (lo[c] + hi[c]));
+                dev += (0.5 * (hi[c] - lo[c])) * (0.5 * (hi[c] - lo[c]));
+            }
+            dev = sqrt(dev) * (tr->type == 2 ? d : 1.0);
+        }
+        cand[t] = (uint8_t)(dev <= budget);
+        any |= cand[t];
+    }
+    e->thr2 = budget * budget;
+    for (round = 0; any && round < 8; round++) {
+        int dropped = 0;
+        for (g = 0; g < e->G; g++) {
+            const size_t n = segment_frames(e, g), np = (n + SB - 1) / SB * SB;
+            raw_globals(e, g, n, np);
+            full_eval(e, g, np, NULL);
+            for (t = e->T; t-- > 0;) {
+                if (!cand[t]) continue;
+                if (!try_track(e, g, np, &e->tracks[t], NULL, cv + 8 * t)) {
+                    cand[t] = 0;
+                    dropped = 1;
+                }
+            }
+        }
+        if (!dropped) break;
+        if (round == 7) memset(cand, 0, e->T);
+    }
+    e->thr2 = thr2;
+    for (t = 0; t < e->T; t++) {
+        const track *tr = &e->tracks[t];
+        static const unsigned first[3] = {0, 4, 7};
+        if (!cand[t]) continue;
+        e->kind[3 * tr->joint + tr->type] = SKS_CC_CONSTANT;
+        memcpy(e->cval + 8 * tr->joint + first[tr->type], cv + 8 * t + first[tr->type],
+               sizeof(float) * (tr->type == 0 ? 4 : tr->ncomp));
+    }
+    free(cv);
+    free(cand);
+    build_tracks(e);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
  * Entry point
  * ------------------------------------------------------------------------------------------ */
 
 static void free_encoder(encoder *e)
 {
     free(e->kind);
+    free(e->cval);
     free(e->qn);
     free(e->tracks);
     free(e->track_of);
@@ -862,11 +1028,12 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.thr2 = thr * thr;
     }
     e.kind = (uint8_t *)malloc(3 * (size_t)e.J);
+    e.cval = (float *)malloc(sizeof(float) * 8 * (size_t)e.J);
     e.qn = (float *)malloc(sizeof(float) * 4 * (size_t)e.F * e.J);
     e.track_of = (uint32_t *)malloc(sizeof(uint32_t) * 3 * (size_t)e.J);
     e.tracks = (track *)malloc(sizeof(track) * 3 * (size_t)e.J);
     e.last = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)e.J);
-    if (!e.kind || !e.qn || !e.track_of || !e.tracks || !e.last) goto oom;
+    if (!e.kind || !e.cval || !e.qn || !e.track_of || !e.tracks || !e.last) goto oom;
     for (f = 0; f < e.F; f++)
         for (j = 0; j < e.J; j++) normalize_input(e.qn + 4 * (f * e.J + j), p->local + 8 * (f * e.J + j));
     classify(&e);
@@ -875,30 +1042,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         const int32_t par = p->parents[j];
         if (par >= 0 && e.last[j] > e.last[par]) e.last[par] = e.last[j];
     }
-    {
-        static const unsigned ncomp[3] = {3, 3, 1}, npairs[3] = {4, 3, 1}, nconst[3] = {4, 3, 1};
-        for (j = 0; j < e.J; j++) {
-            unsigned k;
-            for (k = 0; k < 3; k++) {
-                e.track_of[3 * j + k] = UINT32_MAX;
-                if (e.kind[3 * j + k] == SKS_CC_CONSTANT) e.consts += nconst[k];
-                if (e.kind[3 * j + k] != SKS_CC_ANIMATED) continue;
-                {
-                    track *t = &e.tracks[e.T];
-                    t->joint = (uint32_t)j;
-                    t->type = (uint8_t)k;
-                    t->ncomp = (uint8_t)ncomp[k];
-                    t->root = (uint8_t)(p->parents[j] < 0);
-                    t->comp = e.C;
-                    t->range = e.pairs;
-                    e.track_of[3 * j + k] = e.T;
-                    e.T++;
-                    e.C += ncomp[k];
-                    e.pairs += npairs[k];
-                }
-            }
-        }
-    }
+    build_tracks(&e);
     {
         const size_t G = e.G, C = e.C, T = e.T, J = e.J, n = e.nmax;
         e.cmin = (float *)malloc(sizeof(float) * (e.pairs + 1));
@@ -932,6 +1076,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.tl = e.decl + J * n * 8;
         e.tlx = e.blocks + 3 * J * n * 12;
     }
+    if (near_constants(&e) < 0) goto oom;
     clip_ranges(&e);
     for (g = 0; g < e.G; g++) {
         const size_t n = segment_frames(&e, g);
