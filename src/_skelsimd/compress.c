@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* --- helpers ------------------------------------------------------------------------------- */
 
@@ -53,6 +54,49 @@ static npy_intp first_nonfinite(const float *x, npy_intp n)
     }
     return -1;
 }
+
+/* Positional and keyword arguments of a METH_FASTCALL | METH_KEYWORDS method: vals[i] gets
+ * the argument called names[i] (NULL when absent); the first `required` are required. */
+static int method_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, const char *const *names, int count, int required,
+                       PyObject **vals)
+{
+    Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int k;
+    for (k = 0; k < count; k++) vals[k] = NULL;
+    if (nargs > count) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                     func, count, nargs);
+        return -1;
+    }
+    for (i = 0; i < nargs; i++) vals[i] = args[i];
+    for (i = 0; i < nkw; i++) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+        if (key == NULL) return -1;
+        for (k = 0; k < count; k++) {
+            if (strcmp(key, names[k]) == 0) break;
+        }
+        if (k == count) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
+            return -1;
+        }
+        if (vals[k] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
+            return -1;
+        }
+        vals[k] = args[nargs + i];
+    }
+    for (k = 0; k < required; k++) {
+        if (vals[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, names[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* out=None is the same as no out. */
+static PyObject *out_arg(PyObject *o) { return o == Py_None ? NULL : o; }
 
 /* --- _compress ------------------------------------------------------------------------------ */
 
@@ -310,20 +354,25 @@ static int cc_ready(cc_object *self)
     return 1;
 }
 
-static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
 {
+    static const char *const names[] = {"t", "out"};
     cc_object *self = (cc_object *)obj;
     npy_intp shape[2];
     PyArrayObject *out;
+    PyObject *a[2];
     double t;
     uint32_t frame;
     float alpha;
     if (!cc_ready(self)) return NULL;
-    if (nargs < 1 || nargs > 2) {
-        PyErr_Format(PyExc_TypeError, "sample() takes 1 or 2 positional arguments (t, out) but %zd "
-                     "were given", nargs);
+    if (kwnames == NULL && nargs == 1) {
+        a[0] = args[0];
+        a[1] = NULL;
+    } else if (method_args("sample", args, nargs, kwnames, names, 2, 1, a) < 0) {
         return NULL;
     }
+    args = a;
     if (PyFloat_CheckExact(args[0])) {
         t = PyFloat_AS_DOUBLE(args[0]);
     } else {
@@ -343,7 +392,7 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
     }
     shape[0] = self->view.joints;
     shape[1] = 8;
-    out = sks_prepare_out(nargs > 1 ? args[1] : NULL, "out", 2, shape);
+    out = sks_prepare_out(out_arg(a[1]), "out", 2, shape);
     if (out == NULL) return NULL;
     sks_cc_position(&self->view, t, &frame, &alpha);
     sks_compress_variants[sks_active_isa].sample(&self->view, &frame, &alpha, 1,
@@ -351,20 +400,20 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
     return (PyObject *)out;
 }
 
-static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
+    static const char *const names[] = {"times", "out"};
     cc_object *self = (cc_object *)obj;
     npy_intp shape[NPY_MAXDIMS], n, i;
     PyArrayObject *times, *out;
     uint32_t *frame = NULL;
     float *alpha = NULL;
+    PyObject *a[2];
     int ndim, d;
     if (!cc_ready(self)) return NULL;
-    if (nargs < 1 || nargs > 2) {
-        PyErr_Format(PyExc_TypeError, "sample_many() takes 1 or 2 positional arguments (times, out) "
-                     "but %zd were given", nargs);
-        return NULL;
-    }
+    if (method_args("sample_many", args, nargs, kwnames, names, 2, 1, a) < 0) return NULL;
+    args = a;
     times = as_float64(args[0], "times");
     if (times == NULL) return NULL;
     ndim = PyArray_NDIM(times);
@@ -388,7 +437,7 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
     for (d = 0; d < ndim; d++) shape[d] = PyArray_DIM(times, d);
     shape[ndim] = self->view.joints;
     shape[ndim + 1] = 8;
-    out = sks_prepare_out(nargs > 1 ? args[1] : NULL, "out", ndim + 2, shape);
+    out = sks_prepare_out(out_arg(a[1]), "out", ndim + 2, shape);
     if (out == NULL) {
         Py_DECREF(times);
         return NULL;
@@ -417,21 +466,20 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
     return (PyObject *)out;
 }
 
-static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
 {
+    static const char *const names[] = {"out"};
     cc_object *self = (cc_object *)obj;
     npy_intp shape[3];
     PyArrayObject *out;
+    PyObject *a[1];
     if (!cc_ready(self)) return NULL;
-    if (nargs > 1) {
-        PyErr_Format(PyExc_TypeError, "decompress() takes at most 1 positional argument (out) but "
-                     "%zd were given", nargs);
-        return NULL;
-    }
+    if (method_args("decompress", args, nargs, kwnames, names, 1, 0, a) < 0) return NULL;
     shape[0] = self->view.frames;
     shape[1] = self->view.joints;
     shape[2] = 8;
-    out = sks_prepare_out(nargs > 0 ? args[0] : NULL, "out", 3, shape);
+    out = sks_prepare_out(out_arg(a[0]), "out", 3, shape);
     if (out == NULL) return NULL;
     {
         float *o = (float *)PyArray_DATA(out);
@@ -556,11 +604,11 @@ static PyGetSetDef cc_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef cc_methods[] = {
-    {"sample", (PyCFunction)(void (*)(void))cc_sample, METH_FASTCALL,
+    {"sample", (PyCFunction)(void (*)(void))cc_sample, METH_FASTCALL | METH_KEYWORDS,
      "sample(t, out=None) -> (J, 8) float32: the local pose at time t seconds."},
-    {"sample_many", (PyCFunction)(void (*)(void))cc_sample_many, METH_FASTCALL,
+    {"sample_many", (PyCFunction)(void (*)(void))cc_sample_many, METH_FASTCALL | METH_KEYWORDS,
      "sample_many(times, out=None) -> (*times.shape, J, 8) float32."},
-    {"decompress", (PyCFunction)(void (*)(void))cc_decompress, METH_FASTCALL,
+    {"decompress", (PyCFunction)(void (*)(void))cc_decompress, METH_FASTCALL | METH_KEYWORDS,
      "decompress(out=None) -> (F, J, 8) float32: every raw frame."},
     {"_stats", cc_stats, METH_NOARGS, "_stats() -> dict: rate histogram and track kinds."},
     {NULL, NULL, 0, NULL}};
