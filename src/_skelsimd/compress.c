@@ -103,7 +103,7 @@ static PyObject *out_arg(PyObject *o) { return o == Py_None ? NULL : o; }
 static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *in = NULL;
-    sks_parents parents = {NULL, NULL};
+    sks_parents parents = {NULL, NULL, NULL, 0};
     double rate, precision, shell;
     long seg;
     npy_intp F, J, bad;
@@ -115,6 +115,14 @@ static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (!sks_check_nargs("_compress", nargs, 6)) return NULL;
     in = sks_as_float32(args[0], "local");
     if (in == NULL) return NULL;
+    if ((PyObject *)in == args[0]) {
+        /* the caller's own array: a private copy, so that no other thread can change it while
+         * the encoder runs without the GIL */
+        PyArrayObject *copy = (PyArrayObject *)PyArray_NewCopy(in, NPY_CORDER);
+        Py_DECREF(in);
+        if (copy == NULL) return NULL;
+        in = copy;
+    }
     if (PyArray_NDIM(in) != 3 || PyArray_DIM(in, 2) != 8) {
         char got[128];
         sks_format_shape(got, sizeof got, PyArray_NDIM(in), PyArray_DIMS(in));
@@ -235,7 +243,7 @@ static PyObject *py_clip_error(PyObject *self, PyObject *const *args, Py_ssize_t
 {
     static const npy_intp qts = 8;
     PyArrayObject *raw = NULL, *dec = NULL, *per = NULL;
-    sks_parents parents = {NULL, NULL};
+    sks_parents parents = {NULL, NULL, NULL, 0};
     double shell, overall;
     double *scratch = NULL;
     npy_intp J, poses;
@@ -395,7 +403,7 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
     out = sks_prepare_out(out_arg(a[1]), "out", 2, shape);
     if (out == NULL) return NULL;
     sks_cc_position(&self->view, t, &frame, &alpha);
-    sks_compress_variants[sks_active_isa].sample(&self->view, &frame, &alpha, 1,
+    SKS_KERNELS(compress)->sample(&self->view, &frame, &alpha, 1,
                                                  (float *)PyArray_DATA(out));
     return (PyObject *)out;
 }
@@ -457,7 +465,7 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
         const sks_cc_view *v = &self->view;
         Py_BEGIN_ALLOW_THREADS
         for (i = 0; i < n; i++) sks_cc_position(v, t[i], frame + i, alpha + i);
-        sks_compress_variants[sks_active_isa].sample(v, frame, alpha, (size_t)n, o);
+        SKS_KERNELS(compress)->sample(v, frame, alpha, (size_t)n, o);
         Py_END_ALLOW_THREADS
     }
     PyMem_RawFree(frame);
@@ -485,7 +493,7 @@ static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t 
         float *o = (float *)PyArray_DATA(out);
         const sks_cc_view *v = &self->view;
         Py_BEGIN_ALLOW_THREADS
-        sks_compress_variants[sks_active_isa].decompress(v, 0, v->frames, o);
+        SKS_KERNELS(compress)->decompress(v, 0, v->frames, o);
         Py_END_ALLOW_THREADS
     }
     return (PyObject *)out;
@@ -509,8 +517,8 @@ static PyObject *cc_stats(PyObject *obj, PyObject *noargs)
         const uint32_t n = g + 1 == v->segments ? v->frames - g * v->segment_length
                                                 : v->segment_length;
         for (c = 0; c < v->components; c++) {
-            hist[seg[c] & 31u]++;
-            keys[seg[c] & 31u] += n;
+            hist[seg[3 * c] & 31u]++;
+            keys[seg[3 * c] & 31u] += n;
         }
         key_bits += (unsigned long long)n * sks_cc_u32(v->table + 8 * (size_t)g + 4);
     }

@@ -1,428 +1,333 @@
 /*
- * compress.c -- the compressed clip format (see compress.h): validation of a blob, the decoder
- * kernels (sample, decompress) and the float64 object-space error (clip_error).
+ * compress.c -- the decoder kernels of compressed clips (format in compress.h): sample (poses at
+ * frame positions) and decompress (every raw frame). Written once against the vector vocabulary
+ * and compiled per target (target.h); the format's validation, clip_error and the encoder are
+ * compiled once (compress_format.c, compress_search.c).
  *
- * Decoder: a pose at frame position f + alpha needs key f and, when alpha > 0, key f + 1 (in the
- * same segment or at the start of the next). Joints are decoded in order; each animated
- * component costs one 4-byte load at its running bit position within the key, its range
- * (lo, sc) and lo + sc * q, all in float32 in the format's order; a rotation rebuilds its
- * dropped component and is interpolated by nlerp on the shortest arc (normalised even at
- * alpha 0). Every variant evaluates these operations in this order: bit-identical results.
- *
- * clip_error: the QTS walk in float64 (sks_cc_local_affine, sks_cc_compose) on the raw and the
- * decoded poses, and the three virtual vertices of every joint (sks_cc_error2); the encoder's
- * final verification uses the same functions, so the error it reports is the one clip_error
- * measures on the decompressed clip, to the last bit.
+ * A pose at frame position f + alpha needs key f and, when alpha > 0, key f + 1: in the same
+ * segment (the common case: it shares the segment's component headers and starts K bits after
+ * key f) or the first key of the next segment. The output starts as the view's template
+ * (default and constant tracks); the animated tracks are then decoded a chunk of SKS_CC_CHUNK
+ * joints at a time:
+ *   1. gather (scalar, one pass over the chunk's components): each component's 3-byte header
+ *      (rate byte, range code) and its bits (one 4-byte load, shift, mask) go to the component's
+ *      place in structure-of-arrays slots (the view's slot_of);
+ *   2. values (vector): per slot, lo and sc from the headers and the clip ranges (for a
+ *      rotation, the clip range of the quaternion component its slot holds in this segment,
+ *      selected by the dropped component), then lo + sc * q per key (sks_cc_component);
+ *   3. tracks (vector, across tracks): rotations rebuild their dropped component, are
+ *      interpolated by nlerp on the shortest arc and normalised (also at alpha 0); translations
+ *      and scales are a + alpha (b - a); results are transposed to joints and stored a row
+ *      (4 floats) per track.
+ * Every lane evaluates the scalar definitions of compress.h operation for operation (the
+ * encoder's search evaluates those), so every target gives the same bits.
  */
+#include "target.h"
 #include "compress.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+#define CHUNK SKS_CC_CHUNK
+#define SLOTS SKS_CC_SLOTS
 
-#define INV_LEVELS(r) ((float)(1.0 / (double)((1u << (r)) - 1u)))
-
-const float sks_cc_inv_levels[SKS_CC_MAX_BITS + 1] = {
-    0.0f,            INV_LEVELS(1),  INV_LEVELS(2),  INV_LEVELS(3),  INV_LEVELS(4),
-    INV_LEVELS(5),   INV_LEVELS(6),  INV_LEVELS(7),  INV_LEVELS(8),  INV_LEVELS(9),
-    INV_LEVELS(10),  INV_LEVELS(11), INV_LEVELS(12), INV_LEVELS(13), INV_LEVELS(14),
-    INV_LEVELS(15),  INV_LEVELS(16), INV_LEVELS(17), INV_LEVELS(18), INV_LEVELS(19),
-    INV_LEVELS(20),  INV_LEVELS(21), INV_LEVELS(22), INV_LEVELS(23), INV_LEVELS(24)};
-
-/* ------------------------------------------------------------------------------------------
- * Validation
- * ------------------------------------------------------------------------------------------ */
-
-static int corrupt(char *err, size_t errlen, const char *msg, unsigned long long a,
-                   unsigned long long b)
-{
-    if (err != NULL && errlen > 0) snprintf(err, errlen, msg, a, b);
-    return SKS_CC_CORRUPT;
-}
-
-static const unsigned track_floats[3][3] = {
-    /* kind:      default, constant, animated: constant floats */
-    {0, 4, 0}, {0, 3, 0}, {0, 1, 0}};
-static const unsigned track_ranges[3] = {4, 3, 1};   /* clip range pairs of an animated track */
-static const unsigned track_stored[3] = {3, 3, 1};   /* components per key */
-
-int sks_cc_parse(const uint8_t *data, size_t size, sks_cc_view *v, char *err, size_t errlen)
-{
-    uint64_t pos, consts = 0, pairs = 0, comps = 0, expected;
-    uint32_t F, J, L, G, C, j, g, i;
-    double rate;
-    memset(v, 0, sizeof *v);
-    if (size < SKS_CC_HEADER_BYTES)
-        return corrupt(err, errlen, "truncated: %llu bytes, the header alone needs %llu",
-                       (unsigned long long)size, SKS_CC_HEADER_BYTES);
-    if (sks_cc_u32(data) != SKS_CC_MAGIC)
-        return corrupt(err, errlen, "not compressed clip data (magic 0x%08llx, expected 0x%08llx)",
-                       sks_cc_u32(data), SKS_CC_MAGIC);
-    F = sks_cc_u32(data + 4);
-    J = sks_cc_u32(data + 8);
-    L = sks_cc_u32(data + 12);
-    G = sks_cc_u32(data + 16);
-    C = sks_cc_u32(data + 20);
-    rate = sks_cc_f64(data + 24);
-    if (F < 1) return corrupt(err, errlen, "frame count %llu (expected >= 1)%llu", F, 0);
-    if (J < 1 || J > SKS_CC_MAX_JOINTS)
-        return corrupt(err, errlen, "joint count %llu (expected 1 to %llu)", J, SKS_CC_MAX_JOINTS);
-    if (L < 1 || L > SKS_CC_MAX_SEGMENT)
-        return corrupt(err, errlen, "segment length %llu (expected 1 to %llu)", L,
-                       SKS_CC_MAX_SEGMENT);
-    if (G != (F / L > 0 ? F / L : 1))
-        return corrupt(err, errlen, "segment count %llu does not match the frames (%llu)", G, F);
-    if (!(rate > 0.0) || !isfinite(rate))
-        return corrupt(err, errlen, "sample rate is not a positive number%llu%llu", 0, 0);
-    pos = SKS_CC_HEADER_BYTES;
-    if (pos + J > size) return corrupt(err, errlen, "truncated in the track kinds (%llu of %llu bytes)",
-                                       (unsigned long long)size, pos + J);
-    for (j = 0; j < J; j++) {
-        const unsigned b = data[pos + j];
-        unsigned k;
-        if (b >> 6) return corrupt(err, errlen, "joint %llu: bad track kinds byte 0x%02llx", j, b);
-        for (k = 0; k < 3; k++) {
-            const unsigned kind = (b >> (2 * k)) & 3u;
-            if (kind > SKS_CC_ANIMATED)
-                return corrupt(err, errlen, "joint %llu: bad track kinds byte 0x%02llx", j, b);
-            consts += track_floats[k][kind];
-            if (kind == SKS_CC_ANIMATED) {
-                pairs += track_ranges[k];
-                comps += track_stored[k];
-            }
-        }
-    }
-    if (comps != C)
-        return corrupt(err, errlen, "component count %llu does not match the track kinds (%llu)", C,
-                       comps);
-    pos = (pos + J + 3u) & ~(uint64_t)3u;
-    expected = pos + 4 * consts + 8 * pairs + 8 * (uint64_t)G;
-    if (expected > size)
-        return corrupt(err, errlen, "truncated before the segments (%llu of %llu bytes)",
-                       (unsigned long long)size, expected);
-    for (i = 0; i < consts; i++) {
-        if (!isfinite(sks_cc_f32(data + pos + 4 * i)))
-            return corrupt(err, errlen, "constant value %llu is not finite%llu", i, 0);
-    }
-    for (i = 0; i < pairs; i++) {
-        const float m = sks_cc_f32(data + pos + 4 * consts + 8 * i);
-        const float e = sks_cc_f32(data + pos + 4 * consts + 8 * i + 4);
-        if (!isfinite(m) || !isfinite(e) || !(e >= 0.0f))
-            return corrupt(err, errlen, "clip range %llu is not finite and non-negative%llu", i, 0);
-    }
-    v->table = data + pos + 4 * consts + 8 * pairs;
-    for (g = 0; g < G; g++) {
-        const uint64_t off = sks_cc_u32(v->table + 8 * g);
-        const uint64_t K = sks_cc_u32(v->table + 8 * g + 4);
-        const uint64_t first = (uint64_t)g * L;
-        const uint64_t n = g + 1 == G ? F - first : L;
-        uint64_t sum = 0, c = 0;
-        if (off != expected)
-            return corrupt(err, errlen, "segment %llu starts at byte %llu", g, off);
-        if (K > (uint64_t)SKS_CC_MAX_BITS * C)
-            return corrupt(err, errlen, "segment %llu: %llu key bits", g, K);
-        if (expected + 3 * (uint64_t)C > size)
-            return corrupt(err, errlen, "truncated in segment %llu (%llu bytes)", g,
-                           (unsigned long long)size);
-        for (j = 0; j < J; j++) {
-            const unsigned b = data[SKS_CC_HEADER_BYTES + j];
-            unsigned k;
-            for (k = 0; k < 3; k++) {
-                unsigned m;
-                if (((b >> (2 * k)) & 3u) != SKS_CC_ANIMATED) continue;
-                for (m = 0; m < track_stored[k]; m++, c++) {
-                    const unsigned r = data[off + c];
-                    const unsigned extra = k == 0 && m == 0 ? 0x80u : 0xe0u;
-                    if ((r & 31u) > SKS_CC_MAX_BITS || (r & extra))
-                        return corrupt(err, errlen, "segment %llu: bad rate byte 0x%02llx", g, r);
-                    sum += r & 31u;
-                }
-            }
-        }
-        if (sum != K)
-            return corrupt(err, errlen, "segment %llu: key bits %llu do not match its rates", g, K);
-        expected += 3 * (uint64_t)C + (n * K + 7) / 8;
-        if (expected > size)
-            return corrupt(err, errlen, "truncated in segment %llu (%llu bytes)", g,
-                           (unsigned long long)size);
-    }
-    if (expected + SKS_CC_TAIL_PAD != size)
-        return corrupt(err, errlen, "%llu bytes, expected %llu", (unsigned long long)size,
-                       expected + SKS_CC_TAIL_PAD);
-    for (i = 0; i < SKS_CC_TAIL_PAD; i++) {
-        if (data[expected + i] != 0) return corrupt(err, errlen, "bad padding%llu%llu", 0, 0);
-    }
-    v->joint = (sks_cc_joint *)malloc(sizeof(sks_cc_joint) * J);
-    if (v->joint == NULL) return SKS_CC_NO_MEMORY;
-    {
-        const uint8_t *cst = data + pos, *rg = data + pos + 4 * consts;
-        uint32_t c = 0;
-        for (j = 0; j < J; j++) {
-            const unsigned b = data[SKS_CC_HEADER_BYTES + j];
-            unsigned k;
-            sks_cc_joint *jt = &v->joint[j];
-            jt->comp = c;
-            jt->constant = cst;
-            jt->range = rg;
-            jt->pad = 0;
-            for (k = 0; k < 3; k++) {
-                const unsigned kind = (b >> (2 * k)) & 3u;
-                jt->kind[k] = (uint8_t)kind;
-                cst += 4 * track_floats[k][kind];
-                if (kind == SKS_CC_ANIMATED) {
-                    rg += 8 * track_ranges[k];
-                    c += track_stored[k];
-                }
-            }
-        }
-    }
-    v->data = data;
-    v->size = size;
-    v->frames = F;
-    v->joints = J;
-    v->segment_length = L;
-    v->segments = G;
-    v->components = C;
-    v->sample_rate = rate;
-    return SKS_CC_OK;
-}
-
-void sks_cc_view_free(sks_cc_view *v)
-{
-    free(v->joint);
-    v->joint = NULL;
-}
-
-void sks_cc_position(const sks_cc_view *v, double t, uint32_t *frame, float *alpha)
-{
-    const double last = (double)(v->frames - 1);
-    const double p = t * v->sample_rate;
-    double f, a;
-    if (!(p > 0.0)) {
-        *frame = 0;
-        *alpha = 0.0f;
-        return;
-    }
-    if (p >= last) {
-        *frame = v->frames - 1;
-        *alpha = 0.0f;
-        return;
-    }
-    f = floor(p);
-    a = p - f;
-    if (a < 0x1p-20) {
-        a = 0.0;
-    } else if (a > 1.0 - 0x1p-20) {
-        f += 1.0;
-        a = 0.0;
-    }
-    *frame = (uint32_t)f;
-    *alpha = (float)a;
-}
-
-/* ------------------------------------------------------------------------------------------
- * Scalar decoder
- * ------------------------------------------------------------------------------------------ */
-
-/* Where a key's data is. */
 typedef struct key_cursor {
-    const uint8_t *rates, *codes, *keys;
-    uint64_t pos;
+    const uint8_t *heads, *keys;   /* component headers (3 bytes each), key data */
+    uint64_t pos;                  /* the key's first bit */
+    uint32_t bits;                 /* K, the segment's key size */
 } key_cursor;
 
-static inline void key_at(const sks_cc_view *v, uint32_t frame, key_cursor *k)
+/* The decoding state of one chunk. */
+typedef struct chunk_state {
+    int32_t head[2][SLOTS * CHUNK];   /* component headers (rate byte | range code << 8) per key */
+    int32_t q[2][SLOTS * CHUNK];      /* the keys' integers */
+    float v[2][SLOTS * CHUNK];        /* the keys' values */
+} chunk_state;
+
+static SKS_ALWAYS_INLINE void key_at(const sks_cc_view *v, uint32_t frame, key_cursor *k)
 {
     uint32_t g = frame / v->segment_length;
     const uint8_t *seg;
     if (g >= v->segments) g = v->segments - 1;
     seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
-    k->rates = seg;
-    k->codes = seg + v->components;
+    k->heads = seg;
     k->keys = seg + 3 * (size_t)v->components;
-    k->pos = (uint64_t)(frame - g * v->segment_length) * sks_cc_u32(v->table + 8 * (size_t)g + 4);
+    k->bits = sks_cc_u32(v->table + 8 * (size_t)g + 4);
+    k->pos = (uint64_t)(frame - g * v->segment_length) * k->bits;
 }
 
-/* The value of stored component c (index into the key's component list) of the key at *pos,
- * whose clip range pair is at rg; advances *pos. */
-static inline float component_scalar(const key_cursor *k, size_t c, const uint8_t *rg,
-                                     uint64_t *pos)
+/* ------------------------------------------------------------------------------------------
+ * 1. gather
+ * ------------------------------------------------------------------------------------------ */
+
+/* The components [c0, c1) of key k, their bits from *pos on: headers into head, integers into
+ * q and, when `two` (the segment's next key, K bits further), into q2. */
+static SKS_ALWAYS_INLINE void gather(const uint16_t *SKS_RESTRICT slot_of, uint32_t c0, uint32_t c1,
+                                     const key_cursor *k, uint64_t *pos_io,
+                                     int32_t *SKS_RESTRICT head, int32_t *SKS_RESTRICT q,
+                                     int32_t *SKS_RESTRICT q2, int two)
 {
-    const unsigned r = k->rates[c] & 31u;
-    float lo, sc;
-    sks_cc_component(sks_cc_f32(rg), sks_cc_f32(rg + 4), r, sks_cc_u16(k->codes + 2 * c), &lo, &sc);
-    {
-        const uint32_t q = r ? sks_cc_bits(k->keys, *pos, r) : 0u;
-        *pos += r;
-        return lo + sc * (float)q;
+    const uint8_t *const heads = k->heads, *const keys = k->keys;
+    const uint64_t step = k->bits;
+    uint64_t pos = *pos_io;
+    uint32_t c;
+    for (c = c0; c < c1; c++) {
+        const uint32_t h = sks_cc_u32(heads + 3 * (size_t)c) & 0xffffffu;
+        const unsigned r = h & 31u;
+        const size_t at = slot_of[c];
+        head[at] = (int32_t)h;
+        q[at] = (int32_t)sks_cc_bits(keys, pos, r);
+        if (two) q2[at] = (int32_t)sks_cc_bits(keys, pos + step, r);
+        pos += r;
+    }
+    *pos_io = pos;
+}
+
+/* Zeros after each slot's last track up to a whole vector (the vector passes read them). */
+static SKS_ALWAYS_INLINE void pad(const sks_cc_chunk *ch, int32_t *head, int32_t *q, int32_t *q2)
+{
+    size_t s, t;
+    for (s = 0; s < SLOTS; s++) {
+        const size_t n = ch->count[s < 3 ? 0 : s < 6 ? 1 : 2];
+        for (t = n; t % SKS_W != 0; t++) {
+            head[s * CHUNK + t] = 0;
+            q[s * CHUNK + t] = 0;
+            if (q2 != NULL) q2[s * CHUNK + t] = 0;
+        }
     }
 }
 
-/* The stored components of an animated rotation (c its first component) as a quaternion. */
-static inline void rotation_scalar(const key_cursor *k, size_t c, const uint8_t *rg,
-                                   uint64_t *pos, float q[4])
+/* ------------------------------------------------------------------------------------------
+ * 2. values
+ * ------------------------------------------------------------------------------------------ */
+
+/* 1 / (2^r - 1) in float32 (sks_cc_inv_levels: the same correctly rounded quotients), 0 for
+ * r = 0; 2^r is built in the exponent bits. */
+static SKS_ALWAYS_INLINE vf inv_levels(vi r)
 {
-    const unsigned drop = k->rates[c] >> 5;
-    float s[3];
-    unsigned m;
-    for (m = 0; m < 3; m++) {
-        const unsigned qc = m + (m >= drop);
-        s[m] = component_scalar(k, c + m, rg + 8 * qc, pos);
+    const vf pow2 = vf_bits_from_vi(vi_shl(vi_add(r, vi_set1(127)), 23));
+    return vf_ifnot(vi_eq(r, vi_set1(0)), vf_div(vf_set1(1.0f), vf_sub(pow2, vf_set1(1.0f))));
+}
+
+/* lo and sc of SKS_W components (sks_cc_component lane by lane): headers h (rate in bits 0-4,
+ * range code in bits 8-23), clip range (m, e); a key's values are lo + sc * q. */
+static SKS_ALWAYS_INLINE void component_range(vi h, vf m, vf e, vf *lo, vf *sc)
+{
+    const vi r = vi_and(h, vi_set1(31)), code = vi_shr(h, 8);
+    const vm rate0 = vi_eq(r, vi_set1(0));
+    const vf inv = inv_levels(r);
+    const vf fmin = vf_select(rate0, vf_mul(vf_from_vi(code), vf_set1(SKS_CC_INV65535)),
+                              vf_mul(vf_from_vi(vi_and(code, vi_set1(255))), vf_set1(SKS_CC_INV255)));
+    const vf fext = vf_ifnot(rate0, vf_mul(vf_from_vi(vi_shr(code, 8)), vf_set1(SKS_CC_INV255)));
+    *lo = vf_add(m, vf_mul(e, fmin));
+    *sc = vf_mul(vf_mul(e, fext), inv);
+}
+
+/* The dropped quaternion component of SKS_W rotations (bits 5-6 of their first header). */
+static SKS_ALWAYS_INLINE vi dropped(const int32_t *head0)
+{
+    return vi_and(vi_shr(vi_load(head0), 5), vi_set1(3));
+}
+
+/* The clip range (min or extent) of stored rotation component `slot` for SKS_W rotations whose
+ * dropped components are d: quaternion component slot + (slot >= d). */
+static SKS_ALWAYS_INLINE vf rotation_range(const float *const comp[4], size_t at, size_t slot,
+                                           vi d)
+{
+    const vm shifted = vi_gt(vi_set1((int32_t)slot + 1), d);   /* d <= slot */
+    return vf_select(shifted, vf_load(comp[slot + 1] + at), vf_load(comp[slot] + at));
+}
+
+/* The values of slot s, tracks i.. (SKS_W of them), of one or two keys; with `shared` both keys
+ * use the first key's headers (one segment), so lo and sc are computed once. */
+static SKS_ALWAYS_INLINE void slot_values(const sks_cc_view *v, const sks_cc_chunk *ch,
+                                          chunk_state *st, size_t s, size_t i, int keys,
+                                          int shared)
+{
+    const size_t kind = s < 3 ? 0 : s < 6 ? 1 : 2, at = ch->first[kind] + i, x = s * CHUNK + i;
+    int k;
+    vf lo = vf_zero(), sc = vf_zero();
+    for (k = 0; k < keys; k++) {
+        if (k == 0 || !shared) {
+            vf m, e;
+            if (kind == 0) {
+                const vi d = dropped(&st->head[k][i]);
+                m = rotation_range(v->rot_min, at, s, d);
+                e = rotation_range(v->rot_ext, at, s, d);
+            } else if (kind == 1) {
+                m = vf_load(v->trans_min[s - 3] + at);
+                e = vf_load(v->trans_ext[s - 3] + at);
+            } else {
+                m = vf_load(v->scale_min + at);
+                e = vf_load(v->scale_ext + at);
+            }
+            component_range(vi_load(&st->head[k][x]), m, e, &lo, &sc);
+        }
+        vf_store(&st->v[k][x], vf_add(lo, vf_mul(sc, vf_from_vi(vi_load(&st->q[k][x])))));
     }
-    sks_cc_rebuild(q, s, drop);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * 3. tracks
+ * ------------------------------------------------------------------------------------------ */
+
+/* sks_cc_rebuild on SKS_W rotations: stored components a, b, c, dropped component index d. */
+static SKS_ALWAYS_INLINE void rebuild(vf q[4], vf a, vf b, vf c, vi d)
+{
+    const vf s = vf_add(vf_add(vf_mul(a, a), vf_mul(b, b)), vf_mul(c, c));
+    const vf m = vf_sqrt(vf_max(vf_sub(vf_set1(1.0f), s), vf_zero()));
+    const vm d0 = vi_eq(d, vi_set1(0)), d1 = vi_eq(d, vi_set1(1));
+    const vm d2 = vi_eq(d, vi_set1(2)), d3 = vi_eq(d, vi_set1(3));
+    q[0] = vf_select(d0, m, a);
+    q[1] = vf_select(d0, a, vf_select(d1, m, b));
+    q[2] = vf_select(vm_or(d0, d1), b, vf_select(d2, m, c));
+    q[3] = vf_select(d3, m, c);
+}
+
+static SKS_ALWAYS_INLINE vf dot4(const vf a[4], const vf b[4])
+{
+    return vf_add(vf_add(vf_add(vf_mul(a[0], b[0]), vf_mul(a[1], b[1])), vf_mul(a[2], b[2])),
+                  vf_mul(a[3], b[3]));
+}
+
+/* Stores lanes 0..n-1 of x[0..comps-1] (structure of arrays) at out + 8 joint[t] + offset
+ * (comps floats per track): full groups as transposed rows, the rest lane by lane. */
+static SKS_ALWAYS_INLINE void scatter(float *out, const uint32_t *joint, size_t n, size_t offset,
+                                      vf x[4], int comps)
+{
+    if (n == SKS_W && comps == 4) {
+        size_t k;
+        vf_transpose4_in_rows(&x[0], &x[1], &x[2], &x[3]);
+        for (k = 0; k < 4; k++) {
+            float *o = out + 8 * (size_t)joint[k] + offset;
+            vf_store_rows(o, SKS_ROWS > 1 ? 8 * ((ptrdiff_t)joint[(k + 4) % SKS_W] - (ptrdiff_t)joint[k]) : 0, x[k]);
+        }
+    } else {
+        float lanes[4][SKS_W];
+        size_t t;
+        int c;
+        for (c = 0; c < comps; c++) vf_store(lanes[c], x[c]);
+        for (t = 0; t < n; t++) {
+            float *o = out + 8 * (size_t)joint[t] + offset;
+            for (c = 0; c < comps; c++) o[c] = lanes[c][t];
+        }
+    }
+}
+
+static SKS_ALWAYS_INLINE void rotations(const sks_cc_chunk *ch, chunk_state *st, int keys,
+                                        int shared, float alpha, float *out)
+{
+    const size_t n = ch->count[0];
+    size_t i;
+    for (i = 0; i < n; i += SKS_W) {
+        vf a[4], x[4];
+        int c;
+        rebuild(a, vf_load(&st->v[0][0 * CHUNK + i]), vf_load(&st->v[0][1 * CHUNK + i]),
+                vf_load(&st->v[0][2 * CHUNK + i]), dropped(&st->head[0][i]));
+        if (keys == 2) {
+            const vf al = vf_set1(alpha);
+            vf b[4], sign;
+            rebuild(b, vf_load(&st->v[1][0 * CHUNK + i]), vf_load(&st->v[1][1 * CHUNK + i]),
+                    vf_load(&st->v[1][2 * CHUNK + i]), dropped(&st->head[shared ? 0 : 1][i]));
+            sign = vf_select(vf_lt(dot4(a, b), vf_zero()), vf_set1(-1.0f), vf_set1(1.0f));
+            for (c = 0; c < 4; c++) x[c] = vf_add(a[c], vf_mul(al, vf_sub(vf_mul(sign, b[c]), a[c])));
+        } else {
+            for (c = 0; c < 4; c++) x[c] = a[c];
+        }
+        {
+            const vf inv = vf_div(vf_set1(1.0f), vf_sqrt(dot4(x, x)));
+            for (c = 0; c < 4; c++) x[c] = vf_mul(x[c], inv);
+        }
+        scatter(out, ch->joint[0] + i, n - i < SKS_W ? n - i : SKS_W, 0, x, 4);
+    }
+}
+
+/* Translations (kind 1: slots 3-5) or scales (kind 2: slot 6): a + alpha (b - a). */
+static SKS_ALWAYS_INLINE void linear(const sks_cc_chunk *ch, chunk_state *st, size_t kind,
+                                     int keys, float alpha, float *out)
+{
+    const size_t n = ch->count[kind], first = kind == 1 ? 3 : 6;
+    const int comps = kind == 1 ? 3 : 1;
+    size_t i;
+    for (i = 0; i < n; i += SKS_W) {
+        vf x[4];
+        int m;
+        for (m = 0; m < comps; m++) {
+            const size_t at = (first + (size_t)m) * CHUNK + i;
+            x[m] = vf_load(&st->v[0][at]);
+            if (keys == 2) x[m] = vf_add(x[m], vf_mul(vf_set1(alpha), vf_sub(vf_load(&st->v[1][at]), x[m])));
+        }
+        scatter(out, ch->joint[kind] + i, n - i < SKS_W ? n - i : SKS_W, kind == 1 ? 4 : 7, x, comps);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Poses
+ * ------------------------------------------------------------------------------------------ */
+
+/* Zero padding of both keys' slots: once per call when the clip is one chunk (the padded
+ * places are then never written), else per chunk. */
+static void pad_all(const sks_cc_chunk *ch, chunk_state *st)
+{
+    pad(ch, st->head[0], st->q[0], st->q[1]);
+    pad(ch, st->head[1], st->q[1], NULL);
 }
 
 /* One pose: key a, and key b when alpha != 0 (b NULL otherwise). */
-static void pose_scalar(const sks_cc_view *v, const key_cursor *a, const key_cursor *b,
-                        float alpha, float *out)
+static SKS_ALWAYS_INLINE void pose(const sks_cc_view *v, chunk_state *st, const key_cursor *a,
+                                   const key_cursor *b, float alpha, float *out)
 {
+    const int keys = b != NULL ? 2 : 1, shared = b != NULL && b->heads == a->heads;
+    const size_t nchunks = (v->joints + CHUNK - 1) / CHUNK;
     uint64_t pa = a->pos, pb = b != NULL ? b->pos : 0;
-    uint32_t j;
-    for (j = 0; j < v->joints; j++) {
-        const sks_cc_joint *jt = &v->joint[j];
-        const uint8_t *cst = jt->constant, *rg = jt->range;
-        size_t c = jt->comp;
-        float *o = out + 8 * (size_t)j;
-        unsigned m;
-        switch (jt->kind[0]) {
-        case SKS_CC_DEFAULT:
-            o[0] = o[1] = o[2] = 0.0f;
-            o[3] = 1.0f;
-            break;
-        case SKS_CC_CONSTANT:
-            for (m = 0; m < 4; m++) o[m] = sks_cc_f32(cst + 4 * m);
-            cst += 16;
-            break;
-        default: {
-            float qa[4], qb[4];
-            rotation_scalar(a, c, rg, &pa, qa);
-            if (b != NULL) {
-                rotation_scalar(b, c, rg, &pb, qb);
-            } else {
-                memcpy(qb, qa, sizeof qb);
-            }
-            sks_cc_nlerp(o, qa, qb, b != NULL ? alpha : 0.0f);
-            c += 3;
-            rg += 32;
+    size_t ci, s;
+    memcpy(out, v->pose_template, sizeof(float) * 8 * (size_t)v->joints);
+    for (ci = 0; ci < nchunks; ci++) {
+        const sks_cc_chunk *ch = &v->chunks[ci];
+        if (nchunks > 1) pad_all(ch, st);
+        if (shared) {
+            gather(v->slot_of, ch->comp0, ch->comp1, a, &pa, st->head[0], st->q[0], st->q[1], 1);
+        } else {
+            gather(v->slot_of, ch->comp0, ch->comp1, a, &pa, st->head[0], st->q[0], NULL, 0);
+            if (b != NULL)
+                gather(v->slot_of, ch->comp0, ch->comp1, b, &pb, st->head[1], st->q[1], NULL, 0);
         }
+        for (s = 0; s < SLOTS; s++) {
+            const size_t n = ch->count[s < 3 ? 0 : s < 6 ? 1 : 2];
+            size_t i;
+            for (i = 0; i < n; i += SKS_W) slot_values(v, ch, st, s, i, keys, shared);
         }
-        switch (jt->kind[1]) {
-        case SKS_CC_DEFAULT:
-            o[4] = o[5] = o[6] = 0.0f;
-            break;
-        case SKS_CC_CONSTANT:
-            for (m = 0; m < 3; m++) o[4 + m] = sks_cc_f32(cst + 4 * m);
-            cst += 12;
-            break;
-        default:
-            for (m = 0; m < 3; m++) {
-                const float x = component_scalar(a, c + m, rg + 8 * m, &pa);
-                const float y = b != NULL ? component_scalar(b, c + m, rg + 8 * m, &pb) : x;
-                o[4 + m] = sks_cc_lerp(x, y, b != NULL ? alpha : 0.0f);
-            }
-            c += 3;
-            rg += 24;
-        }
-        switch (jt->kind[2]) {
-        case SKS_CC_DEFAULT:
-            o[7] = 1.0f;
-            break;
-        case SKS_CC_CONSTANT:
-            o[7] = sks_cc_f32(cst);
-            break;
-        default: {
-            const float x = component_scalar(a, c, rg, &pa);
-            const float y = b != NULL ? component_scalar(b, c, rg, &pb) : x;
-            o[7] = sks_cc_lerp(x, y, b != NULL ? alpha : 0.0f);
-        }
-        }
+        rotations(ch, st, keys, shared, alpha, out);
+        linear(ch, st, 1, keys, alpha, out);
+        linear(ch, st, 2, keys, alpha, out);
     }
 }
 
-static void sample_scalar(const sks_cc_view *v, const uint32_t *frame, const float *alpha,
-                          size_t n, float *out)
+static void sample(const sks_cc_view *v, const uint32_t *frame, const float *alpha, size_t n,
+                   float *out)
 {
+    chunk_state st;
     size_t i;
+    if (v->joints <= CHUNK) pad_all(&v->chunks[0], &st);
     for (i = 0; i < n; i++) {
         key_cursor a, b;
         key_at(v, frame[i], &a);
         if (alpha[i] != 0.0f) {
             key_at(v, frame[i] + 1, &b);
-            pose_scalar(v, &a, &b, alpha[i], out + i * 8 * (size_t)v->joints);
+            pose(v, &st, &a, &b, alpha[i], out + i * 8 * (size_t)v->joints);
         } else {
-            pose_scalar(v, &a, NULL, 0.0f, out + i * 8 * (size_t)v->joints);
+            pose(v, &st, &a, NULL, 0.0f, out + i * 8 * (size_t)v->joints);
         }
     }
 }
 
-static void decompress_scalar(const sks_cc_view *v, size_t first, size_t count, float *out)
+static void decompress(const sks_cc_view *v, size_t first, size_t count, float *out)
 {
+    chunk_state st;
     size_t i;
+    if (v->joints <= CHUNK) pad_all(&v->chunks[0], &st);
     for (i = 0; i < count; i++) {
         key_cursor a;
         key_at(v, (uint32_t)(first + i), &a);
-        pose_scalar(v, &a, NULL, 0.0f, out + i * 8 * (size_t)v->joints);
+        pose(v, &st, &a, NULL, 0.0f, out + i * 8 * (size_t)v->joints);
     }
 }
 
-const sks_compress_kernels sks_compress_variants[SKS_ISA_COUNT] = {
-    {sample_scalar, decompress_scalar},
-    {sample_scalar, decompress_scalar},
-    {sample_scalar, decompress_scalar},
-};
-
-/* ------------------------------------------------------------------------------------------
- * clip_error
- * ------------------------------------------------------------------------------------------ */
-
-void sks_cc_pose_error2(const double *raw, const double *decoded, const int32_t *parents,
-                        size_t joints, double shell, double *err2, double *scratch)
-{
-    double *rg = scratch, *dg = scratch + 12 * joints;
-    size_t j;
-    for (j = 0; j < joints; j++) {
-        double lm[9], lt[3];
-        double *rj = rg + 12 * j, *dj = dg + 12 * j;
-        const int32_t par = parents[j];
-        if (par < 0) {
-            sks_cc_local_affine(rj, rj + 9, raw + 8 * j);
-            sks_cc_local_affine(dj, dj + 9, decoded + 8 * j);
-        } else {
-            const double *rp = rg + 12 * (size_t)par, *dp = dg + 12 * (size_t)par;
-            sks_cc_local_affine(lm, lt, raw + 8 * j);
-            sks_cc_compose(rj, rj + 9, rp, rp + 9, lm, lt);
-            sks_cc_local_affine(lm, lt, decoded + 8 * j);
-            sks_cc_compose(dj, dj + 9, dp, dp + 9, lm, lt);
-        }
-        err2[j] = sks_cc_error2(dj, dj + 9, rj, rj + 9, shell);
-    }
-}
-
-double sks_cc_clip_error(const double *raw, const double *decoded, const int32_t *parents,
-                         size_t poses, size_t joints, double shell, double *per_joint,
-                         double *scratch)
-{
-    double *e = scratch + 24 * joints;
-    double overall = 0.0;
-    size_t p, j;
-    int nan = 0;
-    for (j = 0; j < joints; j++) per_joint[j] = 0.0;
-    for (p = 0; p < poses; p++) {
-        sks_cc_pose_error2(raw + p * joints * 8, decoded + p * joints * 8, parents, joints, shell,
-                           e, scratch);
-        for (j = 0; j < joints; j++) {
-            if (e[j] != e[j] || per_joint[j] != per_joint[j]) {
-                per_joint[j] = e[j] != e[j] ? e[j] : per_joint[j];
-            } else if (e[j] > per_joint[j]) {
-                per_joint[j] = e[j];
-            }
-        }
-    }
-    for (j = 0; j < joints; j++) {
-        per_joint[j] = sqrt(per_joint[j]);
-        if (per_joint[j] != per_joint[j]) {
-            nan = 1;
-        } else if (per_joint[j] > overall) {
-            overall = per_joint[j];
-        }
-    }
-    return nan ? NAN : overall;
-}
+SKS_ROW(compress) = {sample, decompress};

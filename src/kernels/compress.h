@@ -24,9 +24,10 @@
  *                   4 (x, y, z, w), a translation 3, a scale 1
  *              segment table, G entries of (u32 byte offset of the segment from the blob's start,
  *                   u32 key bits K_g)
- *              G segments, each: C rate bytes, C u16 range codes, then n_g keys of K_g bits each
- *                   (bit-packed, least significant bit first, key-major: key i starts at bit
- *                   i K_g), padded to a whole byte; segments follow each other without gaps
+ *              G segments, each: C component headers of 3 bytes (the rate byte, then the u16
+ *                   range code), then n_g keys of K_g bits each (bit-packed, least significant
+ *                   bit first, key-major: key i starts at bit i K_g), padded to a whole byte;
+ *                   segments follow each other without gaps
  *              8 zero bytes (the decoder reads 4 bytes at a time)
  *
  * Animated components, in joint order and within a joint rotation (3 stored components),
@@ -131,7 +132,7 @@ static inline void sks_cc_rebuild(float q[4], const float v[3], unsigned drop)
 {
     const float s = (v[0] * v[0] + v[1] * v[1]) + v[2] * v[2];
     const float d = 1.0f - s;
-    const float m = d > 0.0f ? sqrtf(d) : 0.0f;
+    const float m = sqrtf(d > 0.0f ? d : 0.0f);
     unsigned i, k = 0;
     for (i = 0; i < 4; i++) q[i] = i == drop ? m : v[k++];
 }
@@ -253,17 +254,47 @@ typedef struct sks_cc_joint {
     uint8_t kind[3];            /* rotation, translation, scale */
     uint8_t pad;
     uint32_t comp;              /* index of the joint's first animated component */
+    uint32_t before[3];         /* animated rotation / translation / scale tracks of earlier joints */
     const uint8_t *constant;    /* its first constant float (or NULL) */
     const uint8_t *range;       /* its first clip range pair (or NULL) */
 } sks_cc_joint;
+
+/* Padding (zeros) after each structure-of-arrays clip range array of the view: a whole vector of
+ * the widest target. */
+#define SKS_CC_RANGE_PAD 8
+
+/* The decoders take the joints in chunks of SKS_CC_CHUNK (a multiple of every target's lane
+ * count); within a chunk, stored components are laid out by slot (rotation components 0-2,
+ * translation components 0-2, scale) and track. The layout depends only on the track kinds, so
+ * the view keeps it. */
+#define SKS_CC_CHUNK 32
+#define SKS_CC_SLOTS 7
+
+typedef struct sks_cc_chunk {
+    uint32_t comp0, comp1;              /* its components [comp0, comp1) */
+    uint32_t count[3];                  /* animated rotation, translation, scale tracks */
+    uint32_t first[3];                  /* index of the first among the clip's tracks of the type */
+    uint32_t joint[3][SKS_CC_CHUNK];    /* output joint of each track */
+} sks_cc_chunk;
 
 typedef struct sks_cc_view {
     const uint8_t *data;
     size_t size;
     uint32_t frames, joints, segment_length, segments, components;
+    uint32_t tracks[3];         /* animated rotation, translation and scale tracks */
     double sample_rate;
     const uint8_t *table;       /* segment table */
     sks_cc_joint *joint;        /* J entries (owned: sks_cc_view_free) */
+    float *pose_template;       /* J x 8: default and constant values (owned); the decoders
+                                 * copy it, then write the animated tracks */
+    float *ranges;              /* the clip ranges as structure of arrays (owned), by track of
+                                 * each type: */
+    const float *rot_min[4], *rot_ext[4];      /* quaternion components x, y, z, w */
+    const float *trans_min[3], *trans_ext[3];
+    const float *scale_min, *scale_ext;
+    sks_cc_chunk *chunks;       /* ceil(J / SKS_CC_CHUNK) (owned) */
+    uint16_t *slot_of;          /* C (owned): component c's place in its chunk's slot arrays,
+                                 * slot * SKS_CC_CHUNK + track */
 } sks_cc_view;
 
 enum sks_cc_status {
@@ -280,7 +311,7 @@ enum sks_cc_status {
 int sks_cc_parse(const uint8_t *data, size_t size, sks_cc_view *view, char *err, size_t errlen);
 void sks_cc_view_free(sks_cc_view *view);
 
-/* ---- decoder kernels (one table per variant) ----------------------------------------------- */
+/* ---- decoder kernels (compress.c, one source compiled per target) ------------------------- */
 
 typedef struct sks_compress_kernels {
     /* out[n] (J x 8 floats each) = the pose at frame position frame[n] + alpha[n], with
@@ -291,8 +322,8 @@ typedef struct sks_compress_kernels {
     void (*decompress)(const sks_cc_view *v, size_t first, size_t count, float *out);
 } sks_compress_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_compress_kernels sks_compress_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in compress.c, once per target. */
+extern const sks_compress_kernels *const sks_compress_variants[SKS_ISA_COUNT];
 
 /* frame position of time t (seconds): clamped to [0, F - 1]; positions within 2^-20 of a frame
  * snap to it (alpha 0). t must not be NaN. */

@@ -706,7 +706,7 @@ static size_t segment_bytes(const encoder *e, uint32_t g)
     return 3 * (size_t)e->C + (segment_frames(e, g) * key_bits(e, g) + 7) / 8;
 }
 
-/* Writes segment g's rate bytes, codes and keys at dst (zeroed). */
+/* Writes segment g's component headers (rate byte, range code) and keys at dst (zeroed). */
 static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
 {
     const size_t n = segment_frames(e, g), f0 = segment_first(e, g), C = e->C;
@@ -720,9 +720,9 @@ static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
         for (m = 0; m < tr->ncomp; m++) {
             const size_t c = tr->comp + m;
             const uint32_t code = r[c] == 0 ? e->code0[(size_t)g * C + c] : e->code[(size_t)g * C + c];
-            dst[c] = (uint8_t)(r[c] | (tr->type == 0 && m == 0 ? drop << 5 : 0u));
-            dst[C + 2 * c] = (uint8_t)code;
-            dst[C + 2 * c + 1] = (uint8_t)(code >> 8);
+            dst[3 * c] = (uint8_t)(r[c] | (tr->type == 0 && m == 0 ? drop << 5 : 0u));
+            dst[3 * c + 1] = (uint8_t)code;
+            dst[3 * c + 2] = (uint8_t)(code >> 8);
         }
     }
     {
@@ -825,7 +825,7 @@ static double verify_segment(const encoder *e, const sks_cc_view *v, uint32_t g,
     double worst = 0.0;
     size_t f, i;
     for (f = f0; f < f0 + n; f++) {
-        sks_compress_variants[SKS_ISA_SCALAR].decompress(v, f, 1, pose);
+        sks_compress_variants[SKS_ISA_SCALAR]->decompress(v, f, 1, pose);
         for (i = 0; i < 8 * J; i++) {
             raw[i] = e->p->local[f * J * 8 + i];
             dec[i] = pose[i];

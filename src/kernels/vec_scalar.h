@@ -142,7 +142,7 @@ SKS_VF_MAP2(vf_min, A < B ? A : B)   /* b when either is NaN (x86) */
 SKS_VF_MAP2(vf_max, A > B ? A : B)
 SKS_V vf vf_sqrt(vf a)
 {
-    vf r;
+    vf r = a;   /* initialised: GCC 12 otherwise warns (-Wmaybe-uninitialized) on some callers */
     int i;
     SKS_LANES(i) SKS_LANE(r, i) = sqrtf(SKS_LANE(a, i));
     return r;
