@@ -120,7 +120,8 @@ def compress(clip_or_local, skeleton=None, *, sample_rate=None, precision=0.01,
                                                 shell_distance, int(segment_length))
     return CompressedClip(data, skeleton, precision=float(precision),
                           shell_distance=float(shell_distance), max_error=max_error,
-                          repaired_segments=repaired)
+                          repaired_segments=repaired,
+                          end_site=clip_or_local.end_site if isinstance(clip_or_local, Clip) else None)
 
 
 def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_joint=False):
@@ -193,7 +194,7 @@ class CompressedClip(_core.CompressedClipBase):
     """
 
     def __init__(self, data, skeleton, *, precision, shell_distance, max_error,
-                 repaired_segments=0):
+                 repaired_segments=0, end_site=None):
         # CompressedClipBase.__new__ has validated `data` completely.
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a Skeleton, got {type(skeleton).__name__}")
@@ -205,6 +206,8 @@ class CompressedClip(_core.CompressedClipBase):
         self.shell_distance = float(shell_distance)
         self._max_error = float(max_error)
         self._repaired = int(repaired_segments)
+        self.end_site = (np.zeros(len(skeleton), dtype=bool) if end_site is None
+                         else np.array(end_site, dtype=bool).reshape(len(skeleton)))
 
     @property
     def ratio(self):
@@ -227,14 +230,17 @@ class CompressedClip(_core.CompressedClipBase):
                 f"precision {self.precision:g}, max error {self._max_error:.3g})")
 
     def to_clip(self):
-        """The decompressed clip as a :class:`~skelsimd.Clip` (for ``save_bvh`` and friends)."""
-        return Clip(self.skeleton, self.decompress(), 1.0 / self.sample_rate)
+        """The decompressed clip as a :class:`~skelsimd.Clip` (for ``save_bvh`` and friends; BVH
+        End Sites of a clip loaded with ``end_sites=True`` are kept)."""
+        return Clip(self.skeleton, self.decompress(), 1.0 / self.sample_rate,
+                    end_site=self.end_site)
 
     # --- serialisation ----------------------------------------------------------------------
 
     def to_bytes(self):
-        """Self-contained bytes: magic, format version, precision, hierarchy, names, rest pose,
-        the compressed data and a CRC-32 of everything before it."""
+        """Self-contained bytes: magic ``SKSCLIP\\0``, format version, precision, shell distance and
+        measured error, hierarchy, names, End Site flags, rest pose, the compressed data and a
+        CRC-32 of everything before it (little-endian throughout)."""
         skel = self.skeleton
         parts = [_MAGIC, struct.pack("<I", _VERSION),
                  struct.pack("<3d", self.precision, self.shell_distance, self._max_error),
@@ -244,6 +250,7 @@ class CompressedClip(_core.CompressedClipBase):
             b = name.encode("utf-8")
             parts.append(struct.pack("<I", len(b)))
             parts.append(b)
+        parts.append(self.end_site.astype(np.uint8).tobytes())
         rest = skel.rest
         if rest is None:
             parts.append(struct.pack("<B", 0))
@@ -299,6 +306,9 @@ class CompressedClip(_core.CompressedClipBase):
         for _ in range(joints):
             (n,) = struct.unpack("<I", take(4))
             names.append(take(n).decode("utf-8"))
+        flags = np.frombuffer(take(joints), dtype=np.uint8)
+        if np.any(flags > 1):
+            raise ValueError("bad joint flags")
         (rest_kind,) = struct.unpack("<B", take(1))
         if rest_kind == 0:
             rest = None
@@ -315,7 +325,7 @@ class CompressedClip(_core.CompressedClipBase):
             raise ValueError("bad precision or shell distance")
         skeleton = Skeleton(parents, names, rest)
         return cls(data, skeleton, precision=precision, shell_distance=shell,
-                   max_error=max_error, repaired_segments=repaired)
+                   max_error=max_error, repaired_segments=repaired, end_site=flags.astype(bool))
 
     def __reduce__(self):
         return (CompressedClip.from_bytes, (self.to_bytes(),))
