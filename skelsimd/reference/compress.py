@@ -25,7 +25,8 @@ def _affine(local):
     local = np.asarray(local, dtype=np.float64)
     q = local[..., :4]
     n2 = np.sum(q * q, axis=-1, keepdims=True)
-    q = np.where(n2 > 0, q / np.sqrt(np.where(n2 > 0, n2, 1.0)), np.array([0.0, 0.0, 0.0, 1.0]))
+    zero = n2 == 0   # the identity; NaN propagates
+    q = np.where(zero, np.array([0.0, 0.0, 0.0, 1.0]), q / np.sqrt(np.where(zero, 1.0, n2)))
     x, y, z, w = np.moveaxis(q, -1, 0)
     r = np.stack([
         np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
@@ -166,7 +167,8 @@ def positions(p, times):
     pos = t * p["sample_rate"]
     last = p["frames"] - 1
     f = np.floor(pos)
-    a = pos - f
+    with np.errstate(invalid="ignore"):   # infinite times: clamped below
+        a = pos - f
     snap_up = a > 1.0 - 2.0**-20
     f = np.where(snap_up, f + 1, f)
     a = np.where(snap_up | (a < 2.0**-20), 0.0, a)

@@ -184,12 +184,13 @@ static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t n
     case SKS_CC_OK:
         break;
     case SKS_CC_UNREACHABLE: {
-        char a[64], b[64];
-        snprintf(a, sizeof a, "%.17g", precision);
+        char *a = PyOS_double_to_string(precision, 'r', 0, 0, NULL);
+        char b[64];
         snprintf(b, sizeof b, "%.6g", r.best_possible);
         PyErr_Format(PyExc_ValueError,
                      "precision=%s: below what float32 poses can reproduce for this clip (the "
-                     "highest rates reach an error of %s)", a, b);
+                     "highest rates reach an error of %s)", a ? a : "?", b);
+        PyMem_Free(a);
         return NULL;
     }
     case SKS_CC_TOO_LARGE:

@@ -9,7 +9,7 @@
  *   offset 0   u32  magic "SKCD" (0x44434b53)
  *          4   u32  F, frames (>= 1)
  *          8   u32  J, joints (1 ..= 65535)
- *         12   u32  L, segment length in frames (1 ..= 1024)
+ *         12   u32  L, segment length in frames (1 ..= 1024; or F when C = 0: one segment)
  *         16   u32  G, segments = max(1, F / L) (integer division): segment g covers frames
  *                   [g L, g L + L) except the last, which runs to F - 1 (L ..= 2L - 1 frames, or
  *                   F when F < L)
@@ -179,7 +179,7 @@ static inline void sks_cc_local_affine(double m[9], double t[3], const double *q
     double x = qts[0], y = qts[1], z = qts[2], w = qts[3];
     const double n2 = ((x * x + y * y) + z * z) + w * w;
     const double s = qts[7];
-    if (n2 > 0.0) {
+    if (n2 != 0.0) {   /* (NaN propagates) */
         const double inv = 1.0 / sqrt(n2);
         x *= inv;
         y *= inv;

@@ -61,9 +61,9 @@ int sks_cc_parse(const uint8_t *data, size_t size, sks_cc_view *v, char *err, si
     if (F < 1) return corrupt(err, errlen, "frame count %llu (expected >= 1)%llu", F, 0);
     if (J < 1 || J > SKS_CC_MAX_JOINTS)
         return corrupt(err, errlen, "joint count %llu (expected 1 to %llu)", J, SKS_CC_MAX_JOINTS);
-    if (L < 1 || L > SKS_CC_MAX_SEGMENT)
-        return corrupt(err, errlen, "segment length %llu (expected 1 to %llu)", L,
-                       SKS_CC_MAX_SEGMENT);
+    if (L < 1 || (L > SKS_CC_MAX_SEGMENT && !(C == 0 && L == F)))
+        return corrupt(err, errlen, "segment length %llu (expected 1 to %llu, or the frame count "
+                       "without animated components)", L, SKS_CC_MAX_SEGMENT);
     if (G != (F / L > 0 ? F / L : 1))
         return corrupt(err, errlen, "segment count %llu does not match the frames (%llu)", G, F);
     if (!(rate > 0.0) || !isfinite(rate))

@@ -609,6 +609,7 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
     size_t f;
     int lo, hi;
     uint32_t ti;
+    if (e->T == 0) return 0;   /* nothing animated (the segment may then be the whole clip) */
     raw_globals(e, g, n, np);
     for (ti = 0; ti < e->T; ti++) {
         const track *tr = &e->tracks[ti];
@@ -1077,6 +1078,12 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.tlx = e.blocks + 3 * J * n * 12;
     }
     if (near_constants(&e) < 0) goto oom;
+    if (e.C == 0) {
+        /* nothing animated: one segment, whatever the length (segments would cost 8 bytes each
+         * for nothing) */
+        e.L = e.F;
+        e.G = 1;
+    }
     clip_ranges(&e);
     for (g = 0; g < e.G; g++) {
         const size_t n = segment_frames(&e, g);
