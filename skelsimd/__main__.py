@@ -87,7 +87,7 @@ def _plot_scaling(records, path):
 
 
 def cmd_bench(args):
-    from ._bench import FAMILIES, headline_workloads
+    from ._bench import FAMILIES, REPORTS, headline_workloads
     from ._bench.core import format_table, machine_info, run_workloads, write_json
 
     variants = args.variants or None
@@ -113,10 +113,17 @@ def cmd_bench(args):
     finally:
         close()
     print(format_table(records))
+    reports = {}
     if args.out:
         os.makedirs(args.out, exist_ok=True)
+    for name in args.family or FAMILIES:
+        if name in REPORTS:
+            text, data = REPORTS[name](args.out, bool(args.quick))
+            print(text)
+            reports[name] = data
+    if args.out:
         path = os.path.join(args.out, "bench.json")
-        write_json(path, records, command="bench", quick=bool(args.quick))
+        write_json(path, records, command="bench", quick=bool(args.quick), reports=reports)
         print(f"wrote {path}")
         png = os.path.join(args.out, "bench_speedup.png")
         if _plot(records, png):
