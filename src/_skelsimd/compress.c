@@ -167,6 +167,7 @@ static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t n
                      SKS_CC_MAX_SEGMENT, seg);
         goto fail;
     }
+    p.kernels = SKS_KERNELS(compress);
     p.local = (const float *)PyArray_DATA(in);
     p.parents = parents.data;
     p.frames = (uint32_t)F;

@@ -172,26 +172,19 @@ static inline float sks_cc_lerp(float a, float b, float alpha)
 
 /* ---- the canonical float64 object-space error ---------------------------------------------- */
 
-/* A QTS joint as a float64 affine map: m = s R(q / |q|) (row-major 3x3; a zero q is the
- * identity), t. */
+/* A QTS joint as a float64 affine map: m = s R(q / |q|) (row-major 3x3), t. R is the rotation
+ * matrix of q with its products scaled by 1 / |q|^2 (the same as normalising q first, without
+ * a square root); a zero q is the identity. */
 static inline void sks_cc_local_affine(double m[9], double t[3], const double *qts)
 {
-    double x = qts[0], y = qts[1], z = qts[2], w = qts[3];
+    const double x = qts[0], y = qts[1], z = qts[2], w = qts[3];
     const double n2 = ((x * x + y * y) + z * z) + w * w;
     const double s = qts[7];
     if (n2 != 0.0) {   /* (NaN propagates) */
-        const double inv = 1.0 / sqrt(n2);
-        x *= inv;
-        y *= inv;
-        z *= inv;
-        w *= inv;
-    } else {
-        x = y = z = 0.0;
-        w = 1.0;
-    }
-    {
-        const double xx = x * x, yy = y * y, zz = z * z;
-        const double xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+        const double inv = 1.0 / n2;
+        const double xx = (x * x) * inv, yy = (y * y) * inv, zz = (z * z) * inv;
+        const double xy = (x * y) * inv, xz = (x * z) * inv, yz = (y * z) * inv;
+        const double wx = (w * x) * inv, wy = (w * y) * inv, wz = (w * z) * inv;
         m[0] = s * (1.0 - 2.0 * (yy + zz));
         m[1] = s * (2.0 * (xy - wz));
         m[2] = s * (2.0 * (xz + wy));
@@ -201,6 +194,9 @@ static inline void sks_cc_local_affine(double m[9], double t[3], const double *q
         m[6] = s * (2.0 * (xz - wy));
         m[7] = s * (2.0 * (yz + wx));
         m[8] = s * (1.0 - 2.0 * (xx + yy));
+    } else {
+        m[0] = m[4] = m[8] = s;
+        m[1] = m[2] = m[3] = m[5] = m[6] = m[7] = 0.0;
     }
     t[0] = qts[4];
     t[1] = qts[5];
@@ -320,7 +316,20 @@ typedef struct sks_compress_kernels {
                    float *out);
     /* out = frames [first, first + count) at alpha 0 (count * J * 8 floats). */
     void (*decompress)(const sks_cc_view *v, size_t first, size_t count, float *out);
+    /* The encoder's evaluation (float64; the same values on every target). Frames are held in
+     * structure-of-arrays blocks of SKS_CC_SB: quantity q (the 9 entries of M, then t) of frame
+     * f of a joint at (f / SB) 12 SB + q SB + f % SB; np is a multiple of SKS_CC_SB.
+     * affine: the affine maps (sks_cc_local_affine) of decoded locals dl (QTS lane k of frame f
+     * at dl[k * stride + f]; quaternions never zero) into lx.
+     * walk: globals g = pg composed with l (pg NULL: g = l) frame by frame (sks_cc_compose),
+     * returns 0 when some frame's squared error against the raw globals r (sks_cc_error2 with
+     * shell distance d) exceeds thr2, else 1 (a block may be left unwritten after a failure). */
+    void (*affine)(double *lx, const float *dl, size_t stride, size_t np);
+    int (*walk)(size_t np, const double *l, const double *pg, double *g, const double *r,
+                double d, double thr2);
 } sks_compress_kernels;
+
+#define SKS_CC_SB 16
 
 /* One row per enum sks_isa (dispatch.c); the rows are defined in compress.c, once per target. */
 extern const sks_compress_kernels *const sks_compress_variants[SKS_ISA_COUNT];
@@ -332,6 +341,8 @@ void sks_cc_position(const sks_cc_view *v, double t, uint32_t *frame, float *alp
 /* ---- the encoder (compress_search.c) ------------------------------------------------------- */
 
 typedef struct sks_cc_encode_params {
+    const sks_compress_kernels *kernels;   /* the active variant's evaluation (any variant gives
+                                            * the same bytes) */
     const float *local;         /* F x J x 8, finite */
     const int32_t *parents;     /* validated */
     uint32_t frames, joints;

@@ -25,9 +25,10 @@
 
 #include <stdlib.h>
 
+
 /* Frames per structure-of-arrays block of the evaluation state: quantity q of frame f of a joint
  * is at (f / SB) * 12 * SB + q * SB + f % SB (constant strides, so the loops vectorise). */
-#define SB 16
+#define SB SKS_CC_SB
 #define SOA(q, f) (((f) / SB) * 12 * SB + (size_t)(q) * SB + (f) % SB)
 
 #define NLEVELS 24   /* levels 0, 2, 3, ..., 24 bits (1 bit is never better than 0 in range) */
@@ -63,14 +64,15 @@ typedef struct encoder {
     float *vals;            /* C x nmax: stored component values (padded frames repeat the last) */
     uint16_t *rcode;        /* C: min8 | ext8 << 8 */
     double *ext;            /* C: decoded extent of each component */
-    float *decl;            /* (J + 1) x nmax x 8: decoded locals (memory behind dlp, tl) */
-    float **dlp;            /* J: joint j's decoded locals of the current rates */
+    float *decl;            /* (J + 1) x 8 x nmax: decoded locals (memory behind dlp, tl) */
+    float **dlp;            /* J: joint j's decoded locals of the current rates, QTS lane k of
+                             * frame f at k * nmax + f */
     double *lx;             /* J x 12 nmax: their affine maps (SOA blocks) */
     double *rg;             /* J x 12 nmax: raw globals (SOA blocks) */
     double *blocks;         /* (3 J + 1) x 12 nmax: memory behind lxp, gcp, gtp, tlx */
     double **lxp, **gcp, **gtp;  /* J each: local maps, current and trial globals per joint
                                   * (a trial that holds swaps pointers instead of copying) */
-    float *tl;              /* nmax x 8 */
+    float *tl;              /* 8 x nmax */
     double *tlx;            /* 12 nmax (SOA blocks) */
     uint8_t *dirty;         /* J */
     uint8_t *level;         /* T */
@@ -325,38 +327,96 @@ static inline void component_code(const encoder *e, uint32_t g, size_t c, unsign
     *code = r == 0 ? e->code0[(size_t)g * e->C + c] : e->rcode[c];
 }
 
-/* Decoded values of track t at rates r[] into dst (n x 8 floats, the track's slots only). */
-static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
-                         const uint8_t *r, float *dst)
+/* The decoded values v[0..n) of one component at rate r (quantize's choice of integer, then
+ * lo + sc * q in float32), written branch-free so that it vectorises across frames: the same
+ * decisions as quantize() (round half up, clamped; then the nearer of the neighbours, ties
+ * keeping the first), which the packer uses. */
+static void decode_component(const float *SKS_RESTRICT x, float *SKS_RESTRICT v, size_t n,
+                             float lo, float sc, double inv, unsigned r)
 {
+    size_t f;
+    if (r == 0 || !(sc > 0.0f)) {
+        for (f = 0; f < n; f++) v[f] = lo + sc * 0.0f;
+        return;
+    }
+    {
+        const double top = (double)((1u << r) - 1u);
+        const float topf = (float)top;
+        for (f = 0; f < n; f++) {   /* the rounded integer, clamped (float: exact below 2^24) */
+            const double u = ((double)x[f] - (double)lo) * inv;
+            const double uc = u <= 0.0 ? 0.0 : u >= top ? top : u;
+            v[f] = (float)(int32_t)(uc + 0.5);
+        }
+        for (f = 0; f < n; f++) {   /* then the nearer neighbour */
+            const float q = v[f];
+            const float v0 = lo + sc * q, vm = lo + sc * (q - 1.0f), vp = lo + sc * (q + 1.0f);
+            const float d0 = fabsf(v0 - x[f]), dm = fabsf(vm - x[f]), dp = fabsf(vp - x[f]);
+            const int take_m = (q > 0.0f) & (dm < d0);
+            const float b1 = take_m ? vm : v0, bd = take_m ? dm : d0;
+            v[f] = (q < topf) & (dp < bd) ? vp : b1;
+        }
+    }
+}
+
+/* Decoded values of track t at rates r[] into the rows of dl (QTS lanes by frame, stride
+ * nmax; the track's rows only), frames [0, n). */
+static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
+                         const uint8_t *r, float *dl)
+{
+    const size_t s = e->nmax;
     const unsigned drop = t->type == 0 ? e->drop[(size_t)g * e->T + (size_t)(t - e->tracks)] : 0;
-    float lo[3], sc[3];
-    double inv[3];
     unsigned m;
     size_t f;
-    for (m = 0; m < t->ncomp; m++) {
-        const uint32_t rr = range_of(t, m, drop);
-        uint32_t code;
-        component_code(e, g, t->comp + m, r[m], &code);
-        sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo[m], &sc[m]);
-        inv[m] = sc[m] > 0.0f ? 1.0 / (double)sc[m] : 0.0;
-    }
-    for (f = 0; f < n; f++) {
-        float v[3];
+    if (t->type != 0) {
+        float *rows = dl + (t->type == 1 ? 4 : 7) * s;
         for (m = 0; m < t->ncomp; m++) {
-            const float x = e->vals[(t->comp + m) * e->nmax + f];
-            v[m] = lo[m] + sc[m] * (float)quantize(x, lo[m], sc[m], inv[m], r[m]);
+            const uint32_t rr = range_of(t, m, drop);
+            uint32_t code;
+            float lo, sc;
+            component_code(e, g, t->comp + m, r[m], &code);
+            sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo, &sc);
+            decode_component(e->vals + (t->comp + m) * s, rows + m * s, n, lo, sc,
+                             sc > 0.0f ? 1.0 / (double)sc : 0.0, r[m]);
         }
-        if (t->type == 0) {
-            float q[4];
-            sks_cc_rebuild(q, v, drop);
-            sks_cc_normalize(dst + 8 * f, q);
-        } else if (t->type == 1) {
-            dst[8 * f + 4] = v[0];
-            dst[8 * f + 5] = v[1];
-            dst[8 * f + 6] = v[2];
-        } else {
-            dst[8 * f + 7] = v[0];
+        return;
+    }
+    {
+        /* the stored components into the rows they hold, the dropped one rebuilt (sks_cc_rebuild),
+         * then normalised (sks_cc_normalize) */
+        float *q[4];
+        float *SKS_RESTRICT q0, *SKS_RESTRICT q1, *SKS_RESTRICT q2, *SKS_RESTRICT q3;
+        const float *SKS_RESTRICT a, *SKS_RESTRICT b, *SKS_RESTRICT c;
+        float *SKS_RESTRICT md;
+        for (m = 0; m < 4; m++) q[m] = dl + m * s;
+        for (m = 0; m < 3; m++) {
+            const uint32_t rr = range_of(t, m, drop);
+            uint32_t code;
+            float lo, sc;
+            component_code(e, g, t->comp + m, r[m], &code);
+            sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo, &sc);
+            decode_component(e->vals + (t->comp + m) * s, q[rotation_component(m, drop)], n, lo,
+                             sc, sc > 0.0f ? 1.0 / (double)sc : 0.0, r[m]);
+        }
+        a = q[rotation_component(0, drop)];
+        b = q[rotation_component(1, drop)];
+        c = q[rotation_component(2, drop)];
+        md = q[drop];
+        for (f = 0; f < n; f++) {
+            const float sum = (a[f] * a[f] + b[f] * b[f]) + c[f] * c[f];
+            const float d = 1.0f - sum;
+            md[f] = sqrtf(d > 0.0f ? d : 0.0f);
+        }
+        q0 = q[0];
+        q1 = q[1];
+        q2 = q[2];
+        q3 = q[3];
+        for (f = 0; f < n; f++) {
+            const float n2 = ((q0[f] * q0[f] + q1[f] * q1[f]) + q2[f] * q2[f]) + q3[f] * q3[f];
+            const float inv = 1.0f / sqrtf(n2);
+            q0[f] *= inv;
+            q1[f] *= inv;
+            q2[f] *= inv;
+            q3[f] *= inv;
         }
     }
 }
@@ -401,73 +461,6 @@ static inline void affine_of(double *blk, size_t f, const float *qts)
     for (i = 0; i < 12; i++) blk[SOA(i, f)] = m[i];
 }
 
-/* Globals g of a joint over the segment's padded frames (np, a multiple of SB) from its local
- * maps l and its parent's globals pg (NULL for a root); checks the error against the raw
- * globals r. 0 when some frame's error exceeds the threshold. Every frame's arithmetic is that
- * of sks_cc_compose and sks_cc_error2, spelled out on structure-of-arrays rows so that the
- * compiler vectorises across frames. */
-static int walk_joint(const encoder *e, size_t np, const double *SKS_RESTRICT l,
-                      const double *SKS_RESTRICT pg, double *SKS_RESTRICT g,
-                      const double *SKS_RESTRICT r)
-{
-    const double d = e->p->shell, thr2 = e->thr2;
-    double err[SB];
-    int bad = 0;
-    size_t b, f;
-    for (b = 0; b < np; b += SB) {
-        const double *SKS_RESTRICT P = pg + 12 * b, *SKS_RESTRICT Lb = l + 12 * b;
-        const double *SKS_RESTRICT R = r + 12 * b;
-        double *SKS_RESTRICT Gb = g + 12 * b;
-        if (pg != NULL) {
-            for (f = 0; f < SB; f++) {
-                const double a00 = P[0 * SB + f], a01 = P[1 * SB + f], a02 = P[2 * SB + f];
-                const double a10 = P[3 * SB + f], a11 = P[4 * SB + f], a12 = P[5 * SB + f];
-                const double a20 = P[6 * SB + f], a21 = P[7 * SB + f], a22 = P[8 * SB + f];
-                const double b00 = Lb[0 * SB + f], b01 = Lb[1 * SB + f], b02 = Lb[2 * SB + f];
-                const double b10 = Lb[3 * SB + f], b11 = Lb[4 * SB + f], b12 = Lb[5 * SB + f];
-                const double b20 = Lb[6 * SB + f], b21 = Lb[7 * SB + f], b22 = Lb[8 * SB + f];
-                const double t0 = Lb[9 * SB + f], t1 = Lb[10 * SB + f], t2 = Lb[11 * SB + f];
-                Gb[0 * SB + f] = (a00 * b00 + a01 * b10) + a02 * b20;
-                Gb[1 * SB + f] = (a00 * b01 + a01 * b11) + a02 * b21;
-                Gb[2 * SB + f] = (a00 * b02 + a01 * b12) + a02 * b22;
-                Gb[3 * SB + f] = (a10 * b00 + a11 * b10) + a12 * b20;
-                Gb[4 * SB + f] = (a10 * b01 + a11 * b11) + a12 * b21;
-                Gb[5 * SB + f] = (a10 * b02 + a11 * b12) + a12 * b22;
-                Gb[6 * SB + f] = (a20 * b00 + a21 * b10) + a22 * b20;
-                Gb[7 * SB + f] = (a20 * b01 + a21 * b11) + a22 * b21;
-                Gb[8 * SB + f] = (a20 * b02 + a21 * b12) + a22 * b22;
-                Gb[9 * SB + f] = P[9 * SB + f] + ((a00 * t0 + a01 * t1) + a02 * t2);
-                Gb[10 * SB + f] = P[10 * SB + f] + ((a10 * t0 + a11 * t1) + a12 * t2);
-                Gb[11 * SB + f] = P[11 * SB + f] + ((a20 * t0 + a21 * t1) + a22 * t2);
-            }
-        } else {
-            memcpy(Gb, Lb, 12 * SB * sizeof(double));
-        }
-        for (f = 0; f < SB; f++) {
-            const double dt0 = Gb[9 * SB + f] - R[9 * SB + f];
-            const double dt1 = Gb[10 * SB + f] - R[10 * SB + f];
-            const double dt2 = Gb[11 * SB + f] - R[11 * SB + f];
-            const double x0 = dt0 + d * (Gb[0 * SB + f] - R[0 * SB + f]);
-            const double y0 = dt1 + d * (Gb[3 * SB + f] - R[3 * SB + f]);
-            const double z0 = dt2 + d * (Gb[6 * SB + f] - R[6 * SB + f]);
-            const double x1 = dt0 + d * (Gb[1 * SB + f] - R[1 * SB + f]);
-            const double y1 = dt1 + d * (Gb[4 * SB + f] - R[4 * SB + f]);
-            const double z1 = dt2 + d * (Gb[7 * SB + f] - R[7 * SB + f]);
-            const double x2 = dt0 + d * (Gb[2 * SB + f] - R[2 * SB + f]);
-            const double y2 = dt1 + d * (Gb[5 * SB + f] - R[5 * SB + f]);
-            const double z2 = dt2 + d * (Gb[8 * SB + f] - R[8 * SB + f]);
-            const double e0 = (x0 * x0 + y0 * y0) + z0 * z0;
-            const double e1 = (x1 * x1 + y1 * y1) + z1 * z1;
-            const double e2 = (x2 * x2 + y2 * y2) + z2 * z2;
-            const double m01 = e0 > e1 ? e0 : e1;
-            err[f] = m01 > e2 ? m01 : e2;
-        }
-        for (f = 0; f < SB; f++) bad |= err[f] > thr2;
-        if (bad) return 0;
-    }
-    return 1;
-}
-
 /* Decoded locals (constants, defaults and animated tracks at `rates` of the segment) of every
  * joint, their affine maps and globals; returns 0 as soon as a joint exceeds the threshold (the
  * state is then incomplete). */
@@ -477,36 +470,33 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
     size_t j, f;
     for (j = 0; j < J; j++) {
         float *dl = e->dlp[j];
-        const float *x = e->p->local;
+        const float *x = e->p->local, *cv = e->cval + 8 * j;
+        const size_t s = e->nmax;
         unsigned k;
         for (f = 0; f < n; f++) {
-            float *o = dl + 8 * f;
-            o[0] = o[1] = o[2] = 0.0f;
-            o[3] = 1.0f;
-            o[4] = o[5] = o[6] = 0.0f;
-            o[7] = 1.0f;
-            const float *cv = e->cval + 8 * j;
+            const size_t src = f0 + (f < nreal ? f : nreal - 1);
+            const float *in = x + 8 * (src * J + j), *qn = e->qn + 4 * (src * J + j);
+            float o[8] = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f};
             if (e->kind[3 * j] == SKS_CC_CONSTANT) memcpy(o, cv, 4 * sizeof(float));
             if (e->kind[3 * j + 1] == SKS_CC_CONSTANT) memcpy(o + 4, cv + 4, 3 * sizeof(float));
             if (e->kind[3 * j + 2] == SKS_CC_CONSTANT) o[7] = cv[7];
             if (rates == NULL) {   /* the input's values */
-                const float *in = x + 8 * ((f0 + (f < nreal ? f : nreal - 1)) * J + j);
-                if (e->kind[3 * j] == SKS_CC_ANIMATED)
-                    memcpy(o, e->qn + 4 * ((f0 + (f < nreal ? f : nreal - 1)) * J + j), 4 * sizeof(float));
+                if (e->kind[3 * j] == SKS_CC_ANIMATED) memcpy(o, qn, 4 * sizeof(float));
                 if (e->kind[3 * j + 1] == SKS_CC_ANIMATED) memcpy(o + 4, in + 4, 3 * sizeof(float));
                 if (e->kind[3 * j + 2] == SKS_CC_ANIMATED) o[7] = in[7];
             }
+            for (k = 0; k < 8; k++) dl[k * s + f] = o[k];
         }
         for (k = 0; rates != NULL && k < 3; k++) {
             const uint32_t t = e->track_of[3 * j + k];
             if (t != UINT32_MAX)
                 decode_track(e, g, n, &e->tracks[t], rates + e->tracks[t].comp, dl);
         }
-        for (f = 0; f < n; f++) affine_of(e->lxp[j], f, dl + 8 * f);
+        e->p->kernels->affine(e->lxp[j], dl, s, n);
         {
             const int32_t p = e->p->parents[j];
-            if (!walk_joint(e, n, e->lxp[j], p < 0 ? NULL : e->gcp[p], e->gcp[j],
-                            e->rg + j * e->nmax * 12))
+            if (!e->p->kernels->walk(n, e->lxp[j], p < 0 ? NULL : e->gcp[p], e->gcp[j],
+                                     e->rg + j * e->nmax * 12, e->p->shell, e->thr2))
                 return 0;
         }
     }
@@ -522,22 +512,26 @@ static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uin
     const int32_t p = e->p->parents[j];
     size_t f, i;
     int ok;
-    memcpy(e->tl, e->dlp[j], n * 8 * sizeof(float));
+    memcpy(e->tl, e->dlp[j], 8 * stride * sizeof(float));
     if (r != NULL) {
         decode_track(e, g, n, t, r, e->tl);
     } else {
         static const unsigned first[3] = {0, 4, 7};
-        for (f = 0; f < n; f++)
-            memcpy(e->tl + 8 * f + first[t->type], cv + first[t->type], t->ncomp == 1 ? 4 : t->type == 0 ? 16 : 12);
+        const unsigned rows = t->type == 0 ? 4 : t->ncomp;
+        unsigned k;
+        for (k = first[t->type]; k < first[t->type] + rows; k++)
+            for (f = 0; f < n; f++) e->tl[k * stride + f] = cv[k];
     }
-    for (f = 0; f < n; f++) affine_of(e->tlx, f, e->tl + 8 * f);
-    ok = walk_joint(e, n, e->tlx, p < 0 ? NULL : e->gcp[p], e->gtp[j], e->rg + j * stride * 12);
+    e->p->kernels->affine(e->tlx, e->tl, stride, n);
+    ok = e->p->kernels->walk(n, e->tlx, p < 0 ? NULL : e->gcp[p], e->gtp[j],
+                             e->rg + j * stride * 12, e->p->shell, e->thr2);
     e->dirty[j] = 1;
     for (i = j + 1; ok && i <= e->last[j]; i++) {
         const int32_t q = e->p->parents[i];
         if (q < 0 || !e->dirty[q]) continue;
         e->dirty[i] = 1;
-        ok = walk_joint(e, n, e->lxp[i], e->gtp[q], e->gtp[i], e->rg + i * stride * 12);
+        ok = e->p->kernels->walk(n, e->lxp[i], e->gtp[q], e->gtp[i], e->rg + i * stride * 12,
+                                 e->p->shell, e->thr2);
     }
     if (ok) {
         float *tf = e->dlp[j];

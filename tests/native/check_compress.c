@@ -88,6 +88,7 @@ int check_compress(enum sks_isa isa, uint64_t seed)
         double err;
         random_parents(parents, joints, &r);
         random_clip(local, frames, joints, &r);
+        p.kernels = k;   /* the target's evaluation: the bytes must not depend on it */
         p.local = local;
         p.parents = parents;
         p.frames = (uint32_t)frames;
@@ -100,6 +101,17 @@ int check_compress(enum sks_isa isa, uint64_t seed)
             printf("ENCODE FAILED J=%zu F=%zu L=%u\n", joints, frames, p.segment_length);
             failures++;
             continue;
+        }
+        {   /* the scalar target's evaluation gives the same bytes */
+            sks_cc_encode_result res0;
+            p.kernels = ref;
+            if (sks_cc_encode(&p, &res0) != SKS_CC_OK || res0.size != res.size ||
+                memcmp(res0.data, res.data, res.size) != 0) {
+                printf("MISMATCH encoded bytes [%s] J=%zu F=%zu L=%u\n", name, joints, frames,
+                       p.segment_length);
+                failures++;
+            }
+            free(res0.data);
         }
         snprintf(what, sizeof what, "decompress J=%zu F=%zu L=%u", joints, frames, p.segment_length);
         k->decompress(&v, 0, frames, got);
