@@ -75,7 +75,10 @@ typedef struct encoder {
     float *tl;              /* 8 x nmax */
     double *tlx;            /* 12 nmax (SOA blocks) */
     uint8_t *dirty;         /* J */
-    uint8_t *level;         /* T */
+    uint8_t *level;         /* T: each track's level */
+    uint8_t *done;          /* C: a track (phase 2) or component (phase 3) that cannot go lower */
+    double *reach;          /* J: shell distance plus the farthest descendant, in the segment */
+    double *offset;         /* T: log2 of a track's extent times its lever arm */
 } encoder;
 
 /* ------------------------------------------------------------------------------------------
@@ -595,13 +598,52 @@ static void raw_globals(encoder *e, uint32_t g, size_t n, size_t np)
     }
 }
 
+/* Lever arm of every joint in the segment: the shell distance plus the largest distance
+ * (over frames) to a descendant's vertex, accumulated from the leaves up (an upper bound). */
+static void segment_reach(encoder *e, size_t n)
+{
+    const size_t stride = e->nmax;
+    const double shell = e->p->shell > 0.0 ? e->p->shell : 1e-9;
+    size_t j, f;
+    for (j = 0; j < e->J; j++) e->reach[j] = shell;
+    for (j = e->J; j-- > 0;) {
+        const int32_t p = e->p->parents[j];
+        const double *gj = e->rg + j * stride * 12, *gp;
+        double d2 = 0.0;
+        if (p < 0) continue;
+        gp = e->rg + (size_t)p * stride * 12;
+        for (f = 0; f < n; f++) {
+            const double dx = gj[SOA(9, f)] - gp[SOA(9, f)], dy = gj[SOA(10, f)] - gp[SOA(10, f)];
+            const double dz = gj[SOA(11, f)] - gp[SOA(11, f)];
+            const double x = (dx * dx + dy * dy) + dz * dz;
+            d2 = x > d2 ? x : d2;
+        }
+        d2 = sqrt(d2) + e->reach[j];
+        if (d2 > e->reach[p]) e->reach[p] = d2;
+    }
+}
+
+/* Every track at the level whose step, times its lever arm, matches error level k: bits
+ * round(k + offset) (offset = log2(extent x lever): 2 reach for a rotation, whose components
+ * move it by twice their error, reach for a scale, 1 for a translation). */
+static void set_error_levels(encoder *e, uint8_t *rates, int k)
+{
+    uint32_t t;
+    for (t = 0; t < e->T; t++) {
+        const double b = floor((double)k + e->offset[t] + 0.5);
+        const int level = b - 1.0 < 0.0 ? 0 : b - 1.0 > NLEVELS - 1 ? NLEVELS - 1 : (int)b - 1;
+        e->level[t] = (uint8_t)level;
+        level_rates(e, &e->tracks[t], (unsigned)level, rates + e->tracks[t].comp);
+    }
+}
+
 /* Returns 0, or -1 when even the highest rates exceed the threshold. */
 static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
 {
     const size_t f0 = segment_first(e, g), stride = e->nmax;
     const size_t np = (n + SB - 1) / SB * SB;
-    size_t f;
-    int lo, hi;
+    size_t f, c;
+    int lo, hi, progress;
     uint32_t ti;
     if (e->T == 0) return 0;   /* nothing animated (the segment may then be the whole clip) */
     raw_globals(e, g, n, np);
@@ -618,46 +660,87 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
     /* phase 0: the highest rates */
     set_levels(e, rates, -1);
     if (!full_eval(e, g, np, rates)) return -1;
-    /* phase 1: one level for every non-root track (bisection) */
-    lo = -1;
-    hi = NLEVELS - 1;
-    while (hi - lo > 1) {
-        const int mid = lo < 0 ? 0 : (lo + hi) / 2;
-        set_levels(e, rates, mid);
-        if (full_eval(e, g, np, rates)) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    set_levels(e, rates, hi);
-    if (!full_eval(e, g, np, rates)) return -1;   /* cannot happen: hi held */
-    /* phase 2: each track alone, leaves first */
-    for (ti = e->T; ti-- > 0;) {
+    /* phase 1: every track at one error level (bisection over k); the highest k gives every
+     * track 24 bits, which phase 0 has shown to hold */
+    segment_reach(e, n);
+    for (ti = 0; ti < e->T; ti++) {
         const track *tr = &e->tracks[ti];
-        while (e->level[ti] > 0) {
+        double emax = 1e-30;
+        unsigned m;
+        for (m = 0; m < tr->ncomp; m++) emax = e->ext[tr->comp + m] > emax ? e->ext[tr->comp + m] : emax;
+        e->offset[ti] = log2(emax * (tr->type == 1 ? 1.0 : (tr->type == 0 ? 2.0 : 1.0) * e->reach[tr->joint]));
+    }
+    lo = -128;
+    hi = 128;
+    set_error_levels(e, rates, hi);
+    if (full_eval(e, g, np, rates)) {
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            set_error_levels(e, rates, mid);
+            if (full_eval(e, g, np, rates)) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        set_error_levels(e, rates, hi);
+    } else {
+        /* (offsets below -128: tracks of almost no extent) ACL's lock step: every non-root
+         * track at one level, the roots at 24 bits */
+        lo = -1;
+        hi = NLEVELS - 1;
+        while (hi - lo > 1) {
+            const int mid = lo < 0 ? 0 : (lo + hi) / 2;
+            set_levels(e, rates, mid);
+            if (full_eval(e, g, np, rates)) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        set_levels(e, rates, hi);
+    }
+    if (!full_eval(e, g, np, rates)) return -1;   /* cannot happen: it held */
+    /* phase 2: each track one level lower in turn, leaves first, rounds until none can go */
+    memset(e->done, 0, e->T);
+    for (progress = 1; progress;) {
+        progress = 0;
+        for (ti = e->T; ti-- > 0;) {
+            const track *tr = &e->tracks[ti];
             uint8_t r[3];
+            if (e->done[ti] || e->level[ti] == 0) continue;
             level_rates(e, tr, e->level[ti] - 1u, r);
-            if (!try_track(e, g, np, tr, r, NULL)) break;
+            if (!try_track(e, g, np, tr, r, NULL)) {
+                e->done[ti] = 1;
+                continue;
+            }
             e->level[ti]--;
             memcpy(rates + tr->comp, r, tr->ncomp);
+            progress = 1;
         }
     }
-    /* phase 3: each component alone */
-    for (ti = e->T; ti-- > 0;) {
-        const track *tr = &e->tracks[ti];
-        unsigned m;
-        for (m = 0; m < tr->ncomp; m++) {
-            while (rates[tr->comp + m] > 0) {
+    /* phase 3: each component one bit lower in turn (1 bit failing: 0 tried), the same way */
+    memset(e->done, 0, e->C);
+    for (progress = 1; progress;) {
+        progress = 0;
+        for (ti = e->T; ti-- > 0;) {
+            const track *tr = &e->tracks[ti];
+            unsigned m;
+            for (m = 0; m < tr->ncomp; m++) {
                 uint8_t r[3];
+                c = tr->comp + m;
+                if (e->done[c] || rates[c] == 0) continue;
                 memcpy(r, rates + tr->comp, tr->ncomp);
                 r[m] = (uint8_t)(r[m] - 1u);
                 if (!try_track(e, g, np, tr, r, NULL)) {
-                    if (r[m] != 1) break;
                     r[m] = 0;
-                    if (!try_track(e, g, np, tr, r, NULL)) break;
+                    if (rates[c] != 2 || !try_track(e, g, np, tr, r, NULL)) {
+                        e->done[c] = 1;
+                        continue;
+                    }
                 }
                 memcpy(rates + tr->comp, r, tr->ncomp);
+                progress = 1;
             }
         }
     }
@@ -1001,6 +1084,9 @@ static void free_encoder(encoder *e)
     free(e->rg);
     free(e->dirty);
     free(e->level);
+    free(e->done);
+    free(e->reach);
+    free(e->offset);
 }
 
 int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
@@ -1058,9 +1144,12 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.rg = (double *)malloc(sizeof(double) * J * n * 12);
         e.dirty = (uint8_t *)calloc(J, 1);
         e.level = (uint8_t *)malloc(T + 1);
+        e.done = (uint8_t *)malloc(C + T + 1);
+        e.reach = (double *)malloc(sizeof(double) * J);
+        e.offset = (double *)malloc(sizeof(double) * (T + 1));
         if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.vals ||
             !e.rcode || !e.ext || !e.decl || !e.dlp || !e.blocks || !e.lxp || !e.gcp ||
-            !e.gtp || !e.rg || !e.dirty || !e.level)
+            !e.gtp || !e.rg || !e.dirty || !e.level || !e.done || !e.reach || !e.offset)
             goto oom;
         for (j = 0; j < J; j++) {
             e.dlp[j] = e.decl + j * n * 8;
