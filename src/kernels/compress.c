@@ -69,12 +69,17 @@ static SKS_ALWAYS_INLINE void gather(const uint16_t *SKS_RESTRICT slot_of, uint3
     uint64_t pos = *pos_io;
     uint32_t c;
     for (c = c0; c < c1; c++) {
-        const uint32_t h = sks_cc_u32(heads + 3 * (size_t)c) & 0xffffffu;
+        /* the header's 4th byte belongs to the next component: the vector pass masks it */
+        const uint32_t h = sks_cc_u32(heads + 3 * (size_t)c);
         const unsigned r = h & 31u;
+        const uint32_t mask = sks_cc_masks[r];
         const size_t at = slot_of[c];
         head[at] = (int32_t)h;
-        q[at] = (int32_t)sks_cc_bits(keys, pos, r);
-        if (two) q2[at] = (int32_t)sks_cc_bits(keys, pos + step, r);
+        q[at] = (int32_t)((sks_cc_u32(keys + (pos >> 3)) >> (unsigned)(pos & 7u)) & mask);
+        if (two) {
+            const uint64_t p2 = pos + step;
+            q2[at] = (int32_t)((sks_cc_u32(keys + (p2 >> 3)) >> (unsigned)(p2 & 7u)) & mask);
+        }
         pos += r;
     }
     *pos_io = pos;
@@ -110,7 +115,7 @@ static SKS_ALWAYS_INLINE vf inv_levels(vi r)
  * range code in bits 8-23), clip range (m, e); a key's values are lo + sc * q. */
 static SKS_ALWAYS_INLINE void component_range(vi h, vf m, vf e, vf *lo, vf *sc)
 {
-    const vi r = vi_and(h, vi_set1(31)), code = vi_shr(h, 8);
+    const vi r = vi_and(h, vi_set1(31)), code = vi_and(vi_shr(h, 8), vi_set1(0xffff));
     const vm rate0 = vi_eq(r, vi_set1(0));
     const vf inv = inv_levels(r);
     const vf fmin = vf_select(rate0, vf_mul(vf_from_vi(code), vf_set1(SKS_CC_INV65535)),
@@ -135,32 +140,49 @@ static SKS_ALWAYS_INLINE vf rotation_range(const float *const comp[4], size_t at
     return vf_select(shifted, vf_load(comp[slot + 1] + at), vf_load(comp[slot] + at));
 }
 
-/* The values of slot s, tracks i.. (SKS_W of them), of one or two keys; with `shared` both keys
- * use the first key's headers (one segment), so lo and sc are computed once. */
-static SKS_ALWAYS_INLINE void slot_values(const sks_cc_view *v, const sks_cc_chunk *ch,
-                                          chunk_state *st, size_t s, size_t i, int keys,
-                                          int shared)
+/* The values of the chunk's components (every slot, every track, one or two keys); with
+ * `shared` both keys use the first key's headers (one segment), so lo and sc are computed
+ * once per component. */
+static SKS_ALWAYS_INLINE void values(const sks_cc_view *v, const sks_cc_chunk *ch,
+                                     chunk_state *st, int keys, int shared)
 {
-    const size_t kind = s < 3 ? 0 : s < 6 ? 1 : 2, at = ch->first[kind] + i, x = s * CHUNK + i;
+    size_t i, s;
     int k;
-    vf lo = vf_zero(), sc = vf_zero();
-    for (k = 0; k < keys; k++) {
-        if (k == 0 || !shared) {
-            vf m, e;
-            if (kind == 0) {
-                const vi d = dropped(&st->head[k][i]);
-                m = rotation_range(v->rot_min, at, s, d);
-                e = rotation_range(v->rot_ext, at, s, d);
-            } else if (kind == 1) {
-                m = vf_load(v->trans_min[s - 3] + at);
-                e = vf_load(v->trans_ext[s - 3] + at);
-            } else {
-                m = vf_load(v->scale_min + at);
-                e = vf_load(v->scale_ext + at);
+    for (i = 0; i < ch->count[0]; i += SKS_W) {
+        const size_t at = ch->first[0] + i;
+        for (k = 0; k < keys; k++) {
+            const vi d = dropped(&st->head[k][i]);
+            for (s = 0; s < 3; s++) {
+                const size_t x = s * CHUNK + i;
+                vf lo, sc;
+                component_range(vi_load(&st->head[k][x]), rotation_range(v->rot_min, at, s, d),
+                                rotation_range(v->rot_ext, at, s, d), &lo, &sc);
+                vf_store(&st->v[k][x], vf_add(lo, vf_mul(sc, vf_from_vi(vi_load(&st->q[k][x])))));
+                if (shared) {   /* the second key of the same segment */
+                    vf_store(&st->v[1][x], vf_add(lo, vf_mul(sc, vf_from_vi(vi_load(&st->q[1][x])))));
+                }
             }
-            component_range(vi_load(&st->head[k][x]), m, e, &lo, &sc);
+            if (shared) break;
         }
-        vf_store(&st->v[k][x], vf_add(lo, vf_mul(sc, vf_from_vi(vi_load(&st->q[k][x])))));
+    }
+    for (i = 0; i < ch->count[1] + ch->count[2]; i += SKS_W) {
+        /* translations (slots 3-5) and scales (slot 6) */
+        for (s = 3; s < SLOTS; s++) {
+            const size_t kind = s < 6 ? 1 : 2, x = s * CHUNK + i;
+            const float *m0 = kind == 1 ? v->trans_min[s - 3] : v->scale_min;
+            const float *e0 = kind == 1 ? v->trans_ext[s - 3] : v->scale_ext;
+            const size_t at = ch->first[kind] + i;
+            if (i >= ch->count[kind]) continue;
+            for (k = 0; k < keys; k++) {
+                vf lo, sc;
+                component_range(vi_load(&st->head[k][x]), vf_load(m0 + at), vf_load(e0 + at), &lo, &sc);
+                vf_store(&st->v[k][x], vf_add(lo, vf_mul(sc, vf_from_vi(vi_load(&st->q[k][x])))));
+                if (shared) {
+                    vf_store(&st->v[1][x], vf_add(lo, vf_mul(sc, vf_from_vi(vi_load(&st->q[1][x])))));
+                    break;
+                }
+            }
+        }
     }
 }
 
@@ -277,7 +299,7 @@ static SKS_ALWAYS_INLINE void pose(const sks_cc_view *v, chunk_state *st, const 
     const int keys = b != NULL ? 2 : 1, shared = b != NULL && b->heads == a->heads;
     const size_t nchunks = (v->joints + CHUNK - 1) / CHUNK;
     uint64_t pa = a->pos, pb = b != NULL ? b->pos : 0;
-    size_t ci, s;
+    size_t ci;
     memcpy(out, v->pose_template, sizeof(float) * 8 * (size_t)v->joints);
     for (ci = 0; ci < nchunks; ci++) {
         const sks_cc_chunk *ch = &v->chunks[ci];
@@ -289,11 +311,7 @@ static SKS_ALWAYS_INLINE void pose(const sks_cc_view *v, chunk_state *st, const 
             if (b != NULL)
                 gather(v->slot_of, ch->comp0, ch->comp1, b, &pb, st->head[1], st->q[1], NULL, 0);
         }
-        for (s = 0; s < SLOTS; s++) {
-            const size_t n = ch->count[s < 3 ? 0 : s < 6 ? 1 : 2];
-            size_t i;
-            for (i = 0; i < n; i += SKS_W) slot_values(v, ch, st, s, i, keys, shared);
-        }
+        values(v, ch, st, keys, shared);
         rotations(ch, st, keys, shared, alpha, out);
         linear(ch, st, 1, keys, alpha, out);
         linear(ch, st, 2, keys, alpha, out);

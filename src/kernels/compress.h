@@ -114,6 +114,9 @@ static inline uint32_t sks_cc_bits(const uint8_t *keys, uint64_t pos, unsigned r
 /* 1 / (2^r - 1) rounded to float32, r = 0 ..= 24 (0 for r = 0). */
 extern const float sks_cc_inv_levels[SKS_CC_MAX_BITS + 1];
 
+/* 2^r - 1, r = 0 ..= 31 (a rate byte's low 5 bits; only 0 ..= 24 occur in valid data). */
+extern const uint32_t sks_cc_masks[32];
+
 /* lo and sc of a component (see the format): value = lo + sc * q. */
 static inline void sks_cc_component(float m, float e, unsigned r, uint32_t code, float *lo,
                                     float *sc)

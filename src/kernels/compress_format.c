@@ -23,6 +23,13 @@ const float sks_cc_inv_levels[SKS_CC_MAX_BITS + 1] = {
     INV_LEVELS(15),  INV_LEVELS(16), INV_LEVELS(17), INV_LEVELS(18), INV_LEVELS(19),
     INV_LEVELS(20),  INV_LEVELS(21), INV_LEVELS(22), INV_LEVELS(23), INV_LEVELS(24)};
 
+#define MASK(r) ((1u << (r)) - 1u)
+const uint32_t sks_cc_masks[32] = {
+    0,         MASK(1),  MASK(2),  MASK(3),  MASK(4),  MASK(5),  MASK(6),  MASK(7),
+    MASK(8),   MASK(9),  MASK(10), MASK(11), MASK(12), MASK(13), MASK(14), MASK(15),
+    MASK(16),  MASK(17), MASK(18), MASK(19), MASK(20), MASK(21), MASK(22), MASK(23),
+    MASK(24),  MASK(25), MASK(26), MASK(27), MASK(28), MASK(29), MASK(30), MASK(31)};
+
 /* ------------------------------------------------------------------------------------------
  * Validation
  * ------------------------------------------------------------------------------------------ */
