@@ -1,6 +1,7 @@
 """Animation-clip compression: the strict error bound, the decoders against the NumPy reference
 decoder (bit for bit) on every variant, sampling, serialisation and threads."""
 import pickle
+import re
 import threading
 
 import numpy as np
@@ -47,14 +48,28 @@ def clips(draw, max_joints=100, max_frames=500, max_size=12000):
     return local.astype(np.float32), parents, rate, precision, shell
 
 
+def compress_or_refuse(local, parents, **kw):
+    """compress(), or None when it refuses the precision: deep chains with scales can put a
+    precision below float32's resolution (global translations in the thousands), which is refused
+    only when the highest rates miss it."""
+    try:
+        return skelsimd.compress(local, parents, **kw)
+    except ValueError as exc:
+        best = float(re.search(r"reach an error of ([0-9.e+-]+)\)", str(exc)).group(1))
+        assert best > kw["precision"], str(exc)
+        return None
+
+
 @examples(40)
 @given(clip=clips(), segment=st.sampled_from([16, 16, 1, 5, 31]))
 def test_bound_holds_and_reference_decoder_agrees(clip, segment):
     """clip_error <= precision on every clip, frame and joint (C and NumPy references); the
     measured error is the one the encoder reports; the NumPy decoder gives the same bits."""
     local, parents, rate, precision, shell = clip
-    c = skelsimd.compress(local, parents, sample_rate=rate, precision=precision,
-                          shell_distance=shell, segment_length=segment)
+    c = compress_or_refuse(local, parents, sample_rate=rate, precision=precision,
+                           shell_distance=shell, segment_length=segment)
+    if c is None:
+        return
     decoded = c.decompress()
     err = skelsimd.clip_error(local, decoded, parents, shell_distance=shell)
     assert err <= precision
@@ -75,7 +90,10 @@ def test_every_variant_same_bytes_and_poses(clip, seed):
     and equal to the NumPy reference decoder."""
     local, parents, rate, precision, shell = clip
     rng = np.random.default_rng(seed)
-    c0 = skelsimd.compress(local, parents, sample_rate=rate, precision=precision, shell_distance=shell)
+    c0 = compress_or_refuse(local, parents, sample_rate=rate, precision=precision,
+                            shell_distance=shell)
+    if c0 is None:
+        return
     times = np.concatenate([rng.uniform(-0.2, c0.duration + 0.2, 50),
                             np.arange(c0.num_frames) / rate, [0.0, c0.duration, np.inf, -np.inf]])
     ref = R.sample(c0._data, times)
@@ -142,8 +160,8 @@ def test_sampling_is_continuous(clip, u):
     1e-5 frames away from a frame time differs from that frame's by a tiny fraction of what a
     whole frame step changes (quaternion signs may differ; rotations do not)."""
     local, parents, rate, precision, shell = clip
-    c = skelsimd.compress(local, parents, sample_rate=rate, precision=precision)
-    if c.num_frames < 3:
+    c = compress_or_refuse(local, parents, sample_rate=rate, precision=precision)
+    if c is None or c.num_frames < 3:
         return
     f = 1 + int(u * (c.num_frames - 3))
     at = c.sample(f / rate)

@@ -559,17 +559,6 @@ static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uin
  * The search of one segment
  * ------------------------------------------------------------------------------------------ */
 
-static void set_levels(encoder *e, uint8_t *rates, int lockstep_level)
-{
-    uint32_t t;
-    for (t = 0; t < e->T; t++) {
-        const track *tr = &e->tracks[t];
-        const unsigned level = tr->root || lockstep_level < 0 ? NLEVELS - 1 : (unsigned)lockstep_level;
-        e->level[t] = (uint8_t)level;
-        level_rates(e, tr, level, rates + tr->comp);
-    }
-}
-
 /* Raw globals of segment g over the padded frames (copies of the last). */
 static void raw_globals(encoder *e, uint32_t g, size_t n, size_t np)
 {
@@ -657,11 +646,12 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         }
     }
     segment_ranges(e, g, n);
-    /* phase 0: the highest rates */
-    set_levels(e, rates, -1);
+    /* phase 0: the highest rates, 24 bits on every component */
+    for (ti = 0; ti < e->T; ti++) e->level[ti] = NLEVELS - 1;
+    memset(rates, SKS_CC_MAX_BITS, e->C);
     if (!full_eval(e, g, np, rates)) return -1;
-    /* phase 1: every track at one error level (bisection over k); the highest k gives every
-     * track 24 bits, which phase 0 has shown to hold */
+    /* phase 1: every track at one error level (bisection over k); at the highest k every track
+     * is at its highest level (the largest component at 24 bits, the others no coarser) */
     segment_reach(e, n);
     for (ti = 0; ti < e->T; ti++) {
         const track *tr = &e->tracks[ti];
@@ -685,20 +675,10 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         }
         set_error_levels(e, rates, hi);
     } else {
-        /* (offsets below -128: tracks of almost no extent) ACL's lock step: every non-root
-         * track at one level, the roots at 24 bits */
-        lo = -1;
-        hi = NLEVELS - 1;
-        while (hi - lo > 1) {
-            const int mid = lo < 0 ? 0 : (lo + hi) / 2;
-            set_levels(e, rates, mid);
-            if (full_eval(e, g, np, rates)) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        set_levels(e, rates, hi);
+        /* even the highest levels fail (a precision near float32's resolution for this clip,
+         * or offsets below -128): every component back at 24 bits, phases 2 and 3 from there */
+        for (ti = 0; ti < e->T; ti++) e->level[ti] = NLEVELS - 1;
+        memset(rates, SKS_CC_MAX_BITS, e->C);
     }
     if (!full_eval(e, g, np, rates)) return -1;   /* cannot happen: it held */
     /* phase 2: each track one level lower in turn, leaves first, rounds until none can go */
