@@ -8,6 +8,7 @@
 #include "joints.h"
 #include "quat.h"
 #include "blend.h"
+#include "compress.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -35,3 +36,4 @@
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
 SKS_VARIANTS(blend);
+SKS_VARIANTS(compress);

@@ -7,3 +7,4 @@
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
 SKS_FAMILY(blend)
+SKS_FAMILY(compress)
