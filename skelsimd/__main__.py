@@ -3,6 +3,8 @@
     python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
     python -m skelsimd demo --out DIR
     python -m skelsimd info
+    python -m skelsimd compress IN.bvh OUT [--precision P] [--shell-distance D]
+    python -m skelsimd decompress IN OUT.bvh
 """
 import argparse
 import os
@@ -85,7 +87,7 @@ def _plot_scaling(records, path):
 
 
 def cmd_bench(args):
-    from ._bench import FAMILIES, headline_workloads
+    from ._bench import FAMILIES, REPORTS, headline_workloads
     from ._bench.core import format_table, machine_info, run_workloads, write_json
 
     variants = args.variants or None
@@ -111,10 +113,17 @@ def cmd_bench(args):
     finally:
         close()
     print(format_table(records))
+    reports = {}
     if args.out:
         os.makedirs(args.out, exist_ok=True)
+    for name in args.family or FAMILIES:
+        if name in REPORTS:
+            text, data = REPORTS[name](args.out, bool(args.quick))
+            print(text)
+            reports[name] = data
+    if args.out:
         path = os.path.join(args.out, "bench.json")
-        write_json(path, records, command="bench", quick=bool(args.quick))
+        write_json(path, records, command="bench", quick=bool(args.quick), reports=reports)
         print(f"wrote {path}")
         png = os.path.join(args.out, "bench_speedup.png")
         if _plot(records, png):
@@ -147,6 +156,45 @@ def cmd_info(args):
     return 0
 
 
+def cmd_compress(args):
+    from .bvh import load_bvh
+    from .compress import compress
+
+    try:
+        clip = load_bvh(args.input, end_sites=True)
+        c = compress(clip, precision=args.precision, shell_distance=args.shell_distance,
+                     segment_length=args.segment_length)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    data = c.to_bytes()
+    try:
+        with open(args.output, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {c.num_frames} frames x {c.num_joints} joints at {c.sample_rate:.6g} Hz "
+          f"-> {args.output}: {len(data)} bytes ({c.nbytes} of animation data, ratio "
+          f"{c.ratio:.1f}), max error {c.stats['max_error']:.6g} <= precision {c.precision:g}")
+    return 0
+
+
+def cmd_decompress(args):
+    from .bvh import save_bvh
+    from .compress import CompressedClip
+
+    try:
+        with open(args.input, "rb") as f:
+            c = CompressedClip.from_bytes(f.read())
+        save_bvh(c.to_clip(), args.output, order=args.order)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {c.num_frames} frames x {c.num_joints} joints -> {args.output}")
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="python -m skelsimd",
@@ -175,6 +223,26 @@ def build_parser():
     d.set_defaults(func=cmd_demo)
     i = sub.add_parser("info", help="print the version and the SIMD variants")
     i.set_defaults(func=cmd_info)
+    c = sub.add_parser("compress", help="compress a BVH clip (skelsimd.compress)",
+                       description="Compress a BVH motion clip; every decompressed frame is within "
+                                   "--precision of the file in object space (virtual vertices at "
+                                   "--shell-distance, file units). Writes CompressedClip.to_bytes().")
+    c.add_argument("input", metavar="IN.bvh", help="BVH file (.gz too)")
+    c.add_argument("output", metavar="OUT", help="compressed clip file to write")
+    c.add_argument("--precision", type=float, default=0.01, help="largest error (default 0.01)")
+    c.add_argument("--shell-distance", type=float, default=3.0,
+                   help="virtual vertex distance (default 3.0)")
+    c.add_argument("--segment-length", type=int, default=16, help="frames per segment (default 16)")
+    c.set_defaults(func=cmd_compress)
+    dc = sub.add_parser("decompress", help="decompress a compressed clip into a BVH file",
+                        description="Read a file written by `compress` and write its decompressed "
+                                    "frames as BVH (the decompressed poses are within the "
+                                    "precision; BVH text adds its own rounding: Euler angles "
+                                    "with 6 decimals).")
+    dc.add_argument("input", metavar="IN", help="compressed clip file")
+    dc.add_argument("output", metavar="OUT.bvh", help="BVH file to write")
+    dc.add_argument("--order", default="ZYX", help="rotation channel order (default ZYX)")
+    dc.set_defaults(func=cmd_decompress)
     return parser
 
 

@@ -7,6 +7,8 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "blend.h"
+#include "compress.h"
 #include "mat4.h"
 #include "skinning.h"
 
@@ -35,5 +37,7 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(blend);
+SKS_VARIANTS(compress);
 SKS_VARIANTS(mat4);
 SKS_VARIANTS(skinning);

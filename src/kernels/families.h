@@ -6,5 +6,7 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(blend)
+SKS_FAMILY(compress)
 SKS_FAMILY(mat4)
 SKS_FAMILY(skinning)
