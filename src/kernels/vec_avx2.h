@@ -261,4 +261,47 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for qts ---- */
+#define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
+    _mm256_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
+#define vf_blend_in_rows(a, b, mask) _mm256_blend_ps((a), (b), ((mask) | ((mask) << 4)))
+SKS_V vd4 vd4_sub(vd4 a, vd4 b)
+{
+    vd4 r;
+    r.v = _mm256_sub_pd(a.v, b.v);
+    return r;
+}
+SKS_V vd4 vd4_div(vd4 a, vd4 b)
+{
+    vd4 r;
+    r.v = _mm256_div_pd(a.v, b.v);
+    return r;
+}
+SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
+{
+    vd4 r;
+    r.v = _mm256_blendv_pd(y.v, x.v, _mm256_cmp_pd(a.v, b.v, _CMP_GT_OQ));
+    return r;
+}
+SKS_V void vd4_load_floats_transposed(vd4 r[4], const float *p, ptrdiff_t stride)
+{
+    __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + stride);
+    __m128 c = _mm_loadu_ps(p + 2 * stride), d = _mm_loadu_ps(p + 3 * stride);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    r[0].v = _mm256_cvtps_pd(a);
+    r[1].v = _mm256_cvtps_pd(b);
+    r[2].v = _mm256_cvtps_pd(c);
+    r[3].v = _mm256_cvtps_pd(d);
+}
+SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4])
+{
+    __m128 a = _mm256_cvtpd_ps(r[0].v), b = _mm256_cvtpd_ps(r[1].v);
+    __m128 c = _mm256_cvtpd_ps(r[2].v), d = _mm256_cvtpd_ps(r[3].v);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    _mm_storeu_ps(p, a);
+    _mm_storeu_ps(p + stride, b);
+    _mm_storeu_ps(p + 2 * stride, c);
+    _mm_storeu_ps(p + 3 * stride, d);
+}
+
 #endif /* SKS_VEC_IMPL_H */

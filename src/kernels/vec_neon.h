@@ -238,4 +238,58 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for qts ---- */
+#define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
+    __builtin_shufflevector((a), (b), i0, i1, (i2) + 4, (i3) + 4)
+#define vf_blend_in_rows(a, b, mask)                                                          \
+    __builtin_shufflevector((a), (b), ((mask) & 1) ? 4 : 0, ((mask) & 2) ? 5 : 1,              \
+                            ((mask) & 4) ? 6 : 2, ((mask) & 8) ? 7 : 3)
+SKS_V vd4 vd4_sub(vd4 a, vd4 b)
+{
+    vd4 r;
+    r.lo = vsubq_f64(a.lo, b.lo);
+    r.hi = vsubq_f64(a.hi, b.hi);
+    return r;
+}
+SKS_V vd4 vd4_div(vd4 a, vd4 b)
+{
+    vd4 r;
+    r.lo = vdivq_f64(a.lo, b.lo);
+    r.hi = vdivq_f64(a.hi, b.hi);
+    return r;
+}
+SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
+{
+    vd4 r;
+    r.lo = vbslq_f64(vcgtq_f64(a.lo, b.lo), x.lo, y.lo);
+    r.hi = vbslq_f64(vcgtq_f64(a.hi, b.hi), x.hi, y.hi);
+    return r;
+}
+SKS_V void vd4_load_floats_transposed(vd4 r[4], const float *p, ptrdiff_t stride)
+{
+    vf a = vld1q_f32(p), b = vld1q_f32(p + stride), c = vld1q_f32(p + 2 * stride);
+    vf d = vld1q_f32(p + 3 * stride);
+    vf_transpose4_in_rows(&a, &b, &c, &d);
+    r[0].lo = vcvt_f64_f32(vget_low_f32(a));
+    r[0].hi = vcvt_high_f64_f32(a);
+    r[1].lo = vcvt_f64_f32(vget_low_f32(b));
+    r[1].hi = vcvt_high_f64_f32(b);
+    r[2].lo = vcvt_f64_f32(vget_low_f32(c));
+    r[2].hi = vcvt_high_f64_f32(c);
+    r[3].lo = vcvt_f64_f32(vget_low_f32(d));
+    r[3].hi = vcvt_high_f64_f32(d);
+}
+SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4])
+{
+    vf a = vcombine_f32(vcvt_f32_f64(r[0].lo), vcvt_f32_f64(r[0].hi));
+    vf b = vcombine_f32(vcvt_f32_f64(r[1].lo), vcvt_f32_f64(r[1].hi));
+    vf c = vcombine_f32(vcvt_f32_f64(r[2].lo), vcvt_f32_f64(r[2].hi));
+    vf d = vcombine_f32(vcvt_f32_f64(r[3].lo), vcvt_f32_f64(r[3].hi));
+    vf_transpose4_in_rows(&a, &b, &c, &d);
+    vst1q_f32(p, a);
+    vst1q_f32(p + stride, b);
+    vst1q_f32(p + 2 * stride, c);
+    vst1q_f32(p + 3 * stride, d);
+}
+
 #endif /* SKS_VEC_IMPL_H */
