@@ -52,8 +52,8 @@
 typedef char qts_scratch_fits_side_by_side[SKS_W <= SKS_QTS_MAX_SIDE_BY_SIDE ? 1 : -1];
 
 /* ------------------------------------------------------------------------------------------
- * SKS_W skeletons side by side (SoA, item order). Record of a joint in scratch: REC fields of
- * SKS_W floats: q (4), t (3), s (1), M = s R(q) (9).
+ * SKS_W skeletons side by side (SoA, item order). Record of a joint in scratch: SKS_QTS_REC (17)
+ * fields of SKS_W floats: q (4), t (3), s (1), M = s R(q) (9).
  * ------------------------------------------------------------------------------------------ */
 
 typedef struct qts_soa {

@@ -265,18 +265,16 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm256_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
 #define vf_blend_in_rows(a, b, mask) _mm256_blend_ps((a), (b), ((mask) | ((mask) << 4)))
-SKS_V vd4 vd4_sub(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.v = _mm256_sub_pd(a.v, b.v);
-    return r;
-}
-SKS_V vd4 vd4_div(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.v = _mm256_div_pd(a.v, b.v);
-    return r;
-}
+#define SKS_VD4_WHOLE(name, op)                                                               \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.v = op(a.v, b.v);                                                                   \
+        return r;                                                                             \
+    }
+SKS_VD4_WHOLE(vd4_sub, _mm256_sub_pd)
+SKS_VD4_WHOLE(vd4_div, _mm256_div_pd)
+#undef SKS_VD4_WHOLE
 SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
 {
     vd4 r;

@@ -244,20 +244,17 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 #define vf_blend_in_rows(a, b, mask)                                                          \
     __builtin_shufflevector((a), (b), ((mask) & 1) ? 4 : 0, ((mask) & 2) ? 5 : 1,              \
                             ((mask) & 4) ? 6 : 2, ((mask) & 8) ? 7 : 3)
-SKS_V vd4 vd4_sub(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.lo = vsubq_f64(a.lo, b.lo);
-    r.hi = vsubq_f64(a.hi, b.hi);
-    return r;
-}
-SKS_V vd4 vd4_div(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.lo = vdivq_f64(a.lo, b.lo);
-    r.hi = vdivq_f64(a.hi, b.hi);
-    return r;
-}
+#define SKS_VD4_HALVES(name, op)                                                              \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.lo = op(a.lo, b.lo);                                                                \
+        r.hi = op(a.hi, b.hi);                                                                \
+        return r;                                                                             \
+    }
+SKS_VD4_HALVES(vd4_sub, vsubq_f64)
+SKS_VD4_HALVES(vd4_div, vdivq_f64)
+#undef SKS_VD4_HALVES
 SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
 {
     vd4 r;

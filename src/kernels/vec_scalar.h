@@ -553,20 +553,27 @@ SKS_V vf sks_blend(vf a, vf b, int mask)
 #endif
 
 #if SKS_GENERIC_VECTORS
-SKS_V vd4 vd4_sub(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.lo = a.lo - b.lo;
-    r.hi = a.hi - b.hi;
-    return r;
-}
-SKS_V vd4 vd4_div(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.lo = a.lo / b.lo;
-    r.hi = a.hi / b.hi;
-    return r;
-}
+#define SKS_VD4_LANEWISE(name, op)                                                            \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.lo = a.lo op b.lo;                                                                  \
+        r.hi = a.hi op b.hi;                                                                  \
+        return r;                                                                             \
+    }
+#else
+#define SKS_VD4_LANEWISE(name, op)                                                            \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        int i;                                                                                \
+        SKS_LANES(i) a.v[i] = a.v[i] op b.v[i];                                               \
+        return a;                                                                             \
+    }
+#endif
+SKS_VD4_LANEWISE(vd4_sub, -)
+SKS_VD4_LANEWISE(vd4_div, /)
+#undef SKS_VD4_LANEWISE
+#if SKS_GENERIC_VECTORS
 typedef int64_t sks_vl2 __attribute__((vector_size(16)));
 SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
 {
@@ -577,18 +584,6 @@ SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
     return r;
 }
 #else
-SKS_V vd4 vd4_sub(vd4 a, vd4 b)
-{
-    int i;
-    SKS_LANES(i) a.v[i] = a.v[i] - b.v[i];
-    return a;
-}
-SKS_V vd4 vd4_div(vd4 a, vd4 b)
-{
-    int i;
-    SKS_LANES(i) a.v[i] = a.v[i] / b.v[i];
-    return a;
-}
 SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
 {
     int i;

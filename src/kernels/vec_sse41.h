@@ -232,20 +232,17 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
 #define vf_blend_in_rows(a, b, mask) _mm_blend_ps((a), (b), (mask))
-SKS_V vd4 vd4_sub(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.lo = _mm_sub_pd(a.lo, b.lo);
-    r.hi = _mm_sub_pd(a.hi, b.hi);
-    return r;
-}
-SKS_V vd4 vd4_div(vd4 a, vd4 b)
-{
-    vd4 r;
-    r.lo = _mm_div_pd(a.lo, b.lo);
-    r.hi = _mm_div_pd(a.hi, b.hi);
-    return r;
-}
+#define SKS_VD4_HALVES(name, op)                                                              \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.lo = op(a.lo, b.lo);                                                                \
+        r.hi = op(a.hi, b.hi);                                                                \
+        return r;                                                                             \
+    }
+SKS_VD4_HALVES(vd4_sub, _mm_sub_pd)
+SKS_VD4_HALVES(vd4_div, _mm_div_pd)
+#undef SKS_VD4_HALVES
 SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
 {
     vd4 r;

@@ -4,11 +4,13 @@
  * (chains, branches, several roots; a chain, a star, all roots), batches 0..17 (every remainder
  * of the side-by-side walk and of the float64 walk's groups of four, the within-joint walk for a
  * lone skeleton) and larger, full passes, ranges (parents before start read from out) and in
- * place, with zero, tiny and huge quaternions and scales and NaN/inf mixed in.
+ * place, with zero, tiny and huge quaternions and scales and NaN/inf mixed in. Also, on each
+ * target, the matrix walk against the quat family's qts_to_matrix of the QTS walk.
  */
 #include "check.h"
 #include "cpu.h"
 #include "qts.h"
+#include "quat.h"
 
 /* Random QTS joints: unit quaternions, t in [-2, 2], s in [0.5, 2]; with `specials`, a share of
  * joints gets a zero, tiny or huge quaternion, a zero, tiny or huge scale, a huge translation
@@ -150,6 +152,13 @@ int check_qts(enum sks_isa isa, uint64_t seed)
                             failures += check_same(what, name, got, want, 8 * total);
                         }
                     }
+                    /* the matrix walk is qts_to_matrix of the QTS walk, bit for bit (same target) */
+                    k->local_to_global(want, local, parents, nb, n, 0, n, scratch);
+                    sks_quat_variants[isa]->qts_to_matrix(pre, want, total);
+                    k->local_to_global_matrix(got, local, parents, nb, n, 0, n, scratch);
+                    snprintf(what, sizeof what, "matrix walk == qts_to_matrix(walk) joints=%zu kind=%d batch=%zu%s",
+                             n, kind, nb, specials ? " specials" : "");
+                    failures += check_same(what, name, got, pre, 12 * total);
                     free(local); free(pre); free(got); free(want); free(scratch); free(scratch64);
                 }
             }
