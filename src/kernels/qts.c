@@ -128,6 +128,24 @@ static SKS_ALWAYS_INLINE void qts_soa_parent_from_out(qts_soa *par, const float 
     }
 }
 
+/* Joint matrices [m | t] of the first `count` skeletons (SoA) at out + l stride: rows 0 and 1 of
+ * each transposed and stored together (8 contiguous floats: one 256-bit store per skeleton on
+ * avx2), then row 2. */
+static SKS_ALWAYS_INLINE void qts_matrices_store_n(float *out, ptrdiff_t stride, const vf m[9],
+                                                   const vf t[3], size_t count)
+{
+    vf r0[4] = {m[0], m[1], m[2], t[0]}, r1[4] = {m[3], m[4], m[5], t[1]};
+    vf r2[4] = {m[6], m[7], m[8], t[2]};
+    int k;
+    vf_transpose4_in_rows(&r0[0], &r0[1], &r0[2], &r0[3]);
+    vf_transpose4_in_rows(&r1[0], &r1[1], &r1[2], &r1[3]);
+    for (k = 0; k < 4; k++)
+        vf_store_rows2_count(out + k * SKS_ROWS * stride, stride, r0[k], r1[k], quat_soa_rows_in(count, k));
+    vf_transpose4_in_rows(&r2[0], &r2[1], &r2[2], &r2[3]);
+    for (k = 0; k < 4; k++)
+        vf_store_rows_count(out + k * SKS_ROWS * stride + 8, stride, r2[k], quat_soa_rows_in(count, k));
+}
+
 /* The walk of `count` <= SKS_W skeletons (out and local `out_stride` and `in_stride` floats
  * apart); count is a constant in each instance. */
 static SKS_ALWAYS_INLINE void walk_side_by_side(float *out, const float *local, const int32_t *parents,
@@ -157,7 +175,7 @@ static SKS_ALWAYS_INLINE void walk_side_by_side(float *out, const float *local, 
         quat_soa_scaled_rotation(g.m, g.q, g.s);
         qts_soa_rec_store(scratch + j * rec, &g);
         if (matrix) {
-            joint_matrices_store_n(out + 12 * j, out_stride, g.m, g.t, count);
+            qts_matrices_store_n(out + 12 * j, out_stride, g.m, g.t, count);
         } else {
             qts_soa_store(out + 8 * j, out_stride, &g, count);
         }

@@ -98,6 +98,9 @@
  *                                                2, 3 = b's lanes i2, i3 (SHUFPS; constants)
  *   vf_blend_in_rows(a, b, mask)                per row: lane k = bit k of mask ? b : a (mask a
  *                                                constant 0..15)
+ *   vf_store_rows2_count(p, stride, a, b, count) the first count <= SKS_ROWS row slots: slot r's
+ *                                                row of a at p + r * stride and its row of b at
+ *                                                p + r * stride + 4 (8 contiguous floats)
  * Doubles (four lanes: a matrix row, or four skeletons side by side)
  *   vd4_sub, vd4_div                            IEEE
  *   vd4_select_gt(a, b, x, y)                   a > b ? x : y (ordered: y when a or b is NaN)

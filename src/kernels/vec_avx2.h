@@ -302,4 +302,11 @@ SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4
     _mm_storeu_ps(p + 3 * stride, d);
 }
 
+/* Row slot r: row r of a at p + r stride, row r of b right after it (8 contiguous floats). */
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    if (count) _mm256_storeu_ps(p, _mm256_permute2f128_ps(a, b, 0x20));
+    if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
+}
+
 #endif /* SKS_VEC_IMPL_H */

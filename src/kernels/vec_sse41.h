@@ -277,4 +277,14 @@ SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4
     _mm_storeu_ps(p + 3 * stride, d);
 }
 
+/* Row slot r: row r of a at p + r stride, row r of b right after it (8 contiguous floats). */
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
 #endif /* SKS_VEC_IMPL_H */
