@@ -192,7 +192,9 @@ typedef struct qts_rows {
     vf q, ts, c[3];
 } qts_rows;
 
-#define ROWS_REC (5 * SKS_W)
+/* Floats of a joint's record for `count` row slots: 5 fields of `count` rows of 4 (a lone
+ * skeleton's record is 20 floats on every target: less scratch to bring into the cache). */
+#define ROWS_REC(count) (20 * (count))
 
 /* g = P (+) (lq, lts): q = q_P q_L, t = ((c0 tL0 + c1 tL1) + c2 tL2) + t_P, s = s_P s_L, M. */
 static SKS_ALWAYS_INLINE void qts_rows_compose(qts_rows *g, const qts_rows *P, vf lq, vf lts)
@@ -206,22 +208,24 @@ static SKS_ALWAYS_INLINE void qts_rows_compose(qts_rows *g, const qts_rows *P, v
     quat_rows_scaled_rotation(g->c, g->q, vf_splat_in_rows(g->ts, 3));
 }
 
-static SKS_ALWAYS_INLINE void qts_rows_rec_store(float *rec, const qts_rows *g)
+static SKS_ALWAYS_INLINE void qts_rows_rec_store(float *rec, const qts_rows *g, size_t count)
 {
-    vf_store(rec, g->q);
-    vf_store(rec + SKS_W, g->ts);
-    vf_store(rec + 2 * SKS_W, g->c[0]);
-    vf_store(rec + 3 * SKS_W, g->c[1]);
-    vf_store(rec + 4 * SKS_W, g->c[2]);
+    const ptrdiff_t f = 4 * (ptrdiff_t)count;
+    vf_store_rows_count(rec, 4, g->q, count);
+    vf_store_rows_count(rec + f, 4, g->ts, count);
+    vf_store_rows_count(rec + 2 * f, 4, g->c[0], count);
+    vf_store_rows_count(rec + 3 * f, 4, g->c[1], count);
+    vf_store_rows_count(rec + 4 * f, 4, g->c[2], count);
 }
 
-static SKS_ALWAYS_INLINE void qts_rows_rec_load(qts_rows *g, const float *rec)
+static SKS_ALWAYS_INLINE void qts_rows_rec_load(qts_rows *g, const float *rec, size_t count)
 {
-    g->q = vf_load(rec);
-    g->ts = vf_load(rec + SKS_W);
-    g->c[0] = vf_load(rec + 2 * SKS_W);
-    g->c[1] = vf_load(rec + 3 * SKS_W);
-    g->c[2] = vf_load(rec + 4 * SKS_W);
+    const ptrdiff_t f = 4 * (ptrdiff_t)count;
+    g->q = vf_load_rows_count(rec, 4, count);
+    g->ts = vf_load_rows_count(rec + f, 4, count);
+    g->c[0] = vf_load_rows_count(rec + 2 * f, 4, count);
+    g->c[1] = vf_load_rows_count(rec + 3 * f, 4, count);
+    g->c[2] = vf_load_rows_count(rec + 4 * f, 4, count);
 }
 
 /* A parent before `start`, read from out at a: a QTS joint, or a matrix (its M and t as they
@@ -269,13 +273,13 @@ static SKS_ALWAYS_INLINE void walk_rows(float *out, const float *local, const in
             qts_rows_compose(&g, &prev, lq, lts);
         } else {
             if ((size_t)p >= start) {
-                qts_rows_rec_load(&par, scratch + ROWS_REC * (size_t)p);
+                qts_rows_rec_load(&par, scratch + ROWS_REC(count) * (size_t)p, count);
             } else {
                 qts_rows_parent_from_out(&par, out + of * (size_t)p, out_stride, matrix, count);
             }
             qts_rows_compose(&g, &par, lq, lts);
         }
-        qts_rows_rec_store(scratch + ROWS_REC * j, &g);
+        qts_rows_rec_store(scratch + ROWS_REC(count) * j, &g, count);
         if (matrix) {
             vf r0 = g.c[0], r1 = g.c[1], r2 = g.c[2], r3 = g.ts;
             vf_transpose4_in_rows(&r0, &r1, &r2, &r3);
