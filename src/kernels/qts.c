@@ -51,6 +51,14 @@
 /* The caller's scratch (qts.h) holds SKS_QTS_MAX_SIDE_BY_SIDE records per joint. */
 typedef char qts_scratch_fits_side_by_side[SKS_W <= SKS_QTS_MAX_SIDE_BY_SIDE ? 1 : -1];
 
+/* The scratch from SKS_QTS_SCRATCH_ALIGN bytes on (its size has that much slack): vector
+ * records then never straddle cache lines (a 16-byte-aligned scratch measured 9% slower on the
+ * avx2 walks, old and new code alike). */
+static SKS_ALWAYS_INLINE void *qts_align_scratch(void *p)
+{
+    return (void *)(((uintptr_t)p + (SKS_QTS_SCRATCH_ALIGN - 1)) & ~(uintptr_t)(SKS_QTS_SCRATCH_ALIGN - 1));
+}
+
 /* ------------------------------------------------------------------------------------------
  * SKS_W skeletons side by side (SoA, item order). Record of a joint in scratch: SKS_QTS_REC (17)
  * fields of SKS_W floats: q (4), t (3), s (1), M = s R(q) (9).
@@ -61,15 +69,25 @@ typedef struct qts_soa {
     vf t[3], s, m[9];
 } qts_soa;
 
-/* Joint of the first `count` skeletons at p, p + stride, ... (8 floats each) into SoA. */
+/* Joint of the first `count` skeletons at p, p + stride, ... (8 floats each) into SoA: q and
+ * (t, s) of each skeleton loaded together (one 256-bit load on avx2), in quat_soa_load's item
+ * order. */
 static SKS_ALWAYS_INLINE void qts_soa_load(qts_soa *g, const float *p, ptrdiff_t stride, size_t count)
 {
-    const quat_soa ts = quat_soa_load_n(p + 4, stride, count);
-    g->q = quat_soa_load_n(p, stride, count);
-    g->t[0] = ts.x;
-    g->t[1] = ts.y;
-    g->t[2] = ts.z;
-    g->s = ts.w;
+    vf q[4], ts[4];
+    int k;
+    for (k = 0; k < 4; k++)
+        vf_load_rows2_count(p + k * SKS_ROWS * stride, stride, &q[k], &ts[k], quat_soa_rows_in(count, k));
+    vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
+    vf_transpose4_in_rows(&ts[0], &ts[1], &ts[2], &ts[3]);
+    g->q.x = q[0];
+    g->q.y = q[1];
+    g->q.z = q[2];
+    g->q.w = q[3];
+    g->t[0] = ts[0];
+    g->t[1] = ts[1];
+    g->t[2] = ts[2];
+    g->s = ts[3];
 }
 
 static SKS_ALWAYS_INLINE void qts_soa_store(float *p, ptrdiff_t stride, const qts_soa *g, size_t count)
@@ -320,14 +338,14 @@ static SKS_ALWAYS_INLINE void walk(float *out, const float *local, const int32_t
 static void local_to_global(float *out, const float *local, const int32_t *parents, size_t batch,
                             size_t joints, size_t start, size_t stop, float *scratch)
 {
-    walk(out, local, parents, batch, joints, start, stop, scratch, 0);
+    walk(out, local, parents, batch, joints, start, stop, (float *)qts_align_scratch(scratch), 0);
 }
 
 static void local_to_global_matrix(float *out, const float *local, const int32_t *parents,
                                    size_t batch, size_t joints, size_t start, size_t stop,
                                    float *scratch)
 {
-    walk(out, local, parents, batch, joints, start, stop, scratch, 1);
+    walk(out, local, parents, batch, joints, start, stop, (float *)qts_align_scratch(scratch), 1);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -668,14 +686,14 @@ static void local_to_global_f64(float *out, const float *local, const int32_t *p
                                 size_t batch, size_t joints, size_t start, size_t stop,
                                 double *scratch)
 {
-    walk_f64(out, local, parents, batch, joints, start, stop, scratch, 0);
+    walk_f64(out, local, parents, batch, joints, start, stop, (double *)qts_align_scratch(scratch), 0);
 }
 
 static void local_to_global_matrix_f64(float *out, const float *local, const int32_t *parents,
                                        size_t batch, size_t joints, size_t start, size_t stop,
                                        double *scratch)
 {
-    walk_f64(out, local, parents, batch, joints, start, stop, scratch, 1);
+    walk_f64(out, local, parents, batch, joints, start, stop, (double *)qts_align_scratch(scratch), 1);
 }
 
 SKS_ROW(qts) = {local_to_global, local_to_global_matrix, local_to_global_f64,

@@ -51,16 +51,20 @@ typedef struct sks_qts_kernels {
 #define SKS_QTS_F64_REC 17
 #define SKS_QTS_F64_LANES 4
 
+/* The walks use their scratch from the first SKS_QTS_SCRATCH_ALIGN-byte boundary on; the sizes
+ * below include that slack (any float- or double-aligned scratch works). */
+#define SKS_QTS_SCRATCH_ALIGN 64
+
 /* Floats of scratch either float32 kernel needs for skeletons of `joints` joints. */
 static inline size_t sks_qts_scratch_floats(size_t joints)
 {
-    return (size_t)SKS_QTS_REC * SKS_QTS_MAX_SIDE_BY_SIDE * joints;
+    return (size_t)SKS_QTS_REC * SKS_QTS_MAX_SIDE_BY_SIDE * joints + SKS_QTS_SCRATCH_ALIGN / sizeof(float);
 }
 
 /* Doubles of scratch either float64 kernel needs for a pass up to `stop`. */
 static inline size_t sks_qts_f64_scratch_doubles(size_t stop)
 {
-    return (size_t)SKS_QTS_F64_REC * SKS_QTS_F64_LANES * stop;
+    return (size_t)SKS_QTS_F64_REC * SKS_QTS_F64_LANES * stop + SKS_QTS_SCRATCH_ALIGN / sizeof(double);
 }
 
 /* One row per enum sks_isa (dispatch.c); the rows are defined in qts.c, once per target. */

@@ -101,6 +101,7 @@
  *   vf_store_rows2_count(p, stride, a, b, count) the first count <= SKS_ROWS row slots: slot r's
  *                                                row of a at p + r * stride and its row of b at
  *                                                p + r * stride + 4 (8 contiguous floats)
+ *   vf_load_rows2_count(p, stride, &a, &b, count) the inverse (slots >= count load as 0)
  * Doubles (four lanes: a matrix row, or four skeletons side by side)
  *   vd4_sub, vd4_div                            IEEE
  *   vd4_select_gt(a, b, x, y)                   a > b ? x : y (ordered: y when a or b is NaN)

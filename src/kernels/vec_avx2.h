@@ -309,4 +309,13 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
 }
 
+/* The inverse: a's row r from p + r stride, b's from the 4 floats after it (slots >= count: 0). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    const __m256 x = count ? _mm256_loadu_ps(p) : _mm256_setzero_ps();
+    const __m256 y = count >= 2 ? _mm256_loadu_ps(p + stride) : _mm256_setzero_ps();
+    *a = _mm256_permute2f128_ps(x, y, 0x20);
+    *b = _mm256_permute2f128_ps(x, y, 0x31);
+}
+
 #endif /* SKS_VEC_IMPL_H */

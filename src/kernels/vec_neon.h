@@ -299,4 +299,12 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
+/* The inverse: a's row r from p + r stride, b's from the 4 floats after it (slots >= count: 0). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+
 #endif /* SKS_VEC_IMPL_H */

@@ -128,14 +128,17 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
     }
     if (op == VOP_ROWS2_COUNT) {
         /* added for qts: blocks of 64 floats, row slots 16 apart; the first c = block % 3 slots
-         * get a row of a + c and a row of a * c side by side (8 floats), the rest of out = b */
+         * load two rows x, y of a side by side (slots >= c: 0), y += a row of c, and store
+         * x + y and x * y side by side (8 floats); the rest of out = b */
         for (i = 0; i + 64 <= n; i += 64) {
             const size_t c_rows = (i / 64) % 3;
             size_t r0;
             memcpy(out + i, b + i, 64 * sizeof(float));
             for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
                 const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
-                const vf x = vf_load_rows(a + i + 16 * r0, 16), y = vf_load_rows(c + i + 16 * r0 + 4, 16);
+                vf x, y;
+                vf_load_rows2_count(a + i + 16 * r0, 16, &x, &y, cnt);
+                y = vf_add(y, vf_load_rows(c + i + 16 * r0 + 4, 16));
                 vf_store_rows2_count(out + i + 16 * r0, 16, vf_add(x, y), vf_mul(x, y), cnt);
             }
         }
