@@ -454,8 +454,10 @@ def write_clip(group, item, chunk_frames=4096):
             if value.ndim:
                 chunks = (max(1, min(value.shape[0], int(chunk_frames))),) + chunks[1:]
             dims = _DIMENSIONS.get(key)
-            g.create_array(key, data=value, chunks=chunks,
-                           dimension_names=dims if dims and len(dims) == value.ndim else None)
+            a = g.create_array(key, shape=value.shape, dtype=value.dtype, chunks=chunks,
+                               dimension_names=dims if dims and len(dims) == value.ndim else None)
+            if value.size:
+                a[...] = value
     except BaseException:
         try:
             del group[item.name]
