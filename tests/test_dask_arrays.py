@@ -283,6 +283,24 @@ def test_out_numpy_is_filled_and_returned(rng):
     _assert_bits(out, skelsimd.local_to_global(local, PARENTS))
 
 
+@pytest.mark.parametrize("chunks", [(2, 5), (5, 2), (1, 1), (6, 5)])
+def test_out_numpy_two_batch_axes_any_chunking(rng, chunks):
+    """Chunks along the first axis write into contiguous views of out; along a later axis they
+    are computed and copied: the same bits either way."""
+    local = testing.random_qts((6, 5, J), rng)
+    out = np.full((6, 5, J, 3, 4), np.nan, np.float32)
+    x = da.from_array(local, chunks=chunks + (J, 8))
+    assert sd.qts_local_to_global_matrix(x, PARENTS, out=out) is out
+    _assert_bits(out, skelsimd.qts_local_to_global_matrix(local, PARENTS))
+
+
+def test_out_in_place_on_the_array_behind_a_dask_operand(rng):
+    local = testing.random_joints((9, J), rng)
+    expected = skelsimd.local_to_global(local, PARENTS)
+    sd.local_to_global(da.from_array(local, chunks=(4, J, 3, 4)), PARENTS, out=local)
+    _assert_bits(local, expected)
+
+
 def test_out_in_place_on_a_numpy_input(rng):
     local = testing.random_joints((9, J), rng)
     expected = skelsimd.local_to_global(local, PARENTS)
@@ -295,10 +313,14 @@ def test_skin_out_pair(rng):
     palette = skelsimd.local_to_global(testing.random_joints((3, J), rng), PARENTS)
     positions, normals, idx, w = testing.random_mesh(30, 4, J, rng)
     out, nout = np.empty((3, 30, 3), np.float32), np.empty((3, 30, 3), np.float32)
-    res = sd.skin(positions, idx, w, da.from_array(palette, chunks=(2, J, 3, 4)), out=out,
-                  normals=normals, normals_out=nout)
-    assert res[0] is out and res[1] is nout
-    _assert_bits((out, nout), skelsimd.skin(positions, idx, w, palette, normals=normals))
+    for vchunk in (30, 7):
+        out[...] = np.nan
+        nout[...] = np.nan
+        res = sd.skin(da.from_array(positions, chunks=(vchunk, 3)), idx, w,
+                      da.from_array(palette, chunks=(2, J, 3, 4)), out=out,
+                      normals=normals, normals_out=nout)
+        assert res[0] is out and res[1] is nout
+        _assert_bits((out, nout), skelsimd.skin(positions, idx, w, palette, normals=normals))
     with pytest.raises(ValueError, match="both out and normals_out"):
         sd.skin(positions, idx, w, palette, out=out, normals=normals)
     with pytest.raises(ValueError, match="normals_out"):

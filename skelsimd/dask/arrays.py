@@ -38,6 +38,7 @@ copies, so that is refused with a ValueError (store into a Zarr array instead). 
 an input that is a NumPy array of the same shape (in place), as in memory: every output chunk is
 computed from the same region of the inputs before it is written.
 """
+import uuid
 import warnings
 
 import numpy as np
@@ -108,6 +109,12 @@ class _Operand:
 
     def batch_shape(self):
         return tuple(self.value.shape[:self.nbatch])
+
+
+def _name(fname):
+    """A unique key name for a result. Not a hash of the inputs: dask would hash every array
+    argument (the out arrays of a call, NumPy operands) byte by byte on every call."""
+    return f"{fname}-{uuid.uuid4().hex}"
 
 
 def _real_shapes(message, operands, stand_ins):
@@ -213,7 +220,7 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
         else:
             chunks = ("auto",) * op.nbatch + tuple(
                 "auto" if letter in op.free else -1 for letter in op.core)
-            x = da.from_array(x, chunks=chunks) if x.ndim else x
+            x = da.from_array(x, chunks=chunks, name=False) if x.ndim else x   # no hashing
         ind = batch_letters[nb - op.nbatch:] + tuple(op.core)
         args += [x, ind]
         names.append(op.name)
@@ -225,13 +232,14 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
         result = da.blockwise(
             _call_block, out_ind, *args, new_axes=new_axes, dtype=np.float32,
             meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
-            token=fname, _func=func, _names=tuple(names), _kwargs=kwargs)
+            name=_name(fname), _func=func, _names=tuple(names), _kwargs=kwargs)
         results = (result,)
     else:
         both = da.blockwise(
             _call_skin_pair, ("pair",) + out_ind, *args, new_axes={"pair": 2, **new_axes},
             dtype=np.float32, meta=np.empty((0,) * (1 + len(out_ind)), dtype=np.float32),
-            concatenate=True, token=fname, _func=func, _names=tuple(names), _kwargs=kwargs)
+            concatenate=True, name=_name(fname), _func=func, _names=tuple(names),
+            _kwargs=kwargs)
         results = (both[0], both[1])
 
     # 4. out: compute into the given arrays.
@@ -245,8 +253,46 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     inputs = [op.value for op in operands if not op.is_dask]
     for argname, o, r in zip(("out",) + ((pair[0],) if pair else ()), outs, results):
         _check_out(fname, argname, o, r.shape, inputs)
-    da.store(list(results), list(outs), lock=False)
+    if not all(isinstance(o, np.ndarray) for o in outs):
+        da.store(list(results), list(outs), lock=False)
+        return outs[0] if pair is None else outs
+
+    # NumPy outs: every chunk's kernel writes straight into its region of out (a C-contiguous
+    # view when only the first axis is split), so there is no copy; the location of a chunk
+    # comes from aranges over the chunked output axes, aligned by blockwise like the operands.
+    shape = results[0].shape
+    located = [i for i, letter in enumerate(out_ind)
+               if i < nb or any(letter in op.free for op in operands)]
+    locs = []
+    for i in located:
+        locs += [da.arange(shape[i], chunks=max(1, shape[i])), (out_ind[i],)]
+    into = da.blockwise(
+        _call_block_into, out_ind, *args, *locs, new_axes=new_axes, dtype=np.float32,
+        meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
+        name=_name(fname + "-into"), _func=func, _names=tuple(names), _kwargs=kwargs, _outs=outs,
+        _located=tuple(located))
+    if into.size:
+        dask.compute(*into.to_delayed().ravel())
     return outs[0] if pair is None else outs
+
+
+def _call_block_into(*blocks, _func, _names, _kwargs, _outs, _located):
+    """One chunk computed straight into its region of the NumPy out arrays."""
+    n = len(_names)
+    args = dict(zip(_names, blocks[:n]))
+    index = [slice(None)] * _outs[0].ndim
+    for axis, loc in zip(_located, blocks[n:]):
+        start = int(loc[0]) if len(loc) else 0
+        index[axis] = slice(start, start + len(loc))
+    views = [o[tuple(index)] for o in _outs]
+    named = dict(out=views[0]) if len(views) == 1 else dict(out=views[0], normals_out=views[1])
+    if all(v.flags.c_contiguous for v in views):
+        _func(**args, **_kwargs, **named)
+    else:                                   # a region of a later axis: compute, then copy
+        res = _func(**args, **_kwargs)
+        for v, r in zip(views, res if isinstance(res, tuple) else (res,)):
+            v[...] = r
+    return np.broadcast_to(np.float32(0), views[0].shape)     # a placeholder, no memory
 
 
 def _scalar_or_operand(name, t):

