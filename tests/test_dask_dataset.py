@@ -93,15 +93,15 @@ def _assert_store_equals_in_memory(store, paths, steps):
         assert g.attrs["parents"] == [int(p) for p in clip.skeleton.parents]
 
 
-def test_local_cluster_two_processes_equals_in_memory_loop(motion_dir, tmp_path):
+def test_local_cluster_two_processes_equals_in_memory_loop(motion_dir, tmp_path, capsys):
     """The issue's test: a LocalCluster of 2 worker processes; the broken file is reported with
     its path and line, every other clip is written exactly as the in-memory loop computes it."""
     store = tmp_path / "out.zarr"
     steps = ds.default_steps()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
-        report = ds.build_dataset(motion_dir, store, steps=steps, scheduler=client, progress=False)
+                                  dashboard_address=None) as cluster:
+        report = ds.build_dataset(motion_dir, store, steps=steps,
+                                  scheduler=cluster.scheduler_address, progress=True)
     good = [motion_dir / n for n in CLIPS] + [motion_dir / "sub" / "cmu_131_01.bvh.gz"]
     assert sorted(s.name for s in report.written) == sorted(ds.clip_name(p) for p in good)
     assert len(report.failed) == 1 and not report.ok
@@ -110,6 +110,7 @@ def test_local_cluster_two_processes_equals_in_memory_loop(motion_dir, tmp_path)
     assert failure.error.startswith("line 20: expected 9 channel values")
     assert str(motion_dir / "broken.bvh") in report.summary() and "line 20" in report.summary()
     _assert_store_equals_in_memory(store, good, steps)
+    assert f"FAILED {failure.path}: line 20" in capsys.readouterr().err      # as it happened
     root = zarr.open_group(str(store), mode="r")
     assert "broken" not in root
     assert root.attrs["clips"] == len(good)

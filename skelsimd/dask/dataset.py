@@ -194,6 +194,8 @@ class Resample:
             span = (frames - 1) * clip.frame_time
             count = int(math.floor(span * self.fps * (1 + 1e-12))) + 1
             pos = np.arange(count, dtype=np.float64) / self.fps / clip.frame_time
+            near = np.round(pos)
+            pos = np.where(np.abs(pos - near) < 1e-9 * np.maximum(1.0, near), near, pos)
         i = np.minimum(np.floor(pos).astype(np.int64), max(frames - 2, 0))
         u = (pos - i).astype(np.float32)
         if frames < 2:
