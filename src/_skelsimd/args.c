@@ -27,6 +27,16 @@ int sks_parse_bool(PyObject *obj, const char *name, int dflt)
     return v;
 }
 
+int sks_check_rank(int ndim, const char *names)
+{
+    if (ndim > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "%s: the result would have %d dimensions, more than "
+                     "NumPy's limit of %d", names, ndim, NPY_MAXDIMS);
+        return -1;
+    }
+    return 0;
+}
+
 void sks_format_shape(char *buf, size_t size, int ndim, const npy_intp *shape)
 {
     size_t used = 0;
@@ -228,12 +238,24 @@ static int sks_read_index(PyArrayObject *arr, npy_intp i, long long *value)
     }
 }
 
+/* ValueError for parents[j] = p (outside -1 <= p < j). */
+static void sks_bad_parent(npy_intp j, long long p)
+{
+    PyErr_Format(PyExc_ValueError,
+                 "parents[%ld] = %lld: expected -1 (a root) or an earlier joint "
+                 "(-1 <= parents[j] < j, depth-first order); reorder the skeleton first",
+                 (long)j, p);
+}
+
 int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, sks_parents *out)
 {
     PyArrayObject *arr;
     npy_intp n, j;
+    int32_t *copy;
     out->data = NULL;
     out->holder = NULL;
+    out->owned = NULL;
+    out->count = 0;
     if (PyObject_TypeCheck(obj, &sks_skeleton_type)) {
         const sks_skeleton_object *skeleton = (const sks_skeleton_object *)obj;
         if (skeleton->parents == NULL) {
@@ -250,6 +272,7 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
         Py_INCREF(skeleton->parents);
         out->holder = skeleton->parents;
         out->data = (const int32_t *)PyArray_DATA(skeleton->parents);
+        out->count = skeleton->njoints;
         return 0;
     }
     arr = sks_any_array(obj, "parents", "a 1-D integer array");
@@ -282,48 +305,63 @@ int sks_parse_parents(PyObject *obj, npy_intp njoints, const char *joints_from, 
         Py_DECREF(arr);
         return -1;
     }
-    if (n > 0 && !PyArray_ISNOTSWAPPED(arr)) {
-        PyArrayObject *native = (PyArrayObject *)PyArray_FromAny(
-            (PyObject *)arr, PyArray_DescrNewByteorder(PyArray_DESCR(arr), NPY_NATIVE), 1, 1,
-            NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST, NULL);
+    /* The private copy the kernel reads (see args.h, "Thread safety"). */
+    copy = (size_t)n <= (size_t)PY_SSIZE_T_MAX / sizeof(int32_t)
+        ? (int32_t *)PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)) : NULL;
+    if (copy == NULL) {
         Py_DECREF(arr);
-        if (native == NULL) return -1;
-        arr = native;
+        PyErr_NoMemory();
+        return -1;
     }
-    if (n > 0 && !PyArray_ISALIGNED(arr)) {
-        PyArrayObject *aligned = (PyArrayObject *)PyArray_NewCopy(arr, NPY_CORDER);
-        Py_DECREF(arr);
-        if (aligned == NULL) return -1;
-        arr = aligned;
-    }
-    for (j = 0; j < n; j++) {
-        long long p = 0;
-        if (sks_read_index(arr, j, &p) < 0) {
-            sks_wrong_dtype("parents", PyArray_DESCR(arr), "a 1-D integer array");
-            Py_DECREF(arr);
-            return -1;
+    if (n > 0 && PyArray_TYPE(arr) == NPY_INT32 && PyArray_IS_C_CONTIGUOUS(arr) &&
+        PyArray_ISALIGNED(arr) && PyArray_ISNOTSWAPPED(arr)) {
+        /* the common case: copy, then validate the copy */
+        int any = 0;
+        memcpy(copy, PyArray_DATA(arr), (size_t)n * sizeof(int32_t));
+        for (j = 0; j < n; j++) any |= (copy[j] < -1) | ((npy_intp)copy[j] >= j);
+        if (any) {
+            for (j = 0; copy[j] >= -1 && (npy_intp)copy[j] < j; j++) {}
+            sks_bad_parent(j, copy[j]);
+            goto fail;
         }
-        if (p < -1 || p >= j) {
-            PyErr_Format(PyExc_ValueError,
-                         "parents[%ld] = %lld: expected -1 (a root) or an earlier joint "
-                         "(-1 <= parents[j] < j, depth-first order); reorder the skeleton first",
-                         (long)j, p);
+    } else {
+        if (n > 0 && !PyArray_ISNOTSWAPPED(arr)) {
+            PyArrayObject *native = (PyArrayObject *)PyArray_FromAny(
+                (PyObject *)arr, PyArray_DescrNewByteorder(PyArray_DESCR(arr), NPY_NATIVE), 1, 1,
+                NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST, NULL);
             Py_DECREF(arr);
-            return -1;
+            arr = native;
+            if (arr == NULL) goto fail;
+        }
+        if (n > 0 && !PyArray_ISALIGNED(arr)) {
+            PyArrayObject *aligned = (PyArrayObject *)PyArray_NewCopy(arr, NPY_CORDER);
+            Py_DECREF(arr);
+            arr = aligned;
+            if (arr == NULL) goto fail;
+        }
+        /* each value is read once, validated, and stored into the copy */
+        for (j = 0; j < n; j++) {
+            long long p = 0;
+            if (sks_read_index(arr, j, &p) < 0) {
+                sks_wrong_dtype("parents", PyArray_DESCR(arr), "a 1-D integer array");
+                goto fail;
+            }
+            if (p < -1 || p >= j) {
+                sks_bad_parent(j, p);
+                goto fail;
+            }
+            copy[j] = (int32_t)p;
         }
     }
-    if (PyArray_TYPE(arr) != NPY_INT32 || !PyArray_IS_C_CONTIGUOUS(arr)) {
-        /* Values are validated (within int32), so the cast is exact. */
-        PyArrayObject *conv = (PyArrayObject *)PyArray_FromAny(
-            (PyObject *)arr, PyArray_DescrFromType(NPY_INT32), 1, 1,
-            NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
-        Py_DECREF(arr);
-        if (conv == NULL) return -1;
-        arr = conv;
-    }
-    out->holder = arr;
-    out->data = (const int32_t *)PyArray_DATA(arr);
+    Py_DECREF(arr);
+    out->owned = copy;
+    out->data = copy;
+    out->count = n;
     return 0;
+fail:
+    Py_XDECREF(arr);
+    PyMem_Free(copy);
+    return -1;
 }
 
 int sks_parse_indices(PyObject *obj, const char *name, npy_intp n, const char *n_from,
@@ -331,9 +369,12 @@ int sks_parse_indices(PyObject *obj, const char *name, npy_intp n, const char *n
 {
     PyArrayObject *arr, *conv;
     unsigned char *seen;
+    int32_t *copy;
     npy_intp m, k;
     out->data = NULL;
     out->holder = NULL;
+    out->owned = NULL;
+    out->count = 0;
     arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
     if (arr == NULL) {
         PyErr_Clear();
@@ -358,16 +399,20 @@ int sks_parse_indices(PyObject *obj, const char *name, npy_intp n, const char *n
         Py_DECREF(arr);
         return -1;
     }
-    conv = (PyArrayObject *)PyArray_FromAny((PyObject *)arr, PyArray_DescrFromType(NPY_INT64), 1,
-                                            1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
-    if (conv == NULL) {
-        Py_DECREF(arr);
-        return -1;
-    }
+    /* A private int64 copy (ENSURECOPY: never the caller's memory, which another thread may
+     * change while the kernel runs), validated and narrowed into the int32 copy the kernel
+     * reads. */
+    conv = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)arr, PyArray_DescrFromType(NPY_INT64), 1, 1,
+        NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST | NPY_ARRAY_ENSURECOPY, NULL);
+    Py_DECREF(arr);
+    if (conv == NULL) return -1;
     m = PyArray_DIM(conv, 0);
     seen = (unsigned char *)PyMem_Calloc((size_t)(n > 0 ? n : 1), 1);
-    if (seen == NULL) {
-        Py_DECREF(arr);
+    copy = (int32_t *)PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
+    if (seen == NULL || copy == NULL) {
+        PyMem_Free(seen);
+        PyMem_Free(copy);
         Py_DECREF(conv);
         PyErr_NoMemory();
         return -1;
@@ -385,26 +430,27 @@ int sks_parse_indices(PyObject *obj, const char *name, npy_intp n, const char *n
             break;
         }
         seen[v] = 1;
+        copy[k] = (int32_t)v;
     }
     PyMem_Free(seen);
     Py_DECREF(conv);
     if (k < m) {
-        Py_DECREF(arr);
+        PyMem_Free(copy);
         return -1;
     }
-    conv = (PyArrayObject *)PyArray_FromAny((PyObject *)arr, PyArray_DescrFromType(NPY_INT32), 1,
-                                            1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
-    Py_DECREF(arr);
-    if (conv == NULL) return -1;
-    out->holder = conv;
-    out->data = (const int32_t *)PyArray_DATA(conv);
+    out->owned = copy;
+    out->data = copy;
+    out->count = m;
     return 0;
 }
 
 void sks_parents_release(sks_parents *p)
 {
     Py_CLEAR(p->holder);
+    PyMem_Free(p->owned);
+    p->owned = NULL;
     p->data = NULL;
+    p->count = 0;
 }
 
 static int sks_parse_index(PyObject *obj, const char *name, npy_intp *value)
@@ -748,9 +794,9 @@ int sks_binary_prepare(sks_binary *w, const char *const *names, const int *trail
     int k;
     if (sks_broadcast_leading(&w->bc, 2, w->ops, names, trailing) < 0) return -1;
     if (w->bc.out_ndim + out_block_ndim > NPY_MAXDIMS) {
-        PyErr_Format(PyExc_ValueError, "%s and %s: the result would have more than %d dimensions",
-                     names[0], names[1], NPY_MAXDIMS);
-        return -1;
+        char both[128];
+        snprintf(both, sizeof both, "%s and %s", names[0], names[1]);
+        return sks_check_rank(w->bc.out_ndim + out_block_ndim, both);
     }
     memcpy(shape, w->bc.out_shape, w->bc.out_ndim * sizeof(npy_intp));
     memcpy(shape + w->bc.out_ndim, out_block, out_block_ndim * sizeof(npy_intp));

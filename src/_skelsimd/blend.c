@@ -56,6 +56,7 @@ static PyObject *interp_call(PyObject *const *args, PyObject *out_obj, sks_inter
         if (i < 2 && sks_check_shape(ops[i], names[i], 1, &four, 1, "(..., 4)") < 0) goto fail;
     }
     if (sks_broadcast_leading(&bc, nops, ops, names, trailing) < 0) goto fail;
+    if (sks_check_rank(bc.out_ndim + 1, nops == 3 ? "q0, q1 and t" : "q0 and q1") < 0) goto fail;
     memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
     shape[bc.out_ndim] = 4;
     out = sks_prepare_out(out_obj, "out", bc.out_ndim + 1, shape);
@@ -110,7 +111,7 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
     static const char *const names[3] = {"joints", "blend", "t"};
     static const int trailing[3] = {2, 2, 0};
     PyArrayObject *ops[3] = {NULL, NULL, NULL}, *out = NULL;
-    sks_parents index = {NULL, NULL};
+    sks_parents index = {NULL, NULL, NULL, 0};
     npy_intp shape[NPY_MAXDIMS], njoints, want[2];
     sks_broadcast bc;
     float t_value = 0.0f;
@@ -136,6 +137,8 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
         sks_parse_indices(args[3], "index", njoints, "the number of joints, joints.shape[-2]",
                           &index) < 0)
         goto fail;
+    if (sks_check_rank(bc.out_ndim + 2, nops == 3 ? "joints, blend and t" : "joints and blend") < 0)
+        goto fail;
     memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
     shape[bc.out_ndim] = njoints;
     shape[bc.out_ndim + 1] = 8;
@@ -148,7 +151,7 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
         const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
         const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
         const size_t pose = (size_t)njoints * 8;
-        const size_t nindex = index.holder ? (size_t)PyArray_DIM(index.holder, 0) : 0;
+        const size_t nindex = (size_t)index.count;
         float *o = (float *)PyArray_DATA(out);
         const float *a = (const float *)PyArray_DATA(ops[0]);
         const float *b = (const float *)PyArray_DATA(ops[1]);

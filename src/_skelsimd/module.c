@@ -39,7 +39,7 @@ static PyObject *isa_list(int only_supported)
     int i;
     if (list == NULL) return NULL;
     for (i = 0; i < SKS_ISA_COUNT; i++) {
-        if (i != SKS_ISA_SCALAR && !SKS_HAVE_X86_SIMD) continue;
+        if (!sks_isa_compiled((enum sks_isa)i)) continue;
         if (only_supported && !sks_cpu_supports((enum sks_isa)i)) continue;
         {
             PyObject *name = PyUnicode_FromString(sks_isa_name((enum sks_isa)i));
@@ -94,10 +94,10 @@ static PyObject *py_set_isa(PyObject *self, PyObject *arg)
     }
     if (i == SKS_ISA_COUNT) {
         PyErr_Format(PyExc_ValueError,
-                     "unknown SIMD variant '%s'; expected one of: scalar, sse41, avx2", name);
+                     "unknown SIMD variant '%s'; expected one of: scalar, sse41, avx2, neon", name);
         return NULL;
     }
-    if ((i != SKS_ISA_SCALAR && !SKS_HAVE_X86_SIMD) || !sks_cpu_supports((enum sks_isa)i)) {
+    if (!sks_cpu_supports((enum sks_isa)i)) {
         PyErr_Format(PyExc_RuntimeError,
                      "SIMD variant '%s' is not supported by this CPU or build (best available: "
                      "'%s')", name, sks_isa_name(sks_best_isa()));

@@ -24,7 +24,7 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
 {
     static const npy_intp qts = 8;
     PyArrayObject *in = NULL, *out = NULL;
-    sks_parents parents = {NULL, NULL};
+    sks_parents parents = {NULL, NULL, NULL, 0};
     npy_intp start, stop, njoints, shape[NPY_MAXDIMS];
     float *scratch = NULL;
     double *scratch64 = NULL;
@@ -39,6 +39,7 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
     njoints = PyArray_DIM(in, ndim - 2);
     if (sks_parse_parents(args[1], njoints, "local.shape[-2]", &parents) < 0) goto fail;
     if (sks_parse_joint_range(args[3], args[4], njoints, &start, &stop) < 0) goto fail;
+    if (sks_check_rank(matrix ? ndim + 1 : ndim, "local") < 0) goto fail;
     for (d = 0; d < ndim - 1; d++) shape[d] = PyArray_DIM(in, d);
     if (matrix) {
         shape[ndim - 1] = 3;

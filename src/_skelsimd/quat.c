@@ -47,6 +47,7 @@ static PyObject *unary_call(enum unary_kind kind, PyObject *in_obj, PyObject *ou
     if (sks_check_shape(in, sp->in_name, sp->n_in, sp->in_trailing, sp->n_in, sp->layout) < 0)
         goto fail;
     lead = PyArray_NDIM(in) - sp->n_in;
+    if (sks_check_rank(lead + sp->n_out, sp->in_name) < 0) goto fail;
     for (d = 0; d < lead; d++) shape[d] = PyArray_DIM(in, d);
     for (d = 0; d < sp->n_out; d++) shape[lead + d] = sp->out_trailing[d];
     out = sks_prepare_out(out_obj, "out", lead + sp->n_out, shape);
@@ -95,6 +96,7 @@ static PyObject *binary_call(int rotate, PyObject *const *args)
             goto fail;
     }
     if (sks_broadcast_leading(&bc, 2, ops, names, trailing) < 0) goto fail;
+    if (sks_check_rank(bc.out_ndim + 1, rotate ? "q and v" : "a and b") < 0) goto fail;
     memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
     shape[bc.out_ndim] = nb;
     out = sks_prepare_out(args[2], "out", bc.out_ndim + 1, shape);

@@ -41,7 +41,7 @@ static PyArrayObject *frozen_int32_copy(const int32_t *data, npy_intp n)
 static PyObject *skeleton_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *parents_obj = NULL;
-    sks_parents parsed = {NULL, NULL};
+    sks_parents parsed = {NULL, NULL, NULL, 0};
     sks_skeleton_object *self;
     PyArrayObject *frozen;
     npy_intp n;
@@ -55,7 +55,7 @@ static PyObject *skeleton_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         return NULL;
     }
     if (sks_parse_parents(parents_obj, -1, "", &parsed) < 0) return NULL;
-    n = PyArray_DIM(parsed.holder, 0);
+    n = parsed.count;
     frozen = frozen_int32_copy(parsed.data, n);
     sks_parents_release(&parsed);
     if (frozen == NULL) return NULL;

@@ -49,7 +49,7 @@ static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_s
     static const int trailing[2] = {3, 3}, in_place[2] = {1, 1};
     static const npy_intp joint_shape[2] = {3, 4};
     sks_binary w = {{NULL, NULL}, NULL, {0}};
-    sks_parents parents = {NULL, NULL};
+    sks_parents parents = {NULL, NULL, NULL, 0};
     scratch_block scratch = {NULL, NULL};
     npy_intp joints;
     int ok = 0, precision;

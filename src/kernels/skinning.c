@@ -27,7 +27,7 @@
 #include <math.h>
 
 #include "skinning.h"
-#include "joint_ops.h"
+#include "joint_ops_legacy.h"
 
 #define SKS_COLUMNS_FLOATS 16   /* one joint's columns C0..C3, 4 floats each (lane 3 = 0) */
 
@@ -90,8 +90,20 @@ typedef void (*skin_vertex_fn)(float *op, float *on, const float *p, const float
 /* The palette's columns into scratch (see palette_columns_scalar). */
 typedef void (*palette_columns_fn)(float *cols, const float *palette, size_t joints);
 
+/* Vertices whose joint indices skin_mesh copies and checks at once. */
+#define SKS_SKIN_INDEX_BLOCK 64
+
 /* skin for every variant: the palette's columns into scratch, then `vertex` on every vertex
- * (always inlined, so the variant's functions are inlined into its loop). */
+ * (always inlined, so the variant's functions are inlined into its loop).
+ *
+ * Joint indices are read from a private copy, checked as read: the caller validates every index
+ * before the kernel runs, but the kernel runs with the GIL released over the caller's (large)
+ * joint_indices array, read in place, which another thread may change during the call. So the
+ * indices of each block of SKS_SKIN_INDEX_BLOCK vertices are copied to the stack, the copy is
+ * checked against [0, joints) in one vectorised pass, and the vertices read only the copy: an
+ * entry changed mid-call to another valid index is used or not depending on timing, one changed
+ * to an invalid value selects joint 0. Never a read outside the palette; the same integer steps
+ * in every variant (bit-identical); about 0.1 ns per vertex. */
 static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals,
                                         const float *positions, const float *normals,
                                         const int32_t *indices, const float *weights,
@@ -99,12 +111,34 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
                                         size_t joints, float *scratch, palette_columns_fn columns,
                                         skin_vertex_fn vertex)
 {
-    size_t v;
+    int32_t idx[SKS_SKIN_INDEX_BLOCK * SKS_SKIN_MAX_INFLUENCES];
+    /* x is in [0, joints) exactly when neither x nor last - x is negative (every
+     * non-negative int32 is valid when joints > INT32_MAX): bit 31 of x | (last - x), in
+     * uint32 arithmetic (no signed overflow) */
+    const int32_t last = joints > (size_t)INT32_MAX ? INT32_MAX : (int32_t)(joints - 1);
+    size_t v0, v, i;
+    if (joints == 0 || influences > SKS_SKIN_MAX_INFLUENCES) return;   /* never from the glue */
     columns(scratch, palette, joints);
-    for (v = 0; v < vertices; v++) {
-        vertex(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL, positions + 3 * v,
-               normals ? normals + 3 * v : NULL, indices + influences * v,
-               weights + influences * v, influences, scratch);
+    for (v0 = 0; v0 < vertices; v0 += SKS_SKIN_INDEX_BLOCK) {
+        const size_t nv = vertices - v0 < SKS_SKIN_INDEX_BLOCK ? vertices - v0
+                                                               : SKS_SKIN_INDEX_BLOCK;
+        const size_t ni = nv * influences;
+        uint32_t outside = 0;
+        const int32_t *src = indices + influences * v0;
+        for (i = 0; i < ni; i++) {
+            idx[i] = src[i];   /* the check below reads the copy, never src again */
+            outside |= (uint32_t)idx[i] | ((uint32_t)last - (uint32_t)idx[i]);
+        }
+        if (outside >> 31) {
+            for (i = 0; i < ni; i++) {
+                if ((size_t)(uint32_t)idx[i] >= joints) idx[i] = 0;
+            }
+        }
+        for (v = v0; v < v0 + nv; v++) {
+            vertex(out_positions + 3 * v, out_normals ? out_normals + 3 * v : NULL,
+                   positions + 3 * v, normals ? normals + 3 * v : NULL,
+                   idx + influences * (v - v0), weights + influences * v, influences, scratch);
+        }
     }
 }
 

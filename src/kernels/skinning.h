@@ -5,7 +5,8 @@
  *
  * Layouts: joint matrices are 12 floats ([R | t] row-major, joints.h); a palette is `joints` of
  * them; positions and normals are 3 floats per vertex; joint indices (int32, validated by the
- * caller: 0 <= index < joints) and weights (float32) are `influences` per vertex, contiguous.
+ * caller: 0 <= index < joints; skin re-checks them as it reads them) and weights (float32) are
+ * `influences` per vertex, contiguous.
  *
  * Every variant of every kernel here evaluates the same float32 operations in the same order
  * (no FMA; sqrt and division are IEEE correctly rounded), so results are bit-identical across
@@ -55,7 +56,10 @@ typedef struct sks_skinning_kernels {
      *   M = sum over k of weights[v, k] * palette[indices[v, k]]   (k ascending, from k = 0)
      *   out_positions[v] = M applied to positions[v] (rotation part, then + translation)
      *   out_normals[v]   = normalize(R(M) normals[v]); a zero-length result stays zero
-     * normals/out_normals may be NULL (positions only). `scratch` holds
+     * normals/out_normals may be NULL (positions only). The indices are read through a
+     * private copy checked as read: an index outside [0, joints) at that moment (possible only
+     * when another thread changes the caller-validated indices during the call) selects joint
+     * 0, never a read outside the palette. `scratch` holds
      * SKS_SKIN_SCRATCH_FLOATS(joints) floats. Outputs may equal their own input (in place). */
     void (*skin)(float *out_positions, float *out_normals, const float *positions,
                  const float *normals, const int32_t *indices, const float *weights,
