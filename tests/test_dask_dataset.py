@@ -314,3 +314,14 @@ def test_import_skelsimd_imports_no_extra():
             "{'dask', 'distributed', 'zarr', 'tqdm'}))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 0 and res.stdout.strip() == "[]", res.stdout + res.stderr
+
+
+def test_cli_help():
+    env = dict(os.environ)
+    res = subprocess.run([sys.executable, "-m", "skelsimd", "--help"], capture_output=True,
+                         text=True, env=env, cwd=ROOT)
+    assert res.returncode == 0 and "dataset" in res.stdout
+    res = _run_cli("--help")
+    assert res.returncode == 0
+    for option in ("--out", "--workers", "--scheduler", "--fps", "--overwrite"):
+        assert option in res.stdout
