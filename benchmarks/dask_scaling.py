@@ -6,7 +6,8 @@ Three measurements, every variant of one measurement interleaved within one run 
 shared: ratios of one run are what to quote; the load average is printed before and after):
 
 1. FK of 100,000 characters x 96 joints (``local_to_global`` on random local matrices) on the
-   dask threaded scheduler with 1 and 2 threads, against the in-memory call on the same arrays.
+   dask threaded scheduler with 1 and 2 threads and on the synchronous scheduler (one worker,
+   no thread hand-off), against the in-memory call on the same arrays.
    Both write into a preallocated output (``out=``), so neither pays for page faults of a new
    460 MB array; the dask array of the inputs is made once, before the timings (recent dask's
    ``from_array`` copies its input).
@@ -98,7 +99,12 @@ def bench_fk(characters, chunk, rounds, inner):
                 sd.local_to_global(x, parents, out=out)
         return run
 
-    variants = {"in-memory": in_memory, "dask 1 thread": on_dask(1), "dask 2 threads": on_dask(2)}
+    def on_dask_sync():
+        with dask.config.set(scheduler="sync"):
+            sd.local_to_global(x, parents, out=out)
+
+    variants = {"in-memory": in_memory, "dask sync": on_dask_sync, "dask 1 thread": on_dask(1),
+                "dask 2 threads": on_dask(2)}
     for name, fn in variants.items():            # warm up and check the bits
         out[...] = np.nan
         fn()
@@ -108,6 +114,7 @@ def bench_fk(characters, chunk, rounds, inner):
     return dict(characters=characters, joints=len(parents), chunk=chunk,
                 median_seconds=med, min_seconds={k: min(v) for k, v in times.items()},
                 overhead_1_thread=med["dask 1 thread"] / med["in-memory"] - 1,
+                overhead_sync=med["dask sync"] / med["in-memory"] - 1,
                 speedup_2_vs_1=med["dask 1 thread"] / med["dask 2 threads"],
                 speedup_2_vs_in_memory=med["in-memory"] / med["dask 2 threads"])
 
@@ -196,16 +203,19 @@ def main(argv=None):
         results["fk"] = r
         m = r["median_seconds"]
         print(f"FK {r['characters']} x {r['joints']} (chunks of {r['chunk']}): in-memory "
-              f"{m['in-memory'] * 1e3:.1f} ms, dask 1 thread {m['dask 1 thread'] * 1e3:.1f} ms "
-              f"(overhead {r['overhead_1_thread'] * 100:+.1f}%), dask 2 threads "
+              f"{m['in-memory'] * 1e3:.1f} ms, dask synchronous {m['dask sync'] * 1e3:.1f} ms "
+              f"(overhead {r['overhead_sync'] * 100:+.1f}%), dask 1 thread "
+              f"{m['dask 1 thread'] * 1e3:.1f} ms (overhead {r['overhead_1_thread'] * 100:+.1f}%), "
+              f"dask 2 threads "
               f"{m['dask 2 threads'] * 1e3:.1f} ms: 2 vs 1 thread {r['speedup_2_vs_1']:.2f}x, "
               f"2 threads vs in-memory {r['speedup_2_vs_in_memory']:.2f}x")
         r = bench_fk(1000, 1000, args.rounds, 50)
         results["army"] = r
         m = r["median_seconds"]
-        print(f"army 1000 x 96 (one chunk): in-memory {m['in-memory'] * 1e6:.0f} us, dask 1 thread "
-              f"{m['dask 1 thread'] * 1e6:.0f} us (overhead {r['overhead_1_thread'] * 100:+.0f}%, "
-              f"{(m['dask 1 thread'] - m['in-memory']) * 1e6:.0f} us per call)")
+        print(f"army 1000 x 96 (one chunk): in-memory {m['in-memory'] * 1e6:.0f} us, dask "
+              f"synchronous {m['dask sync'] * 1e6:.0f} us (+{(m['dask sync'] - m['in-memory']) * 1e6:.0f}"
+              f" us per call), dask 1 thread {m['dask 1 thread'] * 1e6:.0f} us "
+              f"(+{(m['dask 1 thread'] - m['in-memory']) * 1e6:.0f} us per call)")
     if not args.skip_dataset:
         src = args.clips or os.path.join(ROOT, "tests", "data")
         r = bench_dataset(src, args.count, args.rounds)

@@ -608,9 +608,10 @@ class _Progress:
                 self.bar = None
 
     def update(self, results):
-        for r in results:
-            if isinstance(r, ClipFailure):
-                self.write(f"FAILED {r}")
+        if self.enabled:
+            for r in results:
+                if isinstance(r, ClipFailure):
+                    self.write(f"FAILED {r}")
         self.done += len(results)
         if self.bar is not None:
             self.bar.update(len(results))
@@ -679,7 +680,8 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
         Worker processes or threads of the local schedulers (default: one per core); ignored
         on a cluster, which has its own.
     progress : bool
-        A progress bar on stderr (tqdm when installed) that prints each failure as it happens.
+        A progress bar on stderr (tqdm when installed) that prints each failure as it happens
+        (False: nothing is printed; the report still lists every failure).
     """
     t0 = time.perf_counter()
     readers = DEFAULT_READERS if readers is None else dict(readers)
