@@ -228,39 +228,41 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     out_ind = batch_letters + tuple(out_core)
     known = {letter for op in operands for letter in op.core}
     new_axes = {letter: core_sizes[letter] for letter in out_core if letter not in known}
-    if pair is None:
-        result = da.blockwise(
-            _call_block, out_ind, *args, new_axes=new_axes, dtype=np.float32,
-            meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
-            name=_name(fname), _func=func, _names=tuple(names), _kwargs=kwargs)
-        results = (result,)
-    else:
+    outs = (out,) if pair is None else (out, pair[1])
+    out_shape = tuple(batch) + tuple(core_sizes[letter] for letter in out_core)
+
+    def lazy():
+        if pair is None:
+            return (da.blockwise(
+                _call_block, out_ind, *args, new_axes=new_axes, dtype=np.float32,
+                meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
+                name=_name(fname), _func=func, _names=tuple(names), _kwargs=kwargs),)
         both = da.blockwise(
             _call_skin_pair, ("pair",) + out_ind, *args, new_axes={"pair": 2, **new_axes},
             dtype=np.float32, meta=np.empty((0,) * (1 + len(out_ind)), dtype=np.float32),
             concatenate=True, name=_name(fname), _func=func, _names=tuple(names),
             _kwargs=kwargs)
-        results = (both[0], both[1])
+        return both[0], both[1]
 
     # 4. out: compute into the given arrays.
-    outs = (out,) if pair is None else (out, pair[1])
     if all(o is None for o in outs):
+        results = lazy()
         return results[0] if pair is None else results
     if pair is not None and (outs[0] is None) != (outs[1] is None):
         missing = "out" if outs[0] is None else pair[0]
         raise ValueError(f"{fname}: give both out and {pair[0]} or neither ({missing} is None): "
                          f"a stored result and a lazy one cannot come from one call")
     inputs = [op.value for op in operands if not op.is_dask]
-    for argname, o, r in zip(("out",) + ((pair[0],) if pair else ()), outs, results):
-        _check_out(fname, argname, o, r.shape, inputs)
+    for argname, o in zip(("out",) + ((pair[0],) if pair else ()), outs):
+        _check_out(fname, argname, o, out_shape, inputs)
     if not all(isinstance(o, np.ndarray) for o in outs):
-        da.store(list(results), list(outs), lock=False)
+        da.store(list(lazy()), list(outs), lock=False)
         return outs[0] if pair is None else outs
 
     # NumPy outs: every chunk's kernel writes straight into its region of out (a C-contiguous
     # view when only the first axis is split), so there is no copy; the location of a chunk
     # comes from aranges over the chunked output axes, aligned by blockwise like the operands.
-    shape = results[0].shape
+    shape = out_shape
     located = [i for i, letter in enumerate(out_ind)
                if i < nb or any(letter in op.free for op in operands)]
     locs = []
