@@ -7,6 +7,7 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "blend.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -33,3 +34,4 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(blend);

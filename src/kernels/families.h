@@ -6,3 +6,4 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(blend)

@@ -71,6 +71,20 @@
  *   vd4_broadcast(p) = vd4_set1(*p), vd4_lane3_of(p) = vd4_lane3(*p) (loads from memory),
  *   vd4_add, vd4_mul
  *
+ * Added for blend
+ *   vf_round(v)                             nearest integer, ties to even (rintf; -0.3 -> -0.0)
+ *   vf_hsum4_in_rows(a, b, c, d)            lane k of each row = (v0 + v2) + (v1 + v3) of that
+ *                                           row of the k-th argument: on the 4 vectors of a block
+ *                                           of items in memory order (vector k = items
+ *                                           k SKS_ROWS + r) one sum per item, in item order; with
+ *                                           products of two blocks, their dot products in the
+ *                                           pairwise order (x x' + z z') + (y y' + w w')
+ *   vf_load_rows2_count(p, stride, &a, &b, count), vf_store_rows2_count(p, stride, a, b, count)
+ *                                           the first count <= SKS_ROWS row slots of 8 floats
+ *                                           (a QTS joint) at p + r stride: floats 0-3 in slot r's
+ *                                           row of a, 4-7 in its row of b (loaded slots >= count
+ *                                           are 0; nothing else read or written)
+ *
  * Adding an operation: implement it in all four vec_<target>.h files with the same semantics
  * (scalar first: it is the definition), document it here, and add it to the bit-identity checks
  * in tests/native/vocab_check.c.

@@ -261,4 +261,38 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+/* In each 128-bit row: 6 in-lane shuffles and 3 additions for four dot products' reduction. */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const __m256 ab = _mm256_add_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)),
+                                    _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m256 cd = _mm256_add_ps(_mm256_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)),
+                                    _mm256_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm256_add_ps(_mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/* One 256-bit load or store per row slot and a 128-bit lane exchange per pair of vectors
+ * (instead of two 128-bit accesses per slot and vector). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    if (count >= 2) {
+        const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + stride);
+        *a = _mm256_permute2f128_ps(r0, r1, 0x20);
+        *b = _mm256_permute2f128_ps(r0, r1, 0x31);
+    } else if (count) {
+        const __m256 r0 = _mm256_loadu_ps(p);
+        *a = SKS_ZEXT128(_mm256_castps256_ps128(r0));
+        *b = SKS_ZEXT128(_mm256_extractf128_ps(r0, 1));
+    } else {
+        *a = *b = _mm256_setzero_ps();
+    }
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    if (count) _mm256_storeu_ps(p, _mm256_permute2f128_ps(a, b, 0x20));
+    if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
+}
+
 #endif /* SKS_VEC_IMPL_H */

@@ -238,4 +238,31 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return vrndnq_f32(a); }
+/* (a0 + a2, a1 + a3, b0 + b2, b1 + b3) from the 64-bit halves, then adjacent pairs: the pairwise
+ * order of the other targets (vpaddq_f32 adds adjacent lanes). */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const float32x4_t ab = vaddq_f32(vcombine_f32(vget_low_f32(a), vget_low_f32(b)),
+                                     vcombine_f32(vget_high_f32(a), vget_high_f32(b)));
+    const float32x4_t cd = vaddq_f32(vcombine_f32(vget_low_f32(c), vget_low_f32(d)),
+                                     vcombine_f32(vget_high_f32(c), vget_high_f32(d)));
+    return vpaddq_f32(ab, cd);
+}
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
 #endif /* SKS_VEC_IMPL_H */

@@ -228,4 +228,27 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const __m128 ab = _mm_add_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m128 cd = _mm_add_ps(_mm_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm_add_ps(_mm_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
 #endif /* SKS_VEC_IMPL_H */

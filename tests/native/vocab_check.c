@@ -28,6 +28,39 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_LOAD_ROWS2) {
+        /* blocks of 64 floats: rows of 8 floats 16 apart; the first c = block % 3 rows loaded as
+         * halves (SKS_ROWS at a time, the last group partial) and stored as (2 lo, lo + hi), the
+         * rest of out = b */
+        for (i = 0; i + 64 <= n; i += 64) {
+            const size_t c_rows = (i / 64) % 3;
+            size_t r0;
+            memcpy(out + i, b + i, 64 * sizeof(float));
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                float tmp[2][SKS_W];
+                size_t l;
+                vf lo, hi;
+                vf_load_rows2_count(a + i + 16 * r0, 16, &lo, &hi, cnt);
+                vf_store(tmp[0], lo);
+                vf_store(tmp[1], hi);
+                for (l = 4 * cnt; l < SKS_W; l++) failures += tmp[0][l] != 0.0f || tmp[1][l] != 0.0f;
+                vf_store_rows2_count(out + i + 16 * r0, 16, vf_add(lo, lo), vf_add(lo, hi), cnt);
+            }
+        }
+        return failures;
+    }
+    if (op == VOP_HSUM4) {
+        /* chunks of 16 floats per row: the 4 rows of 4 of row slot r summed pairwise, the sums
+         * stored as that slot's first row, the rest of out = b (target-independent layout) */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            const vf r0 = vf_load_rows(a + i, 16), r1 = vf_load_rows(a + i + 4, 16);
+            const vf r2 = vf_load_rows(a + i + 8, 16), r3 = vf_load_rows(a + i + 12, 16);
+            memcpy(out + i, b + i, 16 * SKS_ROWS * sizeof(float));
+            vf_store_rows(out + i, 16, vf_hsum4_in_rows(r0, r1, r2, r3));
+        }
+        return 0;
+    }
     if (op == VOP_ROWS_N) {
         /* a 12-float joint: rows packed into vectors, each vector's rows doubled */
         for (i = 0; i + 12 <= n; i += 12) {
@@ -189,6 +222,10 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         case VOP_SHUFFLE_YZX: r = vf_shuffle_in_rows(x, 1, 2, 0, 3); break;
         case VOP_SHUFFLE_WZYX: r = vf_shuffle_in_rows(x, 3, 2, 1, 0); break;
         case VOP_KEEP3: r = vf_keep_lane3(x); break;
+        case VOP_ROUND:   /* fractions, or ties (round(2x) / 2: k + 0.5 goes to even) */
+            r = vf_select(vf_lt(x, y), vf_round(vf_mul(x, vf_set1(0.37f))),
+                          vf_round(vf_mul(vf_round(vf_add(x, x)), vf_set1(0.5f))));
+            break;
         case VOP_CLEAR3: r = vf_clear_lane3(x); break;
         case VOP_BROADCAST_ROW: r = vf_mul(vf_broadcast_row(b + (i & ~(size_t)7)), x); break;
         case VOP_INT_ROUNDTRIP: {
