@@ -59,6 +59,7 @@
  * undoes it. Per-item scalars follow the same order:
  *   vf_load_items(p), vf_store_items(p, v)  SKS_W consecutive floats <-> item order
  *   vf_load_items_n(p, n), vf_store_items_n(p, v, n)   the first n items only (tails)
+ *   vm_first_items(n)                       the lanes holding items < n (vm_first_n in item order)
  *
  * Integers
  *   vi_load store set1 add sub and or, vi_shl(v, n) vi_shr(v, n) (logical, constant n),

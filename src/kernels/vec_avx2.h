@@ -192,6 +192,11 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     if (count) sks_store3_sse(p, _mm256_castps256_ps128(v));
     if (count >= 2) sks_store3_sse(p + stride, _mm256_extractf128_ps(v, 1));
 }
+SKS_V vm vm_first_items(size_t n)
+{
+    const __m256i item = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), item));
+}
 SKS_V vf vf_load_items(const float *p)
 {
     return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));

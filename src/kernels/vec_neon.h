@@ -167,6 +167,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     vst1_f32(p, vget_low_f32(v));
     vst1q_lane_f32(p + 2, v, 2);
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vld1q_f32(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { vst1q_f32(p, v); }

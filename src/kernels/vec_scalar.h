@@ -411,6 +411,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
         p[2] = SKS_LANE(v, 2);
     }
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vf_load(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { vf_store(p, v); }

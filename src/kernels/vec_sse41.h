@@ -157,6 +157,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     (void)stride;
     if (count) sks_store3_sse(p, v);
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return _mm_loadu_ps(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { _mm_storeu_ps(p, v); }

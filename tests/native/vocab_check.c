@@ -73,7 +73,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
-    if (op == VOP_LOAD_N || op == VOP_FIRST_N) {
+    if (op == VOP_LOAD_N || op == VOP_FIRST_N || op == VOP_FIRST_ITEMS) {
         /* chunks of 8 floats (the widest vector) with k = chunk % 10 valid elements, so every
          * target sees the same tails: out = b, then its first k elements 3 a (LOAD_N), or 1 in
          * the lanes of vm_first_n (FIRST_N); loaded lanes past k must be +0.0 */
@@ -85,6 +85,8 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 const size_t kv = k > v ? k - v : 0, kl = kv < STEP ? kv : STEP;
                 if (op == VOP_FIRST_N) {
                     vf_store(out + i + v, mask_to_ones(vm_first_n(kv)));
+                } else if (op == VOP_FIRST_ITEMS) {
+                    vf_store_items(out + i + v, mask_to_ones(vm_first_items(kv)));
                 } else {
                     const vf x = vf_load_n(a + i + v, kl);
                     float tmp[SKS_W];
