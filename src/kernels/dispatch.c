@@ -7,6 +7,8 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "blend.h"
+#include "compress.h"
 #include "qts.h"
 
 #if SKS_BUILDS_SSE41
@@ -34,4 +36,6 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(blend);
+SKS_VARIANTS(compress);
 SKS_VARIANTS(qts);

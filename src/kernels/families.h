@@ -6,4 +6,6 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(blend)
+SKS_FAMILY(compress)
 SKS_FAMILY(qts)

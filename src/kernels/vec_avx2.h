@@ -192,6 +192,11 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     if (count) sks_store3_sse(p, _mm256_castps256_ps128(v));
     if (count >= 2) sks_store3_sse(p + stride, _mm256_extractf128_ps(v, 1));
 }
+SKS_V vm vm_first_items(size_t n)
+{
+    const __m256i item = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 8 ? n : 8)), item));
+}
 SKS_V vf vf_load_items(const float *p)
 {
     return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
@@ -261,6 +266,40 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+/* In each 128-bit row: 6 in-lane shuffles and 3 additions for four dot products' reduction. */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const __m256 ab = _mm256_add_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)),
+                                    _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m256 cd = _mm256_add_ps(_mm256_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)),
+                                    _mm256_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm256_add_ps(_mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/* One 256-bit load or store per row slot and a 128-bit lane exchange per pair of vectors
+ * (instead of two 128-bit accesses per slot and vector). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    if (count >= 2) {
+        const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + stride);
+        *a = _mm256_permute2f128_ps(r0, r1, 0x20);
+        *b = _mm256_permute2f128_ps(r0, r1, 0x31);
+    } else if (count) {
+        const __m256 r0 = _mm256_loadu_ps(p);
+        *a = SKS_ZEXT128(_mm256_castps256_ps128(r0));
+        *b = SKS_ZEXT128(_mm256_extractf128_ps(r0, 1));
+    } else {
+        *a = *b = _mm256_setzero_ps();
+    }
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    if (count) _mm256_storeu_ps(p, _mm256_permute2f128_ps(a, b, 0x20));
+    if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
+}
+
 /* ---- added for qts ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm256_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
@@ -300,22 +339,6 @@ SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4
     _mm_storeu_ps(p + stride, b);
     _mm_storeu_ps(p + 2 * stride, c);
     _mm_storeu_ps(p + 3 * stride, d);
-}
-
-/* Row slot r: row r of a at p + r stride, row r of b right after it (8 contiguous floats). */
-SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
-{
-    if (count) _mm256_storeu_ps(p, _mm256_permute2f128_ps(a, b, 0x20));
-    if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
-}
-
-/* The inverse: a's row r from p + r stride, b's from the 4 floats after it (slots >= count: 0). */
-SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
-{
-    const __m256 x = count ? _mm256_loadu_ps(p) : _mm256_setzero_ps();
-    const __m256 y = count >= 2 ? _mm256_loadu_ps(p + stride) : _mm256_setzero_ps();
-    *a = _mm256_permute2f128_ps(x, y, 0x20);
-    *b = _mm256_permute2f128_ps(x, y, 0x31);
 }
 
 #endif /* SKS_VEC_IMPL_H */

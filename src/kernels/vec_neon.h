@@ -167,6 +167,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     vst1_f32(p, vget_low_f32(v));
     vst1q_lane_f32(p + 2, v, 2);
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vld1q_f32(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { vst1q_f32(p, v); }
@@ -238,6 +239,33 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return vrndnq_f32(a); }
+/* (a0 + a2, a1 + a3, b0 + b2, b1 + b3) from the 64-bit halves, then adjacent pairs: the pairwise
+ * order of the other targets (vpaddq_f32 adds adjacent lanes). */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const float32x4_t ab = vaddq_f32(vcombine_f32(vget_low_f32(a), vget_low_f32(b)),
+                                     vcombine_f32(vget_high_f32(a), vget_high_f32(b)));
+    const float32x4_t cd = vaddq_f32(vcombine_f32(vget_low_f32(c), vget_low_f32(d)),
+                                     vcombine_f32(vget_high_f32(c), vget_high_f32(d)));
+    return vpaddq_f32(ab, cd);
+}
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
 /* ---- added for qts ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     __builtin_shufflevector((a), (b), i0, i1, (i2) + 4, (i3) + 4)
@@ -287,24 +315,6 @@ SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4
     vst1q_f32(p + stride, b);
     vst1q_f32(p + 2 * stride, c);
     vst1q_f32(p + 3 * stride, d);
-}
-
-/* Row slot r: row r of a at p + r stride, row r of b right after it (8 contiguous floats). */
-SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
-{
-    (void)stride;
-    if (count) {
-        vf_store(p, a);
-        vf_store(p + 4, b);
-    }
-}
-
-/* The inverse: a's row r from p + r stride, b's from the 4 floats after it (slots >= count: 0). */
-SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
-{
-    (void)stride;
-    *a = count ? vf_load(p) : vf_zero();
-    *b = count ? vf_load(p + 4) : vf_zero();
 }
 
 #endif /* SKS_VEC_IMPL_H */

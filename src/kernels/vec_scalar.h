@@ -144,7 +144,7 @@ SKS_VF_MAP2(vf_min, A < B ? A : B)   /* b when either is NaN (x86) */
 SKS_VF_MAP2(vf_max, A > B ? A : B)
 SKS_V vf vf_sqrt(vf a)
 {
-    vf r;
+    vf r = a;   /* every lane overwritten (initialised: GCC's -Wmaybe-uninitialized) */
     int i;
     SKS_LANES(i) SKS_LANE(r, i) = sqrtf(SKS_LANE(a, i));
     return r;
@@ -411,6 +411,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
         p[2] = SKS_LANE(v, 2);
     }
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vf_load(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { vf_store(p, v); }
@@ -525,6 +526,53 @@ SKS_V vd4 vd4_lane3_of(const double *p) { return vd4_lane3(*p); }
 
 #undef SKS_VF_MAP2
 #undef SKS_VF_CMP
+
+/* ---- added for blend ---- */
+/* Round to the nearest integer, ties to even (IEEE roundToIntegralTiesToEven; -0.3 -> -0.0). */
+SKS_V vf vf_round(vf a)
+{
+    vf r = a;
+    int i;
+    SKS_LANES(i) SKS_LANE(r, i) = rintf(SKS_LANE(a, i));
+    return r;
+}
+/* Lane k of the result = (v_k[0] + v_k[2]) + (v_k[1] + v_k[3]) of the k-th argument. */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+#if SKS_GENERIC_VECTORS
+    const vf ab = SKS_SHUFFLE4X2(a, b, 0, 1, 4, 5) + SKS_SHUFFLE4X2(a, b, 2, 3, 6, 7);
+    const vf cd = SKS_SHUFFLE4X2(c, d, 0, 1, 4, 5) + SKS_SHUFFLE4X2(c, d, 2, 3, 6, 7);
+    return SKS_SHUFFLE4X2(ab, cd, 0, 2, 4, 6) + SKS_SHUFFLE4X2(ab, cd, 1, 3, 5, 7);
+#else
+    const vf *v[4];
+    vf r;
+    int i;
+    v[0] = &a;
+    v[1] = &b;
+    v[2] = &c;
+    v[3] = &d;
+    SKS_LANES(i)
+    SKS_LANE(r, i) = (SKS_LANE(*v[i], 0) + SKS_LANE(*v[i], 2)) + (SKS_LANE(*v[i], 1) + SKS_LANE(*v[i], 3));
+    return r;
+#endif
+}
+/* Row slots of 8 contiguous floats: the first count <= SKS_ROWS at p, p + stride, ...; floats
+ * 0-3 of slot r in its row of *a, 4-7 in its row of *b (loaded slots >= count are 0). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
 /* ---- added for qts ---- */
 /* Two-source shuffle within rows (SHUFPS): lanes 0, 1 from a, lanes 2, 3 from b. */
 #if SKS_GENERIC_VECTORS
@@ -620,23 +668,6 @@ SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4
         for (l = 0; l < 4; l++) p[l * stride + c] = (float)r[c].v[l];
 #endif
     }
-}
-/* Row slot r: row r of a at p + r stride, row r of b right after it (8 contiguous floats). */
-SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
-{
-    (void)stride;
-    if (count) {
-        vf_store(p, a);
-        vf_store(p + 4, b);
-    }
-}
-
-/* The inverse: a's row r from p + r stride, b's from the 4 floats after it (slots >= count: 0). */
-SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
-{
-    (void)stride;
-    *a = count ? vf_load(p) : vf_zero();
-    *b = count ? vf_load(p + 4) : vf_zero();
 }
 
 #endif /* SKS_VEC_IMPL_H */

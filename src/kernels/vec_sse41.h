@@ -157,6 +157,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     (void)stride;
     if (count) sks_store3_sse(p, v);
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return _mm_loadu_ps(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { _mm_storeu_ps(p, v); }
@@ -228,6 +229,29 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const __m128 ab = _mm_add_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m128 cd = _mm_add_ps(_mm_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm_add_ps(_mm_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
 /* ---- added for qts ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
@@ -275,24 +299,6 @@ SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4
     _mm_storeu_ps(p + stride, b);
     _mm_storeu_ps(p + 2 * stride, c);
     _mm_storeu_ps(p + 3 * stride, d);
-}
-
-/* Row slot r: row r of a at p + r stride, row r of b right after it (8 contiguous floats). */
-SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
-{
-    (void)stride;
-    if (count) {
-        vf_store(p, a);
-        vf_store(p + 4, b);
-    }
-}
-
-/* The inverse: a's row r from p + r stride, b's from the 4 floats after it (slots >= count: 0). */
-SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
-{
-    (void)stride;
-    *a = count ? vf_load(p) : vf_zero();
-    *b = count ? vf_load(p + 4) : vf_zero();
 }
 
 #endif /* SKS_VEC_IMPL_H */

@@ -28,6 +28,39 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_LOAD_ROWS2) {
+        /* blocks of 64 floats: rows of 8 floats 16 apart; the first c = block % 3 rows loaded as
+         * halves (SKS_ROWS at a time, the last group partial) and stored as (2 lo, lo + hi), the
+         * rest of out = b */
+        for (i = 0; i + 64 <= n; i += 64) {
+            const size_t c_rows = (i / 64) % 3;
+            size_t r0;
+            memcpy(out + i, b + i, 64 * sizeof(float));
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                float tmp[2][SKS_W];
+                size_t l;
+                vf lo, hi;
+                vf_load_rows2_count(a + i + 16 * r0, 16, &lo, &hi, cnt);
+                vf_store(tmp[0], lo);
+                vf_store(tmp[1], hi);
+                for (l = 4 * cnt; l < SKS_W; l++) failures += tmp[0][l] != 0.0f || tmp[1][l] != 0.0f;
+                vf_store_rows2_count(out + i + 16 * r0, 16, vf_add(lo, lo), vf_add(lo, hi), cnt);
+            }
+        }
+        return failures;
+    }
+    if (op == VOP_HSUM4) {
+        /* chunks of 16 floats per row: the 4 rows of 4 of row slot r summed pairwise, the sums
+         * stored as that slot's first row, the rest of out = b (target-independent layout) */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            const vf r0 = vf_load_rows(a + i, 16), r1 = vf_load_rows(a + i + 4, 16);
+            const vf r2 = vf_load_rows(a + i + 8, 16), r3 = vf_load_rows(a + i + 12, 16);
+            memcpy(out + i, b + i, 16 * SKS_ROWS * sizeof(float));
+            vf_store_rows(out + i, 16, vf_hsum4_in_rows(r0, r1, r2, r3));
+        }
+        return 0;
+    }
     if (op == VOP_ROWS_N) {
         /* a 12-float joint: rows packed into vectors, each vector's rows doubled */
         for (i = 0; i + 12 <= n; i += 12) {
@@ -40,7 +73,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
-    if (op == VOP_LOAD_N || op == VOP_FIRST_N) {
+    if (op == VOP_LOAD_N || op == VOP_FIRST_N || op == VOP_FIRST_ITEMS) {
         /* chunks of 8 floats (the widest vector) with k = chunk % 10 valid elements, so every
          * target sees the same tails: out = b, then its first k elements 3 a (LOAD_N), or 1 in
          * the lanes of vm_first_n (FIRST_N); loaded lanes past k must be +0.0 */
@@ -52,6 +85,8 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 const size_t kv = k > v ? k - v : 0, kl = kv < STEP ? kv : STEP;
                 if (op == VOP_FIRST_N) {
                     vf_store(out + i + v, mask_to_ones(vm_first_n(kv)));
+                } else if (op == VOP_FIRST_ITEMS) {
+                    vf_store_items(out + i + v, mask_to_ones(vm_first_items(kv)));
                 } else {
                     const vf x = vf_load_n(a + i + v, kl);
                     float tmp[SKS_W];
@@ -122,24 +157,6 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                     vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
                     for (m = 0; m < 4; m++) vf_store_rows(out + i + 4 * sub + 4 * SKS_ROWS * m, 4, q[m]);
                 }
-            }
-        }
-        return 0;
-    }
-    if (op == VOP_ROWS2_COUNT) {
-        /* added for qts: blocks of 64 floats, row slots 16 apart; the first c = block % 3 slots
-         * load two rows x, y of a side by side (slots >= c: 0), y += a row of c, and store
-         * x + y and x * y side by side (8 floats); the rest of out = b */
-        for (i = 0; i + 64 <= n; i += 64) {
-            const size_t c_rows = (i / 64) % 3;
-            size_t r0;
-            memcpy(out + i, b + i, 64 * sizeof(float));
-            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
-                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
-                vf x, y;
-                vf_load_rows2_count(a + i + 16 * r0, 16, &x, &y, cnt);
-                y = vf_add(y, vf_load_rows(c + i + 16 * r0 + 4, 16));
-                vf_store_rows2_count(out + i + 16 * r0, 16, vf_add(x, y), vf_mul(x, y), cnt);
             }
         }
         return 0;
@@ -228,6 +245,10 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         case VOP_SHUFFLE_YZX: r = vf_shuffle_in_rows(x, 1, 2, 0, 3); break;
         case VOP_SHUFFLE_WZYX: r = vf_shuffle_in_rows(x, 3, 2, 1, 0); break;
         case VOP_KEEP3: r = vf_keep_lane3(x); break;
+        case VOP_ROUND:   /* fractions, or ties (round(2x) / 2: k + 0.5 goes to even) */
+            r = vf_select(vf_lt(x, y), vf_round(vf_mul(x, vf_set1(0.37f))),
+                          vf_round(vf_mul(vf_round(vf_add(x, x)), vf_set1(0.5f))));
+            break;
         case VOP_CLEAR3: r = vf_clear_lane3(x); break;
         case VOP_SHUFFLE2:   /* added for qts */
             r = vf_add(vf_shuffle2_in_rows(x, y, 3, 0, 2, 1), vf_mul(vf_shuffle2_in_rows(y, z, 1, 1, 0, 3), z));
