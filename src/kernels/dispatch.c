@@ -11,6 +11,7 @@
 #include "compress.h"
 #include "mat4.h"
 #include "skinning.h"
+#include "qts.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -41,3 +42,4 @@ SKS_VARIANTS(blend);
 SKS_VARIANTS(compress);
 SKS_VARIANTS(mat4);
 SKS_VARIANTS(skinning);
+SKS_VARIANTS(qts);
