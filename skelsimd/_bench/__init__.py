@@ -1,9 +1,11 @@
 """Benchmark workloads of every kernel family, for `python -m skelsimd bench`.
 
 Each family module provides `headline()`, the list of its workloads at their headline sizes;
-FAMILIES maps the family's name to that function.
+FAMILIES maps the family's name to that function. A family may also provide
+`report(out, quick) -> (text, data)`, printed after the timing table (and `data` stored in
+bench.json): REPORTS maps the family's name to it.
 """
-from . import convert, joints, mat4, quat, skeleton, skinning, surface
+from . import compress, convert, joints, mat4, quat, skeleton, skinning, surface
 
 FAMILIES = {
     "joints": joints.headline,
@@ -13,6 +15,11 @@ FAMILIES = {
     "surface": surface.headline,
     "skeleton": skeleton.headline,
     "convert": convert.headline,
+    "compress": compress.headline,
+}
+
+REPORTS = {
+    "compress": compress.report,
 }
 
 

@@ -9,6 +9,10 @@
 #include "quat.h"
 #include "blend.h"
 #include "convert.h"
+#include "compress.h"
+#include "mat4.h"
+#include "skinning.h"
+#include "qts.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -37,3 +41,7 @@ SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
 SKS_VARIANTS(blend);
 SKS_VARIANTS(convert);
+SKS_VARIANTS(compress);
+SKS_VARIANTS(mat4);
+SKS_VARIANTS(skinning);
+SKS_VARIANTS(qts);
