@@ -6,6 +6,7 @@
  */
 #include "simd.h"
 #include "joints.h"
+#include "surface.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -31,3 +32,4 @@
         SKS_NEON_ROW(family)}
 
 SKS_VARIANTS(joints);
+SKS_VARIANTS(surface);

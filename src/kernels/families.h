@@ -5,3 +5,4 @@
  * dispatch.c, end its source with SKS_ROW(name) = {...}.
  */
 SKS_FAMILY(joints)
+SKS_FAMILY(surface)
