@@ -25,6 +25,7 @@ extern PyMethodDef sks_quat_methods[];
 extern PyMethodDef sks_blend_methods[];
 extern PyMethodDef sks_qts_methods[];
 extern PyMethodDef sks_surface_methods[];
+extern PyMethodDef sks_args_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -128,6 +129,7 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_blend_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_qts_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_args_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

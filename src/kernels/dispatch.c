@@ -6,6 +6,7 @@
  */
 #include "simd.h"
 #include "joints.h"
+#include "quat.h"
 #include "surface.h"
 
 #if SKS_BUILDS_SSE41
@@ -32,4 +33,5 @@
         SKS_NEON_ROW(family)}
 
 SKS_VARIANTS(joints);
+SKS_VARIANTS(quat);
 SKS_VARIANTS(surface);

@@ -5,4 +5,5 @@
  * dispatch.c, end its source with SKS_ROW(name) = {...}.
  */
 SKS_FAMILY(joints)
+SKS_FAMILY(quat)
 SKS_FAMILY(surface)

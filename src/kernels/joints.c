@@ -66,53 +66,40 @@ static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, i
  * (row slot 0; other slots are zero and never stored). o may alias g. */
 static SKS_ALWAYS_INLINE void joint_untransform(float *o, const float *p, const float *g, int rigid)
 {
-    const vf p0 = vf_load_rows_n(p, 1), p1 = vf_load_rows_n(p + 4, 1), p2 = vf_load_rows_n(p + 8, 1);
-    const vf d0 = vf_sub(vf_load_rows_n(g, 1), vf_keep_lane3(p0));
-    const vf d1 = vf_sub(vf_load_rows_n(g + 4, 1), vf_keep_lane3(p1));
-    const vf d2 = vf_sub(vf_load_rows_n(g + 8, 1), vf_keep_lane3(p2));
+    const vf p0 = vf_load_rows_count(p, 0, 1), p1 = vf_load_rows_count(p + 4, 0, 1);
+    const vf p2 = vf_load_rows_count(p + 8, 0, 1);
+    const vf d0 = vf_sub(vf_load_rows_count(g, 0, 1), vf_keep_lane3(p0));
+    const vf d1 = vf_sub(vf_load_rows_count(g + 4, 0, 1), vf_keep_lane3(p1));
+    const vf d2 = vf_sub(vf_load_rows_count(g + 8, 0, 1), vf_keep_lane3(p2));
     vf cols[3];
     inverse_columns(cols, p0, p1, p2, rigid);
     {
         const vf r0 = INVERSE_ROW(cols, 0, d0, d1, d2);
         const vf r1 = INVERSE_ROW(cols, 1, d0, d1, d2);
         const vf r2 = INVERSE_ROW(cols, 2, d0, d1, d2);
-        vf_store_rows_n(o, r0, 1);
-        vf_store_rows_n(o + 4, r1, 1);
-        vf_store_rows_n(o + 8, r2, 1);
+        vf_store_rows_count(o, 0, r0, 1);
+        vf_store_rows_count(o + 4, 0, r1, 1);
+        vf_store_rows_count(o + 8, 0, r2, 1);
     }
 }
 
-/* The SKS_ROWS joints at m, m + 12, ... inverted: [R^-1 | -(R^-1 t)], the columns of R^-1 and
- * -(R^-1 t) (a true negation: -((c0_i t0 + c1_i t1) + c2_i t2)) transposed into rows. o may
- * alias m. */
-static SKS_ALWAYS_INLINE void joints_invert_rows(float *o, const float *m, int rigid)
+/* The `count` <= SKS_ROWS joints at m, m + 12, ... inverted: [R^-1 | -(R^-1 t)], the columns of
+ * R^-1 and -(R^-1 t) (a true negation: -((c0_i t0 + c1_i t1) + c2_i t2)) transposed into rows.
+ * o may alias m. */
+static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid, size_t count)
 {
-    const vf p0 = vf_load_rows(m, SKS_JOINT_FLOATS), p1 = vf_load_rows(m + 4, SKS_JOINT_FLOATS);
-    const vf p2 = vf_load_rows(m + 8, SKS_JOINT_FLOATS);
+    const vf p0 = vf_load_rows_count(m, SKS_JOINT_FLOATS, count);
+    const vf p1 = vf_load_rows_count(m + 4, SKS_JOINT_FLOATS, count);
+    const vf p2 = vf_load_rows_count(m + 8, SKS_JOINT_FLOATS, count);
     vf cols[3], t;
     inverse_columns(cols, p0, p1, p2, rigid);
     t = vf_add(vf_add(vf_mul(cols[0], vf_splat_in_rows(p0, 3)), vf_mul(cols[1], vf_splat_in_rows(p1, 3))),
                vf_mul(cols[2], vf_splat_in_rows(p2, 3)));
     t = vf_neg(t);
     vf_transpose4_in_rows(&cols[0], &cols[1], &cols[2], &t);
-    vf_store_rows(o, SKS_JOINT_FLOATS, cols[0]);
-    vf_store_rows(o + 4, SKS_JOINT_FLOATS, cols[1]);
-    vf_store_rows(o + 8, SKS_JOINT_FLOATS, cols[2]);
-}
-
-/* One joint inverted (row slot 0 of joints_invert_rows, for the tail of a batch). */
-static SKS_ALWAYS_INLINE void joint_invert_one(float *o, const float *m, int rigid)
-{
-    const vf p0 = vf_load_rows_n(m, 1), p1 = vf_load_rows_n(m + 4, 1), p2 = vf_load_rows_n(m + 8, 1);
-    vf cols[3], t;
-    inverse_columns(cols, p0, p1, p2, rigid);
-    t = vf_add(vf_add(vf_mul(cols[0], vf_splat_in_rows(p0, 3)), vf_mul(cols[1], vf_splat_in_rows(p1, 3))),
-               vf_mul(cols[2], vf_splat_in_rows(p2, 3)));
-    t = vf_neg(t);
-    vf_transpose4_in_rows(&cols[0], &cols[1], &cols[2], &t);
-    vf_store_rows_n(o, cols[0], 1);
-    vf_store_rows_n(o + 4, cols[1], 1);
-    vf_store_rows_n(o + 8, cols[2], 1);
+    vf_store_rows_count(o, SKS_JOINT_FLOATS, cols[0], count);
+    vf_store_rows_count(o + 4, SKS_JOINT_FLOATS, cols[1], count);
+    vf_store_rows_count(o + 8, SKS_JOINT_FLOATS, cols[2], count);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -291,8 +278,8 @@ static void invert_joints(float *out, const float *m, size_t n, int rigid)
 {
     size_t i = 0;
     for (; i + SKS_ROWS <= n; i += SKS_ROWS)
-        joints_invert_rows(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid);
-    for (; i < n; i++) joint_invert_one(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid);
+        joints_invert(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid, SKS_ROWS);
+    if (i < n) joints_invert(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid, n - i);
 }
 
 SKS_ROW(joints) = {local_to_global, local_to_global_f64, global_to_local, multiply_joints,

@@ -52,14 +52,17 @@ enum sks_isa {
 #define SKS_BUILDS_NEON SKS_AARCH64
 
 #if defined(__GNUC__) || defined(__clang__)
+#define SKS_CONSTANT_P(x) __builtin_constant_p(x)
 #define SKS_ALWAYS_INLINE inline __attribute__((always_inline))
 #define SKS_RESTRICT __restrict__
 #define SKS_ALIGNED(n) __attribute__((aligned(n)))
 #elif defined(_MSC_VER)
+#define SKS_CONSTANT_P(x) 0
 #define SKS_ALWAYS_INLINE __forceinline
 #define SKS_RESTRICT __restrict
 #define SKS_ALIGNED(n) __declspec(align(n))
 #else
+#define SKS_CONSTANT_P(x) 0
 #define SKS_ALWAYS_INLINE inline
 #define SKS_RESTRICT
 #define SKS_ALIGNED(n)

@@ -44,6 +44,21 @@
  *   vf_shuffle_in_rows(v, i0, i1, i2, i3)   lane k of each row = lane ik of that row
  *   vf_keep_lane3(v), vf_clear_lane3(v)     (0, 0, 0, v3) and (v0, v1, v2, 0) per row (+0.0)
  *   vf_transpose4_in_rows(&a, &b, &c, &d)   4x4 transpose within each row position
+ *   vf_load_rows_count(p, stride, count), vf_store_rows_count(p, stride, v, count)
+ *                                           only the first count <= SKS_ROWS row slots (loaded
+ *                                           slots >= count are 0; nothing else read or written)
+ *   vf_load_rows_xyz(p, stride, count), vf_store_rows_xyz(p, stride, v, count)
+ *                                           the same with rows of 3 floats (3-vectors; lane 3
+ *                                           loads as 0 and is not stored)
+ *
+ * Items (structure-of-arrays blocks). SKS_W items of 4 floats (quaternions, joint rows) loaded
+ * as rows, 4 vectors of SKS_ROWS items each (vector k = items k SKS_ROWS + r, r < SKS_ROWS:
+ * vf_load_rows(p + k SKS_ROWS step, step)), then vf_transpose4_in_rows: component c of every
+ * item in one vector, lane l of row slot r holding item l * SKS_ROWS + r ("item order": the
+ * identity on 4-lane targets, (0 2 4 6 | 1 3 5 7) on avx2). Transposing back and storing rows
+ * undoes it. Per-item scalars follow the same order:
+ *   vf_load_items(p), vf_store_items(p, v)  SKS_W consecutive floats <-> item order
+ *   vf_load_items_n(p, n), vf_store_items_n(p, v, n)   the first n items only (tails)
  *
  * Integers
  *   vi_load store set1 add sub and or, vi_shl(v, n) vi_shr(v, n) (logical, constant n),

@@ -93,12 +93,20 @@ SKS_V vf vf_if(vm m, vf a) { return _mm256_and_ps(m, a); }
 SKS_V vf vf_ifnot(vm m, vf a) { return _mm256_andnot_ps(m, a); }
 
 /* ---- rows: two groups of 4 lanes ---- */
+/* Contiguous rows (stride 4, known at compile time) are one 256-bit load or store; a repeated
+ * row (stride 0) one broadcast. */
 SKS_V vf vf_load_rows(const float *p, ptrdiff_t stride)
 {
+    if (SKS_CONSTANT_P(stride) && stride == 4) return _mm256_loadu_ps(p);
+    if (SKS_CONSTANT_P(stride) && stride == 0) return _mm256_broadcast_ps((const __m128 *)(const void *)p);
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + stride), 1);
 }
 SKS_V void vf_store_rows(float *p, ptrdiff_t stride, vf v)
 {
+    if (SKS_CONSTANT_P(stride) && stride == 4) {
+        _mm256_storeu_ps(p, v);
+        return;
+    }
     _mm_storeu_ps(p, _mm256_castps256_ps128(v));
     _mm_storeu_ps(p + stride, _mm256_extractf128_ps(v, 1));
 }
@@ -149,6 +157,57 @@ SKS_V vf vf_from_vi(vi v) { return _mm256_cvtepi32_ps(v); }
 SKS_V vi vi_from_vf_trunc(vf v) { return _mm256_cvttps_epi32(v); }
 SKS_V vf vf_bits_from_vi(vi v) { return _mm256_castsi256_ps(v); }
 SKS_V vi vi_bits_from_vf(vf v) { return _mm256_castps_si256(v); }
+
+/* ---- item order (SoA blocks): lane l of row r holds item 2 l + r ---- */
+SKS_V vf vf_load_rows_count(const float *p, ptrdiff_t stride, size_t count)
+{
+    if (count >= 2) return vf_load_rows(p, stride);
+    return count ? SKS_ZEXT128(_mm_loadu_ps(p)) : _mm256_setzero_ps();
+}
+SKS_V void vf_store_rows_count(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    if (count >= 2) {
+        vf_store_rows(p, stride, v);
+    } else if (count) {
+        _mm_storeu_ps(p, _mm256_castps256_ps128(v));
+    }
+}
+SKS_V __m128 sks_load3_sse(const float *p)
+{
+    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)), _mm_load_ss(p + 2));
+}
+SKS_V void sks_store3_sse(float *p, __m128 v)
+{
+    _mm_store_sd((double *)(void *)p, _mm_castps_pd(v));
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)
+{
+    if (count >= 2)
+        return _mm256_insertf128_ps(_mm256_castps128_ps256(sks_load3_sse(p)), sks_load3_sse(p + stride), 1);
+    return count ? SKS_ZEXT128(sks_load3_sse(p)) : _mm256_setzero_ps();
+}
+SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    if (count) sks_store3_sse(p, _mm256_castps256_ps128(v));
+    if (count >= 2) sks_store3_sse(p + stride, _mm256_extractf128_ps(v, 1));
+}
+SKS_V vf vf_load_items(const float *p)
+{
+    return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+}
+SKS_V vf vf_load_items_n(const float *p, size_t n)
+{
+    return _mm256_permutevar8x32_ps(vf_load_n(p, n), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+}
+SKS_V void vf_store_items(float *p, vf v)
+{
+    _mm256_storeu_ps(p, _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+SKS_V void vf_store_items_n(float *p, vf v, size_t n)
+{
+    vf_store_n(p, _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)), n);
+}
 
 /* ---- a row of four doubles ---- */
 SKS_V vd4 vd4_from_floats(const float *p)

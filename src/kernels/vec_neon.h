@@ -143,6 +143,35 @@ SKS_V vi vi_from_vf_trunc(vf v) { return vcvtq_s32_f32(v); }
 SKS_V vf vf_bits_from_vi(vi v) { return vreinterpretq_f32_s32(v); }
 SKS_V vi vi_bits_from_vf(vf v) { return vreinterpretq_s32_f32(v); }
 
+/* ---- item order (SoA blocks): identity with one row per vector ---- */
+SKS_V vf vf_load_rows_count(const float *p, ptrdiff_t stride, size_t count)
+{
+    (void)stride;
+    return count ? vld1q_f32(p) : vdupq_n_f32(0.0f);
+}
+SKS_V void vf_store_rows_count(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    (void)stride;
+    if (count) vst1q_f32(p, v);
+}
+SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)
+{
+    (void)stride;
+    if (!count) return vdupq_n_f32(0.0f);
+    return vsetq_lane_f32(p[2], vcombine_f32(vld1_f32(p), vdup_n_f32(0.0f)), 2);
+}
+SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    (void)stride;
+    if (!count) return;
+    vst1_f32(p, vget_low_f32(v));
+    vst1q_lane_f32(p + 2, v, 2);
+}
+SKS_V vf vf_load_items(const float *p) { return vld1q_f32(p); }
+SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
+SKS_V void vf_store_items(float *p, vf v) { vst1q_f32(p, v); }
+SKS_V void vf_store_items_n(float *p, vf v, size_t n) { vf_store_n(p, v, n); }
+
 /* ---- a row of four doubles ---- */
 SKS_V vd4 vd4_from_floats(const float *p)
 {

@@ -34,8 +34,10 @@ typedef struct vd4 {
 #define SKS_MASK_LANE(m, i) ((uint32_t)(m)[i])
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
 #define SKS_SHUFFLE4(v, i0, i1, i2, i3) __builtin_shufflevector((v), (v), i0, i1, i2, i3)
+#define SKS_SHUFFLE4X2(a, b, i0, i1, i2, i3) __builtin_shufflevector((a), (b), i0, i1, i2, i3)
 #else
 #define SKS_SHUFFLE4(v, i0, i1, i2, i3) __builtin_shuffle((v), (vi){i0, i1, i2, i3})
+#define SKS_SHUFFLE4X2(a, b, i0, i1, i2, i3) __builtin_shuffle((a), (b), (vi){i0, i1, i2, i3})
 #endif
 #else
 /* ---------------------------------------------------------------- structs ---- */
@@ -265,6 +267,14 @@ SKS_V vf vf_clear_lane3(vf v)
 }
 SKS_V void vf_transpose4_in_rows(vf *a, vf *b, vf *c, vf *d)
 {
+#if SKS_GENERIC_VECTORS
+    const vf t0 = SKS_SHUFFLE4X2(*a, *b, 0, 4, 1, 5), t1 = SKS_SHUFFLE4X2(*a, *b, 2, 6, 3, 7);
+    const vf t2 = SKS_SHUFFLE4X2(*c, *d, 0, 4, 1, 5), t3 = SKS_SHUFFLE4X2(*c, *d, 2, 6, 3, 7);
+    *a = SKS_SHUFFLE4X2(t0, t2, 0, 1, 4, 5);
+    *b = SKS_SHUFFLE4X2(t0, t2, 2, 3, 6, 7);
+    *c = SKS_SHUFFLE4X2(t1, t3, 0, 1, 4, 5);
+    *d = SKS_SHUFFLE4X2(t1, t3, 2, 3, 6, 7);
+#else
     const vf x = *a, y = *b, z = *c, w = *d;
     int i;
     SKS_LANES(i)
@@ -273,6 +283,7 @@ SKS_V void vf_transpose4_in_rows(vf *a, vf *b, vf *c, vf *d)
         vf *dst = i == 0 ? a : i == 1 ? b : i == 2 ? c : d;
         *dst = vf_load(l);
     }
+#endif
 }
 
 /* ---- 32-bit integer lanes (wrapping arithmetic, logical shifts) ---- */
@@ -368,6 +379,42 @@ SKS_V vi vi_bits_from_vf(vf v)
     memcpy(&r, &v, sizeof r);
     return r;
 }
+
+/* ---- item order (SoA blocks): identity with one row per vector ---- */
+SKS_V vf vf_load_rows_count(const float *p, ptrdiff_t stride, size_t count)
+{
+    (void)stride;
+    return count ? vf_load(p) : vf_zero();
+}
+SKS_V void vf_store_rows_count(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    (void)stride;
+    if (count) vf_store(p, v);
+}
+SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)
+{
+    vf r = vf_zero();
+    (void)stride;
+    if (count) {
+        SKS_LANE(r, 0) = p[0];
+        SKS_LANE(r, 1) = p[1];
+        SKS_LANE(r, 2) = p[2];
+    }
+    return r;
+}
+SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    (void)stride;
+    if (count) {
+        p[0] = SKS_LANE(v, 0);
+        p[1] = SKS_LANE(v, 1);
+        p[2] = SKS_LANE(v, 2);
+    }
+}
+SKS_V vf vf_load_items(const float *p) { return vf_load(p); }
+SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
+SKS_V void vf_store_items(float *p, vf v) { vf_store(p, v); }
+SKS_V void vf_store_items_n(float *p, vf v, size_t n) { vf_store_n(p, v, n); }
 
 /* ---- a row of four doubles ---- */
 #if SKS_GENERIC_VECTORS

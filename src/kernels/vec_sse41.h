@@ -127,6 +127,41 @@ SKS_V vi vi_from_vf_trunc(vf v) { return _mm_cvttps_epi32(v); }
 SKS_V vf vf_bits_from_vi(vi v) { return _mm_castsi128_ps(v); }
 SKS_V vi vi_bits_from_vf(vf v) { return _mm_castps_si128(v); }
 
+/* ---- item order (SoA blocks): identity with one row per vector ---- */
+SKS_V vf vf_load_rows_count(const float *p, ptrdiff_t stride, size_t count)
+{
+    (void)stride;
+    return count ? _mm_loadu_ps(p) : _mm_setzero_ps();
+}
+SKS_V void vf_store_rows_count(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    (void)stride;
+    if (count) _mm_storeu_ps(p, v);
+}
+SKS_V __m128 sks_load3_sse(const float *p)
+{
+    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)), _mm_load_ss(p + 2));
+}
+SKS_V void sks_store3_sse(float *p, __m128 v)
+{
+    _mm_store_sd((double *)(void *)p, _mm_castps_pd(v));
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)
+{
+    (void)stride;
+    return count ? sks_load3_sse(p) : _mm_setzero_ps();
+}
+SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
+{
+    (void)stride;
+    if (count) sks_store3_sse(p, v);
+}
+SKS_V vf vf_load_items(const float *p) { return _mm_loadu_ps(p); }
+SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
+SKS_V void vf_store_items(float *p, vf v) { _mm_storeu_ps(p, v); }
+SKS_V void vf_store_items_n(float *p, vf v, size_t n) { vf_store_n(p, v, n); }
+
 /* ---- a row of four doubles ---- */
 SKS_V vd4 vd4_from_floats(const float *p)
 {

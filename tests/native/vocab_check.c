@@ -64,6 +64,68 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return failures;
     }
+    if (op == VOP_ROWS_COUNT) {
+        /* blocks of 64 floats: rows of 4 floats 8 apart; the first c = block % 3 rows doubled
+         * (SKS_ROWS at a time, the last group partial), the rest of out = b */
+        for (i = 0; i + 64 <= n; i += 64) {
+            const size_t c_rows = (i / 64) % 3;
+            size_t r0;
+            memcpy(out + i, b + i, 64 * sizeof(float));
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                const vf v = vf_load_rows_count(a + i + 8 * r0, 8, cnt);
+                float tmp[SKS_W];
+                size_t l;
+                vf_store(tmp, v);
+                for (l = 4 * cnt; l < SKS_W; l++) failures += tmp[l] != 0.0f;
+                vf_store_rows_count(out + i + 8 * r0, 8, vf_add(v, v), cnt);
+            }
+        }
+        return failures;
+    }
+    if (op == VOP_ROWS_XYZ) {
+        /* blocks of 48 floats: 3-vectors 6 floats apart; the first c = block % 3 doubled plus
+         * lane 3 (which must load as 0), the rest of out = b */
+        for (i = 0; i + 48 <= n; i += 48) {
+            const size_t c_rows = (i / 48) % 3;
+            size_t r0;
+            memcpy(out + i, b + i, 48 * sizeof(float));
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                const vf v = vf_load_rows_xyz(a + i + 6 * r0, 6, cnt);
+                vf_store_rows_xyz(out + i + 6 * r0, 6, vf_add(vf_add(v, v), vf_splat_in_rows(v, 3)), cnt);
+            }
+        }
+        return 0;
+    }
+    if (op == VOP_ITEMS_SOA || op == VOP_ITEMS_N) {
+        /* chunks of 8 quaternions (32 floats), SKS_W at a time: to SoA by rows + transpose,
+         * component m scaled by (t + m) with t the item's float (b[item]) loaded in item order,
+         * then back. Target-independent iff the orders agree. VOP_ITEMS_N: the first
+         * k = chunk % 9 items' t only (the others 0), the x components stored with _n over c. */
+        for (i = 0; i + 32 <= n; i += 32) {
+            const size_t k8 = (i / 32) % 9;
+            size_t sub;
+            if (op == VOP_ITEMS_N) memcpy(out + i / 4, c + i / 4, 8 * sizeof(float));
+            for (sub = 0; sub < 8; sub += SKS_W) {
+                const size_t item0 = i / 4 + sub;
+                const size_t k = k8 > sub ? (k8 - sub < SKS_W ? k8 - sub : SKS_W) : 0;
+                vf q[4], t;
+                int m;
+                for (m = 0; m < 4; m++) q[m] = vf_load_rows(a + i + 4 * sub + 4 * SKS_ROWS * m, 4);
+                vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
+                t = op == VOP_ITEMS_N ? vf_load_items_n(b + item0, k) : vf_load_items(b + item0);
+                for (m = 0; m < 4; m++) q[m] = vf_mul(q[m], vf_add(t, vf_set1((float)m)));
+                if (op == VOP_ITEMS_N) {
+                    vf_store_items_n(out + item0, q[0], k);
+                } else {
+                    vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
+                    for (m = 0; m < 4; m++) vf_store_rows(out + i + 4 * sub + 4 * SKS_ROWS * m, 4, q[m]);
+                }
+            }
+        }
+        return 0;
+    }
     if (op == VOP_F64) {
         for (i = 0; i + 4 <= n; i += 4) {
             const double p[4] = {(double)b[i], (double)b[i + 1] * 1e-3, (double)c[i], (double)c[i + 3]};
