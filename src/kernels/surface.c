@@ -622,10 +622,13 @@ static void surface_effectors(float *ext, double *reaction, const float *pos, si
         for (i = 0; i + SKS_W <= n; i += SKS_W) {
             const v3 d = v3_sub(c, v3_load(pos, plane, i));
             const vf dist = v3_norm(d);
-            const vm in = vm_and(vf_lt(dist, R), vf_gt(dist, vf_zero()));
-            const v3 f = v3_scale(d, vf_div(st, dist));
-            v3 fin;
+            const vm near = vf_lt(dist, R);
+            vm in;
+            v3 f, fin;
+            if (!vm_any(near)) continue;   /* most vectors of a small radius: one test */
+            in = vm_and(near, vf_gt(dist, vf_zero()));
             if (!vm_any(in)) continue;
+            f = v3_scale(d, vf_div(st, dist));
             fin.x = vf_select(in, f.x, out_value);
             fin.y = vf_select(in, f.y, out_value);
             fin.z = vf_select(in, f.z, out_value);
