@@ -8,6 +8,11 @@
 #include "joints.h"
 #include "quat.h"
 #include "surface.h"
+#include "blend.h"
+#include "compress.h"
+#include "mat4.h"
+#include "skinning.h"
+#include "qts.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -35,3 +40,8 @@
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
 SKS_VARIANTS(surface);
+SKS_VARIANTS(blend);
+SKS_VARIANTS(compress);
+SKS_VARIANTS(mat4);
+SKS_VARIANTS(skinning);
+SKS_VARIANTS(qts);
