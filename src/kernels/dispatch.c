@@ -7,6 +7,7 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "surface.h"
 #include "blend.h"
 #include "convert.h"
 #include "compress.h"
@@ -39,6 +40,7 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(surface);
 SKS_VARIANTS(blend);
 SKS_VARIANTS(convert);
 SKS_VARIANTS(compress);

@@ -6,6 +6,7 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(surface)
 SKS_FAMILY(blend)
 SKS_FAMILY(convert)
 SKS_FAMILY(compress)
