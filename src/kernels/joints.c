@@ -112,10 +112,10 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
  * Error: (d + 1) * 2**-23 * max(1, T) for depth d and global translations up to T.
  * ------------------------------------------------------------------------------------------ */
 
-/* Skeleton groups walked side by side (each group is SKS_ROWS skeletons in the row slots of one
- * set of vectors): two independent groups let the out-of-order core overlap one chain's latency
+/* Two skeleton groups walked side by side (each group is SKS_ROWS skeletons in the row slots of
+ * one set of vectors): two independent chains let the out-of-order core overlap one's latency
  * with the other's (4 skeletons on avx2, 2 on 4-lane targets). */
-#define L2G_GROUPS 2
+#define L2G_SIDE (2 * SKS_ROWS)
 
 /* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
  * skeleton at a time was measured faster than several side by side (Zen 4, 32 MB L3, 10,000 x 96:
@@ -145,31 +145,34 @@ static void walk_one(float *out, const float *local, const int32_t *parents, siz
     }
 }
 
-/* L2G_GROUPS * SKS_ROWS skeletons, `stride` floats apart, side by side. */
-static void walk_groups(float *out, const float *local, const int32_t *parents, size_t stride,
-                        size_t start, size_t stop)
+/* L2G_SIDE skeletons, `stride` floats apart: groups g0 (skeletons 0 .. SKS_ROWS - 1) and g1 (the
+ * next SKS_ROWS). Two named groups, not an array, and not inlined into the batch loop: either
+ * way the compiler kept fewer of the walk's values in registers (avx2: 3-5% slower). */
+SKS_NOINLINE static void walk_groups(float *out, const float *local, const int32_t *parents,
+                                     size_t stride, size_t start, size_t stop)
 {
     const ptrdiff_t s = (ptrdiff_t)stride;
     const size_t group = SKS_ROWS * stride;
-    joint_rows g[L2G_GROUPS];
+    joint_rows g0, g1;
     size_t j;
-    int q, i;
-    for (q = 0; q < L2G_GROUPS; q++)
-        for (i = 0; i < 3; i++) g[q].r[i] = vf_zero();
+    int i;
+    for (i = 0; i < 3; i++) g0.r[i] = g1.r[i] = vf_zero();
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
         const size_t oj = SKS_JOINT_FLOATS * j;
         if (p < 0) {
-            for (q = 0; q < L2G_GROUPS; q++) g[q] = joint_rows_load(local + q * group + oj, s);
+            g0 = joint_rows_load(local + oj, s);
+            g1 = joint_rows_load(local + group + oj, s);
         } else if ((size_t)p + 1 == j && j > start) {
-            for (q = 0; q < L2G_GROUPS; q++) g[q] = joint_rows_mul(g[q], local + q * group + oj, s);
+            g0 = joint_rows_mul(g0, local + oj, s);
+            g1 = joint_rows_mul(g1, local + group + oj, s);
         } else {
             const size_t op = SKS_JOINT_FLOATS * (size_t)p;
-            for (q = 0; q < L2G_GROUPS; q++)
-                g[q] = joint_rows_mul(joint_rows_load(out + q * group + op, s),
-                                      local + q * group + oj, s);
+            g0 = joint_rows_mul(joint_rows_load(out + op, s), local + oj, s);
+            g1 = joint_rows_mul(joint_rows_load(out + group + op, s), local + group + oj, s);
         }
-        for (q = 0; q < L2G_GROUPS; q++) joint_rows_store(out + q * group + oj, s, g[q]);
+        joint_rows_store(out + oj, s, g0);
+        joint_rows_store(out + group + oj, s, g1);
     }
 }
 
@@ -177,7 +180,7 @@ static void local_to_global(float *out, const float *local, const int32_t *paren
                             size_t joints, size_t start, size_t stop)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS;
-    const size_t side = (size_t)L2G_GROUPS * SKS_ROWS;
+    const size_t side = L2G_SIDE;
     size_t b = 0;
     if (2 * batch * stride * sizeof(float) <= L2G_SIDE_BY_SIDE_MAX_BYTES) {
         for (; b + side <= batch; b += side)

@@ -125,17 +125,20 @@ static void matmul4(float *out, const float *a, size_t a_step, const float *b, s
     } else if (a_step == 0) {   /* constant x array: a's coefficients spread once */
         const mat4_coefs c = mat4_coefs_of(a);
         for (i = 0; i < n; i++) {
-            const mat4_rows bm = mat4_broadcast_rows(b + b_step * i);
+            const mat4_rows bm = mat4_broadcast_rows(b + SKS_MAT4_FLOATS * i);
             mat4_packed r;
             int k;
             for (k = 0; k < MAT4_VECS; k++)
                 r.r[k] = mat4_combine(c.s[k][0], c.s[k][1], c.s[k][2], c.s[k][3], &bm);
             mat4_store(out + SKS_MAT4_FLOATS * i, r);
         }
-    } else {
+    } else {   /* pairs: both steps are one matrix */
         for (i = 0; i < n; i++) {
-            const mat4_rows bm = mat4_broadcast_rows(b + b_step * i);
-            mat4_store(out + SKS_MAT4_FLOATS * i, mat4_mul(mat4_load(a + a_step * i), &bm));
+            const mat4_rows bm = mat4_broadcast_rows(b);
+            mat4_store(out, mat4_mul(mat4_load(a), &bm));
+            a += SKS_MAT4_FLOATS;
+            b += SKS_MAT4_FLOATS;
+            out += SKS_MAT4_FLOATS;
         }
     }
 }

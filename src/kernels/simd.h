@@ -54,16 +54,19 @@ enum sks_isa {
 #if defined(__GNUC__) || defined(__clang__)
 #define SKS_CONSTANT_P(x) __builtin_constant_p(x)
 #define SKS_ALWAYS_INLINE inline __attribute__((always_inline))
+#define SKS_NOINLINE __attribute__((noinline))
 #define SKS_RESTRICT __restrict__
 #define SKS_ALIGNED(n) __attribute__((aligned(n)))
 #elif defined(_MSC_VER)
 #define SKS_CONSTANT_P(x) 0
 #define SKS_ALWAYS_INLINE __forceinline
+#define SKS_NOINLINE __declspec(noinline)
 #define SKS_RESTRICT __restrict
 #define SKS_ALIGNED(n) __declspec(align(n))
 #else
 #define SKS_CONSTANT_P(x) 0
 #define SKS_ALWAYS_INLINE inline
+#define SKS_NOINLINE
 #define SKS_RESTRICT
 #define SKS_ALIGNED(n)
 #endif

@@ -42,13 +42,7 @@
 
 /* The two passes over a row stay functions of their own: inlined into the walk, the walk's
  * state spills around them (AVX2 at 100 x 100 with one substep per call: 2-4% slower). */
-#if defined(__GNUC__) || defined(__clang__)
-#define ROW_PASS __attribute__((noinline)) static
-#elif defined(_MSC_VER)
-#define ROW_PASS __declspec(noinline) static
-#else
-#define ROW_PASS static
-#endif
+#define ROW_PASS SKS_NOINLINE static
 
 /* Floats per aligned block: the vector width in floats of SKS_VEC_ALIGN bytes (= SKS_W). */
 #define BLOCK (SKS_VEC_ALIGN / sizeof(float))
