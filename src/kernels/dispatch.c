@@ -9,6 +9,7 @@
 #include "quat.h"
 #include "blend.h"
 #include "compress.h"
+#include "qts.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -37,3 +38,4 @@ SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
 SKS_VARIANTS(blend);
 SKS_VARIANTS(compress);
+SKS_VARIANTS(qts);

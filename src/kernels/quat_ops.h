@@ -237,4 +237,52 @@ static SKS_ALWAYS_INLINE quat_aos quat_aos_combine(const quat_aos *a, const quat
     return r;
 }
 
+/* ---- added for qts ----
+ * One quaternion per row slot (lanes x, y, z, w), for walks vectorised within a joint: the same
+ * products and sums as the SoA helpers above, in the same order, lane by lane. A subtraction
+ * a - b is evaluated as a + (-b) (the same IEEE result; a NaN may come out with the other sign).
+ */
+
+/* a * b per row: with p1 = aw b, p2 = (ax bw, ay bw, az bw, ax bx), p3 = (ay bz, az bx, ax by,
+ * ay by), p4 = (az by, ax bz, ay bx, az bz): x, y, z = (p1 + p2) + (p3 - p4), w = (p1 - p2) -
+ * (p3 + p4). */
+static SKS_ALWAYS_INLINE vf quat_rows_mul(vf a, vf b)
+{
+    const vf w_sign = vf_keep_lane3(vf_set1(-0.0f)), xyz_sign = vf_clear_lane3(vf_set1(-0.0f));
+    const vf p1 = vf_mul(vf_splat_in_rows(a, 3), b);
+    const vf p2 = vf_mul(vf_shuffle_in_rows(a, 0, 1, 2, 0), vf_shuffle_in_rows(b, 3, 3, 3, 0));
+    const vf p3 = vf_mul(vf_shuffle_in_rows(a, 1, 2, 0, 1), vf_shuffle_in_rows(b, 2, 0, 1, 1));
+    const vf p4 = vf_mul(vf_shuffle_in_rows(a, 2, 0, 1, 2), vf_shuffle_in_rows(b, 1, 2, 0, 2));
+    const vf sum_a = vf_add(p1, vf_xor(p2, w_sign));
+    const vf sum_c = vf_add(p3, vf_xor(p4, xyz_sign));
+    return vf_add(sum_a, vf_xor(sum_c, w_sign));
+}
+
+/* The columns c[0..2] of scale * R(q / |q|) per row (quat_soa_scaled_rotation's formula and
+ * order: n2 = (xx + zz) + (yy + ww), h = scale / n2, diagonal h ((ww + xx) - (yy + zz)) + id,
+ * off-diagonal 2h (xy - zw) etc.; a zero q gives scale * I). `scale` holds the scale in every
+ * lane of its row; lane 3 of each column is unspecified. */
+static SKS_ALWAYS_INLINE void quat_rows_scaled_rotation(vf c[3], vf q, vf scale)
+{
+    const vf sq = vf_mul(q, q);                                            /* xx yy zz ww */
+    const vf half = vf_add(sq, vf_shuffle_in_rows(sq, 2, 3, 0, 1));
+    const vf n2 = vf_add(half, vf_shuffle_in_rows(half, 1, 0, 3, 2));
+    const vm positive = vf_gt(n2, vf_zero());
+    const vf h = vf_if(positive, vf_div(scale, n2)), k = vf_add(h, h);
+    const vf id = vf_ifnot(positive, scale);
+    /* (ww + xx, ww + yy, ww + zz) - (yy + zz, xx + zz, xx + yy) */
+    const vf dl = vf_add(vf_splat_in_rows(sq, 3), sq);
+    const vf dr = vf_add(vf_shuffle_in_rows(sq, 1, 0, 0, 3), vf_shuffle_in_rows(sq, 2, 2, 1, 3));
+    const vf dg = vf_add(vf_mul(h, vf_sub(dl, dr)), id);                   /* r00 r11 r22 */
+    /* (xy, xz, yz) and (zw, yw, xw) */
+    const vf pr = vf_mul(vf_shuffle_in_rows(q, 0, 0, 1, 3), vf_shuffle_in_rows(q, 1, 2, 2, 3));
+    const vf qr = vf_mul(vf_shuffle_in_rows(q, 2, 1, 0, 3), vf_splat_in_rows(q, 3));
+    const vf kp = vf_mul(k, vf_add(pr, qr));                               /* r10 r02 r21 */
+    const vf km = vf_mul(k, vf_sub(pr, qr));                               /* r01 r20 r12 */
+    const vf c2 = vf_shuffle2_in_rows(kp, km, 1, 1, 2, 2);                 /* r02 r02 r12 r12 */
+    c[0] = vf_blend_in_rows(vf_shuffle2_in_rows(kp, km, 0, 0, 1, 1), dg, 1);
+    c[1] = vf_blend_in_rows(vf_shuffle2_in_rows(km, kp, 0, 0, 2, 2), dg, 2);
+    c[2] = vf_blend_in_rows(vf_shuffle_in_rows(c2, 0, 2, 2, 3), dg, 4);
+}
+
 #endif /* SKS_QUAT_OPS_H */

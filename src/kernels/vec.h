@@ -59,6 +59,7 @@
  * undoes it. Per-item scalars follow the same order:
  *   vf_load_items(p), vf_store_items(p, v)  SKS_W consecutive floats <-> item order
  *   vf_load_items_n(p, n), vf_store_items_n(p, v, n)   the first n items only (tails)
+ *   vm_first_items(n)                       the lanes holding items < n (vm_first_n in item order)
  *
  * Integers
  *   vi_load store set1 add sub and or, vi_shl(v, n) vi_shr(v, n) (logical, constant n),
@@ -105,5 +106,18 @@
 #else
 #error "vec.h is for kernel family sources compiled per target (SKS_COMPILING_<TARGET>)"
 #endif
+
+/* ---- added for qts ----
+ * Rows
+ *   vf_shuffle2_in_rows(a, b, i0, i1, i2, i3)   per row: lanes 0, 1 = a's lanes i0, i1, lanes
+ *                                                2, 3 = b's lanes i2, i3 (SHUFPS; constants)
+ *   vf_blend_in_rows(a, b, mask)                per row: lane k = bit k of mask ? b : a (mask a
+ *                                                constant 0..15)
+ * Doubles (four lanes: a matrix row, or four skeletons side by side)
+ *   vd4_sub, vd4_div                            IEEE
+ *   vd4_select_gt(a, b, x, y)                   a > b ? x : y (ordered: y when a or b is NaN)
+ *   vd4_load_floats_transposed(r, p, stride)    r[c] lane l = p[l * stride + c] widened (c, l < 4)
+ *   vd4_store_floats_transposed(p, stride, r)   the inverse: p[l * stride + c] = float32(r[c] lane l)
+ */
 
 #endif /* SKS_VEC_H */

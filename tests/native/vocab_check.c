@@ -73,7 +73,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
-    if (op == VOP_LOAD_N || op == VOP_FIRST_N) {
+    if (op == VOP_LOAD_N || op == VOP_FIRST_N || op == VOP_FIRST_ITEMS) {
         /* chunks of 8 floats (the widest vector) with k = chunk % 10 valid elements, so every
          * target sees the same tails: out = b, then its first k elements 3 a (LOAD_N), or 1 in
          * the lanes of vm_first_n (FIRST_N); loaded lanes past k must be +0.0 */
@@ -85,6 +85,8 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 const size_t kv = k > v ? k - v : 0, kl = kv < STEP ? kv : STEP;
                 if (op == VOP_FIRST_N) {
                     vf_store(out + i + v, mask_to_ones(vm_first_n(kv)));
+                } else if (op == VOP_FIRST_ITEMS) {
+                    vf_store_items(out + i + v, mask_to_ones(vm_first_items(kv)));
                 } else {
                     const vf x = vf_load_n(a + i + v, kl);
                     float tmp[SKS_W];
@@ -159,6 +161,27 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_F64_QTS) {
+        /* added for qts: 16-float blocks as four 4-float groups 4 apart, loaded transposed and
+         * widened; sub, div and select_gt on the lanes; stored as doubles and transposed back
+         * as floats (stride 8 across two blocks for the second half) */
+        for (i = 0; i + 32 <= n; i += 32) {
+            int k, h;
+            for (h = 0; h < 2; h++) {
+                const ptrdiff_t stride = h ? 8 : 4;
+                const float *src = h ? a + i + 4 : a + i;
+                vd4 v[4], w[4];
+                vd4_load_floats_transposed(v, src, stride);
+                for (k = 0; k < 4; k++) {
+                    const vd4 d = vd4_div(v[k], vd4_sub(v[(k + 1) & 3], v[(k + 2) & 3]));
+                    w[k] = vd4_select_gt(v[k], v[(k + 3) & 3], d, vd4_sub(v[k], vd4_set1(0.25)));
+                    vd4_store(out64 + i + 16 * h + 4 * k, w[k]);
+                }
+                vd4_store_floats_transposed(out + i + (h ? 4 : 0), stride, w);
+            }
+        }
+        return 0;
+    }
     if (op == VOP_F64) {
         for (i = 0; i + 4 <= n; i += 4) {
             const double p[4] = {(double)b[i], (double)b[i + 1] * 1e-3, (double)c[i], (double)c[i + 3]};
@@ -227,6 +250,12 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                           vf_round(vf_mul(vf_round(vf_add(x, x)), vf_set1(0.5f))));
             break;
         case VOP_CLEAR3: r = vf_clear_lane3(x); break;
+        case VOP_SHUFFLE2:   /* added for qts */
+            r = vf_add(vf_shuffle2_in_rows(x, y, 3, 0, 2, 1), vf_mul(vf_shuffle2_in_rows(y, z, 1, 1, 0, 3), z));
+            break;
+        case VOP_BLEND_ROWS:   /* added for qts */
+            r = vf_add(vf_blend_in_rows(x, y, 5), vf_mul(vf_blend_in_rows(y, z, 8), vf_blend_in_rows(z, x, 3)));
+            break;
         case VOP_BROADCAST_ROW: r = vf_mul(vf_broadcast_row(b + (i & ~(size_t)7)), x); break;
         case VOP_INT_ROUNDTRIP: {
             /* in range only: |x| * 1000 < 2^31 for the inputs used */
