@@ -71,6 +71,8 @@ class Clip(ClipEditing, ClipPictures):
     end_site : ndarray of bool (J,)
         Joints that were BVH End Sites (only present with ``load_bvh(..., end_sites=True)``).
 
+    Notes
+    -----
     Editing (see :mod:`skelsimd.clip_edit`): ``clip[a:b:k]`` (a copy), ``sample(t)``,
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
     ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):

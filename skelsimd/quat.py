@@ -121,7 +121,7 @@ def matrix_to_quat(m, out=None, *, scalar_first=False):
 def qts_to_matrix(x, out=None):
     """Joint matrices ``[s R(q / |q|) | t]`` ``(..., 3, 4)`` of QTS joints ``(..., 8)``.
 
-    With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= [bound:qts_to_matrix] * max(1, |s|)
+    With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= [bound:qts_to_matrix] * ``max(1, |s|)``
     on the rotation part; t is copied.
     """
     return _core.qts_to_matrix(x, out)

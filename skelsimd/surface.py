@@ -445,6 +445,9 @@ class Surface(SurfacePictures):
     def step(self, dt, n=1, *, gravity=_NO_GRAVITY):
         """Advance ``n`` substeps of ``dt`` in one C call (the GIL is released).
 
+        Forces from :meth:`add_force` / :meth:`apply_effector` act during the first substep and
+        are then cleared. Returns the ``positions`` view.
+
         Parameters
         ----------
         dt : float
@@ -454,9 +457,8 @@ class Surface(SurfacePictures):
         gravity : array_like (3,), optional
             Acceleration of every unpinned vertex, e.g. ``(0, -9.81, 0)``.
 
-        Forces from :meth:`add_force` / :meth:`apply_effector` act during the first substep and
-        are then cleared. Returns the ``positions`` view.
-
+        Notes
+        -----
         Up to 8 substeps run as a wavefront over the rows (a row advances as soon as its
         neighbours allow), with exactly the results of one substep per call.
 
