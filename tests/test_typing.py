@@ -44,3 +44,11 @@ def test_typed_user_script_runs():
     spec.loader.exec_module(module)
     result = module.tour(np.random.default_rng(0))
     assert result["ratio"] > 1
+
+
+def test_the_installed_package_is_under_test():
+    """.ci/run sets SKELSIMD_EXPECT_INSTALLED when it tests the manylinux wheel in a fresh
+    environment: the package must then come from site-packages, not from a checkout."""
+    if os.environ.get("SKELSIMD_EXPECT_INSTALLED"):
+        assert "site-packages" in skelsimd.__file__, skelsimd.__file__
+        assert skelsimd._core.__file__.startswith(os.path.dirname(skelsimd.__file__))

@@ -356,7 +356,7 @@ static void decode_component(const float *SKS_RESTRICT x, float *SKS_RESTRICT v,
             const float d0 = fabsf(v0 - x[f]), dm = fabsf(vm - x[f]), dp = fabsf(vp - x[f]);
             const int take_m = (q > 0.0f) & (dm < d0);
             const float b1 = take_m ? vm : v0, bd = take_m ? dm : d0;
-            v[f] = (q < topf) & (dp < bd) ? vp : b1;
+            v[f] = ((q < topf) & (dp < bd)) ? vp : b1;
         }
     }
 }
