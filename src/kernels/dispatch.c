@@ -9,6 +9,8 @@
 #include "quat.h"
 #include "blend.h"
 #include "compress.h"
+#include "mat4.h"
+#include "skinning.h"
 #include "qts.h"
 
 #if SKS_BUILDS_SSE41
@@ -38,4 +40,6 @@ SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
 SKS_VARIANTS(blend);
 SKS_VARIANTS(compress);
+SKS_VARIANTS(mat4);
+SKS_VARIANTS(skinning);
 SKS_VARIANTS(qts);

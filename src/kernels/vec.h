@@ -86,6 +86,14 @@
  *                                           row of a, 4-7 in its row of b (loaded slots >= count
  *                                           are 0; nothing else read or written)
  *
+ * Added for mat4 and skinning
+ *   vf_set1_rows(p, stride)                 row r = p[r * stride] in all 4 lanes (a
+ *                                           coordinate of one point per row slot)
+ *   vf_transpose_rows(v)                    v[0..SKS_ROWS-1] as a SKS_ROWS x SKS_ROWS matrix of
+ *                                           rows, transposed: row r of v[s] <-> row s of v[r]
+ *                                           (one item's rows packed into vectors become one
+ *                                           item per row slot; nothing on 1-row targets)
+ *
  * Adding an operation: implement it in all four vec_<target>.h files with the same semantics
  * (scalar first: it is the definition), document it here, and add it to the bit-identity checks
  * in tests/native/vocab_check.c.

@@ -300,6 +300,18 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_broadcast_ss(p)),
+                                _mm_broadcast_ss(p + stride), 1);
+}
+SKS_V void vf_transpose_rows(vf *v)
+{
+    const __m256 a = v[0], b = v[1];
+    v[0] = _mm256_insertf128_ps(a, _mm256_castps256_ps128(b), 1);   /* (a row 0, b row 0) */
+    v[1] = _mm256_permute2f128_ps(a, b, 0x31);                      /* (a row 1, b row 1) */
+}
 /* ---- added for qts ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm256_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))

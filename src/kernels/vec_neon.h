@@ -266,6 +266,13 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return vld1q_dup_f32(p);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
 /* ---- added for qts ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     __builtin_shufflevector((a), (b), i0, i1, (i2) + 4, (i3) + 4)

@@ -118,6 +118,9 @@ SKS_V vf vf_load_n(const float *p, size_t n)
 SKS_V void vf_store_n(float *p, vf v, size_t n) { memcpy(p, &v, (n < 4 ? n : 4) * sizeof(float)); }
 
 /* ---- construction ---- */
+#if SKS_GENERIC_VECTORS
+SKS_V vf vf_set1(float x) { return (vf){x, x, x, x}; }   /* one shuffle, no stack */
+#else
 SKS_V vf vf_set1(float x)
 {
     vf r;
@@ -125,6 +128,7 @@ SKS_V vf vf_set1(float x)
     SKS_LANES(i) SKS_LANE(r, i) = x;
     return r;
 }
+#endif
 SKS_V vf vf_zero(void) { return vf_set1(0.0f); }
 SKS_V float vf_first(vf v) { return SKS_LANE(v, 0); }
 
@@ -573,6 +577,13 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return vf_set1(*p);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
 /* ---- added for qts ---- */
 /* Two-source shuffle within rows (SHUFPS): lanes 0, 1 from a, lanes 2, 3 from b. */
 #if SKS_GENERIC_VECTORS

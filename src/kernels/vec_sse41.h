@@ -252,6 +252,13 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return _mm_set1_ps(*p);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
 /* ---- added for qts ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))

@@ -193,6 +193,41 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    /* ---- added for mat4 and skinning ---- */
+    if (op == VOP_SET1_ROWS) {
+        /* items of 16 floats, one per row slot: a float of each broadcast in its row; strides
+         * 16, 0 (every row slot on one item) and -16 */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            const size_t last = i + 16 * (SKS_ROWS - 1);
+            size_t l;
+            vf_store_rows(out + i, 16, vf_mul(vf_set1_rows(a + i + 1, 16), vf_load_rows(b + i, 16)));
+            for (l = 0; l < SKS_ROWS; l++)
+                vf_store_rows_count(out + i + 16 * l + 4, 16, vf_set1_rows(b + i + 16 * l + 9, 0), 1);
+            vf_store_rows(out + last + 8, -16,
+                          vf_add(vf_set1_rows(c + last + 3, -16), vf_load_rows(a + last + 8, -16)));
+        }
+        return 0;
+    }
+    if (op == VOP_TRANSPOSE_ROWS) {
+        /* items of 16 floats (4 rows) packed into vectors, transposed to one item per row
+         * slot, times row k of b, stored back in place: out row k of an item = a row k * b row k */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            vf pk[SKS_ROWS][4 / SKS_ROWS];
+            size_t s, q, u;
+            for (s = 0; s < SKS_ROWS; s++)
+                for (q = 0; q < 4 / SKS_ROWS; q++) pk[s][q] = vf_load(a + i + 16 * s + SKS_W * q);
+            for (q = 0; q < 4 / SKS_ROWS; q++) {
+                vf t[SKS_ROWS];
+                for (s = 0; s < SKS_ROWS; s++) t[s] = pk[s][q];
+                vf_transpose_rows(t);
+                for (u = 0; u < SKS_ROWS; u++) {
+                    const size_t k = q * SKS_ROWS + u;
+                    vf_store_rows(out + i + 4 * k, 16, vf_mul(t[u], vf_broadcast_row(b + 4 * k)));
+                }
+            }
+        }
+        return 0;
+    }
     for (i = 0; i + STEP <= n; i += STEP) {
         const vf x = vf_load(a + i), y = vf_load(b + i), z = vf_load(c + i);
         vf r;

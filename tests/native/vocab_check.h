@@ -19,6 +19,8 @@ enum vocab_op {
     VOP_INT_ROUNDTRIP, VOP_INT_ARITH,
     VOP_F64, VOP_ROWS_COUNT, VOP_ITEMS_SOA, VOP_ITEMS_N, VOP_ROWS_XYZ,
     VOP_ROUND, VOP_HSUM4, VOP_LOAD_ROWS2, /* added for blend */
+    /* added for mat4 and skinning */
+    VOP_SET1_ROWS, VOP_TRANSPOSE_ROWS,
     VOP_SHUFFLE2, VOP_BLEND_ROWS, VOP_F64_QTS, /* added for qts */
     VOP_COUNT
 };
