@@ -620,8 +620,9 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     axes.
     """
     import matplotlib
-    import matplotlib.pyplot as plt
     from matplotlib import colors
+
+    from .plotting import _new_figure
 
     if isinstance(surface, Surface):
         P = np.asarray(surface.positions, np.float64)
@@ -637,7 +638,7 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
         P = np.concatenate([P, P[:, :, :1]], axis=2)
         V = np.concatenate([V, V[:, :, :1]], axis=2)
     if ax is None:
-        fig = plt.figure(figsize=(6, 5))
+        fig = _new_figure(6, 5)   # not registered with pyplot, like every skelsimd figure
         ax = fig.add_subplot(projection="3d")
     facecolors = None
     if color_by is not None:

@@ -566,6 +566,9 @@ def test_repr_and_plot_helper(tmp_path):
     ax.figure.savefig(tmp_path / "surface.png")
     ax = skelsimd.plot_surface(skelsimd.Surface(5, 5).positions, color_by=None)
     assert (tmp_path / "surface.png").stat().st_size > 0
+    # like every skelsimd figure, not registered with pyplot (nothing left open in a script)
+    import matplotlib.pyplot as plt
+    assert plt.get_fignums() == []
     with pytest.raises(ValueError, match="color_by"):
         s.plot(color_by="colour")
 
