@@ -82,3 +82,25 @@ def test_api_reference_lists_every_public_name():
                  and not n.isupper() and n != "fill_docstrings" and n != "by_kernel"]
         missing = [n for n in names if n not in listed]
         assert not missing, f"docs/api.rst does not list {module}.{missing}"
+
+
+def test_docstrings_quote_the_bounds_table():
+    """Docstrings write a bound as ``[bound:KEY]``, replaced at import by BOUNDS[KEY]; none is
+    left unreplaced, and the modules that quote bounds do so through the table."""
+    import inspect
+
+    from skelsimd.bounds import BOUNDS
+    names = ["blend", "joints", "quat", "qts", "skinning", "clip_edit", "bvh", "mat4", "surface",
+             "compress", "skeleton"]
+    for name in names:
+        module = importlib.import_module("skelsimd." + name)
+        docs = [module.__doc__ or ""]
+        for _, obj in inspect.getmembers(module):
+            if getattr(obj, "__module__", None) == module.__name__:
+                docs.append(obj.__doc__ or "")
+                if inspect.isclass(obj):
+                    docs += [m.__doc__ or "" for _, m in inspect.getmembers(obj)]
+        assert not any("[bound:" in d for d in docs), name
+    with open(os.path.join(os.path.dirname(skelsimd.__file__), "blend.py"), encoding="utf-8") as f:
+        source = f.read()
+    assert "[bound:slerp.fast]" in source and BOUNDS["slerp.fast"].text in skelsimd.slerp.__doc__
