@@ -37,6 +37,10 @@ def outputs(rng):
     yield "blend_layers", S.blend_layers(np.stack([qts, qts[::-1], qts[:, ::-1]], axis=1),
                                          np.array([0.5, 0.3, 0.2], np.float32))
     yield "quat_to_matrix", S.quat_to_matrix(q0 * 3)
+    yield "euler_to_quat", S.euler_to_quat(rng.uniform(-720, 720, (1000, 3)), "ZXY", degrees=True)
+    yield "quat_to_euler", S.quat_to_euler(q0, "xyz", suppress_warnings=True)
+    yield "quat_to_rotvec", S.quat_to_rotvec(q1)
+    yield "sixd_to_quat", S.sixd_to_quat(rng.standard_normal((1000, 6)))
     yield "matrix_to_qts", S.matrix_to_qts(S.qts_to_matrix(qts))
     yield "qts_local_to_global_matrix", S.qts_local_to_global_matrix(qts, parents)
     yield "qts_local_to_global f64", S.qts_local_to_global(qts, parents, precision="float64")

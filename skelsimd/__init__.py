@@ -12,6 +12,8 @@ from .mat4 import mat4_local_to_global, matmul4, transform_points  # noqa: F401
 from .skinning import normalize_weights, skin, skinning_palette  # noqa: F401
 from .skeleton import Skeleton  # noqa: F401
 from .bvh import Clip, load_bvh, save_bvh  # noqa: F401
+from .convert import (euler_to_quat, matrix_to_sixd, quat_to_euler, quat_to_rotvec,  # noqa: F401
+                      quat_to_sixd, rotvec_to_quat, sixd_to_matrix, sixd_to_quat)
 from . import data  # noqa: F401  (the embedded example clip)
 from .qts import qts_local_to_global, qts_local_to_global_matrix  # noqa: F401
 from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # noqa: F401
@@ -30,6 +32,8 @@ __all__ = [
     "matmul4", "mat4_local_to_global", "transform_points",
     "skinning_palette", "skin", "normalize_weights",
     "Skeleton", "Clip", "load_bvh", "save_bvh", "data",
+    "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
+    "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",
     "qts_local_to_global", "qts_local_to_global_matrix",
     "quat_multiply", "quat_conjugate", "quat_normalize", "quat_rotate", "quat_to_matrix",
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",

@@ -90,7 +90,7 @@ def test_docstrings_quote_the_bounds_table():
     import inspect
 
     from skelsimd.bounds import BOUNDS
-    names = ["blend", "joints", "quat", "qts", "skinning", "clip_edit", "bvh", "mat4", "surface",
+    names = ["blend", "joints", "quat", "convert", "qts", "skinning", "clip_edit", "bvh", "mat4", "surface",
              "compress", "skeleton"]
     for name in names:
         module = importlib.import_module("skelsimd." + name)

@@ -31,7 +31,7 @@ def test_version_matches_the_metadata():
 def test_every_public_module_ships_type_information():
     package = os.path.dirname(skelsimd.__file__)
     assert os.path.exists(os.path.join(package, "py.typed"))
-    for name in ["_core", "blend", "joints", "mat4", "qts", "quat", "skinning", "skeleton", "bvh",
+    for name in ["_core", "blend", "convert", "joints", "mat4", "qts", "quat", "skinning", "skeleton", "bvh",
                  "surface", "compress", "clip_edit", "plotting", "alignment", "testing",
                  "data/__init__", "dask/__init__", "dask/arrays", "dask/dataset"]:
         assert os.path.exists(os.path.join(package, name + ".pyi")), name

@@ -5,7 +5,7 @@ FAMILIES maps the family's name to that function. A family may also provide
 `report(out, quick) -> (text, data)`, printed after the timing table (and `data` stored in
 bench.json): REPORTS maps the family's name to it.
 """
-from . import compress, joints, mat4, quat, skeleton, skinning, surface
+from . import compress, convert, joints, mat4, quat, skeleton, skinning, surface
 
 FAMILIES = {
     "joints": joints.headline,
@@ -14,6 +14,7 @@ FAMILIES = {
     "skinning": skinning.headline,
     "surface": surface.headline,
     "skeleton": skeleton.headline,
+    "convert": convert.headline,
     "compress": compress.headline,
 }
 

@@ -22,6 +22,7 @@ extern PyMethodDef sks_skinning_methods[];
 extern PyMethodDef sks_skeleton_methods[];
 extern int sks_skeleton_add_types(PyObject *module);
 extern PyMethodDef sks_quat_methods[];
+extern PyMethodDef sks_convert_methods[];
 extern PyMethodDef sks_blend_methods[];
 extern PyMethodDef sks_qts_methods[];
 extern PyMethodDef sks_surface_methods[];
@@ -128,6 +129,7 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_skeleton_methods) < 0) return -1;
     if (sks_skeleton_add_types(m) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_quat_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_convert_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_blend_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_qts_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;

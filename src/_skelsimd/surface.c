@@ -159,7 +159,7 @@ static PyObject *py_surface_step(PyObject *self, PyObject *const *args, Py_ssize
     scratch = scratch_for(s.cols);
     if (scratch == NULL) return NULL;
     {
-        const sks_surface_kernels *k = &sks_surface_variants[sks_active_isa];
+        const sks_surface_kernels *k = SKS_KERNELS(surface);
         Py_BEGIN_ALLOW_THREADS
         k->step(&s, &p, scratch);
         Py_END_ALLOW_THREADS
@@ -192,7 +192,7 @@ static PyObject *py_surface_normals(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     {
-        const sks_surface_kernels *k = &sks_surface_variants[sks_active_isa];
+        const sks_surface_kernels *k = SKS_KERNELS(surface);
         float *o = (float *)PyArray_DATA(out);
         Py_BEGIN_ALLOW_THREADS
         k->normals(o, s.rows * s.cols, s.pos, s.plane, s.rows, s.cols, s.wrap, scratch);
@@ -241,7 +241,7 @@ static PyObject *py_surface_effectors(PyObject *self, PyObject *const *args, Py_
         goto fail;
     }
     {
-        const sks_surface_kernels *k = &sks_surface_variants[sks_active_isa];
+        const sks_surface_kernels *k = SKS_KERNELS(surface);
         const float *c = (const float *)PyArray_DATA(centers);
         const float *rad = (const float *)PyArray_DATA(radius);
         const float *st = (const float *)PyArray_DATA(strength);

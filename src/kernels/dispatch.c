@@ -7,7 +7,9 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "surface.h"
 #include "blend.h"
+#include "convert.h"
 #include "compress.h"
 #include "mat4.h"
 #include "skinning.h"
@@ -38,7 +40,9 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(surface);
 SKS_VARIANTS(blend);
+SKS_VARIANTS(convert);
 SKS_VARIANTS(compress);
 SKS_VARIANTS(mat4);
 SKS_VARIANTS(skinning);

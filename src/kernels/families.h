@@ -6,7 +6,9 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(surface)
 SKS_FAMILY(blend)
+SKS_FAMILY(convert)
 SKS_FAMILY(compress)
 SKS_FAMILY(mat4)
 SKS_FAMILY(skinning)

@@ -1,6 +1,7 @@
 /*
- * surface.c -- spring-grid surface kernels: step, normals, effectors, each as a scalar, an
- * SSE4.1 and an AVX2 variant (see surface.h for layouts).
+ * surface.c -- spring-grid surface kernels: step, normals, effectors (see surface.h for
+ * layouts). Written once against the vector vocabulary and compiled per target (target.h):
+ * SKS_W vertices of a row per vector (8 on avx2, 4 elsewhere).
  *
  * The step is one pass over the grid per substep, row by row. Row r computes the springs it
  * owns (east, south, south-east), keeps the south and south-east forces of the previous row in
@@ -9,84 +10,66 @@
  * and south-east springs of the last column of a cylinder reach column 0, so they are computed
  * when the row starts, before column 0 moves.
  *
+ * Row blocks: each row's vectors start at its first position on an SKS_VEC_ALIGN boundary
+ * (row_ctx.lead; the row buffers move with the row), with one unaligned block at column 0 and
+ * one ending at the last column, computed before and stored after the aligned ones, so that no
+ * block load or store of the position planes spans two cache lines and no masked load or store
+ * is needed from SKS_W columns on (widths that are not a multiple of the vector otherwise start
+ * every other row off the grid and end every row in a masked block: on AVX2, 100 x 100 went
+ * from 2.37 to 2.08 ns per vertex-substep with these blocks). Rows narrower than a vector use
+ * one block of masked loads and stores (vf_load_n / vf_store_n).
+ *
  * Bit-identical variants: the internal force of every vertex is summed in one order,
  *     F = ((((F_E + F_S) + F_SE) - F_W) - F_N) - F_NW
  * where F_E, F_S, F_SE are the springs the vertex owns and F_W, F_N, F_NW the springs owned by
  * its west, north and north-west neighbours (a spring that does not exist contributes +0), and
  * every spring, acceleration and update uses the same operations in every variant (no FMA).
- *
- * Speed (AVX2, offset model, ns per vertex per substep, through Surface.step on the 2-core Zen 4
- * of issue 4; timings on this shared machine vary by ~5%).
- * Before branch speed-surf2: 100 x 100 2.31-2.39, 100 x 104 1.74-1.85, 100 x 96 1.72-1.86,
- * 100 x 97 2.57, 4 x 104 1.73, 100 x 1000 2.02. Widths that are multiples of 8 were about 25%
- * faster: every row then starts on a 32-byte boundary and needs no partial block, while with
- * 100 columns the rows start 16 bytes off in turn (every other 32-byte access of those rows
- * spans two cache lines) and every row ended in a block of masked loads and stores (the 100 x
- * 104 job with all planes moved by 8 or 16 bytes: 2.06 and 2.03; by 32 bytes: 1.71). 4 x 104
- * (32 KB of state) runs as fast as 100 x 104 (800 KB): at this size the step is bound by the
- * core, not by memory traffic (the traffic row of the benchmark, a copy of positions and
- * velocities per substep, takes 0.5 ns per vertex).
- * Branch speed-surf2: each row's blocks start at its first 32-byte position boundary
- * (row_ctx.lead; the row buffers move with the row), with one unaligned block at column 0 and
- * one ending at the last column, computed before and stored after the aligned ones (no masked
- * loads or stores from 8 columns on). Measured side by side with the old build, one run each:
- * 100 x 100 2.37 -> 2.08, 100 x 97 2.57 -> 2.23, 100 x 99 2.53 -> 2.23, 100 x 101 2.47 -> 2.23,
- * 100 x 104 1.85 -> 1.89, 100 x 96 1.83 -> 1.90 (the multiples of 8 take the same path as before
- * and are within noise); `python -m skelsimd bench --family surface`: water 2.37 -> 2.14,
- * water-length 2.68 -> 2.48. 100 x 100 stays ~0.2 ns above 100 x 104: with 100 columns the
- * south neighbours (i + cols) and the row above's south springs are still 16 bytes off.
- * Tried without a gain in the extension build: one pass per row with the west springs taken
- * from the east springs by a lane rotation (branch speed-surf, and again on speed-surf2 with
- * only the south springs in row buffers and the aligned blocks: 100 x 100 2.17-2.28, 100 x 104
- * 2.0-2.1, slower than two passes; specialising it on the model and the last row made it
- * slower still, 2.45 / 2.26); chunks computed component by component with the row above's
- * springs in one aligned in-place buffer; plain stores instead of vmaskmovps at the end of a
- * row (9% faster in a C harness built without -fPIC -fwrapv, within noise in the extension);
- * wavefront depths below 8 (no change at 100 x 100, slower at 1000 x 1000). Zeroing the
- * deferred head/tail blocks' registers at the top of a row (memset, to silence an
- * uninitialised-use analysis) cost 0.15 ns per vertex: they are guarded by flags instead.
- * The issue's 1.5 ns at 100 x 100 is not reached: even the aligned widths take 1.8-1.9 ns, with
- * ~47 vector loads and ~15 stores per 8 vertices in the two passes.
+ * A vertex computed by two overlapping blocks (the head and tail blocks) gets the same bits
+ * from both. The effector reactions are the one exception: float64 sums in each target's order
+ * (vnsum in vec.h).
  *
  * Seed defects fixed here (seed 001, Listing 1): the seed multiplies the force by the mass
  * (a = F * m dt); here a = (F + F_ext) / m. The seed integrates only vertices whose Fixed flag
  * is set; here pinned vertices are the ones that never move. The seed's normal is a copy of the
  * velocity (zero at rest); here normals are area-weighted triangle normals.
  */
+#include "target.h"
 #include "surface.h"
 
 #include <math.h>
 
-/* Floats between the components of a row buffer: room for elements [0] .. [cols + 15] after a
- * 7-float lead (a row's buffers may start up to 7 floats in, see row_begin, and a SIMD chunk at
- * the end of a row may spill 7 lanes), in an odd number of cache lines, so that the components of all buffers fall on different L1 sets (a stride of a
- * multiple of 4 KiB, e.g. 1024 floats for 1000 columns, put them all on one set and made the
- * 1000 x 1000 step 2x slower). */
-static inline size_t row_stride(size_t cols)
-{
-    const size_t lines = (cols + 23 + 15) / 16;
-    return 16 * (lines | 1);
-}
+#define row_stride sks_surface_row_stride
 
-size_t sks_surface_scratch_floats(size_t cols)
-{
-    /* step: the E buffer, and S and SE row buffers (current and previous row) for each of the
-     * SKS_SURFACE_WAVE substeps in flight; normals: 4 face buffers; 3 components each, plus the
-     * alignment slack. */
-    return (1 + 4 * SKS_SURFACE_WAVE) * 3 * row_stride(cols) + 16;
-}
+/* The two passes over a row stay functions of their own: inlined into the walk, the walk's
+ * state spills around them (AVX2 at 100 x 100 with one substep per call: 2-4% slower). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ROW_PASS __attribute__((noinline)) static
+#elif defined(_MSC_VER)
+#define ROW_PASS __declspec(noinline) static
+#else
+#define ROW_PASS static
+#endif
+
+/* Floats per aligned block: the vector width in floats of SKS_VEC_ALIGN bytes (= SKS_W). */
+#define BLOCK (SKS_VEC_ALIGN / sizeof(float))
 
 /* Row buffers of the scratch: `which` < 1 + 4 * SKS_SURFACE_WAVE, 3 components each,
  * row_stride(cols) floats apart. Element [1] of every component is 32-byte aligned, and
- * elements up to [cols + 15] exist (row_begin moves a row's buffers by up to 7 floats). */
+ * elements up to [cols + 15] exist (row_begin moves a row's buffers by up to BLOCK - 1 floats). */
 static inline float *row_buffer(float *scratch, size_t cols, size_t which)
 {
     float *aligned = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     return aligned + which * 3 * row_stride(cols) + 7;
 }
 
+/* Zeroes the first `count` buffers (the row above row 0 owns no springs). */
+static void clear_row_buffers(float *scratch, size_t cols, size_t count)
+{
+    memset(row_buffer(scratch, cols, 0) - 7, 0, count * 3 * row_stride(cols) * sizeof(float));
+}
+
 /* ------------------------------------------------------------------------------------------
- * Scalar building blocks (the portable reference; also the tails of the SIMD loops)
+ * One vertex at a time: the last column's springs and faces, and the effectors' tail
  * ------------------------------------------------------------------------------------------ */
 
 typedef struct vec3f {
@@ -139,11 +122,16 @@ static inline float norm3(vec3f d)
     return sqrtf((d.x * d.x + d.y * d.y) + d.z * d.z);
 }
 
-/* The force on the owner of spring `kind` (0 E, 1 S, 2 SE) of vertex i, d = S_n - S.
- * offset: E * (d - rest);  length: (E * (|d| - L0)) / |d| * d, zero when |d| == 0. */
-static inline vec3f spring_scalar(const sks_surface *s, float E, int kind, size_t i, vec3f d)
+/* The force on the owner of spring `kind` (0 E, 1 S, 2 SE) of vertex i towards vertex n,
+ * d = S_n - S, or zero when that neighbour does not exist:
+ * offset: E * (d - rest);  length: (E * (|d| - L0)) / |d| * d, zero when |d| is not > 0. */
+static inline vec3f spring_one(const sks_surface *s, float E, int kind, size_t i, size_t n,
+                               int exists)
 {
     const size_t ri = i * s->rest_step;
+    vec3f d;
+    if (!exists) return vec3f_zero;
+    d = sub3(load3(s->pos, s->plane, n), load3(s->pos, s->plane, i));
     if (s->model == SKS_SURFACE_LENGTH) {
         const float len = norm3(d);
         const float L0 = s->rest[(size_t)kind * s->plane + ri];
@@ -153,51 +141,119 @@ static inline vec3f spring_scalar(const sks_surface *s, float E, int kind, size_
     return scale3(sub3(d, load3(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
 }
 
-/* Spring of vertex i towards vertex n, or zero when that neighbour does not exist. */
-static inline vec3f spring_to(const sks_surface *s, float E, int kind, size_t i, size_t n,
-                              int exists)
+/* ------------------------------------------------------------------------------------------
+ * SKS_W vertices of a row at a time
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct v3 {
+    vf x, y, z;
+} v3;
+
+static SKS_ALWAYS_INLINE v3 v3_load(const float *p, size_t plane, size_t i)
 {
-    if (!exists) return vec3f_zero;
-    const vec3f d = sub3(load3(s->pos, s->plane, n), load3(s->pos, s->plane, i));
-    return spring_scalar(s, E, kind, i, d);
+    v3 v = {vf_load(p + i), vf_load(p + i + plane), vf_load(p + i + 2 * plane)};
+    return v;
 }
 
-/* The internal force sum in the fixed order shared by every variant. */
-static inline vec3f total_force(vec3f fe, vec3f fs, vec3f fse, vec3f fw, vec3f fn, vec3f fnw)
+static SKS_ALWAYS_INLINE void v3_store(float *p, size_t plane, size_t i, v3 v)
 {
-    return sub3(sub3(sub3(add3(add3(fe, fs), fse), fw), fn), fnw);
+    vf_store(p + i, v.x);
+    vf_store(p + i + plane, v.y);
+    vf_store(p + i + 2 * plane, v.z);
 }
 
-/* a = (F + ext) * (1/m) + g; v' = v + a dt; s' = s + v' dt; v'' = d v'. ext is cleared when
- * used; a pinned vertex keeps s and v. */
-static inline void integrate_scalar(const sks_surface *s, const sks_surface_params *p, size_t i,
-                                    vec3f f, int use_ext)
+/* v3_load / v3_store of the first `count` <= SKS_W lanes only (count < SKS_W: a row narrower
+ * than a vector); loaded lanes >= count are +0. */
+static SKS_ALWAYS_INLINE v3 v3_load_n(const float *p, size_t plane, size_t i, size_t count)
 {
-    const float im = s->inv_mass[i * s->mass_step];
-    vec3f a, v, x;
-    if (use_ext) {
-        f = add3(f, load3(s->ext, s->plane, i));
-        store3(s->ext, s->plane, i, vec3f_zero);
+    v3 v;
+    if (count == SKS_W) return v3_load(p, plane, i);
+    v.x = vf_load_n(p + i, count);
+    v.y = vf_load_n(p + i + plane, count);
+    v.z = vf_load_n(p + i + 2 * plane, count);
+    return v;
+}
+
+static SKS_ALWAYS_INLINE void v3_store_n(float *p, size_t plane, size_t i, v3 v, size_t count)
+{
+    if (count == SKS_W) {
+        v3_store(p, plane, i, v);
+        return;
     }
-    if (s->pinned[i]) return;
-    a.x = f.x * im + p->gravity[0];
-    a.y = f.y * im + p->gravity[1];
-    a.z = f.z * im + p->gravity[2];
-    v = add3(load3(s->vel, s->plane, i), scale3(a, p->dt));
-    x = add3(load3(s->pos, s->plane, i), scale3(v, p->dt));
-    store3(s->pos, s->plane, i, x);
-    store3(s->vel, s->plane, i, scale3(v, p->damping));
+    vf_store_n(p + i, v.x, count);
+    vf_store_n(p + i + plane, v.y, count);
+    vf_store_n(p + i + 2 * plane, v.z, count);
 }
 
-/* Row state shared by the variants: the springs of the last column (computed before column 0
- * moves), and the row buffers (3 components each, row_stride(cols) floats apart):
+static SKS_ALWAYS_INLINE v3 v3_splat(vec3f v)
+{
+    v3 r = {vf_set1(v.x), vf_set1(v.y), vf_set1(v.z)};
+    return r;
+}
+
+static SKS_ALWAYS_INLINE v3 v3_sub(v3 a, v3 b)
+{
+    v3 r = {vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)};
+    return r;
+}
+
+static SKS_ALWAYS_INLINE v3 v3_add(v3 a, v3 b)
+{
+    v3 r = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)};
+    return r;
+}
+
+static SKS_ALWAYS_INLINE v3 v3_scale(v3 a, vf k)
+{
+    v3 r = {vf_mul(a.x, k), vf_mul(a.y, k), vf_mul(a.z, k)};
+    return r;
+}
+
+static SKS_ALWAYS_INLINE v3 v3_cross(v3 a, v3 b)
+{
+    v3 r = {vf_sub(vf_mul(a.y, b.z), vf_mul(a.z, b.y)), vf_sub(vf_mul(a.z, b.x), vf_mul(a.x, b.z)),
+            vf_sub(vf_mul(a.x, b.y), vf_mul(a.y, b.x))};
+    return r;
+}
+
+static SKS_ALWAYS_INLINE vf v3_norm(v3 d)
+{
+    return vf_sqrt(vf_add(vf_add(vf_mul(d.x, d.x), vf_mul(d.y, d.y)), vf_mul(d.z, d.z)));
+}
+
+/* c where len > 0, else +0 (NaN lengths give 0, as in spring_one) */
+static SKS_ALWAYS_INLINE vf where_positive(vf len, vf c)
+{
+    return vf_if(vf_gt(len, vf_zero()), c);
+}
+
+/* spring_one for the SKS_W vertices i.. of a row towards n.., with c = their positions. */
+static SKS_ALWAYS_INLINE v3 spring_block(const sks_surface *s, vf E, int kind, size_t i,
+                                         size_t n, v3 c)
+{
+    const size_t ri = i * s->rest_step;
+    const v3 d = v3_sub(v3_load(s->pos, s->plane, n), c);
+    if (s->model == SKS_SURFACE_LENGTH) {
+        const vf len = v3_norm(d);
+        const vf L0 = vf_load(s->rest + (size_t)kind * s->plane + ri);
+        return v3_scale(d, where_positive(len, vf_div(vf_mul(E, vf_sub(len, L0)), len)));
+    }
+    return v3_scale(v3_sub(d, v3_load(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Step
+ * ------------------------------------------------------------------------------------------ */
+
+/* Row state: the springs of the last column (computed before column 0 moves), and the row
+ * buffers (3 components each, row_stride(cols) floats apart):
  *   E[c][j + 1]  east spring of column j;  E[c][0] the one reaching column 0 (or zero),
  *   S[c][j + 1]  south spring of column j (current row; S_prev: the row above),
  *   SE[c][j + 1] south-east spring of column j;  SE[c][0] the one reaching column 0 (or zero).
- * `lead` is the first column whose position is on a `block`-float boundary (row_begin's block:
- * 8 for AVX2, 1 elsewhere); the row's buffers start (block - lead) % block floats into the
- * scratch buffers, so that E[j + 1], S_cur[j + 1], SE_cur[j + 1] are on a block boundary
- * whenever position j is (S_prev, SE_prev keep the row above's start). */
+ * `lead` is the first column whose position is on a BLOCK-float boundary; the row's buffers
+ * start (BLOCK - lead) % BLOCK floats into the scratch buffers, so that E[j + 1], S_cur[j + 1],
+ * SE_cur[j + 1] are on a block boundary whenever position j is (S_prev, SE_prev keep the row
+ * above's start). */
 typedef struct row_ctx {
     size_t r;
     size_t lead;
@@ -207,29 +263,25 @@ typedef struct row_ctx {
     const float *S_prev, *SE_prev;
 } row_ctx;
 
-/* Columns from the start of a row at `row` to the first position on a `block`-float boundary
- * (block a power of two; positions are float-aligned). */
-static inline size_t lead_columns(const float *row, size_t block)
+/* Floats from a float-aligned p back to the previous BLOCK-float boundary. */
+static inline size_t misalignment(const float *p)
 {
-    const size_t misalign = (size_t)((uintptr_t)row / sizeof(float)) & (block - 1);
-    return (block - misalign) & (block - 1);
+    return (size_t)((uintptr_t)p / sizeof(float)) & (BLOCK - 1);
 }
 
 static inline row_ctx row_begin(const sks_surface *s, float E, size_t r, float *scratch,
-                                size_t level, size_t block)
+                                size_t level)
 {
     const size_t parity = r & 1, first = 1 + 4 * level;   /* buffer 0 is E, shared */
     const size_t cols = s->cols, last = r * cols + cols - 1;
-    /* buffers start (block - lead) % block = misalignment of the row floats in */
-    const size_t shift = (size_t)((uintptr_t)(s->pos + r * cols) / sizeof(float)) & (block - 1);
-    const size_t shift_prev =
-        r > 0 ? (size_t)((uintptr_t)(s->pos + (r - 1) * cols) / sizeof(float)) & (block - 1) : 0;
+    const size_t shift = misalignment(s->pos + r * cols);
+    const size_t shift_prev = r > 0 ? misalignment(s->pos + (r - 1) * cols) : 0;
     row_ctx rc;
     rc.r = r;
-    rc.lead = lead_columns(s->pos + r * cols, block);
+    rc.lead = (BLOCK - shift) & (BLOCK - 1);
     rc.has_south = r + 1 < s->rows;
-    rc.e_last = spring_to(s, E, 0, last, r * cols, s->wrap);
-    rc.se_last = spring_to(s, E, 2, last, (r + 1) * cols, s->wrap && rc.has_south);
+    rc.e_last = spring_one(s, E, 0, last, r * cols, s->wrap);
+    rc.se_last = spring_one(s, E, 2, last, (r + 1) * cols, s->wrap && rc.has_south);
     rc.S_cur = row_buffer(scratch, cols, first + parity) + shift;
     rc.SE_cur = row_buffer(scratch, cols, first + 2 + parity) + shift;
     rc.S_prev = row_buffer(scratch, cols, first + 1 - parity) + shift_prev;
@@ -240,62 +292,171 @@ static inline row_ctx row_begin(const sks_surface *s, float E, size_t r, float *
     return rc;
 }
 
-/* Pass 1, columns j0..cols-1: the springs row rc.r owns, into the row buffers. */
-static inline void row_springs_tail_scalar(const sks_surface *s, float E, const row_ctx *rc,
-                                           size_t j0)
+/* The springs columns j..j+SKS_W-1 of row rc->r own, into the row buffers at j + 1. */
+static SKS_ALWAYS_INLINE void springs_block(const sks_surface *s, vf E, const row_ctx *rc,
+                                            size_t stride, size_t j)
 {
-    const size_t cols = s->cols, stride = row_stride(cols);
-    size_t j;
-    for (j = j0; j < cols; j++) {
-        const size_t i = rc->r * cols + j;
-        const int inner = j + 1 < cols;
-        store3(rc->E, stride, j + 1, inner ? spring_to(s, E, 0, i, i + 1, 1) : rc->e_last);
-        store3(rc->S_cur, stride, j + 1, spring_to(s, E, 1, i, i + cols, rc->has_south));
-        store3(rc->SE_cur, stride, j + 1,
-               inner ? spring_to(s, E, 2, i, i + cols + 1, rc->has_south) : rc->se_last);
-    }
+    const size_t cols = s->cols, i = rc->r * cols + j;
+    const v3 c = v3_load(s->pos, s->plane, i);
+    const v3 zero = v3_splat(vec3f_zero);
+    v3_store(rc->E, stride, j + 1, spring_block(s, E, 0, i, i + 1, c));
+    v3_store(rc->S_cur, stride, j + 1, rc->has_south ? spring_block(s, E, 1, i, i + cols, c) : zero);
+    v3_store(rc->SE_cur, stride, j + 1,
+             rc->has_south ? spring_block(s, E, 2, i, i + cols + 1, c) : zero);
 }
 
-/* Pass 2, columns j0..cols-1: total force from the row buffers, then integration. */
-static inline void row_integrate_tail_scalar(const sks_surface *s, const sks_surface_params *p,
-                                             const row_ctx *rc, size_t j0, int use_ext)
-{
-    const size_t cols = s->cols, stride = row_stride(cols);
-    size_t j;
-    for (j = j0; j < cols; j++) {
-        const vec3f f = total_force(
-            load3(rc->E, stride, j + 1), load3(rc->S_cur, stride, j + 1),
-            load3(rc->SE_cur, stride, j + 1), load3(rc->E, stride, j),
-            load3(rc->S_prev, stride, j + 1), load3(rc->SE_prev, stride, j));
-        integrate_scalar(s, p, rc->r * cols + j, f, use_ext);
-    }
-}
-
-/* Zeroes the first `count` buffers (the row above row 0 owns no springs). */
-static void clear_row_buffers(float *scratch, size_t cols, size_t count)
-{
-    memset(row_buffer(scratch, cols, 0) - 7, 0, count * 3 * row_stride(cols) * sizeof(float));
-}
-
-typedef void (*row_springs_fn)(const sks_surface *s, float E, const row_ctx *rc);
-typedef void (*row_integrate_fn)(const sks_surface *s, const sks_surface_params *p,
-                                 const row_ctx *rc, int use_ext);
-
-/* The step walk shared by the variants, with their row functions (pass 1: springs, pass 2:
- * integration). Substeps run as a wavefront, up to SKS_SURFACE_WAVE at a time: at wave t,
- * substep k advances row t - k. That row's springs need rows r and r+1 after substep k - 1
- * (row r+1 got there earlier in the same wave, and moves on only at wave t + 1) and the south
- * springs of row r-1 in substep k (wave t - 1). So every vertex sees exactly the inputs of the
- * plain substep-by-substep order (the results are identical) while a large grid streams from
- * memory once per SKS_SURFACE_WAVE substeps instead of once per substep (measured: 2x faster
- * at 1000 x 1000, the same at 100 x 100, whose state stays in L2 anyway). */
-static inline void step_walk(const sks_surface *s_in, const sks_surface_params *p_in,
-                             float *scratch, size_t block, row_springs_fn springs,
-                             row_integrate_fn integrate)
+/* Pass 1 of a row: the springs it owns, into the row buffers. The blocks start at rc->lead,
+ * where the row's positions (and, in the Surface's buffer, every other plane) and the row
+ * buffers' j + 1 are aligned; columns 0..lead-1 come from one unaligned block at column 0
+ * first (its lanes from lead on are computed again, with the same result). The last block runs
+ * past the row end: its extra lanes read up to SKS_W floats past the next row (at most past the
+ * plane's end, into the buffer's next plane) and land in the row buffers' slack; its last
+ * column's lanes reach into the next row and are overwritten. */
+ROW_PASS void row_springs(const sks_surface *s_in, float elasticity, const row_ctx *rc_in)
 {
     /* Local copies: with -fno-strict-aliasing every float store could otherwise modify the
      * caller's structs, and the loops would reload every pointer and size after each store. */
     const sks_surface s_local = *s_in;
+    const row_ctx rc_local = *rc_in;
+    const sks_surface *s = &s_local;
+    const row_ctx *rc = &rc_local;
+    const size_t cols = s->cols, stride = row_stride(cols);
+    const vf E = vf_set1(elasticity);
+    size_t j;
+    if (rc->lead != 0) springs_block(s, E, rc, stride, 0);
+    for (j = rc->lead; j < cols; j += SKS_W) springs_block(s, E, rc, stride, j);
+    store3(rc->E, stride, cols, rc->e_last);
+    store3(rc->SE_cur, stride, cols, rc->se_last);
+}
+
+/* A block's new position and velocity, not yet stored. */
+typedef struct block_state {
+    v3 x, v;
+} block_state;
+
+/* For the `count` (<= SKS_W) vertices i.. of a row, with internal force f:
+ *   a = (f + ext) * (1/m) + g;  v' = v + a dt;  s' = s + v' dt;  v'' = d v'
+ * (ext only when use_ext); a pinned vertex keeps s and v bitwise. Reads pos, vel, ext,
+ * inv_mass and pinned, stores nothing (see store_state). */
+static SKS_ALWAYS_INLINE block_state advance(const sks_surface *s, const sks_surface_params *p,
+                                             size_t i, v3 f, int use_ext, size_t count)
+{
+    const float *inv_mass = s->inv_mass + i * s->mass_step;
+    const vf im = s->mass_step == 0 || count == SKS_W ? vf_load(inv_mass)
+                                                      : vf_load_n(inv_mass, count);
+    const vf dt = vf_set1(p->dt);
+    const vm pin = vi_gt(vi_load_u8_n(s->pinned + i, count), vi_set1(0));
+    const v3 v0 = v3_load_n(s->vel, s->plane, i, count);
+    const v3 x0 = v3_load_n(s->pos, s->plane, i, count);
+    v3 a, v, x;
+    block_state out;
+    if (use_ext) f = v3_add(f, v3_load_n(s->ext, s->plane, i, count));
+    a.x = vf_add(vf_mul(f.x, im), vf_set1(p->gravity[0]));
+    a.y = vf_add(vf_mul(f.y, im), vf_set1(p->gravity[1]));
+    a.z = vf_add(vf_mul(f.z, im), vf_set1(p->gravity[2]));
+    v = v3_add(v0, v3_scale(a, dt));
+    x = v3_add(x0, v3_scale(v, dt));
+    v = v3_scale(v, vf_set1(p->damping));
+    out.x.x = vf_select(pin, x0.x, x.x);
+    out.x.y = vf_select(pin, x0.y, x.y);
+    out.x.z = vf_select(pin, x0.z, x.z);
+    out.v.x = vf_select(pin, v0.x, v.x);
+    out.v.y = vf_select(pin, v0.y, v.y);
+    out.v.z = vf_select(pin, v0.z, v.z);
+    return out;
+}
+
+/* The stores of advance: pos, vel, and ext := 0 (use_ext). */
+static SKS_ALWAYS_INLINE void store_state(const sks_surface *s, size_t i, block_state st,
+                                          int use_ext, size_t count)
+{
+    if (use_ext) v3_store_n(s->ext, s->plane, i, v3_splat(vec3f_zero), count);
+    v3_store_n(s->pos, s->plane, i, st.x, count);
+    v3_store_n(s->vel, s->plane, i, st.v, count);
+}
+
+/* The internal force of columns j..j+SKS_W-1 from the row buffers, in the shared order. */
+static SKS_ALWAYS_INLINE v3 row_force(const row_ctx *rc, size_t stride, size_t j)
+{
+    return v3_sub(v3_sub(v3_sub(v3_add(v3_add(v3_load(rc->E, stride, j + 1),
+                                              v3_load(rc->S_cur, stride, j + 1)),
+                                       v3_load(rc->SE_cur, stride, j + 1)),
+                                v3_load(rc->E, stride, j)),
+                         v3_load(rc->S_prev, stride, j + 1)),
+                  v3_load(rc->SE_prev, stride, j));
+}
+
+/* Integration of the blocks at columns j0, j0 + SKS_W, .. < j1 of row rc->r (whole blocks). */
+static SKS_ALWAYS_INLINE void integrate_blocks(const sks_surface *s, const sks_surface_params *p,
+                                               const row_ctx *rc, size_t stride, size_t j0,
+                                               size_t j1, int use_ext)
+{
+    const size_t row = rc->r * s->cols;
+    size_t j;
+    for (j = j0; j < j1; j += SKS_W)
+        store_state(s, row + j, advance(s, p, row + j, row_force(rc, stride, j), use_ext, SKS_W),
+                    use_ext, SKS_W);
+}
+
+/* Pass 2 of a row: total force from the row buffers, then integration. Rows of SKS_W or more
+ * columns: the aligned blocks of row_springs (from rc->lead) that fit in the row, plus one
+ * unaligned block at column 0 when lead > 0 and one ending at the last column when the aligned
+ * blocks stop short of it. These two overlap aligned blocks; a shared column gets the same
+ * values from all of them as long as they all read the state before any of them writes it, so
+ * the two are computed first and stored last (plain stores: no masked loads or stores, which
+ * were the slowest part of a row). Rows of fewer than SKS_W columns: one block with masked
+ * loads and stores. */
+ROW_PASS void row_integrate(const sks_surface *s_in, const sks_surface_params *p_in,
+                            const row_ctx *rc_in, int use_ext)
+{
+    const sks_surface s_local = *s_in;   /* local copies: see row_springs */
+    const sks_surface_params p_local = *p_in;
+    const row_ctx rc_local = *rc_in;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
+    const row_ctx *rc = &rc_local;
+    const size_t cols = s->cols, stride = row_stride(cols), row = rc->r * cols;
+    size_t end;
+    int head, tail;
+    block_state head_state, tail_state;
+    if (cols < SKS_W) {
+        store_state(s, row, advance(s, p, row, row_force(rc, stride, 0), use_ext, cols), use_ext,
+                    cols);
+        return;
+    }
+    end = rc->lead + (cols - rc->lead) / SKS_W * SKS_W;   /* aligned blocks: lead..end-1 */
+    head = rc->lead != 0;
+    tail = end != cols;
+    if (!head && !tail) {   /* every row of a width that is a multiple of BLOCK */
+        integrate_blocks(s, p, rc, stride, 0, cols, use_ext);
+        return;
+    }
+    if (head) head_state = advance(s, p, row, row_force(rc, stride, 0), use_ext, SKS_W);
+    if (tail)
+        tail_state = advance(s, p, row + cols - SKS_W, row_force(rc, stride, cols - SKS_W),
+                             use_ext, SKS_W);
+    integrate_blocks(s, p, rc, stride, rc->lead, end, use_ext);
+    if (head) store_state(s, row, head_state, use_ext, SKS_W);
+    if (tail) store_state(s, row + cols - SKS_W, tail_state, use_ext, SKS_W);
+}
+
+/* `substeps` times, for every vertex (internal force F from its up to six springs):
+ *   a = (F + ext) / m + g  (ext in the first substep only, then ext := 0)
+ *   v' = v + a dt;  s' = s + v' dt;  v'' = d v'   (symplectic Euler, then damping)
+ * with F summed as ((((F_E + F_S) + F_SE) - F_W) - F_N) - F_NW, each spring
+ * offset: E * (d - rest), length: (E * (|d| - L0)) / |d| * d (zero unless |d| > 0), and the
+ * acceleration as (F + ext) * (1/m) + g. Pinned vertices keep s and v bitwise. Error: one
+ * substep rounds every operation once in float32 (no FMA); identical on every target.
+ *
+ * Substeps run as a wavefront, up to SKS_SURFACE_WAVE at a time: at wave t, substep k advances
+ * row t - k. That row's springs need rows r and r+1 after substep k - 1 (row r+1 got there
+ * earlier in the same wave, and moves on only at wave t + 1) and the south springs of row r-1
+ * in substep k (wave t - 1). So every vertex sees exactly the inputs of the plain
+ * substep-by-substep order (the results are identical) while a large grid streams from memory
+ * once per SKS_SURFACE_WAVE substeps instead of once per substep (2x faster at 1000 x 1000). */
+static void surface_step(const sks_surface *s_in, const sks_surface_params *p_in, float *scratch)
+{
+    const sks_surface s_local = *s_in;   /* local copies: see row_springs */
     const sks_surface_params p_local = *p_in;
     const sks_surface *s = &s_local;
     const sks_surface_params *p = &p_local;
@@ -308,9 +469,9 @@ static inline void step_walk(const sks_surface *s_in, const sks_surface_params *
             for (k = 0; k < depth && k <= t; k++) {
                 const size_t r = t - k;
                 if (r < s->rows) {
-                    const row_ctx rc = row_begin(s, E, r, scratch, k, block);
-                    springs(s, E, &rc);
-                    integrate(s, p, &rc, p->has_ext && done + k == 0);
+                    const row_ctx rc = row_begin(s, E, r, scratch, k);
+                    row_springs(s, E, &rc);
+                    row_integrate(s, p, &rc, p->has_ext && done + k == 0);
                 }
             }
         }
@@ -318,47 +479,15 @@ static inline void step_walk(const sks_surface *s_in, const sks_surface_params *
 }
 
 /* ------------------------------------------------------------------------------------------
- * Scalar variants
+ * Normals
  * ------------------------------------------------------------------------------------------ */
 
-static void row_springs_scalar(const sks_surface *s_in, float E, const row_ctx *rc_in)
-{
-    const sks_surface s = *s_in;   /* local copies: see step_walk */
-    const row_ctx rc = *rc_in;
-    row_springs_tail_scalar(&s, E, &rc, 0);
-}
-
-static void row_integrate_scalar(const sks_surface *s_in, const sks_surface_params *p_in,
-                                 const row_ctx *rc_in, int use_ext)
-{
-    const sks_surface s = *s_in;   /* local copies: see step_walk */
-    const sks_surface_params p = *p_in;
-    const row_ctx rc = *rc_in;
-    row_integrate_tail_scalar(&s, &p, &rc, 0, use_ext);
-}
-
-static void surface_step_scalar(const sks_surface *s, const sks_surface_params *p, float *scratch)
-{
-    step_walk(s, p, scratch, 1, row_springs_scalar, row_integrate_scalar);
-}
-
-/* Face normals (2 x area x unit normal) of quad j of the band between rows r and r+1:
- * upper (P, E, SE) = (SE - P) x (E - P), lower (P, SE, S) = (S - P) x (SE - P). */
-static inline void quad_faces_scalar(const float *pos, size_t plane, size_t i, size_t east,
-                                     size_t south, size_t south_east, vec3f *upper, vec3f *lower)
-{
-    const vec3f c = load3(pos, plane, i);
-    const vec3f a = sub3(load3(pos, plane, south_east), c);
-    const vec3f b = sub3(load3(pos, plane, east), c);
-    const vec3f d = sub3(load3(pos, plane, south), c);
-    *upper = cross3(a, b);
-    *lower = cross3(d, a);
-}
-
-/* Faces of band r for columns j0..cols-1 into U[c][j + 1], L[c][j + 1]; U[c][0], L[c][0] hold
- * the face of the last column on a cylinder, zero on a plane. */
-static inline void band_faces_tail_scalar(const float *pos, size_t plane, size_t rows, size_t cols,
-                                          int wrap, size_t r, size_t j0, float *U, float *L)
+/* Faces of band r (between rows r and r+1) for columns j0..cols-1, one vertex at a time, into
+ * U[c][j + 1], L[c][j + 1] (zero in the last row, and in the last column of a plane); U[c][0],
+ * L[c][0] hold the face of the last column on a cylinder, zero on a plane. Upper face of quad
+ * (P, E, SE): (SE - P) x (E - P); lower (P, SE, S): (S - P) x (SE - P). */
+static inline void band_faces_tail(const float *pos, size_t plane, size_t rows, size_t cols,
+                                   int wrap, size_t r, size_t j0, float *U, float *L)
 {
     const size_t stride = row_stride(cols);
     size_t j;
@@ -367,7 +496,12 @@ static inline void band_faces_tail_scalar(const float *pos, size_t plane, size_t
         const size_t i = r * cols + j;
         if (r + 1 < rows && (j + 1 < cols || wrap)) {
             const size_t jn = j + 1 < cols ? j + 1 : 0;
-            quad_faces_scalar(pos, plane, i, r * cols + jn, i + cols, (r + 1) * cols + jn, &u, &l);
+            const vec3f c = load3(pos, plane, i);
+            const vec3f a = sub3(load3(pos, plane, (r + 1) * cols + jn), c);
+            const vec3f b = sub3(load3(pos, plane, r * cols + jn), c);
+            const vec3f d = sub3(load3(pos, plane, i + cols), c);
+            u = cross3(a, b);
+            l = cross3(d, a);
         }
         store3(U, stride, j + 1, u);
         store3(L, stride, j + 1, l);
@@ -376,86 +510,88 @@ static inline void band_faces_tail_scalar(const float *pos, size_t plane, size_t
     store3(L, stride, 0, wrap ? load3(L, stride, cols) : vec3f_zero);
 }
 
-/* n = normalize(((((U[j+1] + L[j+1]) + U[j]) + Up[j]) + Lp[j]) + Lp[j+1]) for j >= j0. */
-static inline void vertex_normals_tail_scalar(float *out, size_t out_plane, size_t r, size_t cols,
-                                              size_t j0, const float *U, const float *L,
-                                              const float *Up, const float *Lp)
+/* Faces of band r, SKS_W columns at a time; the last block runs past the row end (reads past
+ * the position planes as in the step, spills into the buffers' slack), and the last column's
+ * faces (and the wrapped ones at [0]) are then computed by band_faces_tail. */
+static void band_faces(const float *pos, size_t plane, size_t rows, size_t cols, int wrap,
+                       size_t r, float *U, float *L)
 {
     const size_t stride = row_stride(cols);
     size_t j;
-    for (j = j0; j < cols; j++) {
-        const vec3f n = add3(add3(add3(add3(add3(load3(U, stride, j + 1), load3(L, stride, j + 1)),
-                                            load3(U, stride, j)),
-                                       load3(Up, stride, j)),
-                                  load3(Lp, stride, j)),
-                             load3(Lp, stride, j + 1));
-        const float len = norm3(n);
-        const float inv = len > 0.0f ? 1.0f / len : 0.0f;
-        store3(out, out_plane, r * cols + j, scale3(n, inv));
+    if (r + 1 >= rows) {
+        band_faces_tail(pos, plane, rows, cols, wrap, r, 0, U, L);
+        return;
+    }
+    for (j = 0; j < cols; j += SKS_W) {
+        const size_t i = r * cols + j;
+        const v3 c = v3_load(pos, plane, i);
+        const v3 a = v3_sub(v3_load(pos, plane, i + cols + 1), c);
+        const v3 b = v3_sub(v3_load(pos, plane, i + 1), c);
+        const v3 d = v3_sub(v3_load(pos, plane, i + cols), c);
+        v3_store(U, stride, j + 1, v3_cross(a, b));
+        v3_store(L, stride, j + 1, v3_cross(d, a));
+    }
+    band_faces_tail(pos, plane, rows, cols, wrap, r, cols - 1, U, L);
+}
+
+/* n = normalize(((((U[j+1] + L[j+1]) + U[j]) + Up[j]) + Lp[j]) + Lp[j+1]) for row r. */
+static void vertex_normals(float *out, size_t out_plane, size_t r, size_t cols, const float *U,
+                           const float *L, const float *Up, const float *Lp)
+{
+    const size_t stride = row_stride(cols);
+    size_t j;
+    for (j = 0; j < cols; j += SKS_W) {
+        const v3 n = v3_add(v3_add(v3_add(v3_add(v3_add(v3_load(U, stride, j + 1),
+                                                        v3_load(L, stride, j + 1)),
+                                                 v3_load(U, stride, j)),
+                                          v3_load(Up, stride, j)),
+                                   v3_load(Lp, stride, j)),
+                            v3_load(Lp, stride, j + 1));
+        const vf len = v3_norm(n);
+        const vf inv = where_positive(len, vf_div(vf_set1(1.0f), len));
+        const v3 unit = v3_scale(n, inv);
+        if (j + SKS_W <= cols) {
+            v3_store(out, out_plane, r * cols + j, unit);
+        } else {   /* the end of the row: only the lanes inside it */
+            v3_store_n(out, out_plane, r * cols + j, unit, cols - j);
+        }
     }
 }
 
-typedef void (*band_faces_fn)(const float *pos, size_t plane, size_t rows, size_t cols, int wrap,
-                              size_t r, float *U, float *L);
-typedef void (*vertex_normals_fn)(float *out, size_t out_plane, size_t r, size_t cols,
-                                  const float *U, const float *L, const float *Up,
-                                  const float *Lp);
-
-/* The normals walk shared by the variants: faces of band r, then the normals of row r. */
-static inline void normals_walk(float *out, size_t out_plane, const float *pos, size_t plane,
-                                size_t rows, size_t cols, int wrap, float *scratch,
-                                band_faces_fn faces, vertex_normals_fn normals)
+/* Unit area-weighted vertex normals: the sum of the face normals (2 x area x unit normal) of
+ * the up to six triangles around each vertex, in the order of vertex_normals, times
+ * 1 / sqrt((x*x + y*y) + z*z) (+0 when that length is not > 0: all faces of zero area). Band
+ * by band: the faces of band r, then the normals of row r (from bands r and r - 1). */
+static void surface_normals(float *out, size_t out_plane, const float *pos, size_t plane,
+                            size_t rows, size_t cols, int wrap, float *scratch)
 {
     size_t r;
     clear_row_buffers(scratch, cols, 4);
     for (r = 0; r < rows; r++) {
         const size_t cur = r & 1;
         float *U = row_buffer(scratch, cols, cur), *L = row_buffer(scratch, cols, 2 + cur);
-        faces(pos, plane, rows, cols, wrap, r, U, L);
-        normals(out, out_plane, r, cols, U, L, row_buffer(scratch, cols, 1 - cur),
-                row_buffer(scratch, cols, 3 - cur));
+        band_faces(pos, plane, rows, cols, wrap, r, U, L);
+        vertex_normals(out, out_plane, r, cols, U, L, row_buffer(scratch, cols, 1 - cur),
+                       row_buffer(scratch, cols, 3 - cur));
     }
 }
 
-static void band_faces_scalar(const float *pos, size_t plane, size_t rows, size_t cols, int wrap,
-                              size_t r, float *U, float *L)
-{
-    band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, 0, U, L);
-}
+/* ------------------------------------------------------------------------------------------
+ * Effectors
+ * ------------------------------------------------------------------------------------------ */
 
-static void vertex_normals_scalar(float *out, size_t out_plane, size_t r, size_t cols,
-                                  const float *U, const float *L, const float *Up, const float *Lp)
-{
-    vertex_normals_tail_scalar(out, out_plane, r, cols, 0, U, L, Up, Lp);
-}
-
-static void surface_normals_scalar(float *out, size_t out_plane, const float *pos, size_t plane,
-                                   size_t rows, size_t cols, int wrap, float *scratch)
-{
-    normals_walk(out, out_plane, pos, plane, rows, cols, wrap, scratch, band_faces_scalar,
-                 vertex_normals_scalar);
-}
-
-/* One effector on vertex i: the force and whether the vertex is in range. */
-static inline int effector_force_scalar(const float *pos, size_t plane, size_t i, vec3f c,
-                                        float radius, float strength, vec3f *f)
-{
-    const vec3f d = sub3(c, load3(pos, plane, i));
-    const float dist = norm3(d);
-    if (!(dist < radius && dist > 0.0f)) return 0;
-    *f = scale3(d, strength / dist);
-    return 1;
-}
-
-/* Vertices i0..n-1 of effector k: ext += F, reaction sums -F in double. */
-static inline void effector_tail_scalar(float *ext, double *reaction, const float *pos,
-                                        size_t plane, size_t i0, size_t n, vec3f c, float radius,
-                                        float strength)
+/* Vertices i0..n-1 of one effector, one at a time (the tail after the whole vectors): for a
+ * vertex in range, ext += F and reaction -= F in double. */
+static void effector_tail(float *ext, double *reaction, const float *pos, size_t plane,
+                          size_t i0, size_t n, vec3f c, float radius, float strength)
 {
     size_t i;
     for (i = i0; i < n; i++) {
+        const vec3f d = sub3(c, load3(pos, plane, i));
+        const float dist = norm3(d);
         vec3f f;
-        if (!effector_force_scalar(pos, plane, i, c, radius, strength, &f)) continue;
+        if (!(dist < radius && dist > 0.0f)) continue;
+        f = scale3(d, strength / dist);
         store3(ext, plane, i, add3(load3(ext, plane, i), f));
         reaction[0] -= f.x;
         reaction[1] -= f.y;
@@ -463,719 +599,49 @@ static inline void effector_tail_scalar(float *ext, double *reaction, const floa
     }
 }
 
-static inline vec3f effector_center(const float *centers, size_t k)
-{
-    vec3f c = {centers[3 * k], centers[3 * k + 1], centers[3 * k + 2]};
-    return c;
-}
-
-static void surface_effectors_scalar(float *ext, double *reaction, const float *pos, size_t plane,
-                                     size_t n, const float *centers, const float *radius,
-                                     const float *strength, size_t count)
-{
-    size_t k;
-    for (k = 0; k < count; k++) {
-        double *rk = reaction + 3 * k;
-        rk[0] = rk[1] = rk[2] = 0.0;
-        effector_tail_scalar(ext, rk, pos, plane, 0, n, effector_center(centers, k), radius[k],
-                             strength[k]);
-    }
-}
-
-#if SKS_HAVE_X86_SIMD
-/* ------------------------------------------------------------------------------------------
- * SSE4.1 variants: 4 vertices of a row per iteration, the same operations as the scalar code.
- * ------------------------------------------------------------------------------------------ */
-
-typedef struct v3_sse41 {
-    __m128 x, y, z;
-} v3_sse41;
-
-SKS_TARGET_SSE41 static inline v3_sse41 load3_sse41(const float *p, size_t plane, size_t i)
-{
-    v3_sse41 v = {_mm_loadu_ps(p + i), _mm_loadu_ps(p + i + plane),
-                  _mm_loadu_ps(p + i + 2 * plane)};
-    return v;
-}
-
-SKS_TARGET_SSE41 static inline void store3_sse41(float *p, size_t plane, size_t i, v3_sse41 v)
-{
-    _mm_storeu_ps(p + i, v.x);
-    _mm_storeu_ps(p + i + plane, v.y);
-    _mm_storeu_ps(p + i + 2 * plane, v.z);
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 sub3_sse41(v3_sse41 a, v3_sse41 b)
-{
-    v3_sse41 r = {_mm_sub_ps(a.x, b.x), _mm_sub_ps(a.y, b.y), _mm_sub_ps(a.z, b.z)};
-    return r;
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 add3_sse41(v3_sse41 a, v3_sse41 b)
-{
-    v3_sse41 r = {_mm_add_ps(a.x, b.x), _mm_add_ps(a.y, b.y), _mm_add_ps(a.z, b.z)};
-    return r;
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 scale3_sse41(v3_sse41 a, __m128 k)
-{
-    v3_sse41 r = {_mm_mul_ps(a.x, k), _mm_mul_ps(a.y, k), _mm_mul_ps(a.z, k)};
-    return r;
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 cross3_sse41(v3_sse41 a, v3_sse41 b)
-{
-    v3_sse41 r = {_mm_sub_ps(_mm_mul_ps(a.y, b.z), _mm_mul_ps(a.z, b.y)),
-                  _mm_sub_ps(_mm_mul_ps(a.z, b.x), _mm_mul_ps(a.x, b.z)),
-                  _mm_sub_ps(_mm_mul_ps(a.x, b.y), _mm_mul_ps(a.y, b.x))};
-    return r;
-}
-
-SKS_TARGET_SSE41 static inline __m128 norm3_sse41(v3_sse41 d)
-{
-    return _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(d.x, d.x), _mm_mul_ps(d.y, d.y)),
-                                  _mm_mul_ps(d.z, d.z)));
-}
-
-/* c where len > 0, else 0 (NaN lengths give 0, as in the scalar code) */
-SKS_TARGET_SSE41 static inline __m128 where_positive_sse41(__m128 len, __m128 c)
-{
-    return _mm_and_ps(c, _mm_cmpgt_ps(len, _mm_setzero_ps()));
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 splat3_sse41(vec3f v)
-{
-    v3_sse41 r = {_mm_set1_ps(v.x), _mm_set1_ps(v.y), _mm_set1_ps(v.z)};
-    return r;
-}
-
-/* All-ones lanes where pinned[i + lane] != 0. */
-SKS_TARGET_SSE41 static inline __m128 pinned_mask_sse41(const unsigned char *pinned, size_t i)
-{
-    int32_t bytes;
-    memcpy(&bytes, pinned + i, sizeof bytes);
-    return _mm_castsi128_ps(
-        _mm_cmpgt_epi32(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(bytes)), _mm_setzero_si128()));
-}
-
-/* spring_scalar for 4 vertices i..i+3. */
-SKS_TARGET_SSE41 static inline v3_sse41 spring_sse41(const sks_surface *s, __m128 E, int kind,
-                                                     size_t i, v3_sse41 d)
-{
-    const size_t ri = i * s->rest_step;
-    if (s->model == SKS_SURFACE_LENGTH) {
-        const __m128 len = norm3_sse41(d);
-        const __m128 L0 = _mm_loadu_ps(s->rest + (size_t)kind * s->plane + ri);
-        const __m128 c =
-            where_positive_sse41(len, _mm_div_ps(_mm_mul_ps(E, _mm_sub_ps(len, L0)), len));
-        return scale3_sse41(d, c);
-    }
-    return scale3_sse41(
-        sub3_sse41(d, load3_sse41(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
-}
-
-SKS_TARGET_SSE41 static inline v3_sse41 spring_to_sse41(const sks_surface *s, __m128 E, int kind,
-                                                        size_t i, size_t n, v3_sse41 c)
-{
-    return spring_sse41(s, E, kind, i, sub3_sse41(load3_sse41(s->pos, s->plane, n), c));
-}
-
-/* integrate_scalar for 4 vertices. */
-SKS_TARGET_SSE41 static inline void integrate_sse41(const sks_surface *s,
-                                                    const sks_surface_params *p, size_t i,
-                                                    v3_sse41 f, int use_ext)
-{
-    const __m128 im = _mm_loadu_ps(s->inv_mass + i * s->mass_step);
-    const __m128 dt = _mm_set1_ps(p->dt);
-    const __m128 pin = pinned_mask_sse41(s->pinned, i);
-    const v3_sse41 v0 = load3_sse41(s->vel, s->plane, i), x0 = load3_sse41(s->pos, s->plane, i);
-    v3_sse41 a, v, x;
-    if (use_ext) {
-        f = add3_sse41(f, load3_sse41(s->ext, s->plane, i));
-        store3_sse41(s->ext, s->plane, i, splat3_sse41(vec3f_zero));
-    }
-    a.x = _mm_add_ps(_mm_mul_ps(f.x, im), _mm_set1_ps(p->gravity[0]));
-    a.y = _mm_add_ps(_mm_mul_ps(f.y, im), _mm_set1_ps(p->gravity[1]));
-    a.z = _mm_add_ps(_mm_mul_ps(f.z, im), _mm_set1_ps(p->gravity[2]));
-    v = add3_sse41(v0, scale3_sse41(a, dt));
-    x = add3_sse41(x0, scale3_sse41(v, dt));
-    v = scale3_sse41(v, _mm_set1_ps(p->damping));
-    x.x = _mm_blendv_ps(x.x, x0.x, pin);
-    x.y = _mm_blendv_ps(x.y, x0.y, pin);
-    x.z = _mm_blendv_ps(x.z, x0.z, pin);
-    v.x = _mm_blendv_ps(v.x, v0.x, pin);
-    v.y = _mm_blendv_ps(v.y, v0.y, pin);
-    v.z = _mm_blendv_ps(v.z, v0.z, pin);
-    store3_sse41(s->pos, s->plane, i, x);
-    store3_sse41(s->vel, s->plane, i, v);
-}
-
-/* Pass 1 of a row, 4 columns at a time (see row_springs_tail_scalar). */
-SKS_TARGET_SSE41 static void row_springs_sse41(const sks_surface *s_in, float elasticity,
-                                               const row_ctx *rc_in)
-{
-    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
-    const row_ctx rc_local = *rc_in;
-    const sks_surface *s = &s_local;
-    const row_ctx *rc = &rc_local;
-    const size_t cols = s->cols, stride = row_stride(cols), r = rc->r;
-    const __m128 E = _mm_set1_ps(elasticity);
-    const v3_sse41 zero = splat3_sse41(vec3f_zero);
-    size_t j;
-    for (j = 0; j + 4 < cols; j += 4) {
-        const size_t i = r * cols + j;
-        const v3_sse41 c = load3_sse41(s->pos, s->plane, i);
-        store3_sse41(rc->E, stride, j + 1, spring_to_sse41(s, E, 0, i, i + 1, c));
-        store3_sse41(rc->S_cur, stride, j + 1,
-                    rc->has_south ? spring_to_sse41(s, E, 1, i, i + cols, c) : zero);
-        store3_sse41(rc->SE_cur, stride, j + 1,
-                    rc->has_south ? spring_to_sse41(s, E, 2, i, i + cols + 1, c) : zero);
-    }
-    row_springs_tail_scalar(s, elasticity, rc, j);
-}
-
-/* Pass 2 of a row, 4 columns at a time (see row_integrate_tail_scalar). */
-SKS_TARGET_SSE41 static void row_integrate_sse41(const sks_surface *s_in,
-                                                 const sks_surface_params *p_in,
-                                                 const row_ctx *rc_in, int use_ext)
-{
-    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
-    const sks_surface_params p_local = *p_in;
-    const row_ctx rc_local = *rc_in;
-    const sks_surface *s = &s_local;
-    const sks_surface_params *p = &p_local;
-    const row_ctx *rc = &rc_local;
-    const size_t cols = s->cols, stride = row_stride(cols);
-    size_t j;
-    for (j = 0; j + 4 <= cols; j += 4) {
-        const v3_sse41 f = sub3_sse41(
-            sub3_sse41(sub3_sse41(add3_sse41(add3_sse41(load3_sse41(rc->E, stride, j + 1),
-                                                  load3_sse41(rc->S_cur, stride, j + 1)),
-                                       load3_sse41(rc->SE_cur, stride, j + 1)),
-                            load3_sse41(rc->E, stride, j)),
-                     load3_sse41(rc->S_prev, stride, j + 1)),
-            load3_sse41(rc->SE_prev, stride, j));
-        integrate_sse41(s, p, rc->r * cols + j, f, use_ext);
-    }
-    row_integrate_tail_scalar(s, p, rc, j, use_ext);
-}
-
-SKS_TARGET_SSE41 static void surface_step_sse41(const sks_surface *s, const sks_surface_params *p,
-                                                float *scratch)
-{
-    step_walk(s, p, scratch, 1, row_springs_sse41, row_integrate_sse41);
-}
-
-SKS_TARGET_SSE41 static void band_faces_sse41(const float *pos, size_t plane, size_t rows,
-                                              size_t cols, int wrap, size_t r, float *U, float *L)
-{
-    const size_t stride = row_stride(cols);
-    size_t j = 0;
-    if (r + 1 < rows) {
-        for (; j + 4 < cols; j += 4) {
-            const size_t i = r * cols + j;
-            const v3_sse41 c = load3_sse41(pos, plane, i);
-            const v3_sse41 a = sub3_sse41(load3_sse41(pos, plane, i + cols + 1), c);
-            const v3_sse41 b = sub3_sse41(load3_sse41(pos, plane, i + 1), c);
-            const v3_sse41 d = sub3_sse41(load3_sse41(pos, plane, i + cols), c);
-            store3_sse41(U, stride, j + 1, cross3_sse41(a, b));
-            store3_sse41(L, stride, j + 1, cross3_sse41(d, a));
-        }
-    }
-    band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, j, U, L);
-}
-
-SKS_TARGET_SSE41 static void vertex_normals_sse41(float *out, size_t out_plane, size_t r,
-                                                  size_t cols, const float *U, const float *L,
-                                                  const float *Up, const float *Lp)
-{
-    const size_t stride = row_stride(cols);
-    size_t j;
-    for (j = 0; j + 4 <= cols; j += 4) {
-        const v3_sse41 n = add3_sse41(
-            add3_sse41(add3_sse41(add3_sse41(add3_sse41(load3_sse41(U, stride, j + 1),
-                                                        load3_sse41(L, stride, j + 1)),
-                                             load3_sse41(U, stride, j)),
-                                  load3_sse41(Up, stride, j)),
-                       load3_sse41(Lp, stride, j)),
-            load3_sse41(Lp, stride, j + 1));
-        const __m128 len = norm3_sse41(n);
-        const __m128 inv = where_positive_sse41(len, _mm_div_ps(_mm_set1_ps(1.0f), len));
-        store3_sse41(out, out_plane, r * cols + j, scale3_sse41(n, inv));
-    }
-    vertex_normals_tail_scalar(out, out_plane, r, cols, j, U, L, Up, Lp);
-}
-
-SKS_TARGET_SSE41 static void surface_normals_sse41(float *out, size_t out_plane, const float *pos,
-                                                   size_t plane, size_t rows, size_t cols, int wrap,
-                                                   float *scratch)
-{
-    normals_walk(out, out_plane, pos, plane, rows, cols, wrap, scratch, band_faces_sse41,
-                 vertex_normals_sse41);
-}
-
-/* v in the lanes of `mask`, +0 elsewhere (also where v is not finite) */
-SKS_TARGET_SSE41 static inline v3_sse41 mask3_sse41(v3_sse41 v, __m128 mask)
-{
-    v3_sse41 r = {_mm_and_ps(v.x, mask), _mm_and_ps(v.y, mask), _mm_and_ps(v.z, mask)};
-    return r;
-}
-
-/* Sum of the two float64 lanes of the float32 lanes of v, added to *acc. */
-SKS_TARGET_SSE41 static inline __m128d widen_sum_sse41(__m128d acc, __m128 v)
-{
-    return _mm_add_pd(_mm_add_pd(acc, _mm_cvtps_pd(v)), _mm_cvtps_pd(_mm_movehl_ps(v, v)));
-}
-
-SKS_TARGET_SSE41 static inline double hsum_pd_sse41(__m128d v)
-{
-    return _mm_cvtsd_f64(_mm_add_sd(v, _mm_unpackhi_pd(v, v)));
-}
-
-SKS_TARGET_SSE41 static void surface_effectors_sse41(float *ext, double *reaction, const float *pos,
-                                                     size_t plane, size_t n, const float *centers,
-                                                     const float *radius, const float *strength,
-                                                     size_t count)
+/* For each effector k in order and each vertex i < n with 0 < dist < radius_k, where
+ * d = C_k - S_i and dist = sqrt((dx*dx + dy*dy) + dz*dz):
+ *   F = d * (strength_k / dist);  ext_i += F;  reaction_k -= F (float64)
+ * A vertex out of range (or with a NaN distance) is left alone: out-of-range lanes add -0.0,
+ * which keeps every ext value bitwise, -0.0 included. The reaction of effector k is the float64
+ * sum of the float32 forces in the target's order (vnsum over whole vectors, then the tail
+ * vertices subtracted one by one): the one output that differs between targets, in the last
+ * float64 bits (relative error of the sum <= n * 2^-53 of the sum of |F|) and the sign of a
+ * zero sum; rounded to float32 by the caller. */
+static void surface_effectors(float *ext, double *reaction, const float *pos, size_t plane,
+                              size_t n, const float *centers, const float *radius,
+                              const float *strength, size_t count)
 {
     size_t k, i;
     for (k = 0; k < count; k++) {
-        const vec3f cv = effector_center(centers, k);
-        const v3_sse41 c = splat3_sse41(cv);
-        const __m128 R = _mm_set1_ps(radius[k]), st = _mm_set1_ps(strength[k]);
-        __m128d rx = _mm_setzero_pd(), ry = _mm_setzero_pd(), rz = _mm_setzero_pd();
+        const vec3f cv = {centers[3 * k], centers[3 * k + 1], centers[3 * k + 2]};
+        const v3 c = v3_splat(cv);
+        const vf R = vf_set1(radius[k]), st = vf_set1(strength[k]), out_value = vf_set1(-0.0f);
+        vnsum rx = vnsum_zero(), ry = vnsum_zero(), rz = vnsum_zero();
         double *rk = reaction + 3 * k;
-        for (i = 0; i + 4 <= n; i += 4) {
-            const v3_sse41 d = sub3_sse41(c, load3_sse41(pos, plane, i));
-            const __m128 dist = norm3_sse41(d);
-            const __m128 in =
-                _mm_and_ps(_mm_cmplt_ps(dist, R), _mm_cmpgt_ps(dist, _mm_setzero_ps()));
-            const v3_sse41 f = mask3_sse41(scale3_sse41(d, _mm_div_ps(st, dist)), in);
-            if (_mm_movemask_ps(in) == 0) continue;
-            store3_sse41(ext, plane, i, add3_sse41(load3_sse41(ext, plane, i), f));
-            rx = widen_sum_sse41(rx, f.x);
-            ry = widen_sum_sse41(ry, f.y);
-            rz = widen_sum_sse41(rz, f.z);
+        for (i = 0; i + SKS_W <= n; i += SKS_W) {
+            const v3 d = v3_sub(c, v3_load(pos, plane, i));
+            const vf dist = v3_norm(d);
+            const vm near = vf_lt(dist, R);
+            vm in;
+            v3 f, fin;
+            if (!vm_any(near)) continue;   /* most vectors of a small radius: one test */
+            in = vm_and(near, vf_gt(dist, vf_zero()));
+            if (!vm_any(in)) continue;
+            f = v3_scale(d, vf_div(st, dist));
+            fin.x = vf_select(in, f.x, out_value);
+            fin.y = vf_select(in, f.y, out_value);
+            fin.z = vf_select(in, f.z, out_value);
+            v3_store(ext, plane, i, v3_add(v3_load(ext, plane, i), fin));
+            rx = vnsum_sub(rx, fin.x);
+            ry = vnsum_sub(ry, fin.y);
+            rz = vnsum_sub(rz, fin.z);
         }
-        rk[0] = -hsum_pd_sse41(rx);
-        rk[1] = -hsum_pd_sse41(ry);
-        rk[2] = -hsum_pd_sse41(rz);
-        effector_tail_scalar(ext, rk, pos, plane, i, n, cv, radius[k], strength[k]);
+        rk[0] = vnsum_value(rx);
+        rk[1] = vnsum_value(ry);
+        rk[2] = vnsum_value(rz);
+        effector_tail(ext, rk, pos, plane, i, n, cv, radius[k], strength[k]);
     }
 }
 
-/* ------------------------------------------------------------------------------------------
- * AVX2 variants: 8 vertices of a row per iteration, the same operations as the scalar code
- * (no FMA, so the results are bit-identical to the scalar and SSE4.1 variants).
- * ------------------------------------------------------------------------------------------ */
-
-typedef struct v3_avx2 {
-    __m256 x, y, z;
-} v3_avx2;
-
-SKS_TARGET_AVX2 static inline v3_avx2 load3_avx2(const float *p, size_t plane, size_t i)
-{
-    v3_avx2 v = {_mm256_loadu_ps(p + i), _mm256_loadu_ps(p + i + plane),
-                 _mm256_loadu_ps(p + i + 2 * plane)};
-    return v;
-}
-
-SKS_TARGET_AVX2 static inline void store3_avx2(float *p, size_t plane, size_t i, v3_avx2 v)
-{
-    _mm256_storeu_ps(p + i, v.x);
-    _mm256_storeu_ps(p + i + plane, v.y);
-    _mm256_storeu_ps(p + i + 2 * plane, v.z);
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 sub3_avx2(v3_avx2 a, v3_avx2 b)
-{
-    v3_avx2 r = {_mm256_sub_ps(a.x, b.x), _mm256_sub_ps(a.y, b.y), _mm256_sub_ps(a.z, b.z)};
-    return r;
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 add3_avx2(v3_avx2 a, v3_avx2 b)
-{
-    v3_avx2 r = {_mm256_add_ps(a.x, b.x), _mm256_add_ps(a.y, b.y), _mm256_add_ps(a.z, b.z)};
-    return r;
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 scale3_avx2(v3_avx2 a, __m256 k)
-{
-    v3_avx2 r = {_mm256_mul_ps(a.x, k), _mm256_mul_ps(a.y, k), _mm256_mul_ps(a.z, k)};
-    return r;
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 cross3_avx2(v3_avx2 a, v3_avx2 b)
-{
-    v3_avx2 r = {_mm256_sub_ps(_mm256_mul_ps(a.y, b.z), _mm256_mul_ps(a.z, b.y)),
-                 _mm256_sub_ps(_mm256_mul_ps(a.z, b.x), _mm256_mul_ps(a.x, b.z)),
-                 _mm256_sub_ps(_mm256_mul_ps(a.x, b.y), _mm256_mul_ps(a.y, b.x))};
-    return r;
-}
-
-SKS_TARGET_AVX2 static inline __m256 norm3_avx2(v3_avx2 d)
-{
-    return _mm256_sqrt_ps(_mm256_add_ps(
-        _mm256_add_ps(_mm256_mul_ps(d.x, d.x), _mm256_mul_ps(d.y, d.y)), _mm256_mul_ps(d.z, d.z)));
-}
-
-SKS_TARGET_AVX2 static inline __m256 where_positive_avx2(__m256 len, __m256 c)
-{
-    return _mm256_and_ps(c, _mm256_cmp_ps(len, _mm256_setzero_ps(), _CMP_GT_OQ));
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 splat3_avx2(vec3f v)
-{
-    v3_avx2 r = {_mm256_set1_ps(v.x), _mm256_set1_ps(v.y), _mm256_set1_ps(v.z)};
-    return r;
-}
-
-/* All-ones lanes where pinned[i + lane] != 0, lane < count (count <= 8). */
-SKS_TARGET_AVX2 static inline __m256 pinned_mask_avx2(const unsigned char *pinned, size_t i,
-                                                      size_t count)
-{
-    int64_t bytes = 0;
-    memcpy(&bytes, pinned + i, count);
-    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(bytes)),
-                                                  _mm256_setzero_si256()));
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 spring_avx2(const sks_surface *s, __m256 E, int kind,
-                                                  size_t i, v3_avx2 d)
-{
-    const size_t ri = i * s->rest_step;
-    if (s->model == SKS_SURFACE_LENGTH) {
-        const __m256 len = norm3_avx2(d);
-        const __m256 L0 = _mm256_loadu_ps(s->rest + (size_t)kind * s->plane + ri);
-        const __m256 c = where_positive_avx2(
-            len, _mm256_div_ps(_mm256_mul_ps(E, _mm256_sub_ps(len, L0)), len));
-        return scale3_avx2(d, c);
-    }
-    return scale3_avx2(
-        sub3_avx2(d, load3_avx2(s->rest + (size_t)kind * 3 * s->plane, s->plane, ri)), E);
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 spring_to_avx2(const sks_surface *s, __m256 E, int kind,
-                                                     size_t i, size_t n, v3_avx2 c)
-{
-    return spring_avx2(s, E, kind, i, sub3_avx2(load3_avx2(s->pos, s->plane, n), c));
-}
-
-/* Lanes below count (<= 8) all-ones. */
-SKS_TARGET_AVX2 static inline __m256i lanes_below_avx2(size_t count)
-{
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), lane);
-}
-
-/* load3/store3 of the lanes below count only (count < 8: the end of a row). */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE v3_avx2 load3_part_avx2(const float *p, size_t plane,
-                                                                 size_t i, size_t count)
-{
-    const __m256i m = lanes_below_avx2(count);
-    v3_avx2 v;
-    if (count == 8) return load3_avx2(p, plane, i);
-    v.x = _mm256_maskload_ps(p + i, m);
-    v.y = _mm256_maskload_ps(p + i + plane, m);
-    v.z = _mm256_maskload_ps(p + i + 2 * plane, m);
-    return v;
-}
-
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void store3_part_avx2(float *p, size_t plane, size_t i,
-                                                               v3_avx2 v, size_t count)
-{
-    const __m256i m = lanes_below_avx2(count);
-    if (count == 8) {
-        store3_avx2(p, plane, i, v);
-        return;
-    }
-    _mm256_maskstore_ps(p + i, m, v.x);
-    _mm256_maskstore_ps(p + i + plane, m, v.y);
-    _mm256_maskstore_ps(p + i + 2 * plane, m, v.z);
-}
-
-/* A block's new position and velocity, not yet stored. */
-typedef struct state_avx2 {
-    v3_avx2 x, v;
-} state_avx2;
-
-/* integrate_scalar for the `count` (<= 8) vertices i.. of a row, without the stores: reads
- * pos, vel, ext (use_ext), inv_mass and pinned; see store_state_avx2. */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE state_avx2 advance_avx2(const sks_surface *s,
-                                                                 const sks_surface_params *p,
-                                                                 size_t i, v3_avx2 f, int use_ext,
-                                                                 size_t count)
-{
-    const float *inv_mass = s->inv_mass + i * s->mass_step;
-    const __m256 im = s->mass_step == 0 || count == 8
-                          ? _mm256_loadu_ps(inv_mass)
-                          : _mm256_maskload_ps(inv_mass, lanes_below_avx2(count));
-    const __m256 dt = _mm256_set1_ps(p->dt);
-    const __m256 pin = pinned_mask_avx2(s->pinned, i, count);
-    const v3_avx2 v0 = load3_part_avx2(s->vel, s->plane, i, count);
-    const v3_avx2 x0 = load3_part_avx2(s->pos, s->plane, i, count);
-    v3_avx2 a, v, x;
-    state_avx2 out;
-    if (use_ext) f = add3_avx2(f, load3_part_avx2(s->ext, s->plane, i, count));
-    a.x = _mm256_add_ps(_mm256_mul_ps(f.x, im), _mm256_set1_ps(p->gravity[0]));
-    a.y = _mm256_add_ps(_mm256_mul_ps(f.y, im), _mm256_set1_ps(p->gravity[1]));
-    a.z = _mm256_add_ps(_mm256_mul_ps(f.z, im), _mm256_set1_ps(p->gravity[2]));
-    v = add3_avx2(v0, scale3_avx2(a, dt));
-    x = add3_avx2(x0, scale3_avx2(v, dt));
-    v = scale3_avx2(v, _mm256_set1_ps(p->damping));
-    out.x.x = _mm256_blendv_ps(x.x, x0.x, pin);
-    out.x.y = _mm256_blendv_ps(x.y, x0.y, pin);
-    out.x.z = _mm256_blendv_ps(x.z, x0.z, pin);
-    out.v.x = _mm256_blendv_ps(v.x, v0.x, pin);
-    out.v.y = _mm256_blendv_ps(v.y, v0.y, pin);
-    out.v.z = _mm256_blendv_ps(v.z, v0.z, pin);
-    return out;
-}
-
-/* The stores of advance_avx2: pos, vel, and ext := 0 (use_ext). */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void store_state_avx2(const sks_surface *s, size_t i,
-                                                               state_avx2 st, int use_ext,
-                                                               size_t count)
-{
-    if (use_ext) store3_part_avx2(s->ext, s->plane, i, splat3_avx2(vec3f_zero), count);
-    store3_part_avx2(s->pos, s->plane, i, st.x, count);
-    store3_part_avx2(s->vel, s->plane, i, st.v, count);
-}
-
-/* The internal force of columns j..j+7 from the row buffers, in the shared order. */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE v3_avx2 row_force_avx2(const row_ctx *rc, size_t stride,
-                                                                size_t j)
-{
-    return sub3_avx2(
-        sub3_avx2(sub3_avx2(add3_avx2(add3_avx2(load3_avx2(rc->E, stride, j + 1),
-                                                load3_avx2(rc->S_cur, stride, j + 1)),
-                                      load3_avx2(rc->SE_cur, stride, j + 1)),
-                            load3_avx2(rc->E, stride, j)),
-                  load3_avx2(rc->S_prev, stride, j + 1)),
-        load3_avx2(rc->SE_prev, stride, j));
-}
-
-/* The springs columns j..j+7 of row rc->r own, into the row buffers at j + 1. */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void springs_block_avx2(const sks_surface *s, __m256 E,
-                                                                 const row_ctx *rc, size_t stride,
-                                                                 size_t j)
-{
-    const size_t cols = s->cols, i = rc->r * cols + j;
-    const v3_avx2 c = load3_avx2(s->pos, s->plane, i);
-    const v3_avx2 zero = splat3_avx2(vec3f_zero);
-    store3_avx2(rc->E, stride, j + 1, spring_to_avx2(s, E, 0, i, i + 1, c));
-    store3_avx2(rc->S_cur, stride, j + 1,
-                rc->has_south ? spring_to_avx2(s, E, 1, i, i + cols, c) : zero);
-    store3_avx2(rc->SE_cur, stride, j + 1,
-                rc->has_south ? spring_to_avx2(s, E, 2, i, i + cols + 1, c) : zero);
-}
-
-/* Pass 1 of a row, 8 columns at a time (see row_springs_tail_scalar). The blocks start at
- * rc->lead, where the row's positions (and, in the Surface's buffer, every other plane) and
- * the row buffers' j + 1 are 32-byte aligned, so that no block load or store of pos and rest
- * spans two cache lines; columns 0..lead-1 come from one unaligned block at column 0 first
- * (its lanes from lead on are computed again, with the same result). The last block runs past
- * the row end: its extra lanes read up to 8 floats past the next row (at most past the plane's
- * end, into the buffer's next plane) and land in the row buffers' slack; its last column's
- * lanes reach into the next row and are overwritten. */
-SKS_TARGET_AVX2 static void row_springs_avx2(const sks_surface *s_in, float elasticity,
-                                             const row_ctx *rc_in)
-{
-    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
-    const row_ctx rc_local = *rc_in;
-    const sks_surface *s = &s_local;
-    const row_ctx *rc = &rc_local;
-    const size_t cols = s->cols, stride = row_stride(cols);
-    const __m256 E = _mm256_set1_ps(elasticity);
-    size_t j;
-    if (rc->lead != 0) springs_block_avx2(s, E, rc, stride, 0);
-    for (j = rc->lead; j < cols; j += 8) springs_block_avx2(s, E, rc, stride, j);
-    store3(rc->E, stride, cols, rc->e_last);
-    store3(rc->SE_cur, stride, cols, rc->se_last);
-}
-
-/* Integration of the blocks at columns j0, j0 + 8, .. < j1 of row rc->r (whole blocks). */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void integrate_blocks_avx2(const sks_surface *s,
-                                                                    const sks_surface_params *p,
-                                                                    const row_ctx *rc,
-                                                                    size_t stride, size_t j0,
-                                                                    size_t j1, int use_ext)
-{
-    const size_t row = rc->r * s->cols;
-    size_t j;
-    for (j = j0; j < j1; j += 8)
-        store_state_avx2(s, row + j,
-                         advance_avx2(s, p, row + j, row_force_avx2(rc, stride, j), use_ext, 8),
-                         use_ext, 8);
-}
-
-/* Pass 2 of a row, 8 columns at a time (see row_integrate_tail_scalar). Rows of 8 or more
- * columns: the aligned blocks of row_springs_avx2 (from rc->lead) that fit in the row, plus
- * one unaligned block at column 0 when lead > 0 and one ending at the last column when the
- * aligned blocks stop short of it. These two overlap aligned blocks; a shared column gets the
- * same values from all of them as long as they all read the state before any of them writes
- * it, so the two are computed first and stored last (plain stores: no masked loads or stores,
- * which were the slowest part of a row). Rows of fewer than 8 columns: one block with masked
- * loads and stores. */
-SKS_TARGET_AVX2 static void row_integrate_avx2(const sks_surface *s_in,
-                                               const sks_surface_params *p_in,
-                                               const row_ctx *rc_in, int use_ext)
-{
-    const sks_surface s_local = *s_in;   /* local copies: see step_walk */
-    const sks_surface_params p_local = *p_in;
-    const row_ctx rc_local = *rc_in;
-    const sks_surface *s = &s_local;
-    const sks_surface_params *p = &p_local;
-    const row_ctx *rc = &rc_local;
-    const size_t cols = s->cols, stride = row_stride(cols), row = rc->r * cols;
-    size_t end;
-    int head, tail;
-    state_avx2 head_state, tail_state;
-    if (cols < 8) {
-        store_state_avx2(s, row, advance_avx2(s, p, row, row_force_avx2(rc, stride, 0), use_ext,
-                                              cols),
-                         use_ext, cols);
-        return;
-    }
-    end = rc->lead + (cols - rc->lead) / 8 * 8;   /* the aligned blocks cover lead..end-1 */
-    head = rc->lead != 0;
-    tail = end != cols;
-    if (!head && !tail) {   /* every row of a width that is a multiple of 8 */
-        integrate_blocks_avx2(s, p, rc, stride, 0, cols, use_ext);
-        return;
-    }
-    if (head) head_state = advance_avx2(s, p, row, row_force_avx2(rc, stride, 0), use_ext, 8);
-    if (tail)
-        tail_state = advance_avx2(s, p, row + cols - 8, row_force_avx2(rc, stride, cols - 8),
-                                  use_ext, 8);
-    integrate_blocks_avx2(s, p, rc, stride, rc->lead, end, use_ext);
-    if (head) store_state_avx2(s, row, head_state, use_ext, 8);
-    if (tail) store_state_avx2(s, row + cols - 8, tail_state, use_ext, 8);
-}
-
-SKS_TARGET_AVX2 static void surface_step_avx2(const sks_surface *s, const sks_surface_params *p,
-                                              float *scratch)
-{
-    step_walk(s, p, scratch, 8, row_springs_avx2, row_integrate_avx2);
-}
-
-/* Faces of band r, 8 columns at a time; the last chunk runs past the row end (reads past the
- * position planes as in the step, spills into the buffers' slack), and the last column's faces
- * (and the wrapped ones at [0]) are then computed by the scalar tail. */
-SKS_TARGET_AVX2 static void band_faces_avx2(const float *pos, size_t plane, size_t rows,
-                                            size_t cols, int wrap, size_t r, float *U, float *L)
-{
-    const size_t stride = row_stride(cols);
-    size_t j;
-    if (r + 1 >= rows) {
-        band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, 0, U, L);
-        return;
-    }
-    for (j = 0; j < cols; j += 8) {
-        const size_t i = r * cols + j;
-        const v3_avx2 c = load3_avx2(pos, plane, i);
-        const v3_avx2 a = sub3_avx2(load3_avx2(pos, plane, i + cols + 1), c);
-        const v3_avx2 b = sub3_avx2(load3_avx2(pos, plane, i + 1), c);
-        const v3_avx2 d = sub3_avx2(load3_avx2(pos, plane, i + cols), c);
-        store3_avx2(U, stride, j + 1, cross3_avx2(a, b));
-        store3_avx2(L, stride, j + 1, cross3_avx2(d, a));
-    }
-    band_faces_tail_scalar(pos, plane, rows, cols, wrap, r, cols - 1, U, L);
-}
-
-SKS_TARGET_AVX2 static void vertex_normals_avx2(float *out, size_t out_plane, size_t r, size_t cols,
-                                                const float *U, const float *L, const float *Up,
-                                                const float *Lp)
-{
-    const size_t stride = row_stride(cols);
-    size_t j;
-    for (j = 0; j < cols; j += 8) {
-        const v3_avx2 n = add3_avx2(
-            add3_avx2(add3_avx2(add3_avx2(add3_avx2(load3_avx2(U, stride, j + 1),
-                                                    load3_avx2(L, stride, j + 1)),
-                                          load3_avx2(U, stride, j)),
-                                load3_avx2(Up, stride, j)),
-                      load3_avx2(Lp, stride, j)),
-            load3_avx2(Lp, stride, j + 1));
-        const __m256 len = norm3_avx2(n);
-        const __m256 inv = where_positive_avx2(len, _mm256_div_ps(_mm256_set1_ps(1.0f), len));
-        const v3_avx2 unit = scale3_avx2(n, inv);
-        if (j + 8 <= cols) {
-            store3_avx2(out, out_plane, r * cols + j, unit);
-        } else {   /* the end of the row: only the lanes inside it */
-            store3_part_avx2(out, out_plane, r * cols + j, unit, cols - j);
-        }
-    }
-}
-
-SKS_TARGET_AVX2 static void surface_normals_avx2(float *out, size_t out_plane, const float *pos,
-                                                 size_t plane, size_t rows, size_t cols, int wrap,
-                                                 float *scratch)
-{
-    normals_walk(out, out_plane, pos, plane, rows, cols, wrap, scratch, band_faces_avx2,
-                 vertex_normals_avx2);
-}
-
-SKS_TARGET_AVX2 static inline v3_avx2 mask3_avx2(v3_avx2 v, __m256 mask)
-{
-    v3_avx2 r = {_mm256_and_ps(v.x, mask), _mm256_and_ps(v.y, mask), _mm256_and_ps(v.z, mask)};
-    return r;
-}
-
-SKS_TARGET_AVX2 static inline __m256d widen_sum_avx2(__m256d acc, __m256 v)
-{
-    return _mm256_add_pd(_mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_castps256_ps128(v))),
-                         _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
-}
-
-SKS_TARGET_AVX2 static inline double hsum_pd_avx2(__m256d v)
-{
-    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-
-SKS_TARGET_AVX2 static void surface_effectors_avx2(float *ext, double *reaction, const float *pos,
-                                                   size_t plane, size_t n, const float *centers,
-                                                   const float *radius, const float *strength,
-                                                   size_t count)
-{
-    size_t k, i;
-    for (k = 0; k < count; k++) {
-        const vec3f cv = effector_center(centers, k);
-        const v3_avx2 c = splat3_avx2(cv);
-        const __m256 R = _mm256_set1_ps(radius[k]), st = _mm256_set1_ps(strength[k]);
-        __m256d rx = _mm256_setzero_pd(), ry = _mm256_setzero_pd(), rz = _mm256_setzero_pd();
-        double *rk = reaction + 3 * k;
-        for (i = 0; i + 8 <= n; i += 8) {
-            const v3_avx2 d = sub3_avx2(c, load3_avx2(pos, plane, i));
-            const __m256 dist = norm3_avx2(d);
-            const __m256 in = _mm256_and_ps(_mm256_cmp_ps(dist, R, _CMP_LT_OQ),
-                                            _mm256_cmp_ps(dist, _mm256_setzero_ps(), _CMP_GT_OQ));
-            const v3_avx2 f = mask3_avx2(scale3_avx2(d, _mm256_div_ps(st, dist)), in);
-            if (_mm256_movemask_ps(in) == 0) continue;
-            store3_avx2(ext, plane, i, add3_avx2(load3_avx2(ext, plane, i), f));
-            rx = widen_sum_avx2(rx, f.x);
-            ry = widen_sum_avx2(ry, f.y);
-            rz = widen_sum_avx2(rz, f.z);
-        }
-        rk[0] = -hsum_pd_avx2(rx);
-        rk[1] = -hsum_pd_avx2(ry);
-        rk[2] = -hsum_pd_avx2(rz);
-        effector_tail_scalar(ext, rk, pos, plane, i, n, cv, radius[k], strength[k]);
-    }
-}
-
-#endif /* SKS_HAVE_X86_SIMD */
-
-/* ------------------------------------------------------------------------------------------
- * The dispatch table, indexed by enum sks_isa
- * ------------------------------------------------------------------------------------------ */
-
-const sks_surface_kernels sks_surface_variants[SKS_ISA_COUNT] = {
-    {surface_step_scalar, surface_normals_scalar, surface_effectors_scalar},
-    {SKS_SIMD_OR_SCALAR(surface_step_sse41, surface_step_scalar),
-     SKS_SIMD_OR_SCALAR(surface_normals_sse41, surface_normals_scalar),
-     SKS_SIMD_OR_SCALAR(surface_effectors_sse41, surface_effectors_scalar)},
-    {SKS_SIMD_OR_SCALAR(surface_step_avx2, surface_step_scalar),
-     SKS_SIMD_OR_SCALAR(surface_normals_avx2, surface_normals_scalar),
-     SKS_SIMD_OR_SCALAR(surface_effectors_avx2, surface_effectors_scalar)},
-};
+SKS_ROW(surface) = {surface_step, surface_normals, surface_effectors};

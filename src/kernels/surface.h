@@ -11,13 +11,14 @@
  * keeps the planes off the same L1 sets, see skelsimd/surface.py). Components x, y, z are three
  * consecutive planes.
  *
- * The AVX2 step and normals read (never write) up to 8 floats past the end of the position
- * and rest planes: every such plane must be followed by 8 readable floats (in the glue's
- * buffer it is followed by another plane).
+ * The step and normals work in whole vectors and read (never write) up to 8 floats past the
+ * end of the position and rest planes: every such plane must be followed by 8 readable floats
+ * (in the glue's buffer it is followed by another plane).
  *
  * Every variant of every kernel in this family evaluates the same float32 operations in the
  * same order (no FMA), so all variants give bit-identical results (the effector reactions, summed
- * in float64, may differ in the last float64 bits; they are rounded to float32 on output).
+ * in float64 in each target's own order, may differ in the last float64 bits and in the sign of
+ * a zero sum; they are rounded to float32 on output).
  */
 #ifndef SKS_SURFACE_H
 #define SKS_SURFACE_H
@@ -61,8 +62,26 @@ typedef struct sks_surface_params {
 /* Substeps a step keeps in flight (a wavefront over the rows, see surface.c). */
 #define SKS_SURFACE_WAVE 8
 
-/* Scratch floats a step or a normals call needs for a grid with `cols` columns. */
-size_t sks_surface_scratch_floats(size_t cols);
+/* Floats between the components of a row buffer of the scratch: room for elements [0] ..
+ * [cols + 15] after a 7-float lead (a row's buffers may start up to 7 floats in, and a vector
+ * at the end of a row may spill 7 lanes), in an odd number of cache lines, so that the
+ * components of all buffers fall on different L1 sets (a stride of a multiple of 4 KiB, e.g.
+ * 1024 floats for 1000 columns, put them all on one set and made the 1000 x 1000 step 2x
+ * slower). */
+static inline size_t sks_surface_row_stride(size_t cols)
+{
+    const size_t lines = (cols + 23 + 15) / 16;
+    return 16 * (lines | 1);
+}
+
+/* Scratch floats a step or a normals call needs for a grid with `cols` columns: the step's E
+ * buffer, and S and SE row buffers (current and previous row) for each of the
+ * SKS_SURFACE_WAVE substeps in flight (normals use 4 face buffers); 3 components each, plus
+ * the alignment slack. */
+static inline size_t sks_surface_scratch_floats(size_t cols)
+{
+    return (1 + 4 * SKS_SURFACE_WAVE) * 3 * sks_surface_row_stride(cols) + 16;
+}
 
 typedef struct sks_surface_kernels {
     /* `substeps` times, for every vertex (internal force F from its up to six springs, each
@@ -85,7 +104,7 @@ typedef struct sks_surface_kernels {
                       size_t count);
 } sks_surface_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_surface_kernels sks_surface_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in surface.c, once per target. */
+extern const sks_surface_kernels *const sks_surface_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_SURFACE_H */

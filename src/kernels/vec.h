@@ -72,6 +72,22 @@
  *   vd4_broadcast(p) = vd4_set1(*p), vd4_lane3_of(p) = vd4_lane3(*p) (loads from memory),
  *   vd4_add, vd4_mul
  *
+ * Bytes and float64 sums (added for surface)
+ *   vi_load_u8(p), vi_load_u8_n(p, n)       SKS_W (the first n <= SKS_W) bytes at p zero-extended
+ *                                           to int32 lanes; lanes >= n are 0, reads p[0..n-1]
+ *                                           (per-vertex flags: vi_gt(vi_load_u8(p), vi_set1(0)))
+ *   vnsum, vnsum_zero(), vnsum_sub(s, v), vnsum_value(s)
+ *                                           -(sum of the lanes of every v) accumulated in float64
+ *                                           (each lane widened exactly). The one operation whose
+ *                                           bits depend on the target: the order of the float64
+ *                                           additions is the target's own (scalar and neon: one
+ *                                           running difference, s - v0 - v1 - ... in lane order;
+ *                                           sse41: two partial sums of lanes 0, 2 and 1, 3;
+ *                                           avx2: four partial sums of lanes i, i + 4, combined
+ *                                           (p0 + p2) + (p1 + p3); x86 negates the sum once at
+ *                                           the end, so a zero total is -0.0 there, +0.0 on
+ *                                           scalar and neon). Exact whenever every partial sum
+ *                                           is, e.g. for multiples of 2^-k of moderate size.
  * Added for blend
  *   vf_round(v)                             nearest integer, ties to even (rintf; -0.3 -> -0.0)
  *   vf_hsum4_in_rows(a, b, c, d)            lane k of each row = (v0 + v2) + (v1 + v3) of that

@@ -266,6 +266,38 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for surface ---- */
+SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
+{
+    int64_t bytes = 0;
+    memcpy(&bytes, p, n < 8 ? n : 8);
+    return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(bytes));
+}
+SKS_V vi vi_load_u8(const unsigned char *p) { return vi_load_u8_n(p, 8); }
+
+/* Negated float64 sum: four partial sums of the lanes (lanes i and i + 4 of every vector),
+ * combined as (p0 + p2) + (p1 + p3) and negated once at the end. */
+typedef struct vnsum {
+    __m256d p;
+} vnsum;
+SKS_V vnsum vnsum_zero(void)
+{
+    vnsum s;
+    s.p = _mm256_setzero_pd();
+    return s;
+}
+SKS_V vnsum vnsum_sub(vnsum s, vf v)
+{
+    s.p = _mm256_add_pd(_mm256_add_pd(s.p, _mm256_cvtps_pd(_mm256_castps256_ps128(v))),
+                        _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    return s;
+}
+SKS_V double vnsum_value(vnsum s)
+{
+    const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s.p), _mm256_extractf128_pd(s.p, 1));
+    return -_mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
 /* ---- added for blend ---- */
 SKS_V vf vf_round(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 /* In each 128-bit row: 6 in-lane shuffles and 3 additions for four dot products' reduction. */

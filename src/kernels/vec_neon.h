@@ -239,6 +239,26 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for surface ---- */
+SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
+{
+    uint8_t tmp[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    memcpy(tmp, p, n < 4 ? n : 4);
+    return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(vld1_u8(tmp)))));
+}
+SKS_V vi vi_load_u8(const unsigned char *p) { return vi_load_u8_n(p, 4); }
+
+/* Negated float64 sum: as the scalar target (one double, lanes subtracted in lane order). */
+typedef double vnsum;
+SKS_V vnsum vnsum_zero(void) { return 0.0; }
+SKS_V vnsum vnsum_sub(vnsum s, vf v)
+{
+    s = s - (double)vgetq_lane_f32(v, 0);
+    s = s - (double)vgetq_lane_f32(v, 1);
+    s = s - (double)vgetq_lane_f32(v, 2);
+    return s - (double)vgetq_lane_f32(v, 3);
+}
+SKS_V double vnsum_value(vnsum s) { return s; }
 /* ---- added for blend ---- */
 SKS_V vf vf_round(vf a) { return vrndnq_f32(a); }
 /* (a0 + a2, a1 + a3, b0 + b2, b1 + b3) from the 64-bit halves, then adjacent pairs: the pairwise

@@ -530,6 +530,27 @@ SKS_V vd4 vd4_lane3_of(const double *p) { return vd4_lane3(*p); }
 
 #undef SKS_VF_MAP2
 #undef SKS_VF_CMP
+/* ---- added for surface ---- */
+/* The first n <= 4 bytes at p, zero-extended to int32 lanes (lanes >= n are 0; reads p[0..n-1]). */
+SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
+{
+    vi r;
+    int i;
+    SKS_LANES(i) SKS_LANE(r, i) = (size_t)i < n ? (int32_t)p[i] : 0;
+    return r;
+}
+SKS_V vi vi_load_u8(const unsigned char *p) { return vi_load_u8_n(p, 4); }
+
+/* A negated float64 sum: one double, every lane subtracted in lane order (the definition). */
+typedef double vnsum;
+SKS_V vnsum vnsum_zero(void) { return 0.0; }
+SKS_V vnsum vnsum_sub(vnsum s, vf v)
+{
+    int i;
+    SKS_LANES(i) s = s - (double)SKS_LANE(v, i);
+    return s;
+}
+SKS_V double vnsum_value(vnsum s) { return s; }
 
 /* ---- added for blend ---- */
 /* Round to the nearest integer, ties to even (IEEE roundToIntegralTiesToEven; -0.3 -> -0.0). */

@@ -229,6 +229,36 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
+/* ---- added for surface ---- */
+SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
+{
+    int32_t bytes = 0;
+    memcpy(&bytes, p, n < 4 ? n : 4);
+    return _mm_cvtepu8_epi32(_mm_cvtsi32_si128(bytes));
+}
+SKS_V vi vi_load_u8(const unsigned char *p) { return vi_load_u8_n(p, 4); }
+
+/* Negated float64 sum: two partial sums of the lanes (lanes 0, 2 and 1, 3 of every vector),
+ * negated once at the end. */
+typedef struct vnsum {
+    __m128d p;
+} vnsum;
+SKS_V vnsum vnsum_zero(void)
+{
+    vnsum s;
+    s.p = _mm_setzero_pd();
+    return s;
+}
+SKS_V vnsum vnsum_sub(vnsum s, vf v)
+{
+    s.p = _mm_add_pd(_mm_add_pd(s.p, _mm_cvtps_pd(v)), _mm_cvtps_pd(_mm_movehl_ps(v, v)));
+    return s;
+}
+SKS_V double vnsum_value(vnsum s)
+{
+    return -_mm_cvtsd_f64(_mm_add_sd(s.p, _mm_unpackhi_pd(s.p, s.p)));
+}
+
 /* ---- added for blend ---- */
 SKS_V vf vf_round(vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)

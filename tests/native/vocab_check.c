@@ -193,6 +193,26 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_U8) {
+        /* bytes from the bits of a, in chunks of 8 with k = chunk % 10 valid (vi_load_u8_n; the
+         * whole vector with vi_load_u8): the int32 lanes, plus 1 where the byte is nonzero */
+        unsigned char bytes[8];
+        for (i = 0; i + 8 <= n; i += 8) {
+            const size_t k = (i / 8) % 10;
+            size_t v, l;
+            for (l = 0; l < 8; l++) {
+                uint32_t u;
+                memcpy(&u, a + i + l, sizeof u);
+                bytes[l] = (unsigned char)(l % 3 == 0 ? 0u : u >> 11);
+            }
+            for (v = 0; v < 8; v += STEP) {
+                const size_t kv = k > v ? k - v : 0, kl = kv < STEP ? kv : STEP;
+                const vi x = kl == STEP ? vi_load_u8(bytes + v) : vi_load_u8_n(bytes + v, kl);
+                vf_store(out + i + v, vf_add(vf_from_vi(x), mask_to_ones(vi_gt(x, vi_set1(0)))));
+            }
+        }
+        return 0;
+    }
     /* ---- added for mat4 and skinning ---- */
     if (op == VOP_SET1_ROWS) {
         /* items of 16 floats, one per row slot: a float of each broadcast in its row; strides
@@ -225,6 +245,22 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                     vf_store_rows(out + i + 4 * k, 16, vf_mul(t[u], vf_broadcast_row(b + 4 * k)));
                 }
             }
+        }
+        return 0;
+    }
+    if (op == VOP_NSUM) {
+        /* a running vnsum over a, with the finite values made multiples of 1/64 below 1e4 in
+         * magnitude (every order of the float64 additions is then exact) and infinities and
+         * NaN kept (the same result in every order): out64[i] = the value after a[0..i+15] */
+        vnsum s = vnsum_zero();
+        for (i = 0; i + STEP <= n; i += STEP) {
+            const vf x = vf_load(a + i);
+            const vm small = vf_lt(vf_abs(x), vf_set1(1e4f));
+            const vm keep = vm_or(vf_unordered(x, x), vf_gt(vf_abs(x), vf_set1(3.40282347e38f)));
+            const vf q = vf_div(vf_from_vi(vi_from_vf_trunc(vf_mul(vf_if(small, x), vf_set1(64.0f)))),
+                                vf_set1(64.0f));
+            s = vnsum_sub(s, vf_select(keep, x, q));
+            if ((i + STEP) % 16 == 0) out64[i + STEP - 16] = vnsum_value(s);
         }
         return 0;
     }

@@ -18,6 +18,7 @@ enum vocab_op {
     VOP_KEEP3, VOP_CLEAR3, VOP_TRANSPOSE, VOP_ROWS_STRIDED, VOP_ROWS_N, VOP_BROADCAST_ROW,
     VOP_INT_ROUNDTRIP, VOP_INT_ARITH,
     VOP_F64, VOP_ROWS_COUNT, VOP_ITEMS_SOA, VOP_ITEMS_N, VOP_ROWS_XYZ,
+    VOP_U8, VOP_NSUM,   /* added for surface */
     VOP_ROUND, VOP_HSUM4, VOP_LOAD_ROWS2, /* added for blend */
     /* added for mat4 and skinning */
     VOP_SET1_ROWS, VOP_TRANSPOSE_ROWS,

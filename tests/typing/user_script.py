@@ -33,6 +33,10 @@ def tour(rng: np.random.Generator) -> dict[str, float]:
     q = skelsimd.slerp(clip.local[0, :, :4], clip.local[1, :, :4], 0.25, method="exact")
     m = skelsimd.quat_to_matrix(q, scalar_first=False)
     q2 = skelsimd.matrix_to_quat(m)
+    angles = skelsimd.quat_to_euler(q, "ZXY", degrees=True)
+    q3: npt.NDArray[np.float32] = skelsimd.euler_to_quat(angles, "ZXY", degrees=True)
+    sixd = skelsimd.quat_to_sixd(q3, layout="rows")
+    rotvec = skelsimd.quat_to_rotvec(skelsimd.sixd_to_quat(sixd, layout="rows"))
     sub: skelsimd.Clip = clip[::2]
     start, stop = clip.skeleton.subtree("LeftCollar")
 
@@ -51,6 +55,7 @@ def tour(rng: np.random.Generator) -> dict[str, float]:
     assert back.shape == local.shape and palette.shape == glob.shape and isa in {
         "scalar", "sse41", "avx2", "neon"}
     assert mats.shape == clip.local.shape[:2] + (3, 4) and half.shape == clip.local[0].shape
+    assert rotvec.shape == q.shape[:-1] + (3,) and sixd.shape == q.shape[:-1] + (6,)
     assert q2.shape == q.shape and sub.frames == (clip.frames + 1) // 2 and stop > start
     assert again.frames == 4 and decoded.shape == clip.local.shape and normals.shape == (3, 8, 8)
     err = float(np.abs(back - local).max())
@@ -65,6 +70,7 @@ if TYPE_CHECKING:   # mistakes the stubs must reject (never run)
     skelsimd.local_to_global(_q, [-1], precision="float16")  # type: ignore[arg-type]
     _n: int = skelsimd.quat_normalize(_q)  # type: ignore[assignment]
     skelsimd.Surface(8, 8, preset="jelly")  # type: ignore[arg-type]
+    skelsimd.quat_to_sixd(_q, layout="diagonal")  # type: ignore[arg-type]
     skelsimd.no_such_function()  # type: ignore[attr-defined]
 
 

@@ -1,0 +1,213 @@
+/*
+ * convert.c (glue) -- Python entry points of the rotation conversion family. The public wrappers
+ * with their documentation are in skelsimd/convert.py; kernels in src/kernels/convert.c.
+ *
+ * Positional arguments only (the Python wrappers forward keywords):
+ *   euler_to_quat(angles, seq, out, degrees, scalar_first)
+ *   quat_to_euler(q, seq, out, degrees, scalar_first) -> (out, number of gimbal-locked rotations)
+ *   rotvec_to_quat(rotvec, out, degrees, scalar_first)
+ *   quat_to_rotvec(q, out, degrees, scalar_first)
+ *   matrix_to_sixd(m, out, layout)      sixd_to_matrix(sixd, out, layout)
+ *   quat_to_sixd(q, out, layout, scalar_first)   sixd_to_quat(sixd, out, layout, scalar_first)
+ * Every argument is validated (TypeError / ValueError naming it) before anything is written.
+ */
+#include "args.h"
+
+#include "../kernels/convert.h"
+
+enum convert_kind {
+    EULER_TO_QUAT, QUAT_TO_EULER, ROTVEC_TO_QUAT, QUAT_TO_ROTVEC,
+    MATRIX_TO_SIXD, SIXD_TO_MATRIX, QUAT_TO_SIXD, SIXD_TO_QUAT
+};
+
+/* One elementwise operand: `in` of shape (..., in_trailing) -> out (..., out_trailing). */
+typedef struct convert_spec {
+    const char *func, *in_name, *layout;
+    int n_in;
+    npy_intp in_trailing[2];
+    int n_out;
+    npy_intp out_trailing[2];
+} convert_spec;
+
+static const convert_spec convert_specs[] = {
+    {"euler_to_quat", "angles", "(..., 3)", 1, {3, 0}, 1, {4, 0}},
+    {"quat_to_euler", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}},
+    {"rotvec_to_quat", "rotvec", "(..., 3)", 1, {3, 0}, 1, {4, 0}},
+    {"quat_to_rotvec", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}},
+    {"matrix_to_sixd", "m", "(..., 3, 3)", 2, {3, 3}, 1, {6, 0}},
+    {"sixd_to_matrix", "sixd", "(..., 6)", 1, {6, 0}, 2, {3, 3}},
+    {"quat_to_sixd", "q", "(..., 4)", 1, {4, 0}, 1, {6, 0}},
+    {"sixd_to_quat", "sixd", "(..., 6)", 1, {6, 0}, 1, {4, 0}},
+};
+
+/* SciPy's `seq`: three of 'xyz' (extrinsic) or three of 'XYZ' (intrinsic), consecutive axes
+ * different. Returns the SKS_EULER_SEQ code, or -1 with an exception set. */
+static int parse_seq(PyObject *obj)
+{
+    const char *s;
+    Py_ssize_t len;
+    int axis[3], i, extrinsic = 0;
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "seq: expected a str of three axes such as 'xyz' or 'ZXZ', "
+                     "got %s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    s = PyUnicode_AsUTF8AndSize(obj, &len);
+    if (s == NULL) return -1;
+    if (len != 3) {
+        PyErr_Format(PyExc_ValueError, "seq: expected 3 axes such as 'xyz' (extrinsic) or 'XYZ' "
+                     "(intrinsic), got %R", obj);
+        return -1;
+    }
+    for (i = 0; i < 3; i++) {
+        const char c = s[i];
+        const int lower = c >= 'x' && c <= 'z', upper = c >= 'X' && c <= 'Z';
+        if (!lower && !upper) {
+            PyErr_Format(PyExc_ValueError, "seq: expected axes from 'xyz' (extrinsic) or 'XYZ' "
+                         "(intrinsic), got %R", obj);
+            return -1;
+        }
+        if (i == 0) extrinsic = lower;
+        else if (extrinsic != lower) {
+            PyErr_Format(PyExc_ValueError, "seq: expected all axes lowercase (extrinsic) or all "
+                         "uppercase (intrinsic), got %R", obj);
+            return -1;
+        }
+        axis[i] = lower ? c - 'x' : c - 'X';
+    }
+    if (axis[0] == axis[1] || axis[1] == axis[2]) {
+        PyErr_Format(PyExc_ValueError, "seq: expected consecutive axes to be different, got %R", obj);
+        return -1;
+    }
+    return SKS_EULER_SEQ(axis[0], axis[1], axis[2], extrinsic);
+}
+
+static const char *const layout_choices[] = {"columns", "rows", NULL};
+
+/* The whole call: `seq` is the parsed code (Euler kinds), `flags` the SKS_CONVERT_* flags. */
+static PyObject *convert_call(enum convert_kind kind, PyObject *in_obj, PyObject *out_obj, int seq,
+                              int flags)
+{
+    const convert_spec *sp = &convert_specs[kind];
+    const sks_convert_kernels *k = SKS_KERNELS(convert);
+    PyArrayObject *in = NULL, *out = NULL;
+    npy_intp shape[NPY_MAXDIMS];
+    int lead, d;
+    size_t n, locked = 0;
+    in = sks_as_float32(in_obj, sp->in_name);
+    if (in == NULL) goto fail;
+    if (sks_check_shape(in, sp->in_name, sp->n_in, sp->in_trailing, sp->n_in, sp->layout) < 0)
+        goto fail;
+    lead = PyArray_NDIM(in) - sp->n_in;
+    if (sks_check_rank(lead + sp->n_out, sp->in_name) < 0) goto fail;
+    for (d = 0; d < lead; d++) shape[d] = PyArray_DIM(in, d);
+    for (d = 0; d < sp->n_out; d++) shape[lead + d] = sp->out_trailing[d];
+    out = sks_prepare_out(out_obj, "out", lead + sp->n_out, shape);
+    if (out == NULL) goto fail;
+    if (sks_check_overlap(out, "out", in, sp->in_name, 0) < 0) goto fail;
+    n = 1;
+    for (d = 0; d < lead; d++) n *= (size_t)shape[d];
+    {
+        float *o = (float *)PyArray_DATA(out);
+        const float *x = (const float *)PyArray_DATA(in);
+        Py_BEGIN_ALLOW_THREADS
+        switch (kind) {
+        case EULER_TO_QUAT: k->euler_to_quat(o, x, n, seq, flags); break;
+        case QUAT_TO_EULER: locked = k->quat_to_euler(o, x, n, seq, flags); break;
+        case ROTVEC_TO_QUAT: k->rotvec_to_quat(o, x, n, flags); break;
+        case QUAT_TO_ROTVEC: k->quat_to_rotvec(o, x, n, flags); break;
+        case MATRIX_TO_SIXD: k->matrix_to_sixd(o, x, n, flags); break;
+        case SIXD_TO_MATRIX: k->sixd_to_matrix(o, x, n, flags); break;
+        case QUAT_TO_SIXD: k->quat_to_sixd(o, x, n, flags); break;
+        case SIXD_TO_QUAT: k->sixd_to_quat(o, x, n, flags); break;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(in);
+    if (kind == QUAT_TO_EULER) {
+        PyObject *res = Py_BuildValue("(Nn)", (PyObject *)out, (Py_ssize_t)locked);
+        return res;
+    }
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(in);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* `bit` when obj is true, 0 when false or None, -1 (exception set) when it has no truth value. */
+static int flag(PyObject *obj, const char *name, int bit)
+{
+    const int v = sks_parse_bool(obj, name, 0);
+    return v < 0 ? -1 : (v ? bit : 0);
+}
+
+static PyObject *euler_entry(enum convert_kind kind, PyObject *const *args, Py_ssize_t nargs)
+{
+    int seq, degrees, scalar_first;
+    if (!sks_check_nargs(convert_specs[kind].func, nargs, 5)) return NULL;
+    seq = parse_seq(args[1]);
+    if (seq < 0) return NULL;
+    degrees = flag(args[3], "degrees", SKS_CONVERT_DEGREES);
+    if (degrees < 0) return NULL;
+    scalar_first = flag(args[4], "scalar_first", SKS_CONVERT_SCALAR_FIRST);
+    if (scalar_first < 0) return NULL;
+    return convert_call(kind, args[0], args[2], seq, degrees | scalar_first);
+}
+
+static PyObject *rotvec_entry(enum convert_kind kind, PyObject *const *args, Py_ssize_t nargs)
+{
+    int degrees, scalar_first;
+    if (!sks_check_nargs(convert_specs[kind].func, nargs, 4)) return NULL;
+    degrees = flag(args[2], "degrees", SKS_CONVERT_DEGREES);
+    if (degrees < 0) return NULL;
+    scalar_first = flag(args[3], "scalar_first", SKS_CONVERT_SCALAR_FIRST);
+    if (scalar_first < 0) return NULL;
+    return convert_call(kind, args[0], args[1], 0, degrees | scalar_first);
+}
+
+/* (in, out, layout) or, with a quaternion side, (in, out, layout, scalar_first) */
+static PyObject *sixd_entry(enum convert_kind kind, PyObject *const *args, Py_ssize_t nargs,
+                            int with_quat)
+{
+    int layout, scalar_first = 0;
+    if (!sks_check_nargs(convert_specs[kind].func, nargs, with_quat ? 4 : 3)) return NULL;
+    layout = sks_parse_choice(args[2], "layout", layout_choices, 0);
+    if (layout < 0) return NULL;
+    if (with_quat) {
+        scalar_first = flag(args[3], "scalar_first", SKS_CONVERT_SCALAR_FIRST);
+        if (scalar_first < 0) return NULL;
+    }
+    return convert_call(kind, args[0], args[1], 0, (layout ? SKS_CONVERT_ROWS : 0) | scalar_first);
+}
+
+/* py_<name>(self, args, nargs) -> <entry>(KIND, args, nargs[, extra]) */
+#define CONVERT_ENTRY(name, ...)                                                               \
+    static PyObject *py_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs)       \
+    {                                                                                         \
+        (void)self;                                                                           \
+        return __VA_ARGS__;                                                                   \
+    }
+
+CONVERT_ENTRY(euler_to_quat, euler_entry(EULER_TO_QUAT, args, nargs))
+CONVERT_ENTRY(quat_to_euler, euler_entry(QUAT_TO_EULER, args, nargs))
+CONVERT_ENTRY(rotvec_to_quat, rotvec_entry(ROTVEC_TO_QUAT, args, nargs))
+CONVERT_ENTRY(quat_to_rotvec, rotvec_entry(QUAT_TO_ROTVEC, args, nargs))
+CONVERT_ENTRY(matrix_to_sixd, sixd_entry(MATRIX_TO_SIXD, args, nargs, 0))
+CONVERT_ENTRY(sixd_to_matrix, sixd_entry(SIXD_TO_MATRIX, args, nargs, 0))
+CONVERT_ENTRY(quat_to_sixd, sixd_entry(QUAT_TO_SIXD, args, nargs, 1))
+CONVERT_ENTRY(sixd_to_quat, sixd_entry(SIXD_TO_QUAT, args, nargs, 1))
+
+#define CONVERT_METHOD(name, sig)                                                              \
+    {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, #name sig ": see skelsimd." #name}
+
+PyMethodDef sks_convert_methods[] = {
+    CONVERT_METHOD(euler_to_quat, "(angles, seq, out, degrees, scalar_first)"),
+    CONVERT_METHOD(quat_to_euler, "(q, seq, out, degrees, scalar_first) -> (out, locked)"),
+    CONVERT_METHOD(rotvec_to_quat, "(rotvec, out, degrees, scalar_first)"),
+    CONVERT_METHOD(quat_to_rotvec, "(q, out, degrees, scalar_first)"),
+    CONVERT_METHOD(matrix_to_sixd, "(m, out, layout)"),
+    CONVERT_METHOD(sixd_to_matrix, "(sixd, out, layout)"),
+    CONVERT_METHOD(quat_to_sixd, "(q, out, layout, scalar_first)"),
+    CONVERT_METHOD(sixd_to_quat, "(sixd, out, layout, scalar_first)"),
+    {NULL, NULL, 0, NULL}};
