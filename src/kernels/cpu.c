@@ -8,6 +8,7 @@
 #include "cpu.h"
 
 #if SKS_X86_64 && (defined(__GNUC__) || defined(__clang__))
+#define SKS_HAVE_CPUID 1
 #include <cpuid.h>
 static void sks_cpuid(unsigned leaf, unsigned sub, unsigned r[4])
 {
@@ -24,6 +25,7 @@ __attribute__((target("xsave"))) static unsigned long long sks_xgetbv0(void)
     return ((unsigned long long)hi << 32) | lo;
 }
 #elif SKS_X86_64 && defined(_MSC_VER)
+#define SKS_HAVE_CPUID 1
 #include <intrin.h>
 static void sks_cpuid(unsigned leaf, unsigned sub, unsigned r[4])
 {
@@ -42,6 +44,8 @@ static unsigned long long sks_xgetbv0(void)
 {
     return _xgetbv(0);
 }
+#else
+#define SKS_HAVE_CPUID 0
 #endif
 
 static int sks_detected = 0;
@@ -50,7 +54,7 @@ static int sks_supported[SKS_ISA_COUNT];
 static void sks_detect(void)
 {
     sks_supported[SKS_ISA_SCALAR] = 1;
-#if SKS_HAVE_X86_SIMD
+#if SKS_HAVE_CPUID
     unsigned r1[4] = {0, 0, 0, 0}, r7[4] = {0, 0, 0, 0};
     unsigned max_leaf = sks_max_leaf();
     if (max_leaf >= 1) sks_cpuid(1, 0, r1);

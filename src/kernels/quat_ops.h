@@ -149,7 +149,6 @@ static SKS_ALWAYS_INLINE void joint_matrices_store_n(float *out, ptrdiff_t strid
     }
 }
 
-/* ---- added for blend ---- */
 /*
  * Memory-order blocks (quat_aos): SKS_W quaternions as loaded, no transpose: vector k holds
  * items k SKS_ROWS + r in its row r (vec.h "Items"). Per-item scalars come out of
@@ -237,8 +236,8 @@ static SKS_ALWAYS_INLINE quat_aos quat_aos_combine(const quat_aos *a, const quat
     return r;
 }
 
-/* ---- added for qts ----
- * One quaternion per row slot (lanes x, y, z, w), for walks vectorised within a joint: the same
+/*
+ * Rows: one quaternion per row slot (lanes x, y, z, w), for walks vectorised within a joint: the same
  * products and sums as the SoA helpers above, in the same order, lane by lane. A subtraction
  * a - b is evaluated as a + (-b) (the same IEEE result; a NaN may come out with the other sign).
  */

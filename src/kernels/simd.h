@@ -78,35 +78,4 @@ enum sks_isa {
 /* In the glue: the kernel table of the active variant, e.g. SKS_KERNELS(joints)->local_to_global */
 #define SKS_KERNELS(family) (sks_##family##_variants[sks_active_isa])
 
-/* ------------------------------------------------------------------------------------------
- * Legacy hand-written variants (families not yet moved to the vocabulary): per-function target
- * attributes inside one translation unit compiled with the baseline flags.
- * ------------------------------------------------------------------------------------------ */
-#if SKS_X86_64 && (defined(__GNUC__) || defined(__clang__))
-#define SKS_HAVE_X86_SIMD 1
-#define SKS_TARGET_SSE41 __attribute__((target("sse4.1")))
-#define SKS_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#include <immintrin.h>
-#elif SKS_X86_64 && defined(_MSC_VER)
-#define SKS_HAVE_X86_SIMD 1
-#define SKS_TARGET_SSE41
-#define SKS_TARGET_AVX2
-#include <immintrin.h>
-#else
-#define SKS_HAVE_X86_SIMD 0
-#endif
-
-#if SKS_HAVE_X86_SIMD
-#define SKS_SIMD_OR_SCALAR(simd_fn, scalar_fn) (simd_fn)
-/* lane i of v copied into all four lanes (one shuffle) */
-#define SKS_SPLAT_LANE(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE((i), (i), (i), (i)))
-/* (0, 0, 0, v[3]): keeps the translation lane of a matrix row */
-SKS_TARGET_SSE41 static inline __m128 sks_keep_lane3(__m128 v)
-{
-    return _mm_blend_ps(_mm_setzero_ps(), v, 0x8);
-}
-#else
-#define SKS_SIMD_OR_SCALAR(simd_fn, scalar_fn) (scalar_fn)
-#endif
-
 #endif /* SKS_SIMD_H */

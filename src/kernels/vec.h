@@ -31,6 +31,7 @@
  *   vm_and or not, vm_andnot(a, b) = ~a & b, vm_first_n(n) (lanes < n set)
  *   vm_bits(m) (bit i = lane i), vm_any(m), vm_all(m)
  *   vf_select(m, a, b) = m ? a : b;  vf_if(m, a) = m ? a : +0.0;  vf_ifnot(m, a) = m ? +0.0 : a
+ *   vf_round(v)                             nearest integer, ties to even (rintf; -0.3 -> -0.0)
  *
  * Rows (SKS_ROWS rows of 4 lanes per vf; lane indices are compile-time constants)
  *   vf_load_rows(p, stride), vf_store_rows(p, stride, v)
@@ -50,6 +51,22 @@
  *   vf_load_rows_xyz(p, stride, count), vf_store_rows_xyz(p, stride, v, count)
  *                                           the same with rows of 3 floats (3-vectors; lane 3
  *                                           loads as 0 and is not stored)
+ *   vf_load_rows2_count(p, stride, &a, &b, count), vf_store_rows2_count(p, stride, a, b, count)
+ *                                           the first count <= SKS_ROWS row slots of 8 floats
+ *                                           (a QTS joint) at p + r stride: floats 0-3 in slot r's
+ *                                           row of a, 4-7 in its row of b (loaded slots >= count
+ *                                           are 0; nothing else read or written)
+ *   vf_set1_rows(p, stride)                 row r = p[r * stride] in all 4 lanes (a
+ *                                           coordinate of one point per row slot)
+ *   vf_transpose_rows(v)                    v[0..SKS_ROWS-1] as a SKS_ROWS x SKS_ROWS matrix of
+ *                                           rows, transposed: row r of v[s] <-> row s of v[r]
+ *                                           (one item's rows packed into vectors become one
+ *                                           item per row slot; nothing on 1-row targets)
+ *   vf_shuffle2_in_rows(a, b, i0, i1, i2, i3)
+ *                                           per row: lanes 0, 1 = a's lanes i0, i1, lanes 2, 3 =
+ *                                           b's lanes i2, i3 (SHUFPS; constants)
+ *   vf_blend_in_rows(a, b, mask)            per row: lane k = bit k of mask ? b : a (mask a
+ *                                           constant 0..15)
  *
  * Items (structure-of-arrays blocks). SKS_W items of 4 floats (quaternions, joint rows) loaded
  * as rows, 4 vectors of SKS_ROWS items each (vector k = items k SKS_ROWS + r, r < SKS_ROWS:
@@ -60,19 +77,31 @@
  *   vf_load_items(p), vf_store_items(p, v)  SKS_W consecutive floats <-> item order
  *   vf_load_items_n(p, n), vf_store_items_n(p, v, n)   the first n items only (tails)
  *   vm_first_items(n)                       the lanes holding items < n (vm_first_n in item order)
+ *   vf_hsum4_in_rows(a, b, c, d)            lane k of each row = (v0 + v2) + (v1 + v3) of that
+ *                                           row of the k-th argument: on the 4 vectors of a block
+ *                                           of items in memory order (vector k = items
+ *                                           k SKS_ROWS + r) one sum per item, in item order; with
+ *                                           products of two blocks, their dot products in the
+ *                                           pairwise order (x x' + z z') + (y y' + w w')
  *
  * Integers
  *   vi_load store set1 add sub and or, vi_shl(v, n) vi_shr(v, n) (logical, constant n),
  *   vi_eq vi_gt -> vm, vf_from_vi (round to nearest), vi_from_vf_trunc (in range only),
  *   vf_bits_from_vi / vi_bits_from_vf (bit casts)
  *
- * Doubles (one row of a float64 matrix)
+ * Doubles (four lanes: one row of a float64 matrix, or four skeletons side by side)
  *   vd4_from_floats(p) (4 floats widened), vd4_load/vd4_store (4 doubles),
  *   vd4_store_floats(p, v) (rounded to float32), vd4_set1(x), vd4_lane3(x) = (0, 0, 0, x),
  *   vd4_broadcast(p) = vd4_set1(*p), vd4_lane3_of(p) = vd4_lane3(*p) (loads from memory),
- *   vd4_add, vd4_mul
+ *   vd4_add, vd4_sub, vd4_mul, vd4_div      IEEE
+ *   vd4_select_gt(a, b, x, y)               a > b ? x : y (ordered: y when a or b is NaN)
+ *   vd4_load_floats_transposed(r, p, stride)
+ *                                           r[c] lane l = p[l * stride + c] widened (c, l < 4):
+ *                                           four skeletons' rows side by side
+ *   vd4_store_floats_transposed(p, stride, r)
+ *                                           the inverse: p[l * stride + c] = float32(r[c] lane l)
  *
- * Bytes and float64 sums (added for surface)
+ * Bytes and float64 sums
  *   vi_load_u8(p), vi_load_u8_n(p, n)       SKS_W (the first n <= SKS_W) bytes at p zero-extended
  *                                           to int32 lanes; lanes >= n are 0, reads p[0..n-1]
  *                                           (per-vertex flags: vi_gt(vi_load_u8(p), vi_set1(0)))
@@ -88,27 +117,6 @@
  *                                           the end, so a zero total is -0.0 there, +0.0 on
  *                                           scalar and neon). Exact whenever every partial sum
  *                                           is, e.g. for multiples of 2^-k of moderate size.
- * Added for blend
- *   vf_round(v)                             nearest integer, ties to even (rintf; -0.3 -> -0.0)
- *   vf_hsum4_in_rows(a, b, c, d)            lane k of each row = (v0 + v2) + (v1 + v3) of that
- *                                           row of the k-th argument: on the 4 vectors of a block
- *                                           of items in memory order (vector k = items
- *                                           k SKS_ROWS + r) one sum per item, in item order; with
- *                                           products of two blocks, their dot products in the
- *                                           pairwise order (x x' + z z') + (y y' + w w')
- *   vf_load_rows2_count(p, stride, &a, &b, count), vf_store_rows2_count(p, stride, a, b, count)
- *                                           the first count <= SKS_ROWS row slots of 8 floats
- *                                           (a QTS joint) at p + r stride: floats 0-3 in slot r's
- *                                           row of a, 4-7 in its row of b (loaded slots >= count
- *                                           are 0; nothing else read or written)
- *
- * Added for mat4 and skinning
- *   vf_set1_rows(p, stride)                 row r = p[r * stride] in all 4 lanes (a
- *                                           coordinate of one point per row slot)
- *   vf_transpose_rows(v)                    v[0..SKS_ROWS-1] as a SKS_ROWS x SKS_ROWS matrix of
- *                                           rows, transposed: row r of v[s] <-> row s of v[r]
- *                                           (one item's rows packed into vectors become one
- *                                           item per row slot; nothing on 1-row targets)
  *
  * Adding an operation: implement it in all four vec_<target>.h files with the same semantics
  * (scalar first: it is the definition), document it here, and add it to the bit-identity checks
@@ -130,18 +138,5 @@
 #else
 #error "vec.h is for kernel family sources compiled per target (SKS_COMPILING_<TARGET>)"
 #endif
-
-/* ---- added for qts ----
- * Rows
- *   vf_shuffle2_in_rows(a, b, i0, i1, i2, i3)   per row: lanes 0, 1 = a's lanes i0, i1, lanes
- *                                                2, 3 = b's lanes i2, i3 (SHUFPS; constants)
- *   vf_blend_in_rows(a, b, mask)                per row: lane k = bit k of mask ? b : a (mask a
- *                                                constant 0..15)
- * Doubles (four lanes: a matrix row, or four skeletons side by side)
- *   vd4_sub, vd4_div                            IEEE
- *   vd4_select_gt(a, b, x, y)                   a > b ? x : y (ordered: y when a or b is NaN)
- *   vd4_load_floats_transposed(r, p, stride)    r[c] lane l = p[l * stride + c] widened (c, l < 4)
- *   vd4_store_floats_transposed(p, stride, r)   the inverse: p[l * stride + c] = float32(r[c] lane l)
- */
 
 #endif /* SKS_VEC_H */

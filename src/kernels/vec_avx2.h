@@ -266,7 +266,7 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
-/* ---- added for surface ---- */
+/* ---- bytes and float64 sums ---- */
 SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
 {
     int64_t bytes = 0;
@@ -298,7 +298,7 @@ SKS_V double vnsum_value(vnsum s)
     return -_mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
-/* ---- added for blend ---- */
+/* ---- rounding, per-item sums, rows of 8 floats ---- */
 SKS_V vf vf_round(vf a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 /* In each 128-bit row: 6 in-lane shuffles and 3 additions for four dot products' reduction. */
 SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
@@ -332,7 +332,7 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     if (count >= 2) _mm256_storeu_ps(p + stride, _mm256_permute2f128_ps(a, b, 0x31));
 }
 
-/* ---- added for mat4 and skinning ---- */
+/* ---- rows of one item, row transposes ---- */
 SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_broadcast_ss(p)),
@@ -344,7 +344,7 @@ SKS_V void vf_transpose_rows(vf *v)
     v[0] = _mm256_insertf128_ps(a, _mm256_castps256_ps128(b), 1);   /* (a row 0, b row 0) */
     v[1] = _mm256_permute2f128_ps(a, b, 0x31);                      /* (a row 1, b row 1) */
 }
-/* ---- added for qts ---- */
+/* ---- two-source row shuffles and blends, float64 rows ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm256_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
 #define vf_blend_in_rows(a, b, mask) _mm256_blend_ps((a), (b), ((mask) | ((mask) << 4)))

@@ -239,7 +239,7 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
-/* ---- added for surface ---- */
+/* ---- bytes and float64 sums ---- */
 SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
 {
     uint8_t tmp[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -259,7 +259,7 @@ SKS_V vnsum vnsum_sub(vnsum s, vf v)
     return s - (double)vgetq_lane_f32(v, 3);
 }
 SKS_V double vnsum_value(vnsum s) { return s; }
-/* ---- added for blend ---- */
+/* ---- rounding, per-item sums, rows of 8 floats ---- */
 SKS_V vf vf_round(vf a) { return vrndnq_f32(a); }
 /* (a0 + a2, a1 + a3, b0 + b2, b1 + b3) from the 64-bit halves, then adjacent pairs: the pairwise
  * order of the other targets (vpaddq_f32 adds adjacent lanes). */
@@ -286,14 +286,14 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
-/* ---- added for mat4 and skinning ---- */
+/* ---- rows of one item, row transposes ---- */
 SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
     (void)stride;
     return vld1q_dup_f32(p);
 }
 SKS_V void vf_transpose_rows(vf *v) { (void)v; }
-/* ---- added for qts ---- */
+/* ---- two-source row shuffles and blends, float64 rows ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     __builtin_shufflevector((a), (b), i0, i1, (i2) + 4, (i3) + 4)
 #define vf_blend_in_rows(a, b, mask)                                                          \

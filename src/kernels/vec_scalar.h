@@ -530,7 +530,7 @@ SKS_V vd4 vd4_lane3_of(const double *p) { return vd4_lane3(*p); }
 
 #undef SKS_VF_MAP2
 #undef SKS_VF_CMP
-/* ---- added for surface ---- */
+/* ---- bytes and float64 sums ---- */
 /* The first n <= 4 bytes at p, zero-extended to int32 lanes (lanes >= n are 0; reads p[0..n-1]). */
 SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
 {
@@ -552,7 +552,7 @@ SKS_V vnsum vnsum_sub(vnsum s, vf v)
 }
 SKS_V double vnsum_value(vnsum s) { return s; }
 
-/* ---- added for blend ---- */
+/* ---- rounding, per-item sums, rows of 8 floats ---- */
 /* Round to the nearest integer, ties to even (IEEE roundToIntegralTiesToEven; -0.3 -> -0.0). */
 SKS_V vf vf_round(vf a)
 {
@@ -598,14 +598,14 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
-/* ---- added for mat4 and skinning ---- */
+/* ---- rows of one item, row transposes ---- */
 SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
     (void)stride;
     return vf_set1(*p);
 }
 SKS_V void vf_transpose_rows(vf *v) { (void)v; }
-/* ---- added for qts ---- */
+/* ---- two-source row shuffles and blends, float64 rows ---- */
 /* Two-source shuffle within rows (SHUFPS): lanes 0, 1 from a, lanes 2, 3 from b. */
 #if SKS_GENERIC_VECTORS
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) SKS_SHUFFLE4X2(a, b, i0, i1, (i2) + 4, (i3) + 4)

@@ -229,7 +229,7 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     return r;
 }
 
-/* ---- added for surface ---- */
+/* ---- bytes and float64 sums ---- */
 SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
 {
     int32_t bytes = 0;
@@ -259,7 +259,7 @@ SKS_V double vnsum_value(vnsum s)
     return -_mm_cvtsd_f64(_mm_add_sd(s.p, _mm_unpackhi_pd(s.p, s.p)));
 }
 
-/* ---- added for blend ---- */
+/* ---- rounding, per-item sums, rows of 8 floats ---- */
 SKS_V vf vf_round(vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
 {
@@ -282,14 +282,14 @@ SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t c
     }
 }
 
-/* ---- added for mat4 and skinning ---- */
+/* ---- rows of one item, row transposes ---- */
 SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
 {
     (void)stride;
     return _mm_set1_ps(*p);
 }
 SKS_V void vf_transpose_rows(vf *v) { (void)v; }
-/* ---- added for qts ---- */
+/* ---- two-source row shuffles and blends, float64 rows ---- */
 #define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
     _mm_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
 #define vf_blend_in_rows(a, b, mask) _mm_blend_ps((a), (b), (mask))

@@ -162,7 +162,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         return 0;
     }
     if (op == VOP_F64_QTS) {
-        /* added for qts: 16-float blocks as four 4-float groups 4 apart, loaded transposed and
+        /* 16-float blocks as four 4-float groups 4 apart, loaded transposed and
          * widened; sub, div and select_gt on the lanes; stored as doubles and transposed back
          * as floats (stride 8 across two blocks for the second half) */
         for (i = 0; i + 32 <= n; i += 32) {
@@ -213,7 +213,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
-    /* ---- added for mat4 and skinning ---- */
+    /* ---- rows of one item, row transposes ---- */
     if (op == VOP_SET1_ROWS) {
         /* items of 16 floats, one per row slot: a float of each broadcast in its row; strides
          * 16, 0 (every row slot on one item) and -16 */
@@ -321,10 +321,10 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                           vf_round(vf_mul(vf_round(vf_add(x, x)), vf_set1(0.5f))));
             break;
         case VOP_CLEAR3: r = vf_clear_lane3(x); break;
-        case VOP_SHUFFLE2:   /* added for qts */
+        case VOP_SHUFFLE2:  
             r = vf_add(vf_shuffle2_in_rows(x, y, 3, 0, 2, 1), vf_mul(vf_shuffle2_in_rows(y, z, 1, 1, 0, 3), z));
             break;
-        case VOP_BLEND_ROWS:   /* added for qts */
+        case VOP_BLEND_ROWS:  
             r = vf_add(vf_blend_in_rows(x, y, 5), vf_mul(vf_blend_in_rows(y, z, 8), vf_blend_in_rows(z, x, 3)));
             break;
         case VOP_BROADCAST_ROW: r = vf_mul(vf_broadcast_row(b + (i & ~(size_t)7)), x); break;
