@@ -1,7 +1,8 @@
 """skelsimd: SIMD kernels on NumPy float32 buffers for real-time character animation.
 
 Kernels are chosen at import for the best SIMD variant the CPU supports (``skelsimd.isa()``);
-``SKELSIMD_ISA=scalar|sse41|avx2`` forces one. See README.md for conventions and accuracy.
+``SKELSIMD_ISA=scalar|sse41|avx2`` forces one. The documentation (``docs/``) describes the
+conventions, the accuracy of every kernel and the benchmarks.
 """
 from ._isa import isa  # noqa: F401  (applies SKELSIMD_ISA on import)
 from .alignment import empty_aligned, is_aligned, zeros_aligned  # noqa: F401
@@ -22,3 +23,20 @@ from .surface import Surface, plot_surface  # noqa: F401
 from .compress import CompressedClip, clip_error, compress  # noqa: F401
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "__version__", "isa",
+    "empty_aligned", "is_aligned", "zeros_aligned",
+    "slerp", "nlerp", "blend_joints", "blend_layers",
+    "local_to_global", "global_to_local", "multiply_joints", "invert_joints",
+    "matmul4", "mat4_local_to_global", "transform_points",
+    "skinning_palette", "skin", "normalize_weights",
+    "Skeleton", "Clip", "load_bvh", "save_bvh", "data",
+    "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
+    "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",
+    "qts_local_to_global", "qts_local_to_global_matrix",
+    "quat_multiply", "quat_conjugate", "quat_normalize", "quat_rotate", "quat_to_matrix",
+    "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",
+    "Surface", "plot_surface",
+    "CompressedClip", "compress", "clip_error",
+]

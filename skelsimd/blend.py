@@ -9,22 +9,23 @@ skelsimd; everything is validated before anything is written; the GIL is release
 Accuracy (max abs component error against float64, unit quaternions, every SIMD variant; tested)
 -----------------------------------------------------------------------------------------------
 * ``slerp(method="fast")`` (the seed's optimised slerp: sqrt/atan2 identities and polynomial
-  sine/arctangent, SIMD across lanes): <= 5e-7 for every pair, including identical,
+  sine/arctangent, SIMD across lanes): <= [bound:slerp.fast] for every pair, including identical,
   near-parallel (|dot| > 0.9999) and antipodal ones, t in [0, 1] (2.74e-7 measured over 8M
   pairs). Outside [0, 1] the sine arguments are range-reduced (extrapolation along the great
-  circle): <= 5e-7 * max(1, |t|, |1 - t|).
+  circle): <= [bound:slerp.fast] * max(1, |t|, |1 - t|).
 * ``slerp(method="exact")`` (careful trigonometric slerp, omega = 2 atan2(|q0 - q1|, |q0 + q1|),
-  evaluated in double with libm from the float32 inputs and rounded once): <= 3e-7.
-* ``nlerp``: <= 2e-7.
+  evaluated in double with libm from the float32 inputs and rounded once): <= [bound:slerp.exact].
+* ``nlerp``: <= [bound:nlerp].
 * ``blend_joints``: the rotation bound of its method; translation and scale
-  ``a + t (b - a)``, <= 2**-22 * max(|a|, |b|) per component.
-* ``blend_layers``: <= 2e-7 * (L + 1) per quaternion component for unit inputs; translation and
-  scale <= 2**-23 * (L + 1) * max|t| (weighted sums in layer order).
+  ``a + t (b - a)``, <= [bound:blend.linear] * max(|a|, |b|) per component.
+* ``blend_layers``: <= [bound:blend_layers.quat] * (L + 1) per quaternion component for unit inputs; translation and
+  scale <= [bound:blend_layers.linear] * (L + 1) * max|t| (weighted sums in layer order).
 
 Every SIMD variant evaluates the same operations in the same order: results are bit-identical
 across variants (slerp "exact" runs the same scalar code everywhere).
 """
 from . import _core
+from .bounds import fill_docstrings
 
 __all__ = ["slerp", "nlerp", "blend_joints", "blend_layers"]
 
@@ -43,7 +44,7 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
         May be exactly ``q0`` or ``q1``.
     method : {"fast", "exact"}
         "fast": the seed's optimised slerp, SIMD across 4 (SSE4.1) or 8 (AVX2) pairs;
-        <= 5e-7. "exact": a scalar float32 trigonometric slerp; <= 3e-7.
+        <= [bound:slerp.fast]. "exact": a scalar float32 trigonometric slerp; <= [bound:slerp.exact].
 
     Returns
     -------
@@ -63,7 +64,7 @@ def nlerp(q0, q1, t, out=None):
 
     Same shapes and broadcasting as :func:`slerp`. The result is always normalised (non-unit
     inputs are fine; a zero sum gives ``(0, 0, 0, 1)``). Traces the same great arc as slerp but
-    not at constant speed. Error <= 2e-7.
+    not at constant speed. Error <= [bound:nlerp].
     """
     return _core.nlerp(q0, q1, t, out)
 
@@ -119,3 +120,6 @@ def blend_layers(layers, weights, out=None):
     Translation and scale: weighted means.
     """
     return _core.blend_layers(layers, weights, out)
+
+
+fill_docstrings(globals())

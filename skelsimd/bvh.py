@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from .bounds import fill_docstrings
 from .clip_edit import ClipEditing
 from .plotting import ClipPictures
 from .qts import qts_local_to_global_matrix
@@ -71,6 +72,8 @@ class Clip(ClipEditing, ClipPictures):
     end_site : ndarray of bool (J,)
         Joints that were BVH End Sites (only present with ``load_bvh(..., end_sites=True)``).
 
+    Notes
+    -----
     Editing (see :mod:`skelsimd.clip_edit`): ``clip[a:b:k]`` (a copy), ``sample(t)``,
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
     ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
@@ -569,7 +572,7 @@ def save_bvh(clip, path, order=None):
     (the format wants one). Joints are written in depth-first order: a clip in another order
     comes back in depth-first order. Angles are written with 6 decimals and unwrapped across
     frames; a load -> save -> load round trip reproduces the global joint positions within
-    1e-4 of the clip's units (tested on the real clips).
+    [bound:bvh.round_trip] of the clip's units (tested on the real clips).
 
     Raises ValueError when a scale lane differs from 1 (BVH has no scale channels) or for a bad
     ``order``.
@@ -661,3 +664,6 @@ def save_bvh(clip, path, order=None):
     else:
         with open(os.fspath(path), "w", newline="\n") as f:
             f.write(text)
+
+
+fill_docstrings(globals())

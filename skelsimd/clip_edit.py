@@ -7,7 +7,7 @@ is shared when it does not change (skeletons are immutable). Clips hold QTS pose
 ``(qx, qy, qz, qw, tx, ty, tz, s)``; frame ``i`` is at time ``i * frame_time`` seconds.
 
 Interpolation between frames: rotations by ``blend_joints`` (slerp, ``method="fast"`` within
-5e-7, or ``"exact"`` / ``"nlerp"``), translation and scale by ``a + w (b - a)``. A time that
+[bound:slerp.fast], or ``"exact"`` / ``"nlerp"``), translation and scale by ``a + w (b - a)``. A time that
 falls within 1e-9 frames of a frame (relative to the frame number, at least 1e-9) takes that
 frame exactly, so resampling at the clip's own rate and sampling at frame times give the
 frames bit for bit.
@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from . import _core
+from .bounds import fill_docstrings
 from .blend import blend_joints
 from .qts import qts_local_to_global
 
@@ -545,3 +546,6 @@ class ClipEditing:
         trajectory[:, 4:7] = t
         trajectory[:, 7] = 1.0
         return trajectory, self._with(in_place)
+
+
+fill_docstrings(globals())

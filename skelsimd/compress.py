@@ -179,14 +179,14 @@ class CompressedClip(_core.CompressedClipBase):
         default / constant / animated counts), ``segments``, ``segment_length``,
         ``components`` (animated components per key), ``key_bits``, ``repaired_segments``.
 
-    Methods
-    -------
+    Sampling
+    --------
     sample(t, out=None) -> (J, 8) float32
         The local pose at time ``t`` seconds, clamped to ``[0, duration]``: the two keys around
         ``t`` interpolated (nlerp on the shortest arc for rotations, linear for translation and
         scale). Within ``2**-20`` of a frame's time it is that frame's decoded pose exactly.
         Releases nothing: one pose costs well under a microsecond.
-    sample_many(times, out=None) -> (*times.shape, J, 8) float32
+    sample_many(times, out=None) -> ``(*times.shape, J, 8)`` float32
         ``sample`` at every time (any shape, float64 seconds; NaN is a ValueError), GIL
         released.
     decompress(out=None) -> (F, J, 8) float32

@@ -39,9 +39,9 @@ as ``(..., 3, 2)`` (columns interleaved, ``m[..., :, :2].reshape(..., 6)``); con
 
 Accuracy (max abs error against float64, tested on every variant)
 ------------------------------------------------------------------
-euler_to_quat <= 2.5e-7 per component; quat_to_euler <= 4e-7 rad (a float32 ulp of pi is
-2.4e-7) or 2.5e-5 degrees, gimbal lock included; rotvec_to_quat <= 2.5e-7; quat_to_rotvec
-<= 3e-7 * max(1, angle) rad per component; matrix_to_sixd exact; sixd_to_matrix <= 3e-7 for the
+euler_to_quat <= [bound:euler_to_quat] per component; quat_to_euler <= [bound:quat_to_euler] rad (a float32 ulp of pi is
+2.4e-7) or [bound:quat_to_euler.degrees] degrees, gimbal lock included; rotvec_to_quat <= [bound:rotvec_to_quat]; quat_to_rotvec
+<= [bound:quat_to_rotvec] * max(1, angle) rad per component; matrix_to_sixd exact; sixd_to_matrix <= [bound:sixd_to_matrix] for the
 6D of a rotation (3e-7 / sin(angle between the halves) in general); quat_to_sixd as quat_to_matrix (4e-7), bit-identical to
 ``matrix_to_sixd(quat_to_matrix(q))``; sixd_to_quat as matrix_to_quat, bit-identical to
 ``matrix_to_quat(sixd_to_matrix(d))``.
@@ -49,6 +49,7 @@ euler_to_quat <= 2.5e-7 per component; quat_to_euler <= 4e-7 rad (a float32 ulp 
 import warnings
 
 from . import _core
+from .bounds import fill_docstrings
 
 __all__ = ["euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
            "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat"]
@@ -74,7 +75,7 @@ def euler_to_quat(angles, seq, *, degrees=False, scalar_first=False, out=None):
         Write ``(w, x, y, z)``.
     out : ndarray, float32 (..., 4), optional
 
-    Error <= 2.5e-7 per component.
+    Error <= [bound:euler_to_quat] per component.
     """
     return _core.euler_to_quat(angles, seq, out, degrees, scalar_first)
 
@@ -97,8 +98,8 @@ def quat_to_euler(q, seq, *, degrees=False, scalar_first=False, suppress_warning
     rounding (a relative 1e-6) of the threshold itself.
 
     ``q`` may have any non-zero scale (no normalisation is needed); a zero quaternion gives
-    ``(0, 0, 0)`` (SciPy raises), an inf or NaN component gives NaN. Error <= 4e-7 rad
-    (2.5e-5 degrees) per angle, near the lock included.
+    ``(0, 0, 0)`` (SciPy raises), an inf or NaN component gives NaN. Error <= [bound:quat_to_euler] rad
+    ([bound:quat_to_euler.degrees] degrees) per angle, near the lock included.
     """
     result, locked = _core.quat_to_euler(q, seq, out, degrees, scalar_first)
     if locked and not suppress_warnings:
@@ -114,7 +115,7 @@ def rotvec_to_quat(rotvec, out=None, *, degrees=False, scalar_first=False):
     Accurate at every angle: near 0 the ratio ``sin(theta/2) / theta`` comes from the sine
     polynomial without a division (exactly 1/2 at 0); near pi the cosine comes from the reduced
     argument; vectors longer than 3.2 rad (183 degrees) go through double precision. Error
-    <= 2.5e-7 per component at any length.
+    <= [bound:rotvec_to_quat] per component at any length.
     """
     return _core.rotvec_to_quat(rotvec, out, degrees, scalar_first)
 
@@ -127,7 +128,7 @@ def quat_to_rotvec(q, out=None, *, degrees=False, scalar_first=False):
     first non-zero of x, y, z positive), so a 180-degree rotation gives the same vector as SciPy.
     Accurate near 0 (the scale ``2 atan(n/|w|) / n`` is evaluated as ``2 (atan(t)/t) / |w|``, no
     division by a small ``n``) and near pi (the angle is ``pi - 2 atan(|w|/n)``). ``q`` may have
-    any non-zero scale; zero gives ``(0, 0, 0)``, inf/NaN gives NaN. Error <= 3e-7 * max(1, angle)
+    any non-zero scale; zero gives ``(0, 0, 0)``, inf/NaN gives NaN. Error <= [bound:quat_to_rotvec] * ``max(1, angle)``
     rad per component.
     """
     return _core.quat_to_rotvec(q, out, degrees, scalar_first)
@@ -164,3 +165,6 @@ def quat_to_sixd(q, out=None, *, layout="columns", scalar_first=False):
 def sixd_to_quat(sixd, out=None, *, layout="columns", scalar_first=False):
     """``matrix_to_quat(sixd_to_matrix(sixd))`` in one pass (bit for bit the same; ``w >= 0``)."""
     return _core.sixd_to_quat(sixd, out, layout, scalar_first)
+
+
+fill_docstrings(globals())

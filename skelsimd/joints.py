@@ -22,24 +22,25 @@ order, so results are bit-identical whichever variant the CPU selects (finite in
 Accuracy (max abs error against float64, rotations from unit quaternions, translations in
 [-1, 1], every variant; tested)
 ------------------------------------------------------------------------------------------
-* ``multiply_joints``: <= 5e-7 per product.
-* ``local_to_global``: <= 2e-6 on random 96-joint trees (parents drawn uniformly among the
+* ``multiply_joints``: <= [bound:multiply_joints] per product.
+* ``local_to_global``: <= [bound:local_to_global] on random 96-joint trees (parents drawn uniformly among the
   earlier joints, depth about 10). The error grows with the hierarchy depth d and the size T of
   the global translations, because every level rounds a translation of size up to T to float32:
-  it stays below ``(d + 1) * 2**-23 * max(1, T)`` for any hierarchy. Measured on 192,000 joints:
+  it stays below ``(d + 1) * [bound:walk.depth] * max(1, T)`` for any hierarchy. Measured on 192,000 joints:
   1.2e-6 on random trees, 1.7e-6 to 2.6e-6 on the 96-joint humanoid of ``skelsimd.testing``
   (depth 14, T about 10), 1e-5 on a 96-joint chain (T about 17), where even a correctly rounded
   float32 walk measures 8e-6.
 * ``local_to_global(..., precision="float64")`` carries the global poses in float64 and rounds
-  each output element once: ``|out - exact| <= 2**-24 * |exact| + 1e-12 * max(1, T)``, so
-  <= 2e-6 on every 96-joint skeleton whatever its depth (measured 9.5e-7 on the 96-joint
+  each output element once: ``|out - exact| <= 2**-24 * |exact| + [bound:walk.float64] * max(1, T)``, so
+  <= [bound:walk.float64.96] on every 96-joint skeleton whatever its depth (measured 9.5e-7 on the 96-joint
   chain, 2.4e-7 on random trees), for about twice the time of the float32 walk.
-* ``global_to_local`` round trip ``global_to_local(local_to_global(x)) - x``: <= 2e-6 on 96-joint
+* ``global_to_local`` round trip ``global_to_local(local_to_global(x)) - x``: <= [bound:global_to_local.round_trip] on 96-joint
   trees and the humanoid (general and rigid inverse); ``(d + 1) * 2**-23 * max(1, T)`` in general.
-* ``invert_joints``: ``invert_joints(m) @ m`` is the identity within 1e-6 for rotations, and in
+* ``invert_joints``: ``invert_joints(m) @ m`` is the identity within [bound:invert_joints] for rotations, and in
   general within ``4e-7 * cond(R)``.
 """
 from . import _core
+from .bounds import fill_docstrings
 
 __all__ = ["local_to_global", "global_to_local", "multiply_joints", "invert_joints"]
 
@@ -142,7 +143,7 @@ def multiply_joints(a, b, out=None):
     -------
     ndarray, float32
 
-    Accuracy: <= 5e-7 max abs error per product for unit-magnitude inputs; each element is
+    Accuracy: <= [bound:multiply_joints] max abs error per product for unit-magnitude inputs; each element is
     ``((a_i0 b_0c + a_i1 b_1c) + a_i2 b_2c) + a_i3 [c == 3]`` in float32.
     """
     return _core.multiply_joints(a, b, out)
@@ -165,3 +166,6 @@ def invert_joints(m, out=None, *, rigid=False):
     ndarray, float32 (..., 3, 4)
     """
     return _core.invert_joints(m, out, rigid)
+
+
+fill_docstrings(globals())

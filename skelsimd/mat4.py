@@ -112,8 +112,8 @@ def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precis
     -------
     ndarray, float32 (..., J, 4, 4)
 
-    Accuracy: as accurate as the same chain of float32 NumPy matmuls; ``(d + 1) * 2**-23 *
-    max(1, T)`` for depth d and global translations up to T (see the module docstring for the
+    Accuracy: as accurate as the same chain of float32 NumPy matmuls; ``(d + 1) * 2**-23 * max(1, T)``
+    for depth d and global translations up to T (see the module docstring for the
     96-joint chain figures). Bit-identical on every SIMD variant.
     """
     return _core.mat4_local_to_global(local, parents, out, start, stop, precision)

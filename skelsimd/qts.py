@@ -8,9 +8,9 @@ A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``; a po
 Accuracy (max abs error against float64, unit quaternions, translations in [-1, 1]; tested on
 every variant)
 ---------------------------------------------------------------------------------------------
-* unit scale: <= 2e-6 on random 96-joint trees (parents uniform among earlier joints);
+* unit scale: <= [bound:qts_local_to_global] on random 96-joint trees (parents uniform among earlier joints);
 * any hierarchy: ``(d + 1) * 2**-23 * max(1, T)`` for depth d and global translations up to T,
-  also with uniform scales (T then includes the scaled translations); quaternions <= 1e-6 * (d + 1).
+  also with uniform scales (T then includes the scaled translations); quaternions <= [bound:qts_local_to_global.quat] * (d + 1).
 
 ``precision="float64"`` (both walks) carries the global poses in float64 and rounds only what
 it writes, so the error no longer grows with depth: every output element is its exact value
@@ -19,6 +19,7 @@ rounded to float32 up to float64 noise,
 96-deep chain and the 96-joint humanoid <= 2e-6), at about twice the cost of the float32 walk.
 """
 from . import _core
+from .bounds import fill_docstrings
 
 __all__ = ["qts_local_to_global", "qts_local_to_global_matrix"]
 
@@ -89,6 +90,9 @@ def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
     -------
     ndarray, float32 (..., J, 3, 4)
 
-    Accuracy: that of ``local_to_global`` (<= 2e-6 on random 96-joint trees with unit scale).
+    Accuracy: that of ``local_to_global`` (<= [bound:qts_local_to_global] on random 96-joint trees with unit scale).
     """
     return _core.qts_local_to_global_matrix(local, parents, out, start, stop, precision)
+
+
+fill_docstrings(globals())

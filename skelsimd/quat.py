@@ -24,13 +24,15 @@ Determinism and accuracy
 ------------------------
 Every SIMD variant evaluates the same float32 operations in the same order, so results are
 bit-identical whichever variant runs. Max abs error against float64 for unit inputs (tested on
-every variant): quat_multiply <= 2.5e-7, quat_normalize <= 2e-7, quat_rotate <= 4e-7 * |v|,
-quat_to_matrix <= 4e-7, matrix_to_quat <= 4e-7 (up to sign), qts_to_matrix <= 4e-7 * max(1, |s|)
-plus t exact, matrix_to_qts <= 5e-7 relative.
+every variant): quat_multiply <= [bound:quat_multiply], quat_normalize <= [bound:quat_normalize],
+quat_rotate <= [bound:quat_rotate] * |v|, quat_to_matrix <= [bound:quat_to_matrix], matrix_to_quat
+<= [bound:matrix_to_quat.round_trip] (up to sign), qts_to_matrix <= [bound:qts_to_matrix] * max(1, |s|)
+plus t exact, matrix_to_qts <= [bound:matrix_to_qts.round_trip] relative.
 """
 import numpy as np
 
 from . import _core
+from .bounds import fill_docstrings
 
 __all__ = ["quat_multiply", "quat_conjugate", "quat_normalize", "quat_rotate", "quat_to_matrix",
            "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack"]
@@ -50,7 +52,7 @@ def quat_multiply(a, b, out=None):
     -------
     ndarray, float32 (..., 4)
 
-    Exact algebra on any quaternions; error <= 2.5e-7 per component for unit inputs.
+    Exact algebra on any quaternions; error <= [bound:quat_multiply] per component for unit inputs.
     """
     return _core.quat_multiply(a, b, out)
 
@@ -67,7 +69,7 @@ def quat_normalize(q, out=None):
     A zero quaternion gives the identity ``(0, 0, 0, 1)`` (a defined result, not NaN); tiny and
     huge quaternions are rescaled first, so they normalise without underflow or overflow; a
     quaternion with an inf or NaN component gives all-NaN. ``out=q`` works in place.
-    Error <= 2e-7 per component.
+    Error <= [bound:quat_normalize] per component.
     """
     return _core.quat_normalize(q, out)
 
@@ -89,7 +91,7 @@ def quat_rotate(q, v, out=None):
     ndarray, float32 (..., 3)
 
     Equals ``quat_to_matrix(q) @ v`` evaluated as ``((r0 v0 + r1 v1) + r2 v2)``; a zero q leaves v
-    unchanged. Error <= 4e-7 * |v|.
+    unchanged. Error <= [bound:quat_rotate] * |v|.
     """
     return _core.quat_rotate(q, v, out)
 
@@ -99,7 +101,7 @@ def quat_to_matrix(q, out=None, *, scalar_first=False):
 
     The matrix of ``q / |q|`` (computed with ``2 / |q|^2``, no square root), so it is a rotation
     for any non-zero q; a zero quaternion gives the identity. ``scalar_first=True`` reads
-    ``(w, x, y, z)``. Error <= 4e-7 per entry.
+    ``(w, x, y, z)``. Error <= [bound:quat_to_matrix] per entry.
     """
     return _core.quat_to_matrix(q, out, scalar_first)
 
@@ -119,7 +121,7 @@ def matrix_to_quat(m, out=None, *, scalar_first=False):
 def qts_to_matrix(x, out=None):
     """Joint matrices ``[s R(q / |q|) | t]`` ``(..., 3, 4)`` of QTS joints ``(..., 8)``.
 
-    With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= 4e-7 * max(1, |s|)
+    With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= [bound:qts_to_matrix] * ``max(1, |s|)``
     on the rotation part; t is copied.
     """
     return _core.qts_to_matrix(x, out)
@@ -186,3 +188,6 @@ def qts_unpack(x, *, scalar_first=False):
         raise ValueError(f"x: expected shape (..., 8), got {x.shape}")
     q = x[..., [3, 0, 1, 2]] if scalar_first else x[..., :4]
     return q, x[..., 4:7], x[..., 7]
+
+
+fill_docstrings(globals())

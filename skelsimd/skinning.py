@@ -26,19 +26,20 @@ is moreover bit-identical to ``multiply_joints(local_to_global(local, parents), 
 Accuracy (max abs error against float64, every variant; tested)
 ---------------------------------------------------------------
 * ``skinning_palette``: that of ``local_to_global`` followed by one ``multiply_joints`` (it is
-  bit-identical to them). <= 2e-6 when the global translations are of unit magnitude: measured
+  bit-identical to them). <= [bound:skinning_palette] when the global translations are of unit magnitude: measured
   7.4e-7 on the 96-joint humanoid and 4.1e-7 on random 96-joint trees with local translations in
   [-0.25, 0.25] (global ones up to ~2.5), 1.7e-6 on a 96-deep chain with [-0.1, 0.1]. Larger
   global translations T cost accuracy as in ``local_to_global``: 3.3e-6 on the humanoid with
   translations in [-1, 1] (T ~ 9), 1.2e-5 on the chain (T ~ 24); in general
   ``(d + 3) * 2**-23 * (max(1, T) + max |t(inverse_bind)|)`` for depth d.
-* ``skin``: positions <= 2e-6 for unit-magnitude data (palette rotations with translations in
+* ``skin``: positions <= [bound:skin.positions] for unit-magnitude data (palette rotations with translations in
   [-1, 1], positions in [-1, 1], weights summing to 1): measured 2.6e-7 for K = 1, 4 and 8.
   Normals: 1.7e-7 when a vertex's influences rotate alike (a posed skeleton's palette); blending
   unrelated rotations shortens R(M) n, and renormalising divides the error by its length
   (measured 2.3e-6 with random rotations; bound ``~ 2 (K + 4) u |R(M)| |n| / |R(M) n|``).
 """
 from . import _core
+from .bounds import fill_docstrings
 
 __all__ = ["skinning_palette", "skin", "normalize_weights"]
 
@@ -80,7 +81,7 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
     ndarray, float32 (broadcast(...), J, 3, 4)
 
     Accuracy: that of ``local_to_global`` then ``multiply_joints`` (it is bit-identical to
-    them): <= 2e-6 when the global translations are of unit magnitude; see the module
+    them): <= [bound:skinning_palette] when the global translations are of unit magnitude; see the module
     docstring for deeper hierarchies.
     """
     return _core.skinning_palette(local, parents, inverse_bind, out, precision)
@@ -122,7 +123,7 @@ def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, 
     ndarray, float32 (broadcast(...), V, 3)
         ``out``; or the tuple ``(out, normals_out)`` when ``normals`` is given.
 
-    Accuracy: positions <= 2e-6 max abs error for unit-magnitude data (rotations, translations
+    Accuracy: positions <= [bound:skin.positions] max abs error for unit-magnitude data (rotations, translations
     and positions in [-1, 1], weights summing to 1; measured 2.6e-7); normals likewise when the
     influences of a vertex rotate alike (see the module docstring). Bit-identical on every SIMD
     variant.
@@ -147,3 +148,6 @@ def normalize_weights(weights, out=None):
         weight).
     """
     return _core.normalize_weights(weights, out)
+
+
+fill_docstrings(globals())

@@ -445,6 +445,9 @@ class Surface(SurfacePictures):
     def step(self, dt, n=1, *, gravity=_NO_GRAVITY):
         """Advance ``n`` substeps of ``dt`` in one C call (the GIL is released).
 
+        Forces from :meth:`add_force` / :meth:`apply_effector` act during the first substep and
+        are then cleared. Returns the ``positions`` view.
+
         Parameters
         ----------
         dt : float
@@ -454,9 +457,8 @@ class Surface(SurfacePictures):
         gravity : array_like (3,), optional
             Acceleration of every unpinned vertex, e.g. ``(0, -9.81, 0)``.
 
-        Forces from :meth:`add_force` / :meth:`apply_effector` act during the first substep and
-        are then cleared. Returns the ``positions`` view.
-
+        Notes
+        -----
         Up to 8 substeps run as a wavefront over the rows (a row advances as soon as its
         neighbours allow), with exactly the results of one substep per call.
 
@@ -618,8 +620,9 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     axes.
     """
     import matplotlib
-    import matplotlib.pyplot as plt
     from matplotlib import colors
+
+    from .plotting import _new_figure
 
     if isinstance(surface, Surface):
         P = np.asarray(surface.positions, np.float64)
@@ -635,7 +638,7 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
         P = np.concatenate([P, P[:, :, :1]], axis=2)
         V = np.concatenate([V, V[:, :, :1]], axis=2)
     if ax is None:
-        fig = plt.figure(figsize=(6, 5))
+        fig = _new_figure(6, 5)   # not registered with pyplot, like every skelsimd figure
         ax = fig.add_subplot(projection="3d")
     facecolors = None
     if color_by is not None:

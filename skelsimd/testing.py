@@ -20,7 +20,7 @@ __all__ = [
 
 
 def random_quaternions(shape, rng):
-    """Uniformly distributed unit quaternions (x, y, z, w), float64, shape (*shape, 4)."""
+    """Uniformly distributed unit quaternions (x, y, z, w), float64, shape ``(*shape, 4)``."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     q = rng.standard_normal(shape + (4,))
     n = np.linalg.norm(q, axis=-1, keepdims=True)
@@ -43,7 +43,7 @@ def quaternions_to_matrices(q):
 
 
 def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=np.float32):
-    """Joint matrices (*shape, 3, 4): a uniformly random rotation (from a unit quaternion), a
+    """Joint matrices ``(*shape, 3, 4)``: a uniformly random rotation (from a unit quaternion), a
     translation uniform in [-translation, translation]^3, optionally multiplied on the right by
     a per-axis scale drawn uniformly from `scale` = (lo, hi) and a random shear of size `shear`."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
@@ -157,7 +157,7 @@ def humanoid_skeleton():
 
 
 def random_mat4(shape, rng, *, translation=1.0, projective=0.0, dtype=np.float32):
-    """4x4 matrices (*shape, 4, 4): random_joints completed with the last row (0, 0, 0, 1); with
+    """4x4 matrices ``(*shape, 4, 4)``: random_joints completed with the last row (0, 0, 0, 1); with
     `projective` > 0 the last row becomes (u, u, u, 1 + u') with u, u' uniform in
     [-projective, projective] (a projective transform)."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
@@ -193,7 +193,7 @@ def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_i
 
 
 def random_qts(shape, rng, *, translation=1.0, scale=None, dtype=np.float32):
-    """QTS joints (*shape, 8) = (qx, qy, qz, qw, tx, ty, tz, s): uniformly random unit quaternions,
+    """QTS joints ``(*shape, 8)`` = (qx, qy, qz, qw, tx, ty, tz, s): uniformly random unit quaternions,
     translations uniform in [-translation, translation]^3, and uniform scales drawn from
     `scale` = (lo, hi) (1 when None)."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
@@ -222,7 +222,7 @@ def perturbed_quaternions(q, angle, rng):
 def special_quaternion_pairs(n, rng, dtype=np.float32):
     """(q0, q1) float arrays (n, 4) mixing the pairs interpolation finds hard: random, identical,
     antipodal (q1 = -q0), near-parallel and near-antipodal (angles from 1e-7 to 1e-2 radians,
-    |dot| > 0.9999), orthogonal (dot = 0 up to rounding) and the identity with itself."""
+    ``|dot| > 0.9999``), orthogonal (dot = 0 up to rounding) and the identity with itself."""
     q0 = random_quaternions(n, rng)
     kind = rng.integers(0, 7, size=n)
     q1 = random_quaternions(n, rng)

@@ -24,6 +24,12 @@ settings.register_profile(
     "thorough", max_examples=1000, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+# "quick": a smoke run of every test with few examples (the installed-wheel and clang checks of
+# .ci/run, which the full "ci" run already covers on the gcc build)
+settings.register_profile(
+    "quick", max_examples=8, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ISAS = supported_isas()

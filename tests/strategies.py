@@ -3,6 +3,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from skelsimd import testing as T
+from skelsimd.bounds import FLOAT32_UNIT_ROUNDOFF, bound
 
 BATCH_SHAPES = [(), (1,), (3, 5), (2,), (4,), (2, 1, 3)]
 LAYOUTS = ["contiguous", "strided", "reversed", "float64", "list"]
@@ -52,10 +53,10 @@ def global_translation_scale(reference):
     return max(1.0, float(np.abs(reference[..., 3]).max(initial=0.0)))
 
 
-def rounded_once_bound(reference, additive=1e-12):
+def rounded_once_bound(reference, additive=bound("walk.float64")):
     """The float64 walks' element-wise bound (precision="float64"): each element is its exact
     value rounded to float32, 2**-24 of it, up to float64 noise (`additive`)."""
-    return 2.0**-24 * np.abs(reference) + additive
+    return FLOAT32_UNIT_ROUNDOFF * np.abs(reference) + additive
 
 
 def examples(n):

@@ -10,9 +10,10 @@ import skelsimd
 from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import blend as R
+from skelsimd.bounds import bound
 from strategies import BATCH_SHAPES, LAYOUTS, with_layout
 
-BOUND = {"fast": 5e-7, "exact": 3e-7, "nlerp": 2e-7}
+BOUND = {"fast": bound("slerp.fast"), "exact": bound("slerp.exact"), "nlerp": bound("nlerp")}
 
 
 def interp(method, q0, q1, t, **kw):
@@ -161,7 +162,7 @@ def test_zero_and_non_unit_inputs_are_finite(isa, rng, method):
     if method == "nlerp":   # always normalised; a zero sum is the identity
         assert np.abs(np.linalg.norm(got, axis=-1) - 1).max() <= 3e-7
         assert np.array_equal(got[4:8], np.tile([0, 0, 0, 1], (4, 1)).astype(np.float32))
-        assert np.abs(got[8:] - R.nlerp(q0[8:], q1[8:], t[8:])).max() <= 2e-7
+        assert np.abs(got[8:] - R.nlerp(q0[8:], q1[8:], t[8:])).max() <= BOUND["nlerp"]
     else:                   # endpoints hold for any input
         assert np.abs(interp(method, q0, q1, 0.0) - q0).max() <= 5e-7 * 10
 
@@ -219,7 +220,7 @@ def test_blend_joints_matches_reference(isa, data, batch, n, method, seed, t_kin
     assert got.shape == joints.shape and got.dtype == np.float32
     rot, lin = qts_error(got, expected)
     big = max(np.abs(joints[..., 4:]).max(initial=1), np.abs(blend[..., 4:]).max(initial=1))
-    assert rot <= BOUND[method] and lin <= 2.0 ** -22 * big, (rot, lin)
+    assert rot <= BOUND[method] and lin <= bound("blend.linear") * big, (rot, lin)
     # joints that are not selected, and t <= 0, are exact copies; t >= 1 copies blend exactly
     sel = np.zeros(n, bool)
     sel[np.arange(n) if index is None else index] = True
@@ -286,7 +287,7 @@ def test_blend_layers_matches_reference(isa, batch, layers, n, per_joint, seed):
     expected = R.blend_layers(x, w)
     assert got.shape == batch + (n, 8)
     rot, lin = qts_error(got, expected)
-    assert rot <= 2e-7 * (layers + 1) and lin <= 2.0 ** -23 * (layers + 1) * 2, (rot, lin)
+    assert rot <= bound("blend_layers.quat") * (layers + 1) and lin <= bound("blend_layers.linear") * (layers + 1) * 2, (rot, lin)
 
 
 def test_blend_layers_aligns_hemispheres(isa, rng):

@@ -17,6 +17,7 @@ from skelsimd import bvh as B
 from skelsimd import testing as T
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import skeleton as RS
+from skelsimd.bounds import bound, depth_bound
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
@@ -40,7 +41,7 @@ def position_bound(clip, reference):
     up to T (the joint family's local_to_global bound; rounding the quaternions and offsets to
     float32 adds less than one level)."""
     d = int(clip.skeleton.depth.max(initial=0))
-    return (d + 1) * 2.0**-23 * max(1.0, float(np.abs(reference[..., 3]).max(initial=0)))
+    return depth_bound(d, float(np.abs(reference[..., 3]).max(initial=0)))
 
 
 def check_against_reference(clip, text, end_sites):
@@ -53,7 +54,7 @@ def check_against_reference(clip, text, end_sites):
     pos_err = np.abs(got[..., 3] - expected[..., 3]).max(initial=0)
     rot_err = np.abs(got[..., :3] - expected[..., :3]).max(initial=0)
     assert pos_err <= position_bound(clip, expected), pos_err
-    assert rot_err <= 1e-6, rot_err
+    assert rot_err <= bound("bvh.rotations"), rot_err
     return pos_err, rot_err
 
 
@@ -94,7 +95,7 @@ def test_local_poses(path):
     assert local.dtype == np.float32 and local.flags.c_contiguous
     assert local.shape == (clip.frames, len(clip.skeleton), 8)
     q = local[..., :4].astype(np.float64)
-    assert np.abs(np.linalg.norm(q, axis=-1) - 1).max() <= 2e-7
+    assert np.abs(np.linalg.norm(q, axis=-1) - 1).max() <= bound("bvh.unit_quaternions")
     # continuous: consecutive frames on the same hemisphere, first frame qw >= 0
     assert (np.einsum("fjk,fjk->fj", q[1:], q[:-1]) >= 0).all()
     assert (q[0, :, 3] >= 0).all()
@@ -158,10 +159,10 @@ def test_save_load_round_trip(path, order):
         assert again.skeleton.names == clip.skeleton.names
         assert again.frame_time == pytest.approx(clip.frame_time, rel=1e-8)
         err = np.abs(again.global_positions().astype(np.float64) - clip.global_positions()).max()
-        assert err <= 1e-4, err
+        assert err <= bound("bvh.round_trip"), err
         # and against the float64 reference of the original file
         expected = RS.bvh_global_matrices(RS.read_bvh(read_text(path), end_sites=end_sites))
-        assert np.abs(again.global_positions() - expected[..., 3]).max() <= 1e-4
+        assert np.abs(again.global_positions() - expected[..., 3]).max() <= bound("bvh.round_trip")
 
 
 def test_save_writes_files_and_reorders(tmp_path):
@@ -173,7 +174,7 @@ def test_save_writes_files_and_reorders(tmp_path):
     again = skelsimd.load_bvh(path)
     assert again.skeleton == clip.skeleton.reorder("depth-first")[0]
     err = np.abs(again.global_positions() - clip.global_positions()).max()
-    assert err <= 1e-4
+    assert err <= bound("bvh.round_trip")
 
 
 @given(q=st.lists(st.floats(-1, 1), min_size=4, max_size=4), order=st.sampled_from(

@@ -16,9 +16,10 @@ from skelsimd.clip_edit import mirror_pairs
 from skelsimd.reference import blend as RB
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import quat as RQ
+from skelsimd.bounds import bound, depth_bound
 
 DATA = pathlib.Path(__file__).parent / "data"
-FAST_SLERP = 5e-7          # blend_joints "fast": rotation bound of slerp (module docstring)
+FAST_SLERP = bound("slerp.fast")   # blend_joints "fast": rotation bound of slerp (module docstring)
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +49,12 @@ def reference_globals(local, parents):
 
 def position_bound(skeleton, reference):
     d = int(skeleton.depth.max(initial=0))
-    return (d + 1) * 2.0**-23 * max(1.0, float(np.abs(reference[..., 3]).max(initial=0)))
+    return depth_bound(d, float(np.abs(reference[..., 3]).max(initial=0)))
 
 
 def blend_bound(a, b):
     """blend_joints "fast": the slerp bound on rotations, 2**-22 max(|a|, |b|) on the rest."""
-    lin = 2.0**-22 * np.maximum(np.abs(a[..., 4:]), np.abs(b[..., 4:])).astype(np.float64)
+    lin = bound("blend.linear") * np.maximum(np.abs(a[..., 4:]), np.abs(b[..., 4:])).astype(np.float64)
     return FAST_SLERP, lin
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import skelsimd
 from skelsimd import testing as T
+from skelsimd.bounds import bound
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import convert as RC
 from skelsimd.reference import quat as RQ
@@ -22,15 +23,15 @@ TAIT_BRYAN = [a + b + c for a in "xyz" for b in "xyz" for c in "xyz" if len({a, 
 PROPER = [a + b + a for a in "xyz" for b in "xyz" if a != b]
 SEQS = [s for base in TAIT_BRYAN + PROPER for s in (base, base.upper())]
 
-# documented bounds (skelsimd/convert.py, README)
-EULER_TO_QUAT = 2.5e-7
-QUAT_TO_EULER = 4e-7
-QUAT_TO_EULER_DEG = 2.5e-5
-ROTVEC_TO_QUAT = 2.5e-7
-QUAT_TO_ROTVEC = 3e-7          # times max(1, angle)
-SIXD_TO_MATRIX = 3e-7
-QUAT_TO_SIXD = 4e-7
-SIXD_TO_QUAT = 4e-7
+# documented bounds (the table in skelsimd/bounds.py)
+EULER_TO_QUAT = bound("euler_to_quat")
+QUAT_TO_EULER = bound("quat_to_euler")
+QUAT_TO_EULER_DEG = bound("quat_to_euler.degrees")
+ROTVEC_TO_QUAT = bound("rotvec_to_quat")
+QUAT_TO_ROTVEC = bound("quat_to_rotvec")          # times max(1, angle)
+SIXD_TO_MATRIX = bound("sixd_to_matrix")
+QUAT_TO_SIXD = bound("quat_to_sixd")
+SIXD_TO_QUAT = bound("quat_to_sixd")
 
 GIMBAL_MESSAGE = "Gimbal lock detected. Setting third angle to zero"
 

@@ -9,21 +9,23 @@ import skelsimd
 from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import joints as R
+from skelsimd.bounds import FLOAT32_UNIT_ROUNDOFF, bound
+from skelsimd.bounds import depth_bound as documented_depth_bound
 from strategies import (BATCH_SHAPES, LAYOUTS, global_translation_scale, hierarchies,
                         rounded_once_bound, with_layout)
 
-EPS32 = 2.0**-24
+EPS32 = FLOAT32_UNIT_ROUNDOFF
 
 
 def depth_bound(parents, reference):
     """The documented bound for any hierarchy: (d + 1) * 2**-23 * max(1, T)."""
     d = int(T.depths(parents).max(initial=0))
-    return (d + 1) * 2.0**-23 * global_translation_scale(reference)
+    return documented_depth_bound(d, global_translation_scale(reference))
 
 
 def float64_walk_bound(reference):
     """precision="float64": |out - exact| <= 2**-24 * |exact| + 1e-12 * max(1, T), element-wise."""
-    return rounded_once_bound(reference, 1e-12 * global_translation_scale(reference))
+    return rounded_once_bound(reference, bound("walk.float64") * global_translation_scale(reference))
 
 
 # --- local_to_global --------------------------------------------------------------------------
@@ -47,7 +49,7 @@ def test_local_to_global_bound_on_96_joint_trees(isa):
         parents = np.array([-1] + [rng.integers(0, j) for j in range(1, 96)], dtype=np.int32)
         local = T.random_joints((500, 96), rng)
         err = np.abs(skelsimd.local_to_global(local, parents) - R.local_to_global(local, parents)).max()
-        assert err <= 2e-6, err
+        assert err <= bound("local_to_global"), err
 
 
 @pytest.mark.parametrize("skeleton", ["humanoid", "random-mixed"])
@@ -192,7 +194,7 @@ def test_round_trip_bound_on_96_joint_skeletons(isa, rigid):
     for parents in (T.humanoid_skeleton()[0], np.array([-1] + [rng.integers(0, j) for j in range(1, 96)])):
         local = T.random_joints((1000, 96), rng)
         back = skelsimd.global_to_local(skelsimd.local_to_global(local, parents), parents, rigid=rigid)
-        assert np.abs(back - local).max() <= 2e-6
+        assert np.abs(back - local).max() <= bound("global_to_local.round_trip")
 
 
 @given(parents=hierarchies(max_joints=120), batch=st.sampled_from(BATCH_SHAPES),
@@ -240,7 +242,7 @@ def test_multiply_joints_broadcasting(isa, shapes, layout, seed):
     b = T.random_joints(sb, rng)
     got = skelsimd.multiply_joints(with_layout(a, layout), b)
     assert got.shape == res_shape + (3, 4)
-    assert np.abs(got - R.multiply_joints(a, b)).max(initial=0) <= 5e-7
+    assert np.abs(got - R.multiply_joints(a, b)).max(initial=0) <= bound("multiply_joints")
 
 
 @pytest.mark.parametrize("which", ["a", "b"])
@@ -258,11 +260,11 @@ def test_multiply_joints_palette(isa, rng):
     inv_bind = T.random_joints(96, rng)
     out = np.empty((5, 96, 3, 4), np.float32)
     skelsimd.multiply_joints(glob, inv_bind, out=out)
-    assert np.abs(out - R.multiply_joints(glob, inv_bind)).max() <= 5e-7
+    assert np.abs(out - R.multiply_joints(glob, inv_bind)).max() <= bound("multiply_joints")
     # the seed's three cases: array x constant, constant x array, one-off
     one = T.random_joints((), rng)
-    assert np.abs(skelsimd.multiply_joints(glob, one) - R.compose(glob, one)).max() <= 5e-7
-    assert np.abs(skelsimd.multiply_joints(one, glob) - R.compose(one, glob)).max() <= 5e-7
+    assert np.abs(skelsimd.multiply_joints(glob, one) - R.compose(glob, one)).max() <= bound("multiply_joints")
+    assert np.abs(skelsimd.multiply_joints(one, glob) - R.compose(one, glob)).max() <= bound("multiply_joints")
     assert skelsimd.multiply_joints(one, one).shape == (3, 4)
 
 
@@ -273,10 +275,10 @@ def test_multiply_joints_palette(isa, rng):
 def test_invert_joints_rotations(isa, batch, rigid, layout, seed):
     m = T.random_joints(batch, np.random.default_rng(seed))
     got = skelsimd.invert_joints(with_layout(m, layout), rigid=rigid)
-    assert np.abs(got - R.invert_joints(m, rigid=rigid)).max(initial=0) <= 1e-6
+    assert np.abs(got - R.invert_joints(m, rigid=rigid)).max(initial=0) <= bound("invert_joints")
     ident = R.compose(got, m)
-    assert np.abs(ident[..., :3] - np.eye(3)).max(initial=0) <= 1e-6
-    assert np.abs(ident[..., 3]).max(initial=0) <= 1e-6
+    assert np.abs(ident[..., :3] - np.eye(3)).max(initial=0) <= bound("invert_joints")
+    assert np.abs(ident[..., 3]).max(initial=0) <= bound("invert_joints")
 
 
 @given(seed=st.integers(0, 2**32 - 1))

@@ -10,11 +10,13 @@ from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import mat4 as R
+from skelsimd.bounds import FLOAT32_UNIT_ROUNDOFF, bound
+from skelsimd.bounds import depth_bound as documented_depth_bound
 from strategies import (BATCH_SHAPES, LAYOUTS, global_translation_scale, hierarchies,
                         rounded_once_bound, with_layout)
 
-U = 2.0**-24
-GAMMA4 = 4 * U / (1 - 4 * U)   # the error bound factor of a 4-term float32 dot product
+U = FLOAT32_UNIT_ROUNDOFF
+GAMMA4 = bound("matmul4")   # the error bound factor of a 4-term float32 dot product
 
 
 def product_bound(a, b):
@@ -28,7 +30,7 @@ def transform_bound(m, p):
     (A + |X| B) / (|W| - B) plus the division's rounding."""
     m = np.asarray(m, np.float64)
     p = np.asarray(p, np.float64)
-    a = GAMMA4 * ((np.abs(m[..., :3, :3]) @ np.abs(p[..., None]))[..., 0] + np.abs(m[..., :3, 3]))
+    a = bound("transform_points") * ((np.abs(m[..., :3, :3]) @ np.abs(p[..., None]))[..., 0] + np.abs(m[..., :3, 3]))
     if m.shape[-2] == 3:
         return a
     x = np.abs(R.transform_points(m, p))
@@ -42,7 +44,7 @@ def transform_bound(m, p):
 def depth_bound(parents, reference):
     """(d + 1) * 2**-23 * max(1, T) for a hierarchy of depth d and global translations up to T."""
     d = int(T.depths(parents).max(initial=0))
-    return (d + 1) * 2.0**-23 * global_translation_scale(reference[..., :3, :])
+    return documented_depth_bound(d, global_translation_scale(reference[..., :3, :]))
 
 
 def random_values(shape, rng, kind):
@@ -199,7 +201,7 @@ def test_mat4_chain_of_96_unit_magnitude_meets_2e6(isa):
     rng = np.random.default_rng(96)
     local = T.random_mat4((1000, 96), rng, translation=0.1)
     kernel, numpy32 = chain_errors(local, T.chain_parents(96))
-    assert kernel.max() <= 2e-6, kernel.max()
+    assert kernel.max() <= bound("mat4_local_to_global.chain"), kernel.max()
     assert numpy32.max() <= 2e-6   # the yardstick agrees
 
 
@@ -435,7 +437,7 @@ def test_mat4_float64_walk_meets_2e6_with_unit_translations(isa, skeleton):
     local = T.random_mat4((1000, 96), rng, translation=1.0)
     expected = R.mat4_local_to_global(local, parents)
     err = np.abs(skelsimd.mat4_local_to_global(local, parents, precision="float64") - expected)
-    assert err.max() <= 2e-6, err.max()
+    assert err.max() <= bound("walk.float64.96"), err.max()
     assert (err <= rounded_once_bound(expected)).all()
 
 

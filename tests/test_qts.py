@@ -9,13 +9,15 @@ from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import qts as R
 from skelsimd.reference import quat as RQ
+from skelsimd.bounds import bound
+from skelsimd.bounds import depth_bound as documented_depth_bound
 from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, rounded_once_bound, with_layout
 
 
 def depth_bound(parents, reference_t):
     """The documented bound for any hierarchy: (d + 1) * 2**-23 * max(1, T)."""
     d = int(T.depths(parents).max(initial=0))
-    return (d + 1) * 2.0**-23 * max(1.0, float(np.abs(reference_t).max(initial=0.0)))
+    return documented_depth_bound(d, float(np.abs(reference_t).max(initial=0.0)))
 
 
 def walk_errors(got, expected):
@@ -36,7 +38,7 @@ def test_matches_reference(isa, parents, batch, layout, scaled, seed):
     dq, dt, ds = walk_errors(got, expected)
     d = int(T.depths(parents).max(initial=0))
     assert dt <= depth_bound(parents, expected[..., 4:7]), dt
-    assert dq <= 1e-6 * (d + 1) and ds <= 2.0**-23 * (d + 1), (dq, ds)
+    assert dq <= bound("qts_local_to_global.quat") * (d + 1) and ds <= documented_depth_bound(d, 1.0), (dq, ds)
 
 
 @pytest.mark.parametrize("kind", ["qts", "matrix"])
@@ -53,7 +55,7 @@ def test_bound_on_96_joint_trees(isa, kind):
             got = skelsimd.qts_local_to_global_matrix(local, parents)
             ref = R.qts_local_to_global_matrix(local, parents)
         err = np.abs(got - ref).max()
-        assert err <= 2e-6, err
+        assert err <= bound("qts_local_to_global"), err
 
 
 @pytest.mark.parametrize("skeleton", ["humanoid", "chain96", "chain300"])
@@ -251,7 +253,7 @@ WALKS = {"qts": (skelsimd.qts_local_to_global, R.qts_local_to_global),
          "matrix": (skelsimd.qts_local_to_global_matrix, R.qts_local_to_global_matrix)}
 
 
-def assert_rounded_once(got, ref, additive=1e-12):
+def assert_rounded_once(got, ref, additive=bound("walk.float64")):
     """Element-wise: |out - ref| <= 2**-24 |ref| + additive (the float64 walk's bound, ref the
     float64 walk of the float32 inputs)."""
     err = np.abs(np.asarray(got, np.float64) - ref)
@@ -277,7 +279,7 @@ def test_float64_matches_reference_rounded_once(isa, kind, parents, batch, layou
     ref = ref_walk(local, parents)
     got = walk(with_layout(local, layout), parents, precision="float64")
     assert got.dtype == np.float32 and got.shape == ref.shape
-    assert_rounded_once(got, ref, 1e-12 * global_t_scale(ref, kind))
+    assert_rounded_once(got, ref, bound("walk.float64") * global_t_scale(ref, kind))
 
 
 @pytest.mark.parametrize("kind", ["qts", "matrix"])
@@ -290,7 +292,7 @@ def test_float64_within_2e6_on_deep_96_joint_skeletons(isa, kind, skeleton):
     local = T.random_qts((200, 96), np.random.default_rng(77))
     ref = ref_walk(local, parents)
     got = walk(local, parents, precision="float64")
-    assert np.abs(got - ref).max() <= 2e-6
+    assert np.abs(got - ref).max() <= bound("walk.float64.96")
     assert_rounded_once(got, ref)
 
 
@@ -331,7 +333,7 @@ def test_float64_ranges_read_float32_parents_from_out(isa, kind, parents, batch,
     out = prefill.copy()
     assert walk(local, parents, out, start=start, stop=stop, precision="float64") is out
     ref = ref_walk(local, parents, out=prefill, start=start, stop=stop)
-    assert_rounded_once(out, ref, 1e-12 * global_t_scale(ref, kind))
+    assert_rounded_once(out, ref, bound("walk.float64") * global_t_scale(ref, kind))
     outside = np.r_[0:start, stop:n]
     axis = len(batch)
     assert np.array_equal(np.take(out, outside, axis), np.take(prefill, outside, axis))
@@ -354,7 +356,7 @@ def test_float64_two_sections(isa, rng, kind, split):
     walk(local, parents, work, start=split, stop=96, precision="float64")
     assert np.array_equal(work[:, :split], first[:, :split])
     ref = ref_walk(local, parents, out=first, start=split, stop=96)
-    assert_rounded_once(work, ref, 1e-12 * global_t_scale(ref, kind))
+    assert_rounded_once(work, ref, bound("walk.float64") * global_t_scale(ref, kind))
     assert np.abs(work - whole).max() <= 2.0**-23 * np.abs(whole).max()   # the same poses
 
 

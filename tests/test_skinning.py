@@ -11,6 +11,7 @@ from skelsimd import testing as T
 from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import skinning as R
+from skelsimd.bounds import bound
 from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, rounded_once_bound, with_layout
 
 U = 2.0**-24
@@ -29,7 +30,7 @@ def palette_bound(parents, local, inverse_bind):
     g = RJ.local_to_global(local, parents)
     t = max(1.0, float(np.abs(g[..., 3]).max(initial=0)))
     tib = float(np.abs(np.asarray(inverse_bind)[..., 3]).max(initial=0))
-    return (d + 3) * 2.0**-23 * (t + tib)
+    return (d + 3) * bound("walk.depth") * (t + tib)
 
 
 # --- skinning_palette -------------------------------------------------------------------------
@@ -74,7 +75,7 @@ def test_skinning_palette_unit_magnitude_meets_2e6(isa, skeleton):
     _, inverse_bind = bind_pose(parents, rng, translation=t)
     err = np.abs(skelsimd.skinning_palette(local, parents, inverse_bind)
                  - R.skinning_palette(local, parents, inverse_bind)).max()
-    assert err <= 2e-6, err
+    assert err <= bound("skinning_palette"), err
 
 
 @pytest.mark.parametrize("target", ["local", "inverse_bind"])
@@ -154,7 +155,7 @@ def test_skin_unit_magnitude_meets_2e6(isa, influences):
                                                repeat_indices=0.1)
     palette = T.random_joints((5, 96), rng)
     err = np.abs(skelsimd.skin(positions, idx, w, palette) - R.skin(positions, idx, w, palette)).max()
-    assert err <= 2e-6, err
+    assert err <= bound("skin.positions"), err
     parents = T.humanoid_skeleton()[0]
     bind_local, inverse_bind = bind_pose(parents, rng, translation=0.25)
     q = rng.standard_normal((5, 96, 4)) * [0.1, 0.1, 0.1, 0.0] + [0.0, 0.0, 0.0, 1.0]
@@ -164,8 +165,8 @@ def test_skin_unit_magnitude_meets_2e6(isa, influences):
     real = skelsimd.skinning_palette(pose, parents, inverse_bind)
     got_p, got_n = skelsimd.skin(positions, idx, w, real, normals=normals)
     exp_p, exp_n = R.skin(positions, idx, w, real, normals=normals)
-    assert np.abs(got_p - exp_p).max() <= 2e-6
-    assert np.abs(got_n - exp_n).max() <= 2e-6
+    assert np.abs(got_p - exp_p).max() <= bound("skin.positions")
+    assert np.abs(got_n - exp_n).max() <= bound("skin.normals")
 
 
 def test_skin_bind_pose_returns_the_input(isa, rng):
@@ -370,7 +371,7 @@ def test_skinning_palette_float64_meets_2e6_with_unit_translations(isa, skeleton
     _, inverse_bind = bind_pose(parents, rng, translation=1.0)
     expected = R.skinning_palette(local, parents, inverse_bind)
     err = np.abs(skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64") - expected)
-    assert err.max() <= 2e-6, err.max()
+    assert err.max() <= bound("walk.float64.96"), err.max()
     assert (err <= rounded_once_bound(expected)).all()
 
 

@@ -1,0 +1,15 @@
+from .arrays import (RechunkWarning as RechunkWarning, blend_joints as blend_joints,
+                     blend_layers as blend_layers, global_to_local as global_to_local,
+                     invert_joints as invert_joints, local_to_global as local_to_global,
+                     mat4_local_to_global as mat4_local_to_global, matmul4 as matmul4,
+                     multiply_joints as multiply_joints, nlerp as nlerp,
+                     qts_local_to_global as qts_local_to_global,
+                     qts_local_to_global_matrix as qts_local_to_global_matrix, skin as skin,
+                     skinning_palette as skinning_palette, slerp as slerp,
+                     transform_points as transform_points)
+from .dataset import (ClipFailure as ClipFailure, ClipItem as ClipItem,
+                      DatasetReport as DatasetReport, GlobalPositions as GlobalPositions,
+                      Resample as Resample, RootFeatures as RootFeatures,
+                      build_dataset as build_dataset, find_motion_files as find_motion_files,
+                      process_clip as process_clip, read_clips as read_clips,
+                      write_clips as write_clips)

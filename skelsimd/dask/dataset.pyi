@@ -1,0 +1,99 @@
+# Dask and Zarr are optional extras: bags and stores are typed Any here.
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ..bvh import Clip
+
+__all__ = ["ClipItem", "ClipFailure", "ClipSummary", "DatasetReport", "Resample",
+           "GlobalPositions", "RootFeatures", "default_steps", "DEFAULT_READERS",
+           "find_motion_files", "clip_name", "read_clip", "apply_steps", "process_clip",
+           "read_clips", "write_clips", "write_clip", "build_dataset"]
+
+_Path = str | os.PathLike[str]
+_Source = _Path | Iterable[_Path]
+_Readers = Mapping[str, Callable[[str], Clip]]
+_Bag = Any
+
+DEFAULT_READERS: dict[str, Callable[..., Clip]]
+
+@dataclass
+class ClipItem:
+    name: str
+    path: str
+    clip: Clip
+    arrays: dict[str, np.ndarray[Any, Any]] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+@dataclass(frozen=True)
+class ClipFailure:
+    path: str
+    name: str
+    stage: str
+    error: str
+
+@dataclass(frozen=True)
+class ClipSummary:
+    name: str
+    path: str
+    frames: int
+    joints: int
+    fps: float
+
+@dataclass
+class DatasetReport:
+    store: str
+    written: list[ClipSummary]
+    failed: list[ClipFailure]
+    seconds: float
+    @property
+    def ok(self) -> bool: ...
+    def summary(self) -> str: ...
+
+_Step = Callable[[ClipItem], ClipItem]
+
+class Resample:
+    name: str
+    fps: float
+    method: str
+    def __init__(self, fps: float, method: Literal["fast", "exact", "nlerp"] = "fast") -> None: ...
+    def __call__(self, item: ClipItem) -> ClipItem: ...
+
+class GlobalPositions:
+    name: str
+    precision: str
+    def __init__(self, precision: Literal["float32", "float64"] = "float32") -> None: ...
+    def __call__(self, item: ClipItem) -> ClipItem: ...
+
+class RootFeatures:
+    name: str
+    root: int
+    up: str
+    forward: str
+    def __init__(self, root: int = 0, up: Literal["x", "y", "z"] = "y",
+                 forward: Literal["x", "y", "z"] = "z") -> None: ...
+    def __call__(self, item: ClipItem) -> ClipItem: ...
+
+def default_steps() -> list[_Step]: ...
+def clip_name(path: _Path, readers: _Readers | None = None) -> str: ...
+def find_motion_files(source: _Source, readers: _Readers | None = None) -> list[str]: ...
+def read_clip(path: _Path, name: str | None = None,
+              readers: _Readers | None = None) -> ClipItem | ClipFailure: ...
+def apply_steps(item: ClipItem | ClipFailure,
+                steps: Sequence[_Step]) -> ClipItem | ClipFailure: ...
+def process_clip(path: _Path, steps: Sequence[_Step] = (), *, name: str | None = None,
+                 readers: _Readers | None = None) -> ClipItem | ClipFailure: ...
+def default_partition_size(count: int) -> int: ...
+def read_clips(source: _Source, *, readers: _Readers | None = None,
+               partition_size: int | None = None) -> _Bag: ...
+def write_clip(store: Any, item: ClipItem,
+               chunk_frames: int = 4096) -> ClipSummary | ClipFailure: ...
+def write_clips(clips: _Bag, store: Any, *, chunk_frames: int = 4096) -> _Bag: ...
+def build_dataset(source: _Source, store: Any, *, steps: Sequence[_Step] | None = None,
+                  scheduler: str = "processes", workers: int | None = None,
+                  progress: bool = True, overwrite: bool = False,
+                  readers: _Readers | None = None, partition_size: int | None = None,
+                  chunk_frames: int = 4096) -> DatasetReport: ...

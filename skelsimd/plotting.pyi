@@ -1,0 +1,65 @@
+from collections.abc import Sequence
+from typing import Any, Literal, overload
+
+import numpy as np
+from matplotlib.animation import FuncAnimation
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from numpy.typing import NDArray
+
+from .bvh import Clip
+from .skeleton import Skeleton
+
+__all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
+           "plot_clip", "plot_skeleton", "animate_clip", "VIEWS"]
+
+VIEWS: dict[str, tuple[int, int]]
+
+_View = Literal["front", "side", "top", "perspective"]
+_FlatView = Literal["front", "side", "top"]
+
+class ClipAnimation(FuncAnimation):
+    """The animation :func:`animate_clip` returns (a matplotlib ``FuncAnimation``)."""
+    def to_html(self) -> str: ...
+    def frame_pixels(self) -> NDArray[np.int16]: ...
+    def _repr_html_(self) -> str: ...
+
+@overload
+def plot_clip(clip: Clip, frame: int = 0, ax: None = None, *, view: _View | None = None,
+              color: Any = "tab:blue") -> Figure: ...
+@overload
+def plot_clip(clip: Clip, frame: int, ax: Axes, *, view: _View | None = None,
+              color: Any = "tab:blue") -> Axes: ...
+def animate_clip(clip: Clip, *, views: _FlatView | Sequence[_FlatView] = ("front", "side"),
+                 frames: slice | None = None, fps: float | None = None, color: Any = "tab:blue",
+                 dpi: float = 80, size: float = 3.2) -> ClipAnimation: ...
+@overload
+def plot_skeleton(skeleton: Skeleton, ax: None = None, *, labels: bool | None = None,
+                  view: _View | None = None, color: Any = "tab:blue") -> Figure: ...
+@overload
+def plot_skeleton(skeleton: Skeleton, ax: Axes, *, labels: bool | None = None,
+                  view: _View | None = None, color: Any = "tab:blue") -> Axes: ...
+
+class ClipPictures:
+    @overload
+    def plot(self, frame: int = 0, ax: None = None, *, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure: ...
+    @overload
+    def plot(self, frame: int, ax: Axes, *, view: _View | None = None,
+             color: Any = "tab:blue") -> Axes: ...
+    def animate(self, *, views: _FlatView | Sequence[_FlatView] = ("front", "side"),
+                frames: slice | None = None, fps: float | None = None, color: Any = "tab:blue",
+                dpi: float = 80, size: float = 3.2) -> ClipAnimation: ...
+    def _repr_html_(self) -> str: ...
+
+class SkeletonPictures:
+    @overload
+    def plot(self, ax: None = None, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure: ...
+    @overload
+    def plot(self, ax: Axes, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Axes: ...
+    def _repr_html_(self) -> str: ...
+
+class SurfacePictures:
+    def _repr_html_(self) -> str: ...

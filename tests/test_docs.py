@@ -1,0 +1,106 @@
+"""Every code example of the README and the documentation runs, and the API reference lists
+every public name.
+
+Each ``python`` code block of a Markdown page runs in order in one namespace per page (like a
+notebook), in a temporary directory; a page whose blocks use the ``[dask]`` extra or matplotlib
+is skipped when that is not installed. Docstring examples (``>>>``) run through doctest.
+"""
+import doctest
+import glob
+import importlib
+import os
+import re
+
+import pytest
+
+import skelsimd
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+PAGES = [os.path.join(ROOT, "README.md")] + sorted(
+    glob.glob(os.path.join(DOCS, "*.md")) + glob.glob(os.path.join(DOCS, "guide", "*.md")))
+FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def python_blocks(path):
+    with open(path, encoding="utf-8") as f:
+        return FENCE.findall(f.read())
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_page_examples_run(path, tmp_path, monkeypatch):
+    if not os.path.exists(path):
+        pytest.skip("no documentation sources beside these tests")
+    blocks = python_blocks(path)
+    if not blocks:
+        pytest.skip("no python examples")
+    code = "\n".join(blocks)
+    if "dask" in code or "zarr" in code:
+        pytest.importorskip("dask")
+        pytest.importorskip("zarr")
+    if ".plot(" in code or "plot_surface" in code or ".animate(" in code:
+        pytest.importorskip("matplotlib")
+        monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__doc_example__"}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"{os.path.basename(path)}[block {i}]", "exec"), namespace)
+
+
+DOCTEST_MODULES = ["skelsimd.bounds"]
+
+
+@pytest.mark.parametrize("name", DOCTEST_MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0, result
+
+
+def test_every_module_with_docstring_examples_is_doctested():
+    found = []
+    for path in glob.glob(os.path.join(os.path.dirname(skelsimd.__file__), "**", "*.py"),
+                          recursive=True):
+        with open(path, encoding="utf-8") as f:
+            if re.search(r"^\s*>>> ", f.read(), flags=re.M):
+                rel = os.path.relpath(path, os.path.dirname(os.path.dirname(skelsimd.__file__)))
+                found.append(rel[:-3].replace(os.sep, ".").removesuffix(".__init__"))
+    assert sorted(found) == sorted(DOCTEST_MODULES)
+
+
+def test_api_reference_lists_every_public_name():
+    path = os.path.join(DOCS, "api.rst")
+    if not os.path.exists(path):
+        pytest.skip("no documentation sources beside these tests")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    listed = set(re.findall(r"^   ([\w.]+)$", text, flags=re.M))
+    missing = [n for n in skelsimd.__all__ if n not in ("__version__", "data") and n not in listed]
+    assert not missing, f"docs/api.rst does not list {missing}"
+    for module, names in [("skelsimd.bounds", None), ("skelsimd.testing", None)]:
+        mod = importlib.import_module(module)
+        names = [n for n in mod.__all__ if callable(getattr(mod, n))
+                 and not n.isupper() and n != "fill_docstrings" and n != "by_kernel"]
+        missing = [n for n in names if n not in listed]
+        assert not missing, f"docs/api.rst does not list {module}.{missing}"
+
+
+def test_docstrings_quote_the_bounds_table():
+    """Docstrings write a bound as ``[bound:KEY]``, replaced at import by BOUNDS[KEY]; none is
+    left unreplaced, and the modules that quote bounds do so through the table."""
+    import inspect
+
+    from skelsimd.bounds import BOUNDS
+    names = ["blend", "joints", "quat", "convert", "qts", "skinning", "clip_edit", "bvh", "mat4", "surface",
+             "compress", "skeleton"]
+    for name in names:
+        module = importlib.import_module("skelsimd." + name)
+        docs = [module.__doc__ or ""]
+        for _, obj in inspect.getmembers(module):
+            if getattr(obj, "__module__", None) == module.__name__:
+                docs.append(obj.__doc__ or "")
+                if inspect.isclass(obj):
+                    docs += [m.__doc__ or "" for _, m in inspect.getmembers(obj)]
+        assert not any("[bound:" in d for d in docs), name
+    with open(os.path.join(os.path.dirname(skelsimd.__file__), "blend.py"), encoding="utf-8") as f:
+        source = f.read()
+    assert "[bound:slerp.fast]" in source and BOUNDS["slerp.fast"].text in skelsimd.slerp.__doc__
