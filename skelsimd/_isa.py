@@ -1,7 +1,7 @@
 """Run-time SIMD variant selection.
 
 The C extension picks the best variant the CPU supports when it is imported. The environment
-variable ``SKELSIMD_ISA`` (``scalar``, ``sse41``, ``avx2``; ``auto`` or empty for the best) forces
+variable ``SKELSIMD_ISA`` (``scalar``, ``sse41``, ``avx2``, ``neon``; ``auto`` or empty for the best) forces
 one; an unknown name is a ValueError and a variant this CPU lacks a RuntimeError, both raised by
 ``import skelsimd``.
 

@@ -41,6 +41,8 @@ import warnings
 import numpy as np
 
 from . import _core
+from .clip_edit import ClipEditing
+from .plotting import ClipPictures
 from .qts import qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton
@@ -56,7 +58,7 @@ _WARNED_RENAMES = 10      # repeated names warned about one by one; the rest in 
 
 # --- the clip ----------------------------------------------------------------------------------------
 
-class Clip:
+class Clip(ClipEditing, ClipPictures):
     """An animation clip: a skeleton and its local poses over time.
 
     Attributes
@@ -71,12 +73,17 @@ class Clip:
         The BVH channels of each joint as read (``()`` for End Sites), for reference.
     end_site : ndarray of bool (J,)
         Joints that were BVH End Sites (only present with ``load_bvh(..., end_sites=True)``).
+
+    Editing (see :mod:`skelsimd.clip_edit`): ``clip[a:b:k]`` (a copy), ``sample(t)``,
+    ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
+    ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
+    ``plot(frame)``, ``animate()``; notebooks show a summary table.
     """
 
     def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None):
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a skelsimd.Skeleton, got {type(skeleton).__name__}")
-        local = np.ascontiguousarray(local, dtype=np.float32)
+        local = _core._as_float32(local, "local")   # DLPack / __array__ too, see args.c
         n = len(skeleton)
         if local.ndim != 3 or local.shape[1:] != (n, 8):
             raise ValueError(f"local: expected shape (F, {n}, 8), got {local.shape}")
@@ -602,16 +609,36 @@ def _check_names_writable(names):
                              f"{problem}")
 
 
-def save_bvh(clip, path, order="ZYX"):
+def _joint_orders(clip, order):
+    """The rotation order of every joint: `order` for all, or with order=None each joint's
+    rotation channels as read (``clip.channels``), completed to three axes; "ZYX" for joints
+    without rotation channels."""
+    if order is not None:
+        return [_check_order_string(order)] * len(clip.skeleton)
+    orders = []
+    for j, chans in enumerate(clip.channels):
+        axes = "".join(c[:1].upper() for c in chans if c.lower().endswith("rotation"))
+        full = axes + "".join(a for a in "ZYX" if a not in axes)
+        if sorted(full) != ["X", "Y", "Z"]:
+            raise ValueError(f"clip.channels[{j}]: expected at most one Xrotation, Yrotation and "
+                             f"Zrotation channel, got {chans!r} (pass order= to choose one)")
+        orders.append(full)
+    return orders
+
+
+def save_bvh(clip, path, order=None):
     """Write a clip as a BVH file.
 
     Parameters
     ----------
     clip : Clip
     path : str, os.PathLike or text file object
-    order : str, default "ZYX"
+    order : str, optional
         The rotation channel order of every joint: "ZYX" writes
         ``Zrotation Yrotation Xrotation`` (``R = Rz @ Ry @ Rx``); any permutation of XYZ.
+        Default: each joint keeps the rotation order of the file it came from
+        (``clip.channels``; a joint with fewer than three rotation channels gets the missing
+        axes appended in ZYX order), and "ZYX" for joints without rotation channels.
 
     Notes
     -----
@@ -631,10 +658,11 @@ def save_bvh(clip, path, order="ZYX"):
     """
     if not isinstance(clip, Clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
-    order = _check_order_string(order)
+    orders = _joint_orders(clip, order)
     _check_names_writable(clip.skeleton.names)
     if not clip.skeleton.is_depth_first:
-        clip = clip.reorder("depth-first")[0]
+        clip, perm, _ = clip.reorder("depth-first")
+        orders = [orders[i] for i in perm]
     skel, local = clip.skeleton, clip.local
     n, frames = len(skel), clip.frames
     scale = local[..., 7]
@@ -664,10 +692,13 @@ def save_bvh(clip, path, order="ZYX"):
 
     q = local[..., :4].astype(np.float64)
     q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-300)
-    angles = np.degrees(rotation_to_euler(_rotation_matrices64(q), order))   # (F, J, 3)
+    matrices = _rotation_matrices64(q)
+    angles = np.empty(q.shape[:-1] + (3,))                                   # (F, J, 3)
+    for o in set(orders):
+        joints = [j for j in range(n) if orders[j] == o]
+        angles[:, joints] = np.degrees(rotation_to_euler(matrices[:, joints], o))
     if frames > 1:
         angles = np.unwrap(angles, period=360.0, axis=0)
-    rot_names = [f"{a}rotation" for a in order]
 
     out = ["HIERARCHY"]
     columns = []
@@ -688,11 +719,12 @@ def save_bvh(clip, path, order="ZYX"):
         out.append(f"{pad}{'ROOT' if is_root[j] else 'JOINT'} {skel.names[j]}")
         out.append(f"{pad}{{")
         out.append(f"{pad}\tOFFSET {fmt3(offsets[j])}")
+        rot_names = " ".join(f"{a}rotation" for a in orders[j])
         if is_root[j] or moving[j]:
-            out.append(f"{pad}\tCHANNELS 6 Xposition Yposition Zposition {' '.join(rot_names)}")
+            out.append(f"{pad}\tCHANNELS 6 Xposition Yposition Zposition {rot_names}")
             columns.append(translation[:, j].astype(np.float64))
         else:
-            out.append(f"{pad}\tCHANNELS 3 {' '.join(rot_names)}")
+            out.append(f"{pad}\tCHANNELS 3 {rot_names}")
         columns.append(angles[:, j])
         if not children[j]:
             out.extend([f"{pad}\tEnd Site", f"{pad}\t{{", f"{pad}\t\tOFFSET 0.000000 0.000000 0.000000",

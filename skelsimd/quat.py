@@ -153,15 +153,15 @@ def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
 
     Leading dimensions broadcast. Returns a float32 array (``out`` when given).
     """
-    q = np.asarray(q, dtype=np.float32)
+    q = _core._as_array(q, "q").astype(np.float32, copy=False)
     if scalar_first:
         q = q[..., [1, 2, 3, 0]]
     shape = q.shape[:-1]
     if t is not None:
-        t = np.asarray(t, dtype=np.float32)
+        t = _core._as_array(t, "t").astype(np.float32, copy=False)
         shape = np.broadcast_shapes(shape, t.shape[:-1])
     if s is not None:
-        s = np.asarray(s, dtype=np.float32)
+        s = _core._as_array(s, "s").astype(np.float32, copy=False)
         shape = np.broadcast_shapes(shape, s.shape)
     if out is None:
         out = np.empty(shape + (8,), np.float32)
@@ -181,7 +181,7 @@ def qts_unpack(x, *, scalar_first=False):
     Views into ``x`` when it is a float32 array (no copy); q is a copy with ``scalar_first=True``
     (reordered to (w, x, y, z)).
     """
-    x = np.asarray(x, dtype=np.float32)
+    x = _core._as_array(x, "x").astype(np.float32, copy=False)
     if x.shape[-1:] != (8,):
         raise ValueError(f"x: expected shape (..., 8), got {x.shape}")
     q = x[..., [3, 0, 1, 2]] if scalar_first else x[..., :4]

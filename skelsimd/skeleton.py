@@ -22,9 +22,12 @@ between the orders. Both return the permutation to apply to pose arrays and its 
     local2 = local[..., perm, :, :]            # poses in the new order
     glob = skelsimd.local_to_global(local2, skel2)[..., inverse, :, :]   # back to the old order
 """
+import difflib
+
 import numpy as np
 
 from . import _core
+from .plotting import SkeletonPictures
 
 __all__ = ["Skeleton", "ORDERS"]
 
@@ -104,11 +107,26 @@ def _find_cycle(parents, names):
     return None
 
 
+def _similar_names(query, names, n=5):
+    """Up to n joint names close to `query`, best first: equal but for case, then by difflib's
+    similarity ratio (case-insensitive), where a name that contains the query or is contained in
+    it (``LeftToeBase`` -> ``LeftToe``, ``hand`` -> ``hand_l``) ranks above the others."""
+    q = query.lower()
+    scored = []
+    for k, name in enumerate(names):
+        low = name.lower()
+        ratio = difflib.SequenceMatcher(None, q, low).ratio()
+        contains = bool(q) and (q in low or low in q)
+        if low == q or contains or ratio >= 0.6:
+            scored.append((low != q, not contains, -ratio, k, name))
+    return [name for *_, name in sorted(scored)[:n]]
+
+
 def _label(j, names):
     return f"{j} ({names[j]!r})" if names is not None else str(j)
 
 
-class Skeleton(_core.SkeletonBase):
+class Skeleton(SkeletonPictures, _core.SkeletonBase):
     """A joint hierarchy, validated once, with everything kernels and users need from it.
 
     Parameters
@@ -189,7 +207,7 @@ class Skeleton(_core.SkeletonBase):
 
     @staticmethod
     def _check_rest(rest, n):
-        r = np.array(rest, dtype=np.float32, copy=True)
+        r = np.array(_core._as_array(rest, "rest"), dtype=np.float32, copy=True)
         if r.shape not in ((n, 8), (n, 3, 4)):
             raise ValueError(f"rest: expected shape ({n}, 8) (QTS) or ({n}, 3, 4) (joint matrices), "
                              f"got {r.shape}")
@@ -228,7 +246,7 @@ class Skeleton(_core.SkeletonBase):
             A parent index outside ``[-1, J)``, or a cycle (the message names its joints).
         """
         _check_order(order)
-        arr = np.asarray(parents)
+        arr = _core._as_array(parents, "parents")
         if isinstance(parents, Skeleton):
             arr = parents.parents
         if arr.ndim != 1:
@@ -360,7 +378,7 @@ class Skeleton(_core.SkeletonBase):
             try:
                 return self._index[joint]
             except KeyError:
-                close = [n for n in self._names if joint.lower() in n.lower()][:5]
+                close = _similar_names(joint, self._names)
                 hint = f"; similar: {', '.join(close)}" if close else ""
                 raise ValueError(f"joint: no joint named {joint!r} in this skeleton of "
                                  f"{len(self)} joints{hint}") from None
@@ -475,7 +493,7 @@ class Skeleton(_core.SkeletonBase):
     def mask_ranges(mask):
         """The runs of True in a boolean mask as ``[(start, stop), ...]``: the ranges to pass to
         ``local_to_global(..., start=, stop=)`` for a partial update."""
-        m = np.asarray(mask, dtype=bool)
+        m = _core._as_array(mask, "mask").astype(bool, copy=False)
         if m.ndim != 1:
             raise ValueError(f"mask: expected a 1-D boolean array, got shape {m.shape}")
         edges = np.flatnonzero(np.diff(np.concatenate(([False], m, [False])).astype(np.int8)))

@@ -97,6 +97,7 @@ import numpy as np
 
 from . import _core
 from .alignment import empty_aligned
+from .plotting import SurfacePictures
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
@@ -145,7 +146,7 @@ def _finite(x, name):
 
 
 def _real_array(x, name, dtype=np.float64):
-    a = np.asarray(x)
+    a = _core._as_array(x, name)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
     a = a.astype(dtype, copy=False)
@@ -163,7 +164,7 @@ def _vector3(x, name):
     return a
 
 
-class Surface:
+class Surface(SurfacePictures):
     """A spring-grid surface simulator (seed 001): water, cloth, rubber.
 
     Parameters
@@ -411,7 +412,7 @@ class Surface:
 
     @pinned.setter
     def pinned(self, value):
-        v = np.asarray(value)
+        v = _core._as_array(value, "pinned")
         if v.dtype != np.bool_:
             raise TypeError(f"pinned: expected a bool array, got dtype {v.dtype}")
         try:

@@ -20,7 +20,7 @@ def run_python(code, **env):
 
 def test_variant_names():
     assert _core.compiled_isas()[0] == "scalar"
-    assert set(_core.supported_isas()) <= set(_core.compiled_isas()) <= {"scalar", "sse41", "avx2"}
+    assert set(_core.supported_isas()) <= set(_core.compiled_isas()) <= {"scalar", "sse41", "avx2", "neon"}
     assert _core.best_isa() == _core.supported_isas()[-1]
 
 

@@ -20,7 +20,7 @@ static const npy_intp joint_shape[2] = {3, 4};
 static PyObject *hierarchy_call(PyObject *const *args, const char *in_name, int is_inverse,
                                 int rigid, int precision64)
 {
-    const sks_joints_kernels *k = &sks_joints_variants[sks_active_isa];
+    const sks_joints_kernels *k = SKS_KERNELS(joints);
     sks_walk_args w;
     double *scratch = NULL;
     if (sks_parse_walk(&w, args, in_name, joint_shape, 2, "(..., J, 3, 4)") < 0) return NULL;
@@ -82,7 +82,7 @@ static PyObject *py_multiply_joints(PyObject *self, PyObject *const *args, Py_ss
 {
     (void)self;
     return sks_binary_matrices_call(args, nargs, "multiply_joints", joint_shape, "(..., 3, 4)",
-                                    sks_joints_variants[sks_active_isa].multiply_joints);
+                                    SKS_KERNELS(joints)->multiply_joints);
 }
 
 static PyObject *py_invert_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -100,7 +100,7 @@ static PyObject *py_invert_joints(PyObject *self, PyObject *const *args, Py_ssiz
     if (out == NULL) goto fail;
     if (sks_check_overlap(out, "out", m, "m", 1) < 0) goto fail;
     {
-        const sks_joints_kernels *k = &sks_joints_variants[sks_active_isa];
+        const sks_joints_kernels *k = SKS_KERNELS(joints);
         const size_t n = (size_t)(PyArray_SIZE(m) / SKS_JOINT_FLOATS);
         float *o = (float *)PyArray_DATA(out);
         const float *x = (const float *)PyArray_DATA(m);

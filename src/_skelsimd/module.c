@@ -25,6 +25,7 @@ extern PyMethodDef sks_quat_methods[];
 extern PyMethodDef sks_blend_methods[];
 extern PyMethodDef sks_qts_methods[];
 extern PyMethodDef sks_surface_methods[];
+extern PyMethodDef sks_args_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -39,7 +40,7 @@ static PyObject *isa_list(int only_supported)
     int i;
     if (list == NULL) return NULL;
     for (i = 0; i < SKS_ISA_COUNT; i++) {
-        if (i != SKS_ISA_SCALAR && !SKS_HAVE_X86_SIMD) continue;
+        if (!sks_isa_compiled((enum sks_isa)i)) continue;
         if (only_supported && !sks_cpu_supports((enum sks_isa)i)) continue;
         {
             PyObject *name = PyUnicode_FromString(sks_isa_name((enum sks_isa)i));
@@ -94,10 +95,10 @@ static PyObject *py_set_isa(PyObject *self, PyObject *arg)
     }
     if (i == SKS_ISA_COUNT) {
         PyErr_Format(PyExc_ValueError,
-                     "unknown SIMD variant '%s'; expected one of: scalar, sse41, avx2", name);
+                     "unknown SIMD variant '%s'; expected one of: scalar, sse41, avx2, neon", name);
         return NULL;
     }
-    if ((i != SKS_ISA_SCALAR && !SKS_HAVE_X86_SIMD) || !sks_cpu_supports((enum sks_isa)i)) {
+    if (!sks_cpu_supports((enum sks_isa)i)) {
         PyErr_Format(PyExc_RuntimeError,
                      "SIMD variant '%s' is not supported by this CPU or build (best available: "
                      "'%s')", name, sks_isa_name(sks_best_isa()));
@@ -128,6 +129,7 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_blend_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_qts_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_args_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

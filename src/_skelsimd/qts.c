@@ -73,7 +73,7 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
         Py_BEGIN_ALLOW_THREADS
         if (fresh && (start > 0 || stop < njoints)) {
             if (matrix) {
-                sks_quat_variants[sks_active_isa].qts_to_matrix(o, x, batch * (size_t)njoints);
+                SKS_KERNELS(quat)->qts_to_matrix(o, x, batch * (size_t)njoints);
             } else {
                 memcpy(o, x, (size_t)PyArray_NBYTES(in));
             }

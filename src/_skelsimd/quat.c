@@ -37,7 +37,7 @@ static PyObject *unary_call(enum unary_kind kind, PyObject *in_obj, PyObject *ou
                             int scalar_first)
 {
     const unary_spec *sp = &unary_specs[kind];
-    const sks_quat_kernels *k = &sks_quat_variants[sks_active_isa];
+    const sks_quat_kernels *k = SKS_KERNELS(quat);
     PyArrayObject *in = NULL, *out = NULL;
     npy_intp shape[NPY_MAXDIMS];
     int lead, d;
@@ -105,7 +105,7 @@ static PyObject *binary_call(int rotate, PyObject *const *args)
         if (sks_check_overlap(out, "out", ops[i], names[i], 1) < 0) goto fail;
     }
     if (PyArray_SIZE(out) > 0) {
-        const sks_quat_kernels *k = &sks_quat_variants[sks_active_isa];
+        const sks_quat_kernels *k = SKS_KERNELS(quat);
         const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
         float *o = (float *)PyArray_DATA(out);
         const float *a = (const float *)PyArray_DATA(ops[0]);

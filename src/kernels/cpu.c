@@ -3,7 +3,7 @@
  *
  * AVX2 needs: CPUID.1:ECX.FMA[12], CPUID.1:ECX.OSXSAVE[27], CPUID.1:ECX.AVX[28],
  * CPUID.7.0:EBX.AVX2[5], and the OS saving XMM+YMM state (XCR0 bits 1 and 2).
- * SSE4.1 needs CPUID.1:ECX.SSE4_1[19].
+ * SSE4.1 needs CPUID.1:ECX.SSE4_1[19]. NEON needs nothing: it is baseline on aarch64.
  */
 #include "cpu.h"
 
@@ -67,19 +67,32 @@ static void sks_detect(void)
     sks_supported[SKS_ISA_SSE41] = 0;
     sks_supported[SKS_ISA_AVX2] = 0;
 #endif
+    /* NEON (Advanced SIMD) is part of ARMv8-A: every aarch64 CPU has it. */
+    sks_supported[SKS_ISA_NEON] = SKS_BUILDS_NEON;
     sks_detected = 1;
+}
+
+int sks_isa_compiled(enum sks_isa isa)
+{
+    switch (isa) {
+    case SKS_ISA_SCALAR: return 1;
+    case SKS_ISA_SSE41: return SKS_BUILDS_SSE41;
+    case SKS_ISA_AVX2: return SKS_BUILDS_AVX2;
+    case SKS_ISA_NEON: return SKS_BUILDS_NEON;
+    default: return 0;
+    }
 }
 
 int sks_cpu_supports(enum sks_isa isa)
 {
-    if ((int)isa < 0 || isa >= SKS_ISA_COUNT) return 0;
+    if (!sks_isa_compiled(isa)) return 0;
     if (!sks_detected) sks_detect();
     return sks_supported[isa];
 }
 
 const char *sks_isa_name(enum sks_isa isa)
 {
-    static const char *const names[SKS_ISA_COUNT] = {"scalar", "sse41", "avx2"};
+    static const char *const names[SKS_ISA_COUNT] = {"scalar", "sse41", "avx2", "neon"};
     if ((int)isa < 0 || isa >= SKS_ISA_COUNT) return NULL;
     return names[isa];
 }

@@ -1,134 +1,189 @@
 /*
- * joints.c -- joint-matrix kernels: local_to_global, global_to_local, multiply_joints,
- * invert_joints, each as a scalar, an SSE4.1 and an AVX2 variant (see joints.h for layouts).
+ * joints.c -- joint-matrix kernels: local_to_global (float32 and float64 walks),
+ * global_to_local, multiply_joints, invert_joints (see joints.h for layouts). Written once
+ * against the vector vocabulary and compiled per target (target.h).
  *
- * Bit-identical variants: every kernel evaluates each output element with the same operations
- * in the same order in every variant (no FMA; the build uses -ffp-contract=off). For the
- * product of two joints, element (i, c) of a @ b is
+ * Bit-identical targets: every kernel evaluates each output element with the same operations in
+ * the same order on every target (no FMA). For the product of two joints, element (i, c) of
+ * a @ b is
  *     ((a[i][0] * b[0][c] + a[i][1] * b[1][c]) + a[i][2] * b[2][c]) + tau
- * with tau = a[i][3] for the translation column c = 3 and tau = +0.0 otherwise. Adding the
- * parent's translation last, once, keeps the large global translations out of the other
- * roundings: measured on 2000 random 96-joint trees of depth 16, max error 1.74e-6 against
+ * with tau = a[i][3] for the translation column c = 3 and tau = +0.0 otherwise (joint_ops.h).
+ * Adding the parent's translation last, once, keeps the large global translations out of the
+ * other roundings: measured on 2000 random 96-joint trees of depth 16, max error 1.74e-6 against
  * 2.26e-6 for (a0 b0 + a1 b1) + (a2 b2 + tau) and 2.97e-6 for an FMA chain; a correctly rounded
- * float32 sum gives 1.35e-6. The product's building blocks (every variant) live in joint_ops.h,
- * shared with the skinning family so that its palette is bit-identical to multiply_joints.
+ * float32 sum gives 1.35e-6.
  */
-#include "joints.h"
+#include "target.h"
 #include "joint_ops.h"
 #include "walk.h"
 
 /* ------------------------------------------------------------------------------------------
- * Scalar building blocks (the portable reference; also the tail of the SIMD loops)
+ * Inverses: general (adjugate / determinant) or rigid (transpose)
  * ------------------------------------------------------------------------------------------ */
 
-/* The columns of inverse(R) for the rotation part R of joint p (rows p0, p1, p2):
- * general: col_k = (p_{k+1} x p_{k+2}) * (1 / det R), det R = p0 . (p1 x p2);
- * rigid:   col_k = p_k (the transpose). cols[k][i] = inverse(R)[i][k]. */
-static inline void joint_inverse_columns_scalar(float cols[3][3], const float *p, int rigid)
+/* u x v per row slot, lane 3 = +0.0: (u1 v2 - u2 v1, u2 v0 - u0 v2, u0 v1 - u1 v0, 0). */
+static SKS_ALWAYS_INLINE vf cross_rows(vf u, vf v)
 {
-    int k, i;
+    const vf u_yzx = vf_shuffle_in_rows(u, 1, 2, 0, 3), u_zxy = vf_shuffle_in_rows(u, 2, 0, 1, 3);
+    const vf v_yzx = vf_shuffle_in_rows(v, 1, 2, 0, 3), v_zxy = vf_shuffle_in_rows(v, 2, 0, 1, 3);
+    return vf_clear_lane3(vf_sub(vf_mul(u_yzx, v_zxy), vf_mul(u_zxy, v_yzx)));
+}
+
+/* The columns of inverse(R) for the rotation part R of the joints whose rows are p0, p1, p2
+ * (one joint per row slot), lane 3 = +0.0:
+ *   general: col_k = (p_{k+1} x p_{k+2}) * (1 / det R), det R = (p0_0 c0_0 + p0_1 c0_1) + p0_2 c0_2
+ *            with c0 = p1 x p2 (singular R: inf/NaN, IEEE);
+ *   rigid:   col_k = p_k (the transpose).
+ * cols[k] lane i = inverse(R)[i][k]. */
+static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, int rigid)
+{
     if (rigid) {
-        for (k = 0; k < 3; k++)
-            for (i = 0; i < 3; i++) cols[k][i] = p[4 * k + i];
+        cols[0] = vf_clear_lane3(p0);
+        cols[1] = vf_clear_lane3(p1);
+        cols[2] = vf_clear_lane3(p2);
         return;
     }
-    for (k = 0; k < 3; k++) {
-        const float *u = p + 4 * ((k + 1) % 3), *v = p + 4 * ((k + 2) % 3);
-        cols[k][0] = u[1] * v[2] - u[2] * v[1];
-        cols[k][1] = u[2] * v[0] - u[0] * v[2];
-        cols[k][2] = u[0] * v[1] - u[1] * v[0];
-    }
     {
-        const float det = (p[0] * cols[0][0] + p[1] * cols[0][1]) + p[2] * cols[0][2];
-        const float inv_det = 1.0f / det;
-        for (k = 0; k < 3; k++)
-            for (i = 0; i < 3; i++) cols[k][i] = cols[k][i] * inv_det;
+        const vf c0 = cross_rows(p1, p2), c1 = cross_rows(p2, p0), c2 = cross_rows(p0, p1);
+        const vf m = vf_mul(p0, c0);
+        const vf det = vf_add(vf_add(vf_splat_in_rows(m, 0), vf_splat_in_rows(m, 1)),
+                              vf_splat_in_rows(m, 2));
+        const vf inv_det = vf_div(vf_set1(1.0f), det);
+        cols[0] = vf_mul(c0, inv_det);
+        cols[1] = vf_mul(c1, inv_det);
+        cols[2] = vf_mul(c2, inv_det);
     }
 }
 
-/* o = inverse(p) @ g, computed as inverse(R_p) @ (g - [0 | t_p]) (translation first, as the
- * seed's UntransformJoint does). o may alias g. */
-static inline void joint_untransform_scalar(float *o, const float *p, const float *g, int rigid)
+/* Row i of inverse(R) @ d: (cols0_i d0 + cols1_i d1) + cols2_i d2. */
+#define INVERSE_ROW(cols, i, d0, d1, d2)                                                    \
+    vf_add(vf_add(vf_mul(vf_splat_in_rows((cols)[0], i), (d0)),                            \
+                  vf_mul(vf_splat_in_rows((cols)[1], i), (d1))),                           \
+           vf_mul(vf_splat_in_rows((cols)[2], i), (d2)))
+
+/* o = inverse(p) @ g for one joint, computed as inverse(R_p) @ (g - [0 | t_p]) (translation
+ * first, as the seed's UntransformJoint does). Each of the three rows of p and g is one vector
+ * (row slot 0; other slots are zero and never stored). o may alias g. */
+static SKS_ALWAYS_INLINE void joint_untransform(float *o, const float *p, const float *g, int rigid)
 {
-    float cols[3][3], d[SKS_JOINT_FLOATS];
-    int i, c;
-    joint_inverse_columns_scalar(cols, p, rigid);
-    memcpy(d, g, sizeof d);
-    d[3] = g[3] - p[3];
-    d[7] = g[7] - p[7];
-    d[11] = g[11] - p[11];
-    for (i = 0; i < 3; i++)
-        for (c = 0; c < 4; c++)
-            o[4 * i + c] = (cols[0][i] * d[c] + cols[1][i] * d[4 + c]) + cols[2][i] * d[8 + c];
+    const vf p0 = vf_load_rows_count(p, 0, 1), p1 = vf_load_rows_count(p + 4, 0, 1);
+    const vf p2 = vf_load_rows_count(p + 8, 0, 1);
+    const vf d0 = vf_sub(vf_load_rows_count(g, 0, 1), vf_keep_lane3(p0));
+    const vf d1 = vf_sub(vf_load_rows_count(g + 4, 0, 1), vf_keep_lane3(p1));
+    const vf d2 = vf_sub(vf_load_rows_count(g + 8, 0, 1), vf_keep_lane3(p2));
+    vf cols[3];
+    inverse_columns(cols, p0, p1, p2, rigid);
+    {
+        const vf r0 = INVERSE_ROW(cols, 0, d0, d1, d2);
+        const vf r1 = INVERSE_ROW(cols, 1, d0, d1, d2);
+        const vf r2 = INVERSE_ROW(cols, 2, d0, d1, d2);
+        vf_store_rows_count(o, 0, r0, 1);
+        vf_store_rows_count(o + 4, 0, r1, 1);
+        vf_store_rows_count(o + 8, 0, r2, 1);
+    }
 }
 
-/* o = inverse(m) = [R^-1 | -(R^-1 t)]. o may alias m. */
-static inline void joint_invert_scalar(float *o, const float *m, int rigid)
+/* The `count` <= SKS_ROWS joints at m, m + 12, ... inverted: [R^-1 | -(R^-1 t)], the columns of
+ * R^-1 and -(R^-1 t) (a true negation: -((c0_i t0 + c1_i t1) + c2_i t2)) transposed into rows.
+ * o may alias m. */
+static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid, size_t count)
 {
-    float cols[3][3], r[SKS_JOINT_FLOATS];
-    const float t0 = m[3], t1 = m[7], t2 = m[11];
-    int i;
-    joint_inverse_columns_scalar(cols, m, rigid);
-    for (i = 0; i < 3; i++) {
-        r[4 * i + 0] = cols[0][i];
-        r[4 * i + 1] = cols[1][i];
-        r[4 * i + 2] = cols[2][i];
-        r[4 * i + 3] = -((cols[0][i] * t0 + cols[1][i] * t1) + cols[2][i] * t2);
-    }
-    memcpy(o, r, sizeof r);
+    const vf p0 = vf_load_rows_count(m, SKS_JOINT_FLOATS, count);
+    const vf p1 = vf_load_rows_count(m + 4, SKS_JOINT_FLOATS, count);
+    const vf p2 = vf_load_rows_count(m + 8, SKS_JOINT_FLOATS, count);
+    vf cols[3], t;
+    inverse_columns(cols, p0, p1, p2, rigid);
+    t = vf_add(vf_add(vf_mul(cols[0], vf_splat_in_rows(p0, 3)), vf_mul(cols[1], vf_splat_in_rows(p1, 3))),
+               vf_mul(cols[2], vf_splat_in_rows(p2, 3)));
+    t = vf_neg(t);
+    vf_transpose4_in_rows(&cols[0], &cols[1], &cols[2], &t);
+    vf_store_rows_count(o, SKS_JOINT_FLOATS, cols[0], count);
+    vf_store_rows_count(o + 4, SKS_JOINT_FLOATS, cols[1], count);
+    vf_store_rows_count(o + 8, SKS_JOINT_FLOATS, cols[2], count);
 }
 
 /* ------------------------------------------------------------------------------------------
- * Scalar variants
+ * local_to_global: the hierarchy walk (seed 000's TransformSkeleton, seed 002's forward loop)
+ *
+ * For every skeleton b and start <= j < stop, ascending: out[b,j] = local[b,j] for a root,
+ * else out[b,parents[j]] @ local[b,j]. Register forwarding: when parents[j] == j - 1 (chains:
+ * spine, limbs, fingers) the parent's global matrix is still in registers and is not reloaded
+ * through memory (store forwarding would add its latency to the parent -> child chain).
+ * Error: (d + 1) * 2**-23 * max(1, T) for depth d and global translations up to T.
  * ------------------------------------------------------------------------------------------ */
 
-static void local_to_global_scalar(float *out, const float *local, const int32_t *parents,
-                                   size_t batch, size_t joints, size_t start, size_t stop)
+/* Skeleton groups walked side by side (each group is SKS_ROWS skeletons in the row slots of one
+ * set of vectors): two independent groups let the out-of-order core overlap one chain's latency
+ * with the other's (4 skeletons on avx2, 2 on 4-lane targets). */
+#define L2G_GROUPS 2
+
+/* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
+ * skeleton at a time was measured faster than several side by side (Zen 4, 32 MB L3, 10,000 x 96:
+ * 2.9 ns per joint single, 4.4 four side by side), while in cache side by side wins (1.8 against
+ * 2.5 ns per joint at 1000 x 96). */
+#define L2G_SIDE_BY_SIDE_MAX_BYTES ((size_t)16 << 20)
+
+/* One skeleton, rows packed. */
+static void walk_one(float *out, const float *local, const int32_t *parents, size_t start,
+                     size_t stop)
 {
-    sks_walk_scalar(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS,
-                    joint_mul_scalar);
+    joint_packed g;
+    size_t j;
+    int k;
+    for (k = 0; k < SKS_JOINT_VECS; k++) g.r[k] = vf_zero();
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        const size_t oj = SKS_JOINT_FLOATS * j;
+        if (p < 0) {
+            g = joint_packed_load(local + oj);
+        } else if ((size_t)p + 1 == j && j > start) {
+            g = joint_packed_mul(g, local + oj);
+        } else {
+            g = joint_packed_mul(joint_packed_load(out + SKS_JOINT_FLOATS * (size_t)p), local + oj);
+        }
+        joint_packed_store(out + oj, g);
+    }
 }
 
-static void global_to_local_scalar(float *out, const float *global, const int32_t *parents,
-                                   size_t batch, size_t joints, size_t start, size_t stop,
-                                   int rigid)
+/* L2G_GROUPS * SKS_ROWS skeletons, `stride` floats apart, side by side. */
+static void walk_groups(float *out, const float *local, const int32_t *parents, size_t stride,
+                        size_t start, size_t stop)
+{
+    const ptrdiff_t s = (ptrdiff_t)stride;
+    const size_t group = SKS_ROWS * stride;
+    joint_rows g[L2G_GROUPS];
+    size_t j;
+    int q, i;
+    for (q = 0; q < L2G_GROUPS; q++)
+        for (i = 0; i < 3; i++) g[q].r[i] = vf_zero();
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        const size_t oj = SKS_JOINT_FLOATS * j;
+        if (p < 0) {
+            for (q = 0; q < L2G_GROUPS; q++) g[q] = joint_rows_load(local + q * group + oj, s);
+        } else if ((size_t)p + 1 == j && j > start) {
+            for (q = 0; q < L2G_GROUPS; q++) g[q] = joint_rows_mul(g[q], local + q * group + oj, s);
+        } else {
+            const size_t op = SKS_JOINT_FLOATS * (size_t)p;
+            for (q = 0; q < L2G_GROUPS; q++)
+                g[q] = joint_rows_mul(joint_rows_load(out + q * group + op, s),
+                                      local + q * group + oj, s);
+        }
+        for (q = 0; q < L2G_GROUPS; q++) joint_rows_store(out + q * group + oj, s, g[q]);
+    }
+}
+
+static void local_to_global(float *out, const float *local, const int32_t *parents, size_t batch,
+                            size_t joints, size_t start, size_t stop)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS;
-    size_t b, j;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * stride;
-        const float *g = global + b * stride;
-        for (j = stop; j-- > start;) {
-            const int32_t p = parents[j];
-            if (p < 0) {
-                memmove(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * j,
-                        SKS_JOINT_FLOATS * sizeof(float));
-            } else {
-                joint_untransform_scalar(o + SKS_JOINT_FLOATS * j,
-                                         g + SKS_JOINT_FLOATS * (size_t)p,
-                                         g + SKS_JOINT_FLOATS * j, rigid);
-            }
-        }
+    const size_t side = (size_t)L2G_GROUPS * SKS_ROWS;
+    size_t b = 0;
+    if (2 * batch * stride * sizeof(float) <= L2G_SIDE_BY_SIDE_MAX_BYTES) {
+        for (; b + side <= batch; b += side)
+            walk_groups(out + b * stride, local + b * stride, parents, stride, start, stop);
     }
-}
-
-static void multiply_joints_scalar(float *out, const float *a, size_t a_step, const float *b,
-                                   size_t b_step, size_t n)
-{
-    size_t i;
-    a_step *= SKS_JOINT_FLOATS;
-    b_step *= SKS_JOINT_FLOATS;
-    for (i = 0; i < n; i++) {
-        joint_mul_scalar(out + SKS_JOINT_FLOATS * i, a + a_step * i, b + b_step * i);
-    }
-}
-
-static void invert_joints_scalar(float *out, const float *m, size_t n, int rigid)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        joint_invert_scalar(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid);
-    }
+    for (; b < batch; b++) walk_one(out + b * stride, local + b * stride, parents, start, stop);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -144,175 +199,48 @@ static void invert_joints_scalar(float *out, const float *m, size_t n, int rigid
  * Error: the float64 chain is off by at most about (d + 2) * 2**-52 * max(1, T), 2**29 times
  * below a float32 ulp, so each output element is its exact value rounded to float32 up to that:
  * |out - exact| <= 2**-24 * |exact| + (d + 2) * 2**-52 * max(1, T) (tested). Parents before
- * `start` are read from out (float32) and taken as exact. Same operations in every variant:
- * bit-identical.
+ * `start` are read from out (float32) and taken as exact.
  * ------------------------------------------------------------------------------------------ */
 
-/* One joint of the float64 walk (an sks_step_f64, walk.h): g = p @ l (p NULL: a root, g = l)
- * and o = float32(g). o may alias l (l is read first); g and p are distinct scratch matrices. */
-static inline void joint_step_f64_scalar(float *o, double *g, const double *p, const float *l)
+/* Skeletons walked side by side by the float64 walk (at most SKS_L2G_F64_SIDE_BY_SIDE, which
+ * sizes the caller's scratch): the 256-bit float64 rows of avx2 keep four chains busy, the
+ * 128-bit halves of the 4-lane targets two. */
+#define L2G_F64_SIDE_BY_SIDE (SKS_ROWS == 2 ? 4 : 2)
+
+/* One joint of the float64 walk (an sks_step_f64, walk.h): g = p @ l (p NULL: a root, g = l) and
+ * o = float32(g). o may alias l (l is read first); g and p are distinct scratch matrices. */
+static SKS_ALWAYS_INLINE void joint_step_f64(float *o, double *g, const double *p, const float *l)
 {
-    double r[SKS_JOINT_FLOATS];
+    vd4 r[3];
     int i;
     if (p == NULL) {
-        for (i = 0; i < SKS_JOINT_FLOATS; i++) r[i] = (double)l[i];
+        joint_widen_f64(r, l);
     } else {
-        joint_mul_f64_scalar(r, p, l);
+        joint_mul_f64(r, p, l);
     }
-    for (i = 0; i < SKS_JOINT_FLOATS; i++) {
-        g[i] = r[i];
-        o[i] = (float)r[i];
+    for (i = 0; i < 3; i++) {
+        vd4_store(g + 4 * i, r[i]);
+        vd4_store_floats(o + 4 * i, r[i]);
     }
 }
 
-static void local_to_global_f64_scalar(float *out, const float *local, const int32_t *parents,
-                                       size_t batch, size_t joints, size_t start, size_t stop,
-                                       double *scratch)
+static void local_to_global_f64(float *out, const float *local, const int32_t *parents,
+                                size_t batch, size_t joints, size_t start, size_t stop,
+                                double *scratch)
 {
     sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS, scratch,
-                       1, joint_step_f64_scalar);
-}
-
-#if SKS_HAVE_X86_SIMD
-/* ------------------------------------------------------------------------------------------
- * SSE4.1 building blocks. A joint is three __m128 rows (r, r, r, t).
- * ------------------------------------------------------------------------------------------ */
-
-/* o = a @ b; every input is loaded before the first store, so o may alias a or b. */
-SKS_TARGET_SSE41 static inline void joint_mul_sse41(float *o, const float *a, const float *b)
-{
-    const __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8);
-    const __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8);
-    const __m128 r0 = joint_row_sse41(a0, b0, b1, b2);
-    const __m128 r1 = joint_row_sse41(a1, b0, b1, b2);
-    const __m128 r2 = joint_row_sse41(a2, b0, b1, b2);
-    _mm_storeu_ps(o, r0);
-    _mm_storeu_ps(o + 4, r1);
-    _mm_storeu_ps(o + 8, r2);
-}
-
-/* u x v in lanes 0..2 (lane 3 = 0): lane x = u.y*v.z - u.z*v.y, as in the scalar code. */
-SKS_TARGET_SSE41 static inline __m128 cross_sse41(__m128 u, __m128 v)
-{
-    const __m128 u_yzx = _mm_shuffle_ps(u, u, _MM_SHUFFLE(3, 0, 2, 1));
-    const __m128 u_zxy = _mm_shuffle_ps(u, u, _MM_SHUFFLE(3, 1, 0, 2));
-    const __m128 v_yzx = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 0, 2, 1));
-    const __m128 v_zxy = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 0, 2));
-    const __m128 c = _mm_sub_ps(_mm_mul_ps(u_yzx, v_zxy), _mm_mul_ps(u_zxy, v_yzx));
-    return _mm_blend_ps(c, _mm_setzero_ps(), 0x8);
-}
-
-/* Columns of inverse(R) for rows p0, p1, p2 (see joint_inverse_columns_scalar). */
-SKS_TARGET_SSE41 static inline void inverse_columns_sse41(__m128 cols[3], __m128 p0, __m128 p1,
-                                                          __m128 p2, int rigid)
-{
-    if (rigid) {
-        const __m128 zero = _mm_setzero_ps();
-        cols[0] = _mm_blend_ps(p0, zero, 0x8);
-        cols[1] = _mm_blend_ps(p1, zero, 0x8);
-        cols[2] = _mm_blend_ps(p2, zero, 0x8);
-        return;
-    }
-    {
-        const __m128 c0 = cross_sse41(p1, p2), c1 = cross_sse41(p2, p0), c2 = cross_sse41(p0, p1);
-        const __m128 m = _mm_mul_ps(p0, c0);
-        const __m128 m1 = _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 1, 1, 1));
-        const __m128 m2 = _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 2, 2, 2));
-        const __m128 det = _mm_add_ss(_mm_add_ss(m, m1), m2);
-        const __m128 inv_det = _mm_div_ss(_mm_set_ss(1.0f), det);
-        const __m128 s = SKS_SPLAT_LANE(inv_det, 0);
-        cols[0] = _mm_mul_ps(c0, s);
-        cols[1] = _mm_mul_ps(c1, s);
-        cols[2] = _mm_mul_ps(c2, s);
-    }
-}
-
-/* o = inverse(p) @ g (see joint_untransform_scalar). o may alias g. */
-SKS_TARGET_SSE41 static inline void joint_untransform_sse41(float *o, const float *p,
-                                                            const float *g, int rigid)
-{
-    const __m128 p0 = _mm_loadu_ps(p), p1 = _mm_loadu_ps(p + 4), p2 = _mm_loadu_ps(p + 8);
-    const __m128 d0 = _mm_sub_ps(_mm_loadu_ps(g), sks_keep_lane3(p0));
-    const __m128 d1 = _mm_sub_ps(_mm_loadu_ps(g + 4), sks_keep_lane3(p1));
-    const __m128 d2 = _mm_sub_ps(_mm_loadu_ps(g + 8), sks_keep_lane3(p2));
-    __m128 cols[3], r[3];
-    int i;
-    inverse_columns_sse41(cols, p0, p1, p2, rigid);
-    for (i = 0; i < 3; i++) {
-        __m128 c0, c1, c2;
-        switch (i) {
-        case 0:
-            c0 = SKS_SPLAT_LANE(cols[0], 0); c1 = SKS_SPLAT_LANE(cols[1], 0);
-            c2 = SKS_SPLAT_LANE(cols[2], 0);
-            break;
-        case 1:
-            c0 = SKS_SPLAT_LANE(cols[0], 1); c1 = SKS_SPLAT_LANE(cols[1], 1);
-            c2 = SKS_SPLAT_LANE(cols[2], 1);
-            break;
-        default:
-            c0 = SKS_SPLAT_LANE(cols[0], 2); c1 = SKS_SPLAT_LANE(cols[1], 2);
-            c2 = SKS_SPLAT_LANE(cols[2], 2);
-            break;
-        }
-        r[i] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, d0), _mm_mul_ps(c1, d1)), _mm_mul_ps(c2, d2));
-    }
-    _mm_storeu_ps(o, r[0]);
-    _mm_storeu_ps(o + 4, r[1]);
-    _mm_storeu_ps(o + 8, r[2]);
-}
-
-/* o = inverse(m) = [R^-1 | -(R^-1 t)]: the columns of R^-1 and -(R^-1 t) transposed into rows. */
-SKS_TARGET_SSE41 static inline void joint_invert_sse41(float *o, const float *m, int rigid)
-{
-    const __m128 p0 = _mm_loadu_ps(m), p1 = _mm_loadu_ps(m + 4), p2 = _mm_loadu_ps(m + 8);
-    __m128 cols[3];
-    __m128 t;
-    inverse_columns_sse41(cols, p0, p1, p2, rigid);
-    t = _mm_add_ps(_mm_add_ps(_mm_mul_ps(cols[0], SKS_SPLAT_LANE(p0, 3)),
-                              _mm_mul_ps(cols[1], SKS_SPLAT_LANE(p1, 3))),
-                   _mm_mul_ps(cols[2], SKS_SPLAT_LANE(p2, 3)));
-    t = _mm_sub_ps(_mm_setzero_ps(), t);
-    _MM_TRANSPOSE4_PS(cols[0], cols[1], cols[2], t);
-    _mm_storeu_ps(o, cols[0]);
-    _mm_storeu_ps(o + 4, cols[1]);
-    _mm_storeu_ps(o + 8, cols[2]);
+                       L2G_F64_SIDE_BY_SIDE, joint_step_f64);
 }
 
 /* ------------------------------------------------------------------------------------------
- * SSE4.1 variants
+ * global_to_local (seed 000's UntransformSkeleton): for start <= j < stop, descending,
+ * out[b,j] = global[b,j] for a root, else inverse(global[b,parents[j]]) @ global[b,j];
+ * `rigid` takes R^T as the inverse of R. In place works (descending order; a parent is read
+ * before any joint at or below its index is written).
  * ------------------------------------------------------------------------------------------ */
 
-/* The hierarchy walk of one skeleton (see local_to_global_avx2 for the register forwarding:
- * when parents[j] == j - 1 the parent's global matrix is still in registers). */
-SKS_TARGET_SSE41 static void local_to_global_sse41(float *out, const float *local,
-                                                   const int32_t *parents, size_t batch,
-                                                   size_t joints, size_t start, size_t stop)
-{
-    const size_t stride = joints * SKS_JOINT_FLOATS;
-    size_t b, j;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * stride;
-        const float *l = local + b * stride;
-        joint_sse41 g = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
-        for (j = start; j < stop; j++) {
-            const int32_t p = parents[j];
-            const size_t oj = SKS_JOINT_FLOATS * j;
-            if (p < 0) {
-                g = joint_load_sse41(l + oj);
-            } else if ((size_t)p + 1 == j && j > start) {
-                g = joint_mul_regs_sse41(g, l + oj);
-            } else {
-                g = joint_mul_regs_sse41(joint_load_sse41(o + SKS_JOINT_FLOATS * (size_t)p), l + oj);
-            }
-            joint_store_sse41(o + oj, g);
-        }
-    }
-}
-
-SKS_TARGET_SSE41 static void global_to_local_sse41(float *out, const float *global,
-                                                   const int32_t *parents, size_t batch,
-                                                   size_t joints, size_t start, size_t stop,
-                                                   int rigid)
+static void global_to_local(float *out, const float *global, const int32_t *parents, size_t batch,
+                            size_t joints, size_t start, size_t stop, int rigid)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS;
     size_t b, j;
@@ -325,200 +253,34 @@ SKS_TARGET_SSE41 static void global_to_local_sse41(float *out, const float *glob
                 memmove(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * j,
                         SKS_JOINT_FLOATS * sizeof(float));
             } else {
-                joint_untransform_sse41(o + SKS_JOINT_FLOATS * j,
-                                        g + SKS_JOINT_FLOATS * (size_t)p,
-                                        g + SKS_JOINT_FLOATS * j, rigid);
+                joint_untransform(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * (size_t)p,
+                                  g + SKS_JOINT_FLOATS * j, rigid);
             }
         }
     }
 }
 
-SKS_TARGET_SSE41 static void multiply_joints_sse41(float *out, const float *a, size_t a_step,
-                                                   const float *b, size_t b_step, size_t n)
+/* ------------------------------------------------------------------------------------------
+ * multiply_joints: out[i] = a[i * a_step] @ b[i * b_step] (steps 0 or 1); out may equal a or b.
+ * invert_joints: out[i] = inverse(m[i]); out may equal m.
+ * ------------------------------------------------------------------------------------------ */
+
+static void multiply_joints(float *out, const float *a, size_t a_step, const float *b,
+                            size_t b_step, size_t n)
 {
     size_t i;
     a_step *= SKS_JOINT_FLOATS;
     b_step *= SKS_JOINT_FLOATS;
-    for (i = 0; i < n; i++) {
-        joint_mul_sse41(out + SKS_JOINT_FLOATS * i, a + a_step * i, b + b_step * i);
-    }
+    for (i = 0; i < n; i++) joint_mul(out + SKS_JOINT_FLOATS * i, a + a_step * i, b + b_step * i);
 }
 
-SKS_TARGET_SSE41 static void invert_joints_sse41(float *out, const float *m, size_t n, int rigid)
+static void invert_joints(float *out, const float *m, size_t n, int rigid)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        joint_invert_sse41(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid);
-    }
+    size_t i = 0;
+    for (; i + SKS_ROWS <= n; i += SKS_ROWS)
+        joints_invert(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid, SKS_ROWS);
+    if (i < n) joints_invert(out + SKS_JOINT_FLOATS * i, m + SKS_JOINT_FLOATS * i, rigid, n - i);
 }
 
-/* One joint of the float64 walk (see local_to_global_f64_scalar), on joint_ops.h's float64
- * product shared with skinning_palette. */
-SKS_TARGET_SSE41 static inline void joint_step_f64_sse41(float *o, double *g, const double *p,
-                                                         const float *l)
-{
-    const joint_f64_sse41 r = p == NULL ? joint_f64_convert_sse41(l) : joint_mul_f64_sse41(p, l);
-    int i;
-    for (i = 0; i < 3; i++) {
-        _mm_storeu_pd(g + 4 * i, r.lo[i]);
-        _mm_storeu_pd(g + 4 * i + 2, r.hi[i]);
-        _mm_storeu_ps(o + 4 * i, _mm_movelh_ps(_mm_cvtpd_ps(r.lo[i]), _mm_cvtpd_ps(r.hi[i])));
-    }
-}
-
-SKS_TARGET_SSE41 static void local_to_global_f64_sse41(float *out, const float *local,
-                                                       const int32_t *parents, size_t batch,
-                                                       size_t joints, size_t start, size_t stop,
-                                                       double *scratch)
-{
-    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS, scratch,
-                       2, joint_step_f64_sse41);
-}
-
-/* ------------------------------------------------------------------------------------------
- * AVX2 building blocks (the joint and pair types are in joint_ops.h)
- * ------------------------------------------------------------------------------------------ */
-
-/* o = a @ b in memory; all loads precede the stores, so o may alias a or b. */
-SKS_TARGET_AVX2 static inline void joint_mul_avx2(float *o, const float *a, const float *b)
-{
-    joint_store_avx2(o, joint_mul_regs_avx2(joint_load_avx2(a), b));
-}
-
-/* Walk one skeleton with register forwarding: when parents[j] == j - 1 (chains: spine, limbs,
- * fingers) the parent's global matrix is still in registers and is not reloaded through memory
- * (store forwarding would add its latency to the parent -> child chain). */
-SKS_TARGET_AVX2 static void walk_one_avx2(float *out, const float *local, const int32_t *parents,
-                                          size_t start, size_t stop)
-{
-    joint_avx2 g;
-    size_t j;
-    g.r01 = _mm256_setzero_ps();
-    g.r2 = _mm_setzero_ps();
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        const size_t oj = SKS_JOINT_FLOATS * j;
-        if (p < 0) {
-            g = joint_load_avx2(local + oj);
-        } else if ((size_t)p + 1 == j && j > start) {
-            g = joint_mul_regs_avx2(g, local + oj);
-        } else {
-            g = joint_mul_regs_avx2(joint_load_avx2(out + SKS_JOINT_FLOATS * (size_t)p), local + oj);
-        }
-        joint_store_avx2(out + oj, g);
-    }
-}
-
-/* Four skeletons side by side as two pairs, with register forwarding: two independent pairs
- * let the out-of-order core overlap one chain's latency with the other's. */
-SKS_TARGET_AVX2 static void walk_four_avx2(float *out, const float *local, const int32_t *parents,
-                                           size_t stride, size_t start, size_t stop)
-{
-    joint_pair_avx2 g0, g1;
-    const size_t pair = 2 * stride;
-    size_t j;
-    int i;
-    for (i = 0; i < 3; i++) g0.r[i] = g1.r[i] = _mm256_setzero_ps();
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        const size_t oj = SKS_JOINT_FLOATS * j;
-        if (p < 0) {
-            g0 = joint_pair_load_avx2(local + oj, stride);
-            g1 = joint_pair_load_avx2(local + pair + oj, stride);
-        } else if ((size_t)p + 1 == j && j > start) {
-            g0 = joint_pair_mul_avx2(g0, local + oj, stride);
-            g1 = joint_pair_mul_avx2(g1, local + pair + oj, stride);
-        } else {
-            const size_t op = SKS_JOINT_FLOATS * (size_t)p;
-            g0 = joint_pair_mul_avx2(joint_pair_load_avx2(out + op, stride), local + oj, stride);
-            g1 = joint_pair_mul_avx2(joint_pair_load_avx2(out + pair + op, stride), local + pair + oj,
-                                     stride);
-        }
-        joint_pair_store_avx2(out + oj, stride, g0);
-        joint_pair_store_avx2(out + pair + oj, stride, g1);
-    }
-}
-
-/* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
- * skeleton at a time was measured faster than several side by side (Zen 4, 32 MB L3, 10,000 x 96:
- * 2.9 ns per joint single, 4.4 four rows side by side, 5.7 one pair), while in cache four side
- * by side win (1.8 against 2.5 ns per joint at 1000 x 96). */
-#define SKS_L2G_SIDE_BY_SIDE_MAX_BYTES ((size_t)16 << 20)
-
-/* ------------------------------------------------------------------------------------------
- * AVX2 variants
- * ------------------------------------------------------------------------------------------ */
-
-SKS_TARGET_AVX2 static void local_to_global_avx2(float *out, const float *local,
-                                                 const int32_t *parents, size_t batch,
-                                                 size_t joints, size_t start, size_t stop)
-{
-    const size_t stride = joints * SKS_JOINT_FLOATS;
-    const int side_by_side = 2 * batch * stride * sizeof(float) <= SKS_L2G_SIDE_BY_SIDE_MAX_BYTES;
-    size_t b = 0;
-    if (side_by_side) {
-        for (; b + 4 <= batch; b += 4) {
-            walk_four_avx2(out + b * stride, local + b * stride, parents, stride, start, stop);
-        }
-    }
-    for (; b < batch; b++) {
-        walk_one_avx2(out + b * stride, local + b * stride, parents, start, stop);
-    }
-}
-
-/* One joint of the float64 walk (see local_to_global_f64_scalar), on joint_ops.h's float64
- * product shared with skinning_palette. */
-SKS_TARGET_AVX2 static inline void joint_step_f64_avx2(float *o, double *g, const double *p,
-                                                       const float *l)
-{
-    const joint_f64_avx2 r = p == NULL ? joint_f64_convert_avx2(l) : joint_mul_f64_avx2(p, l);
-    int i;
-    for (i = 0; i < 3; i++) {
-        _mm256_storeu_pd(g + 4 * i, r.r[i]);
-        _mm_storeu_ps(o + 4 * i, _mm256_cvtpd_ps(r.r[i]));
-    }
-}
-
-SKS_TARGET_AVX2 static void local_to_global_f64_avx2(float *out, const float *local,
-                                                     const int32_t *parents, size_t batch,
-                                                     size_t joints, size_t start, size_t stop,
-                                                     double *scratch)
-{
-    sks_walk_f64_batch(out, local, parents, batch, joints, start, stop, SKS_JOINT_FLOATS, scratch,
-                       SKS_L2G_F64_SIDE_BY_SIDE, joint_step_f64_avx2);
-}
-
-SKS_TARGET_AVX2 static void multiply_joints_avx2(float *out, const float *a, size_t a_step,
-                                                 const float *b, size_t b_step, size_t n)
-{
-    size_t i;
-    a_step *= SKS_JOINT_FLOATS;
-    b_step *= SKS_JOINT_FLOATS;
-    for (i = 0; i < n; i++) {
-        joint_mul_avx2(out + SKS_JOINT_FLOATS * i, a + a_step * i, b + b_step * i);
-    }
-}
-
-#endif /* SKS_HAVE_X86_SIMD */
-
-/* ------------------------------------------------------------------------------------------
- * The dispatch table, indexed by enum sks_isa
- * ------------------------------------------------------------------------------------------ */
-
-const sks_joints_kernels sks_joints_variants[SKS_ISA_COUNT] = {
-    {local_to_global_scalar, local_to_global_f64_scalar, global_to_local_scalar,
-     multiply_joints_scalar, invert_joints_scalar},
-    {SKS_SIMD_OR_SCALAR(local_to_global_sse41, local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_f64_sse41, local_to_global_f64_scalar),
-     SKS_SIMD_OR_SCALAR(global_to_local_sse41, global_to_local_scalar),
-     SKS_SIMD_OR_SCALAR(multiply_joints_sse41, multiply_joints_scalar),
-     SKS_SIMD_OR_SCALAR(invert_joints_sse41, invert_joints_scalar)},
-    /* global_to_local and invert_joints have no parent -> child chain and no 256-bit
-     * formulation that measured faster: the AVX2 row runs their SSE4.1 variants
-     * (8.3 and 8.5 ns per joint at 1000 x 96 with and without VEX encoding). */
-    {SKS_SIMD_OR_SCALAR(local_to_global_avx2, local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_f64_avx2, local_to_global_f64_scalar),
-     SKS_SIMD_OR_SCALAR(global_to_local_sse41, global_to_local_scalar),
-     SKS_SIMD_OR_SCALAR(multiply_joints_avx2, multiply_joints_scalar),
-     SKS_SIMD_OR_SCALAR(invert_joints_sse41, invert_joints_scalar)},
-};
+SKS_ROW(joints) = {local_to_global, local_to_global_f64, global_to_local, multiply_joints,
+                   invert_joints};

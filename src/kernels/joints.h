@@ -6,7 +6,7 @@
  * contiguous. `parents` has one int32 per joint: -1 for a root, otherwise parents[j] < j
  * (validated by the caller; the kernels trust it).
  *
- * Every variant of every kernel in this family evaluates the same floating-point operations in
+ * Every target of every kernel in this family evaluates the same floating-point operations in
  * the same order (no FMA), so all variants give bit-identical results on finite inputs.
  */
 #ifndef SKS_JOINTS_H
@@ -51,7 +51,7 @@ typedef struct sks_joints_kernels {
     void (*invert_joints)(float *out, const float *m, size_t n, int rigid);
 } sks_joints_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_joints_kernels sks_joints_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in joints.c, once per target. */
+extern const sks_joints_kernels *const sks_joints_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_JOINTS_H */

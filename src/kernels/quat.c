@@ -1,17 +1,19 @@
 /*
- * quat.c -- quaternion algebra and conversions (see quat.h for layouts and quatmath.h for the
- * fixed operation order shared by every variant).
+ * quat.c -- quaternion algebra and conversions (see quat.h for layouts and quat_ops.h for the
+ * fixed operation order shared by every target). Written once against the vector vocabulary:
+ * SKS_W quaternions per step in structure-of-arrays form, the tail of a batch through the same
+ * body with masked loads and stores.
  *
  * multiply    out = a * b:  x = (aw bx + ax bw) + (ay bz - az by), y, z likewise (cyclic),
  *             w = (aw bw - ax bx) - (ay by + az bz). Exact algebra on any quaternion (no
  *             normalisation). Error <= 2.5e-7 per component for unit inputs (tested).
- * conjugate   (-x, -y, -z, w): exact.
+ * conjugate   (-x, -y, -z, w): exact (a sign flip, NaN included).
  * normalize   q / sqrt(dot(q, q)), one division per component (1.3e-7 measured, bound 2e-7);
  *             zero -> (0, 0, 0, 1); tiny or huge q rescaled first; inf/NaN -> NaN.
- * rotate      R(q / |q|) v, rows ((r0 v0 + r1 v1) + r2 v2) with R from quatmath.h, so it equals
+ * rotate      R(q / |q|) v, rows ((r0 v0 + r1 v1) + r2 v2) with R from quat_ops.h, so it equals
  *             to_matrix(q) @ v in this order; a zero q is the identity. Error <= 4e-7 |v|
  *             per component (2.8e-7 measured over 4M vectors).
- * to_matrix   R(q / |q|) (h = 1 / |q|^2, quatmath.h): a pure rotation even for non-unit q;
+ * to_matrix   R(q / |q|) (h = 1 / |q|^2, quat_ops.h): a pure rotation even for non-unit q;
  *             zero q -> I. Error <= 4e-7 per entry (2.1e-7 measured over 4M; tested).
  * from_matrix Shepperd's method, robust for every rotation (including 180 degrees): of the four
  *             candidates 4w^2 = (1 + m00) + (m11 + m22), 4x^2 = (1 + m00) - (m11 + m22),
@@ -20,7 +22,7 @@
  *             differences of off-diagonal pairs; that vector is normalised (so no division by a
  *             small number ever happens, and the result is a unit quaternion even for a slightly
  *             non-orthogonal m) and flipped to w >= 0. Error <= 4e-7 (tested).
- * qts_to_matrix  [s R(q / |q|) | t] with h = s / |q|^2 (quatmath.h), so s = 1 gives exactly
+ * qts_to_matrix  [s R(q / |q|) | t] with h = s / |q|^2 (quat_ops.h), so s = 1 gives exactly
  *             to_matrix's R. Error <= 4e-7 max(1, |s|) (tested).
  * matrix_to_qts  s = sign(det A) sqrt(|A|_F^2 / 3) (a negative determinant becomes a negative
  *             uniform scale, so A / s is a proper rotation), q = from_matrix(A / s), t = column
@@ -28,364 +30,203 @@
  *             exact up to rounding; otherwise s is the RMS column scale and q the normalised
  *             Shepperd quaternion of A / s (not the polar rotation).
  *
- * from_matrix and matrix_to_qts select one of four formulas per element: their SSE4.1 and AVX2
- * rows run the scalar loop (a branch-free SoA form is future work; they are conversion
- * utilities, not per-frame kernels).
+ * from_matrix and matrix_to_qts select one of four formulas per element: they run a per-element
+ * loop (quat_scalar.h) on every target (a branch-free SoA form is future work; they are
+ * conversion utilities, not per-frame kernels).
  */
+#include "target.h"
 #include "quat.h"
+#include "quat_ops.h"
+#include "quat_scalar.h"
 
-#include "quatmath.h"
+/* Step of a broadcast (0) or consecutive (1) operand, in floats per quaternion. */
+#define QSTEP(step) ((ptrdiff_t)(step) * SKS_QUAT_FLOATS)
 
-/* ------------------------------------------------------------------------------------------
- * Scalar building blocks
- * ------------------------------------------------------------------------------------------ */
-
-/* A quaternion in memory as (x, y, z, w), or as (w, x, y, z) when scalar_first. */
-static inline void quat_read_scalar(float q[4], const float *p, int scalar_first)
+/* out[i] = a[i a_step] * b[i b_step]; out may equal a or b (a block is loaded before it is
+ * stored). A broadcast operand is splat once; the steps are constants in each instance. */
+static SKS_ALWAYS_INLINE void multiply_blocks(float *out, const float *a, int a_one,
+                                              const float *b, int b_one, size_t n)
 {
-    if (scalar_first) {
-        q[0] = p[1];
-        q[1] = p[2];
-        q[2] = p[3];
-        q[3] = p[0];
+    const quat_soa ca = quat_soa_splat(a), cb = quat_soa_splat(b);
+    size_t i = 0;
+    for (; i + SKS_W <= n; i += SKS_W) {
+        const quat_soa qa = a_one ? ca : quat_soa_load(a + 4 * i, 4);
+        const quat_soa qb = b_one ? cb : quat_soa_load(b + 4 * i, 4);
+        quat_soa_store(out + 4 * i, 4, quat_soa_mul(qa, qb));
+    }
+    if (i < n) {
+        const quat_soa qa = a_one ? ca : quat_soa_load_n(a + 4 * i, 4, n - i);
+        const quat_soa qb = b_one ? cb : quat_soa_load_n(b + 4 * i, 4, n - i);
+        quat_soa_store_n(out + 4 * i, 4, quat_soa_mul(qa, qb), n - i);
+    }
+}
+
+static void multiply(float *out, const float *a, size_t a_step, const float *b, size_t b_step,
+                     size_t n)
+{
+    if (n == 0) return;
+    if (a_step && b_step) multiply_blocks(out, a, 0, b, 0, n);
+    else if (a_step) multiply_blocks(out, a, 0, b, 1, n);
+    else if (b_step) multiply_blocks(out, a, 1, b, 0, n);
+    else multiply_blocks(out, a, 1, b, 1, n);
+}
+
+/* (-x, -y, -z, w): the sign bits of lanes 0-2 of every row flipped. */
+static void conjugate(float *out, const float *q, size_t n)
+{
+    const vf sign = vf_clear_lane3(vf_set1(-0.0f));
+    const size_t floats = 4 * n;
+    size_t i = 0;
+    for (; i + SKS_W <= floats; i += SKS_W) vf_store(out + i, vf_xor(vf_load(q + i), sign));
+    if (i < floats) vf_store_n(out + i, vf_xor(vf_load_n(q + i, floats - i), sign), floats - i);
+}
+
+/* Every kernel below runs one always-inline block body: with count = SKS_W (a constant) for the
+ * full blocks and count = n - i for the tail, so the full blocks carry no tail logic. */
+#define FOR_BLOCKS(n, body)                                                                   \
+    do {                                                                                      \
+        size_t i_ = 0;                                                                        \
+        for (; i_ + SKS_W <= (n); i_ += SKS_W) body(i_, (size_t)SKS_W);                       \
+        if (i_ < (n)) body(i_, (n) - i_);                                                     \
+    } while (0)
+
+/* A block with a lane whose dot(q, q) lies outside the fast range (zero, tiny, huge, inf, NaN)
+ * goes through the per-element helper, which takes the same path for in-range lanes
+ * (bit-identical). */
+static SKS_ALWAYS_INLINE void normalize_block(float *out, const float *q, size_t count)
+{
+    const unsigned all = (1u << SKS_W) - 1u;
+    quat_soa v = quat_soa_load_n(q, 4, count);
+    const vf n2 = quat_soa_dot(v, v);
+    const vm ok = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
+    const vf len = vf_sqrt(n2);
+    if (((vm_bits(ok) | ~vm_bits(vm_first_n(count))) & all) == all) {
+        v.x = vf_div(v.x, len);
+        v.y = vf_div(v.y, len);
+        v.z = vf_div(v.z, len);
+        v.w = vf_div(v.w, len);
+        quat_soa_store_n(out, 4, v, count);
     } else {
-        memcpy(q, p, 4 * sizeof(float));
+        size_t l;   /* rare: the whole block element by element */
+        for (l = 0; l < count; l++) sks_quat_normalize_scalar(out + 4 * l, q + 4 * l);
     }
 }
 
-static inline void quat_write_scalar(float *p, const float q[4], int scalar_first)
+static void normalize(float *out, const float *q, size_t n)
 {
+#define NORMALIZE_BLOCK(i, count) normalize_block(out + 4 * (i), q + 4 * (i), (count))
+    FOR_BLOCKS(n, NORMALIZE_BLOCK);
+#undef NORMALIZE_BLOCK
+}
+
+/* out[i] (3 floats) = R(q[i q_step] / |q|) v[i v_step]; out may equal v (a block is loaded
+ * before it is stored). The 3-vectors are transposed like quaternions with a zero fourth lane. */
+static SKS_ALWAYS_INLINE void rotate_block(float *out, const float *q, ptrdiff_t qs, const float *v,
+                                           ptrdiff_t vs, size_t count)
+{
+    const vf zero = vf_zero();
+    quat_soa vv, o;
+    vf r[9];
+    vv.x = vf_load_rows_xyz(v, vs, quat_soa_rows_in(count, 0));
+    vv.y = vf_load_rows_xyz(v + SKS_ROWS * vs, vs, quat_soa_rows_in(count, 1));
+    vv.z = vf_load_rows_xyz(v + 2 * SKS_ROWS * vs, vs, quat_soa_rows_in(count, 2));
+    vv.w = vf_load_rows_xyz(v + 3 * SKS_ROWS * vs, vs, quat_soa_rows_in(count, 3));
+    vf_transpose4_in_rows(&vv.x, &vv.y, &vv.z, &vv.w);
+    quat_soa_scaled_rotation(r, quat_soa_load_n(q, qs, count), vf_set1(1.0f));
+    o.x = row_dot3(r, vv.x, vv.y, vv.z, zero);
+    o.y = row_dot3(r + 3, vv.x, vv.y, vv.z, zero);
+    o.z = row_dot3(r + 6, vv.x, vv.y, vv.z, zero);
+    o.w = zero;
+    vf_transpose4_in_rows(&o.x, &o.y, &o.z, &o.w);
+    vf_store_rows_xyz(out, 3, o.x, quat_soa_rows_in(count, 0));
+    vf_store_rows_xyz(out + 3 * SKS_ROWS, 3, o.y, quat_soa_rows_in(count, 1));
+    vf_store_rows_xyz(out + 6 * SKS_ROWS, 3, o.z, quat_soa_rows_in(count, 2));
+    vf_store_rows_xyz(out + 9 * SKS_ROWS, 3, o.w, quat_soa_rows_in(count, 3));
+}
+
+static void rotate(float *out, const float *q, size_t q_step, const float *v, size_t v_step,
+                   size_t n)
+{
+    const ptrdiff_t vs = 3 * (ptrdiff_t)v_step;
+#define ROTATE_BLOCK(i, count)                                                                \
+    (q_step ? rotate_block(out + 3 * (i), q + 4 * (i), 4, v + vs * (i), vs, (count))          \
+            : rotate_block(out + 3 * (i), q, 0, v + vs * (i), vs, (count)))
+    FOR_BLOCKS(n, ROTATE_BLOCK);
+#undef ROTATE_BLOCK
+}
+
+/* out[i] (9 floats) = R(q[i] / |q|): rows of 3 floats, transposed out of SoA like joint rows. */
+static SKS_ALWAYS_INLINE void to_matrix_block(float *out, const float *q, int scalar_first,
+                                              size_t count)
+{
+    quat_soa p = quat_soa_load_n(q, 4, count);
+    vf r[9];
+    int row, k;
     if (scalar_first) {
-        p[0] = q[3];
-        p[1] = q[0];
-        p[2] = q[1];
-        p[3] = q[2];
-    } else {
-        memcpy(p, q, 4 * sizeof(float));
+        const quat_soa s = {p.y, p.z, p.w, p.x};
+        p = s;
+    }
+    quat_soa_scaled_rotation(r, p, vf_set1(1.0f));
+    for (row = 0; row < 3; row++) {
+        vf v[4];
+        v[0] = r[3 * row];
+        v[1] = r[3 * row + 1];
+        v[2] = r[3 * row + 2];
+        v[3] = vf_zero();
+        vf_transpose4_in_rows(&v[0], &v[1], &v[2], &v[3]);
+        for (k = 0; k < 4; k++)
+            vf_store_rows_xyz(out + 9 * k * SKS_ROWS + 3 * row, 9, v[k], quat_soa_rows_in(count, k));
     }
 }
 
-/* o (3 floats) = R(q) v; o may alias v. */
-static inline void quat_rotate_one_scalar(float *o, const float *q, const float *v)
+static void to_matrix(float *out, const float *q, size_t n, int scalar_first)
 {
-    float r[9];
-    float x, y, z;
-    sks_quat_scaled_rotation_scalar(r, q, 1.0f);
-    x = sks_row_dot3_scalar(r, v, 0.0f);
-    y = sks_row_dot3_scalar(r + 3, v, 0.0f);
-    z = sks_row_dot3_scalar(r + 6, v, 0.0f);
-    o[0] = x;
-    o[1] = y;
-    o[2] = z;
+#define TO_MATRIX_BLOCK(i, count) to_matrix_block(out + 9 * (i), q + 4 * (i), scalar_first, (count))
+    FOR_BLOCKS(n, TO_MATRIX_BLOCK);
+#undef TO_MATRIX_BLOCK
 }
 
-/* o (12 floats) = [s R(q) | t] of the QTS joint x. */
-static inline void qts_to_matrix_one_scalar(float *o, const float *x)
-{
-    float r[9];
-    const float tx = x[4], ty = x[5], tz = x[6];
-    sks_quat_scaled_rotation_scalar(r, x, x[7]);
-    o[0] = r[0]; o[1] = r[1]; o[2] = r[2]; o[3] = tx;
-    o[4] = r[3]; o[5] = r[4]; o[6] = r[5]; o[7] = ty;
-    o[8] = r[6]; o[9] = r[7]; o[10] = r[8]; o[11] = tz;
-}
-
-/* ------------------------------------------------------------------------------------------
- * Scalar variants (also the loops the SIMD variants finish their tails with)
- * ------------------------------------------------------------------------------------------ */
-
-static void multiply_scalar(float *out, const float *a, size_t a_step, const float *b,
-                            size_t b_step, size_t n)
-{
-    size_t i;
-    a_step *= 4;
-    b_step *= 4;
-    for (i = 0; i < n; i++) sks_quat_mul_scalar(out + 4 * i, a + a_step * i, b + b_step * i);
-}
-
-static void conjugate_scalar(float *out, const float *q, size_t n)
-{
-    size_t i;
-    for (i = 0; i < 4 * n; i += 4) {
-        out[i] = -q[i];
-        out[i + 1] = -q[i + 1];
-        out[i + 2] = -q[i + 2];
-        out[i + 3] = q[i + 3];
-    }
-}
-
-static void normalize_scalar(float *out, const float *q, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) sks_quat_normalize_scalar(out + 4 * i, q + 4 * i);
-}
-
-static void rotate_scalar(float *out, const float *q, size_t q_step, const float *v,
-                          size_t v_step, size_t n)
-{
-    size_t i;
-    q_step *= 4;
-    v_step *= 3;
-    for (i = 0; i < n; i++) quat_rotate_one_scalar(out + 3 * i, q + q_step * i, v + v_step * i);
-}
-
-static void to_matrix_scalar(float *out, const float *q, size_t n, int scalar_first)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        float p[4];
-        quat_read_scalar(p, q + 4 * i, scalar_first);
-        sks_quat_scaled_rotation_scalar(out + 9 * i, p, 1.0f);
-    }
-}
-
-static void from_matrix_scalar(float *out, const float *m, size_t n, int scalar_first)
+static void from_matrix(float *out, const float *m, size_t n, int scalar_first)
 {
     size_t i;
     for (i = 0; i < n; i++) {
         float q[4];
         sks_quat_from_rotation_scalar(q, m + 9 * i, 3);
-        quat_write_scalar(out + 4 * i, q, scalar_first);
+        if (scalar_first) {
+            out[4 * i] = q[3];
+            out[4 * i + 1] = q[0];
+            out[4 * i + 2] = q[1];
+            out[4 * i + 3] = q[2];
+        } else {
+            memcpy(out + 4 * i, q, sizeof q);
+        }
     }
 }
 
-static void qts_to_matrix_scalar(float *out, const float *x, size_t n)
+/* out[i] (12 floats) = [s R(q / |q|) | t] of QTS joint x[i]: the quaternion and the (t, s)
+ * halves of SKS_W joints are two SoA blocks of step 8. */
+static SKS_ALWAYS_INLINE void qts_to_matrix_block(float *out, const float *x, size_t count)
 {
-    size_t i;
-    for (i = 0; i < n; i++) qts_to_matrix_one_scalar(out + 12 * i, x + 8 * i);
+    const quat_soa q = quat_soa_load_n(x, 8, count);
+    const quat_soa ts = quat_soa_load_n(x + 4, 8, count);
+    const vf t[3] = {ts.x, ts.y, ts.z};
+    vf r[9];
+    quat_soa_scaled_rotation(r, q, ts.w);
+    joint_matrices_store_n(out, 12, r, t, count);
 }
 
-static void matrix_to_qts_scalar(float *out, const float *m, size_t n)
+static void qts_to_matrix(float *out, const float *x, size_t n)
+{
+#define QTS_TO_MATRIX_BLOCK(i, count) qts_to_matrix_block(out + 12 * (i), x + 8 * (i), (count))
+    FOR_BLOCKS(n, QTS_TO_MATRIX_BLOCK);
+#undef QTS_TO_MATRIX_BLOCK
+}
+
+static void matrix_to_qts(float *out, const float *m, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) sks_matrix_to_qts_scalar(out + 8 * i, m + 12 * i);
 }
 
-#if SKS_HAVE_X86_SIMD
-/* ------------------------------------------------------------------------------------------
- * SSE4.1 variants: four quaternions per step in SoA (quatmath.h), scalar tails.
- * ------------------------------------------------------------------------------------------ */
-
-SKS_TARGET_SSE41 static void multiply_sse41(float *out, const float *a, size_t a_step,
-                                            const float *b, size_t b_step, size_t n)
-{
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const sks_quat4 qa = sks_quat4_load(a + 4 * a_step * i, 4 * a_step);
-        const sks_quat4 qb = sks_quat4_load(b + 4 * b_step * i, 4 * b_step);
-        sks_quat4_store(out + 4 * i, 4, sks_quat4_mul(qa, qb));
-    }
-    multiply_scalar(out + 4 * i, a + 4 * a_step * i, a_step, b + 4 * b_step * i, b_step, n - i);
-}
-
-SKS_TARGET_SSE41 static void conjugate_sse41(float *out, const float *q, size_t n)
-{
-    const __m128 sign = _mm_castsi128_ps(_mm_setr_epi32(INT32_MIN, INT32_MIN, INT32_MIN, 0));
-    size_t i;
-    for (i = 0; i < n; i++) _mm_storeu_ps(out + 4 * i, _mm_xor_ps(_mm_loadu_ps(q + 4 * i), sign));
-}
-
-/* A block with a lane whose dot(q, q) lies outside the fast range (zero, tiny, huge, inf, NaN)
- * runs through the scalar helper, which takes the same path for in-range lanes (bit-identical). */
-SKS_TARGET_SSE41 static void normalize_sse41(float *out, const float *q, size_t n)
-{
-    const __m128 lo = _mm_set1_ps(SKS_NORM2_MIN), hi = _mm_set1_ps(SKS_NORM2_MAX);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        sks_quat4 v = sks_quat4_load(q + 4 * i, 4);
-        const __m128 n2 = sks_quat4_dot(v, v);
-        const int ok = _mm_movemask_ps(_mm_and_ps(_mm_cmpge_ps(n2, lo), _mm_cmple_ps(n2, hi)));
-        const __m128 len = _mm_sqrt_ps(n2);
-        v.x = _mm_div_ps(v.x, len);
-        v.y = _mm_div_ps(v.y, len);
-        v.z = _mm_div_ps(v.z, len);
-        v.w = _mm_div_ps(v.w, len);
-        if (ok == 0xF) {
-            sks_quat4_store(out + 4 * i, 4, v);
-        } else {
-            normalize_scalar(out + 4 * i, q + 4 * i, 4);  /* rare: the whole block in scalar */
-        }
-    }
-    normalize_scalar(out + 4 * i, q + 4 * i, n - i);
-}
-
-/* Four 3-vectors at p, p + step, ... into SoA components. */
-SKS_TARGET_SSE41 static inline void vec3x4_load(__m128 v[3], const float *p, size_t step)
-{
-    int c;
-    for (c = 0; c < 3; c++) v[c] = _mm_setr_ps(p[c], p[step + c], p[2 * step + c], p[3 * step + c]);
-}
-
-SKS_TARGET_SSE41 static void rotate_sse41(float *out, const float *q, size_t q_step,
-                                          const float *v, size_t v_step, size_t n)
-{
-    const __m128 zero = _mm_setzero_ps();
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m128 r[9], vv[3], o[3];
-        float tmp[12];
-        int l;
-        sks_quat4_scaled_rotation(r, sks_quat4_load(q + 4 * q_step * i, 4 * q_step), _mm_set1_ps(1.0f));
-        vec3x4_load(vv, v + 3 * v_step * i, 3 * v_step);
-        o[0] = sks_row_dot3_sse41(r, vv[0], vv[1], vv[2], zero);
-        o[1] = sks_row_dot3_sse41(r + 3, vv[0], vv[1], vv[2], zero);
-        o[2] = sks_row_dot3_sse41(r + 6, vv[0], vv[1], vv[2], zero);
-        for (l = 0; l < 3; l++) _mm_storeu_ps(tmp + 4 * l, o[l]);
-        for (l = 0; l < 4; l++) {
-            out[3 * (i + l)] = tmp[l];
-            out[3 * (i + l) + 1] = tmp[4 + l];
-            out[3 * (i + l) + 2] = tmp[8 + l];
-        }
-    }
-    rotate_scalar(out + 3 * i, q + 4 * q_step * i, q_step, v + 3 * v_step * i, v_step, n - i);
-}
-
-/* Four rotation matrices (9 floats each, consecutive at out) from 9 SoA entries. */
-SKS_TARGET_SSE41 static inline void rotations4_store(float *out, const __m128 r[9])
-{
-    const __m128 zero = _mm_setzero_ps();
-    const __m128 t[3] = {zero, zero, zero};
-    float tmp[4][12];
-    float *const dst[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
-    int l, row;
-    sks_joint_matrices4_store(dst, 4, r, t);
-    for (l = 0; l < 4; l++)
-        for (row = 0; row < 3; row++) memcpy(out + 9 * l + 3 * row, tmp[l] + 4 * row, 3 * sizeof(float));
-}
-
-SKS_TARGET_SSE41 static void to_matrix_sse41(float *out, const float *q, size_t n, int scalar_first)
-{
-    const __m128 one = _mm_set1_ps(1.0f);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        sks_quat4 p = sks_quat4_load(q + 4 * i, 4);
-        __m128 r[9];
-        if (scalar_first) {
-            const sks_quat4 s = {p.y, p.z, p.w, p.x};
-            p = s;
-        }
-        sks_quat4_scaled_rotation(r, p, one);
-        rotations4_store(out + 9 * i, r);
-    }
-    to_matrix_scalar(out + 9 * i, q + 4 * i, n - i, scalar_first);
-}
-
-SKS_TARGET_SSE41 static void qts_to_matrix_sse41(float *out, const float *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const float *p = x + 8 * i;
-        const sks_quat4 q = sks_quat4_load(p, 8);
-        const sks_quat4 ts = sks_quat4_load(p + 4, 8);
-        const __m128 t[3] = {ts.x, ts.y, ts.z};
-        float *const dst[4] = {out + 12 * i, out + 12 * (i + 1), out + 12 * (i + 2), out + 12 * (i + 3)};
-        __m128 r[9];
-        sks_quat4_scaled_rotation(r, q, ts.w);
-        sks_joint_matrices4_store(dst, 4, r, t);
-    }
-    qts_to_matrix_scalar(out + 12 * i, x + 8 * i, n - i);
-}
-
-/* ------------------------------------------------------------------------------------------
- * AVX2 variants: eight quaternions per step (quatmath.h lane order), scalar tails.
- * ------------------------------------------------------------------------------------------ */
-
-SKS_TARGET_AVX2 static void multiply_avx2(float *out, const float *a, size_t a_step,
-                                          const float *b, size_t b_step, size_t n)
-{
-    size_t i = 0;
-    if (n >= 8) {
-        const sks_quat8 ca = sks_quat8_splat(a), cb = sks_quat8_splat(b);
-        for (; i + 8 <= n; i += 8) {
-            const sks_quat8 qa = a_step ? sks_quat8_load(a + 4 * i) : ca;
-            const sks_quat8 qb = b_step ? sks_quat8_load(b + 4 * i) : cb;
-            sks_quat8_store(out + 4 * i, sks_quat8_mul(qa, qb));
-        }
-    }
-    multiply_scalar(out + 4 * i, a + 4 * a_step * i, a_step, b + 4 * b_step * i, b_step, n - i);
-}
-
-SKS_TARGET_AVX2 static void conjugate_avx2(float *out, const float *q, size_t n)
-{
-    const __m256 sign = _mm256_castsi256_ps(
-        _mm256_setr_epi32(INT32_MIN, INT32_MIN, INT32_MIN, 0, INT32_MIN, INT32_MIN, INT32_MIN, 0));
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2)
-        _mm256_storeu_ps(out + 4 * i, _mm256_xor_ps(_mm256_loadu_ps(q + 4 * i), sign));
-    conjugate_scalar(out + 4 * i, q + 4 * i, n - i);
-}
-
-SKS_TARGET_AVX2 static void normalize_avx2(float *out, const float *q, size_t n)
-{
-    const __m256 lo = _mm256_set1_ps(SKS_NORM2_MIN), hi = _mm256_set1_ps(SKS_NORM2_MAX);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        sks_quat8 v = sks_quat8_load(q + 4 * i);
-        const __m256 n2 = sks_quat8_dot(v, v);
-        const int ok = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(n2, lo, _CMP_GE_OQ),
-                                                        _mm256_cmp_ps(n2, hi, _CMP_LE_OQ)));
-        const __m256 len = _mm256_sqrt_ps(n2);
-        v.x = _mm256_div_ps(v.x, len);
-        v.y = _mm256_div_ps(v.y, len);
-        v.z = _mm256_div_ps(v.z, len);
-        v.w = _mm256_div_ps(v.w, len);
-        if (ok == 0xFF) {
-            sks_quat8_store(out + 4 * i, v);
-        } else {
-            normalize_scalar(out + 4 * i, q + 4 * i, 8);  /* rare: the whole block in scalar */
-        }
-    }
-    normalize_scalar(out + 4 * i, q + 4 * i, n - i);
-}
-
-SKS_TARGET_AVX2 static void qts_to_matrix_avx2(float *out, const float *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 c[8], r[9], rows[12];
-        float *dst[8];
-        sks_quat8 q;
-        int k;
-        for (k = 0; k < 8; k++) c[k] = _mm256_loadu_ps(x + 8 * (i + k));
-        sks_transpose8(c);
-        q.x = c[0];
-        q.y = c[1];
-        q.z = c[2];
-        q.w = c[3];
-        sks_quat8_scaled_rotation(r, q, c[7]);
-        for (k = 0; k < 3; k++) {
-            rows[4 * k] = r[3 * k];
-            rows[4 * k + 1] = r[3 * k + 1];
-            rows[4 * k + 2] = r[3 * k + 2];
-            rows[4 * k + 3] = c[4 + k];
-        }
-        for (k = 0; k < 8; k++) dst[k] = out + 12 * (i + k);
-        sks_joint_matrices8_store(dst, 8, rows);
-    }
-    qts_to_matrix_scalar(out + 12 * i, x + 8 * i, n - i);
-}
-
-#endif /* SKS_HAVE_X86_SIMD */
-
-/* ------------------------------------------------------------------------------------------
- * The dispatch table, indexed by enum sks_isa
- * ------------------------------------------------------------------------------------------ */
-
-const sks_quat_kernels sks_quat_variants[SKS_ISA_COUNT] = {
-    {multiply_scalar, conjugate_scalar, normalize_scalar, rotate_scalar, to_matrix_scalar,
-     from_matrix_scalar, qts_to_matrix_scalar, matrix_to_qts_scalar},
-    {SKS_SIMD_OR_SCALAR(multiply_sse41, multiply_scalar),
-     SKS_SIMD_OR_SCALAR(conjugate_sse41, conjugate_scalar),
-     SKS_SIMD_OR_SCALAR(normalize_sse41, normalize_scalar),
-     SKS_SIMD_OR_SCALAR(rotate_sse41, rotate_scalar),
-     SKS_SIMD_OR_SCALAR(to_matrix_sse41, to_matrix_scalar), from_matrix_scalar,
-     SKS_SIMD_OR_SCALAR(qts_to_matrix_sse41, qts_to_matrix_scalar), matrix_to_qts_scalar},
-    /* rotate gathers 3-vectors lane by lane and to_matrix writes 9-float matrices that do not
-     * tile 256-bit stores: their SSE4.1 forms serve the AVX2 row. */
-    {SKS_SIMD_OR_SCALAR(multiply_avx2, multiply_scalar),
-     SKS_SIMD_OR_SCALAR(conjugate_avx2, conjugate_scalar),
-     SKS_SIMD_OR_SCALAR(normalize_avx2, normalize_scalar),
-     SKS_SIMD_OR_SCALAR(rotate_sse41, rotate_scalar),
-     SKS_SIMD_OR_SCALAR(to_matrix_sse41, to_matrix_scalar), from_matrix_scalar,
-     SKS_SIMD_OR_SCALAR(qts_to_matrix_avx2, qts_to_matrix_scalar), matrix_to_qts_scalar},
-};
+SKS_ROW(quat) = {multiply, conjugate, normalize, rotate, to_matrix, from_matrix, qts_to_matrix,
+                 matrix_to_qts};

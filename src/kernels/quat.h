@@ -7,7 +7,7 @@
  * row-major 3x4 [R | t]. Counts `n` are in elements; `*_step` is 0 (one element broadcast to all)
  * or 1 (consecutive elements). `scalar_first` nonzero reads/writes quaternions as (w, x, y, z).
  *
- * Every variant evaluates the same float32 operations in the same order (no FMA; quatmath.h),
+ * Every target evaluates the same float32 operations in the same order (no FMA; quat_ops.h),
  * so all variants give bit-identical results on finite inputs.
  */
 #ifndef SKS_QUAT_H
@@ -38,7 +38,7 @@ typedef struct sks_quat_kernels {
     void (*matrix_to_qts)(float *out, const float *m, size_t n);
 } sks_quat_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_quat_kernels sks_quat_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in quat.c, once per target. */
+extern const sks_quat_kernels *const sks_quat_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_QUAT_H */

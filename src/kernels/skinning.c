@@ -27,7 +27,7 @@
 #include <math.h>
 
 #include "skinning.h"
-#include "joint_ops.h"
+#include "joint_ops_legacy.h"
 
 #define SKS_COLUMNS_FLOATS 16   /* one joint's columns C0..C3, 4 floats each (lane 3 = 0) */
 

@@ -1,0 +1,99 @@
+"""Build and run the native bit-identity checks of the kernels, without Python in the loop.
+
+Every kernel family (src/kernels/families.h) and the vocabulary check (vocab_check.c) are compiled
+once per target, exactly as setup.py compiles them, and linked with the checks of every family
+(check_<family>.c) and their driver (check_main.c). The program runs every target's row of every
+family on random and special inputs (NaN, inf, zero, identical and antipodal quaternions, odd
+sizes, every tail length) and compares it bit for bit with the scalar row.
+
+    python tests/native/build.py                 # this machine: scalar, sse41, avx2 (x86-64)
+    python tests/native/build.py --arch aarch64  # cross-compiled, run under qemu-aarch64: neon
+
+aarch64 needs Debian's gcc-aarch64-linux-gnu and qemu-user (apt-get install gcc-aarch64-linux-gnu
+qemu-user); a missing tool is an error, never a skip. Exit status: 0 when every check passed.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KERNELS = os.path.join(ROOT, "src", "kernels")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+COMMON_FLAGS = ["-O2", "-std=gnu99", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+                "-ffp-contract=off", "-fno-strict-aliasing"]
+TARGETS = {
+    "x86_64": [("scalar", []), ("sse41", ["-msse4.1"]), ("avx2", ["-mavx2", "-mfma"])],
+    "aarch64": [("scalar", []), ("neon", [])],
+}
+
+
+def families():
+    with open(os.path.join(KERNELS, "families.h"), encoding="utf-8") as f:
+        return re.findall(r"^\s*SKS_FAMILY\((\w+)\)", f.read(), flags=re.M)
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arch", choices=["native", "aarch64"], default="native")
+    ap.add_argument("--cc", help="C compiler (default: gcc, or aarch64-linux-gnu-gcc)")
+    ap.add_argument("--extra", nargs="*", default=[], help="extra compiler flags")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--keep", action="store_true", help="keep the build directory")
+    a = ap.parse_args()
+
+    if a.arch == "aarch64":
+        cc = a.cc or "aarch64-linux-gnu-gcc"
+        arch = "aarch64"
+        runner = ["qemu-aarch64"]
+        link = ["-static"]
+    else:
+        import platform
+        cc = a.cc or "gcc"
+        machine = platform.machine().lower()
+        arch = "aarch64" if machine in ("aarch64", "arm64") else "x86_64"
+        runner = []
+        link = []
+    for tool in [cc] + runner:
+        if shutil.which(tool) is None:
+            sys.exit(f"native checks: '{tool}' not found (Debian: apt-get install "
+                     f"gcc-aarch64-linux-gnu qemu-user)")
+
+    out = tempfile.mkdtemp(prefix="sks-native-")
+    objects = []
+    sources = [os.path.join(KERNELS, f + ".c") for f in families()]
+    sources.append(os.path.join(HERE, "vocab_check.c"))
+    includes = ["-I", KERNELS, "-I", HERE]
+    for target, flags in TARGETS[arch]:
+        for src in sources:
+            obj = os.path.join(out, f"{os.path.basename(src)[:-2]}_{target}.o")
+            run([cc, *COMMON_FLAGS, *flags, *a.extra, f"-DSKS_COMPILING_{target.upper()}=1",
+                 *includes, "-c", src, "-o", obj])
+            objects.append(obj)
+    checks = sorted(os.path.join(HERE, f) for f in os.listdir(HERE)
+                    if f.startswith("check_") and f.endswith(".c"))
+    for src in [os.path.join(KERNELS, "dispatch.c"), os.path.join(KERNELS, "cpu.c")] + checks:
+        obj = os.path.join(out, os.path.basename(src)[:-2] + ".o")
+        run([cc, *COMMON_FLAGS, *a.extra, *includes, "-c", src, "-o", obj])
+        objects.append(obj)
+    exe = os.path.join(out, "check_kernels")
+    run([cc, *objects, "-o", exe, *link, "-lm"])
+    try:
+        run(runner + [exe, str(a.seed)])
+    except subprocess.CalledProcessError as exc:
+        sys.exit(f"native checks failed (exit status {exc.returncode}); build kept in {out}")
+    if not a.keep:
+        shutil.rmtree(out)
+
+
+if __name__ == "__main__":
+    main()
