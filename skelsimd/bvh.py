@@ -33,6 +33,7 @@ Speed: the header is parsed in Python, the MOTION numbers by a C reader
 about 15 ms here (``benchmarks/sweep_skeleton.py``).
 """
 import gzip
+import operator
 import os
 import re
 import sys
@@ -125,8 +126,8 @@ class Clip(ClipEditing, ClipPictures):
         """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (forward
         kinematics on the kernels, with the skeleton as ``parents``; ``precision="float64"``
         carries the global poses in float64, see :func:`skelsimd.qts_local_to_global_matrix`)."""
-        return qts_local_to_global_matrix(self.local[frames], self.skeleton, out,
-                                          precision=precision)
+        return qts_local_to_global_matrix(self.local[_frame_selection(frames, self.frames)],
+                                          self.skeleton, out, precision=precision)
 
     def global_positions(self, frames=slice(None), *, precision="float32"):
         """Global joint positions ``(F, J, 3)`` float32, in the file's units."""
@@ -139,6 +140,54 @@ class Clip(ClipEditing, ClipPictures):
         clip = Clip(skel, self.local[:, perm], self.frame_time,
                     channels=[self.channels[i] for i in perm], end_site=self.end_site[perm])
         return clip, perm, inverse
+
+
+def _as_int(x):
+    """operator.index(x) for ints (NumPy integers and 0-d integer arrays too), else None."""
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def _frame_selection(frames, count):
+    """`frames` checked as an index into `count` frames (an int, a slice, an integer array or a
+    boolean mask of `count`): TypeError / ValueError naming `frames`, never IndexError."""
+    if isinstance(frames, slice):
+        for part in (frames.start, frames.stop, frames.step):
+            if part is not None and _as_int(part) is None:
+                raise TypeError(f"frames: expected a slice of ints, got {frames!r}")
+        if frames.step is not None and operator.index(frames.step) == 0:
+            raise ValueError("frames: expected a non-zero slice step, got 0")
+        return frames
+    if frames is Ellipsis:
+        return frames
+    if isinstance(frames, (bool, np.bool_)):
+        raise TypeError("frames: expected an int, a slice or an array of frame indices, got bool")
+    f = _as_int(frames)
+    if f is not None:
+        if not -count <= f < count:
+            raise ValueError(f"frames: expected -{count} <= frame < {count} (the clip has "
+                             f"{count} frames), got {f}")
+        return f
+    a = _core._as_array(frames, "frames")
+    if a.dtype == np.bool_:
+        if a.shape != (count,):
+            raise ValueError(f"frames: expected a boolean mask of shape ({count},), got shape "
+                             f"{a.shape}")
+        return a
+    if a.size == 0 and a.dtype.kind in "iuf":
+        return np.zeros(a.shape, np.intp)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"frames: expected an int, a slice, an integer array or a boolean mask, "
+                        f"got {type(frames).__name__} of dtype {a.dtype}")
+    bad = np.flatnonzero((a < -count) | (a >= count))
+    if bad.size:
+        raise ValueError(f"frames: expected frame indices -{count} <= frame < {count} (the clip "
+                         f"has {count} frames), got {a.flat[bad[0]]}")
+    return a
 
 
 # --- reading ---------------------------------------------------------------------------------------
