@@ -88,7 +88,14 @@ class Clip(ClipEditing, ClipPictures):
         n = len(skeleton)
         if local.ndim != 3 or local.shape[1:] != (n, 8):
             raise ValueError(f"local: expected shape (F, {n}, 8), got {local.shape}")
-        frame_time = float(frame_time)
+        try:
+            frame_time = float(frame_time)
+        except (TypeError, ValueError):
+            raise TypeError(f"frame_time: expected a number of seconds, got "
+                            f"{type(frame_time).__name__}") from None
+        except OverflowError:
+            raise ValueError("frame_time: expected a positive number of seconds, got an int "
+                             "beyond the float range") from None
         if not (frame_time > 0 and np.isfinite(frame_time)):
             raise ValueError(f"frame_time: expected a positive number of seconds, got {frame_time}")
         self.skeleton = skeleton
