@@ -1,7 +1,7 @@
 """Runs the fuzzers (api_fuzz.py, bvh_fuzz.py) for a bounded time, each in a child process, so
 that a crash or a hang fails the run instead of killing it.
 
-    python tests/fuzz/run.py --seconds 90 --bvh-seconds 45          # CI (.ci/run)
+    python tests/fuzz/run.py --seconds 60 --bvh-seconds 30          # CI (.ci/sanitize, sanitizer build)
     python tests/fuzz/run.py --seconds 3600 --bvh-seconds 1800      # before a release
 
 A child that dies from a signal (a segfault, an AddressSanitizer or UBSan abort) or stops making
@@ -71,8 +71,8 @@ def run_fuzzer(script, seconds, seed, hang, report_dir, label):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seconds", type=float, default=90.0, help="API fuzzer time")
-    ap.add_argument("--bvh-seconds", type=float, default=45.0, help="BVH mutation fuzzer time")
+    ap.add_argument("--seconds", type=float, default=60.0, help="API fuzzer time")
+    ap.add_argument("--bvh-seconds", type=float, default=30.0, help="BVH mutation fuzzer time")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--hang", type=float, default=60.0,
                     help="seconds without progress that count as a hang")
