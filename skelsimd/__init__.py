@@ -17,5 +17,6 @@ from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # no
                    qts_unpack, quat_conjugate, quat_multiply, quat_normalize, quat_rotate,
                    quat_to_matrix)
 from .surface import Surface, plot_surface  # noqa: F401
+from .compress import CompressedClip, clip_error, compress  # noqa: F401
 
 __version__ = "0.1.0"

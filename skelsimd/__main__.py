@@ -2,7 +2,10 @@
 
     python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
     python -m skelsimd demo --out DIR
+    python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS]
     python -m skelsimd info
+    python -m skelsimd compress IN.bvh OUT [--precision P] [--shell-distance D]
+    python -m skelsimd decompress IN OUT.bvh
 """
 import argparse
 import os
@@ -85,7 +88,7 @@ def _plot_scaling(records, path):
 
 
 def cmd_bench(args):
-    from ._bench import FAMILIES, headline_workloads
+    from ._bench import FAMILIES, REPORTS, headline_workloads
     from ._bench.core import format_table, machine_info, run_workloads, write_json
 
     variants = args.variants or None
@@ -111,10 +114,17 @@ def cmd_bench(args):
     finally:
         close()
     print(format_table(records))
+    reports = {}
     if args.out:
         os.makedirs(args.out, exist_ok=True)
+    for name in args.family or FAMILIES:
+        if name in REPORTS:
+            text, data = REPORTS[name](args.out, bool(args.quick))
+            print(text)
+            reports[name] = data
+    if args.out:
         path = os.path.join(args.out, "bench.json")
-        write_json(path, records, command="bench", quick=bool(args.quick))
+        write_json(path, records, command="bench", quick=bool(args.quick), reports=reports)
         print(f"wrote {path}")
         png = os.path.join(args.out, "bench_speedup.png")
         if _plot(records, png):
@@ -140,10 +150,73 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_dataset(args):
+    try:
+        from .dask import dataset
+    except ImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    steps = [] if args.fps is None else [dataset.Resample(args.fps)]
+    steps.append(dataset.GlobalPositions())
+    if not args.no_features:
+        steps.append(dataset.RootFeatures(up=args.up, forward=args.forward))
+    if args.workers is not None and args.scheduler not in ("threads", "processes", "sync"):
+        print("note: --workers is ignored on a distributed cluster (it has its own workers)",
+              file=sys.stderr)
+    try:
+        report = dataset.build_dataset(args.source, args.out, steps=steps, scheduler=args.scheduler,
+                                       workers=args.workers, progress=not args.no_progress,
+                                       overwrite=args.overwrite, chunk_frames=args.chunk_frames)
+    except (FileNotFoundError, FileExistsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
 def cmd_info(args):
     print(f"skelsimd {__version__}")
     print(f"active variant: {_isa.isa()} (best {_isa.best_isa()}; supported {', '.join(_isa.supported_isas())};"
           f" compiled {', '.join(_isa.compiled_isas())})")
+    return 0
+
+
+def cmd_compress(args):
+    from .bvh import load_bvh
+    from .compress import compress
+
+    try:
+        clip = load_bvh(args.input, end_sites=True)
+        c = compress(clip, precision=args.precision, shell_distance=args.shell_distance,
+                     segment_length=args.segment_length)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    data = c.to_bytes()
+    try:
+        with open(args.output, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {c.num_frames} frames x {c.num_joints} joints at {c.sample_rate:.6g} Hz "
+          f"-> {args.output}: {len(data)} bytes ({c.nbytes} of animation data, ratio "
+          f"{c.ratio:.1f}), max error {c.stats['max_error']:.6g} <= precision {c.precision:g}")
+    return 0
+
+
+def cmd_decompress(args):
+    from .bvh import save_bvh
+    from .compress import CompressedClip
+
+    try:
+        with open(args.input, "rb") as f:
+            c = CompressedClip.from_bytes(f.read())
+        save_bvh(c.to_clip(), args.output, order=args.order)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {c.num_frames} frames x {c.num_joints} joints -> {args.output}")
     return 0
 
 
@@ -173,8 +246,58 @@ def build_parser():
                                    "by an effector. Needs matplotlib (the [bench] extra).")
     d.add_argument("--out", metavar="DIR", required=True, help="directory for the PNG files")
     d.set_defaults(func=cmd_demo)
+    ds = sub.add_parser("dataset", help="motion files to a Zarr store on Dask (the [dask] extra)",
+                        description="Read every BVH file of IN_DIR (a directory, searched "
+                                    "recursively, a glob pattern or files), compute per clip the "
+                                    "global joint positions and root-relative features (optionally "
+                                    "resampled first) on a Dask scheduler, and write one Zarr group "
+                                    "per clip (named by the file's stem: local (F, J, 8), positions "
+                                    "(F, J, 3), ...; attributes fps, names, parents). Files that "
+                                    "fail are reported with their path (and line) as they happen and "
+                                    "in the closing summary; the others are written. Exit status 0 "
+                                    "when every file was written, 1 when some failed, 2 on a usage "
+                                    "error. Needs pip install 'skelsimd[dask]'.")
+    ds.add_argument("source", nargs="+", metavar="IN_DIR", help="directory, glob pattern or file")
+    ds.add_argument("--out", metavar="OUT.zarr", required=True, help="the Zarr store to create")
+    ds.add_argument("--workers", type=int, metavar="N",
+                    help="worker processes (or threads) of the local scheduler (default: one per core)")
+    ds.add_argument("--scheduler", default="processes", metavar="ADDRESS",
+                    help="'processes' (default: local worker processes), 'threads', 'sync' (one "
+                         "thread, for debugging), or a dask.distributed scheduler address "
+                         "(tcp://host:8786) or scheduler file (.json)")
+    ds.add_argument("--fps", type=float, help="resample every clip to this frame rate first")
+    ds.add_argument("--no-features", action="store_true",
+                    help="only local and positions (no root-relative features)")
+    ds.add_argument("--up", default="y", choices=("x", "y", "z"), help="up axis (default y)")
+    ds.add_argument("--forward", default="z", choices=("x", "y", "z"),
+                    help="the characters' forward axis (default z)")
+    ds.add_argument("--chunk-frames", type=int, default=4096,
+                    help="frames per Zarr chunk (default 4096)")
+    ds.add_argument("--overwrite", action="store_true", help="replace OUT.zarr if it exists")
+    ds.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ds.set_defaults(func=cmd_dataset)
     i = sub.add_parser("info", help="print the version and the SIMD variants")
     i.set_defaults(func=cmd_info)
+    c = sub.add_parser("compress", help="compress a BVH clip (skelsimd.compress)",
+                       description="Compress a BVH motion clip; every decompressed frame is within "
+                                   "--precision of the file in object space (virtual vertices at "
+                                   "--shell-distance, file units). Writes CompressedClip.to_bytes().")
+    c.add_argument("input", metavar="IN.bvh", help="BVH file (.gz too)")
+    c.add_argument("output", metavar="OUT", help="compressed clip file to write")
+    c.add_argument("--precision", type=float, default=0.01, help="largest error (default 0.01)")
+    c.add_argument("--shell-distance", type=float, default=3.0,
+                   help="virtual vertex distance (default 3.0)")
+    c.add_argument("--segment-length", type=int, default=16, help="frames per segment (default 16)")
+    c.set_defaults(func=cmd_compress)
+    dc = sub.add_parser("decompress", help="decompress a compressed clip into a BVH file",
+                        description="Read a file written by `compress` and write its decompressed "
+                                    "frames as BVH (the decompressed poses are within the "
+                                    "precision; BVH text adds its own rounding: Euler angles "
+                                    "with 6 decimals).")
+    dc.add_argument("input", metavar="IN", help="compressed clip file")
+    dc.add_argument("output", metavar="OUT.bvh", help="BVH file to write")
+    dc.add_argument("--order", default="ZYX", help="rotation channel order (default ZYX)")
+    dc.set_defaults(func=cmd_decompress)
     return parser
 
 

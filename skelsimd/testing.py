@@ -15,6 +15,7 @@ __all__ = [
     "random_qts",
     "perturbed_quaternions",
     "special_quaternion_pairs",
+    "random_motion",
 ]
 
 
@@ -251,3 +252,59 @@ def perturbed_grid(rows, cols, rng, *, spacing=1.0, noise=0.05, topology="plane"
     xyz = _grid_positions(rows, cols, spacing, topology).astype(np.float64)
     xyz += rng.normal(0.0, noise * spacing, xyz.shape)
     return xyz.astype(np.float32)
+
+
+def random_motion(frames, parents, rng, *, translation=10.0, root_travel=0.0, noise=0.0,
+                  static=0.0, spin=False, scales=False, dtype=np.float32):
+    """A smooth random clip of QTS local poses (frames, J, 8), like motion capture: each joint
+    rotates about a random rest orientation by a few sine waves (some joints not at all, some
+    constant), bones have random lengths up to `translation`, roots travel up to `root_travel`
+    along a smooth path (and spin about their vertical axis with `spin`), `noise` adds jitter
+    (radians and units), `static` is the fraction of the clip held still in one stretch, and
+    `scales` gives some joints constant or animated uniform scales."""
+    parents = np.asarray(parents)
+    joints = len(parents)
+    t = np.arange(frames) / 30.0
+    q = np.empty((frames, joints, 4))
+    local = np.empty((frames, joints, 8))
+    for j in range(joints):
+        kind = rng.integers(0, 6)
+        base = random_quaternions((), rng)
+        if kind == 0:
+            base = np.array([0.0, 0.0, 0.0, 1.0])
+        angle = np.zeros(frames)
+        axis = rng.standard_normal(3)
+        if kind >= 2:
+            for _ in range(rng.integers(1, 4)):
+                angle += rng.uniform(0.02, 1.2) * np.sin(rng.uniform(0.2, 8.0) * t + rng.uniform(0, 6.3))
+        if spin and parents[j] < 0:
+            axis = np.array([0.0, 1.0, 0.0])
+            angle += rng.uniform(-4.0, 4.0) * t
+        if noise and kind >= 2:
+            angle += rng.normal(0.0, noise, frames)
+        axis /= np.linalg.norm(axis)
+        d = np.concatenate([np.sin(0.5 * angle)[:, None] * axis, np.cos(0.5 * angle)[:, None]], 1)
+        x, y, z, w = base
+        dx, dy, dz, dw = d.T
+        q[:, j] = np.stack([w * dx + x * dw + y * dz - z * dy, w * dy - x * dz + y * dw + z * dx,
+                            w * dz + x * dy - y * dx + z * dw, w * dw - x * dx - y * dy - z * dz], 1)
+        offset = rng.uniform(-translation, translation, 3) if parents[j] >= 0 else np.zeros(3)
+        local[:, j, 4:7] = offset
+        if parents[j] < 0 and root_travel:
+            path = np.stack([np.sin(rng.uniform(0.1, 1.0) * t + rng.uniform(0, 6.3)) for _ in range(3)], 1)
+            local[:, j, 4:7] += root_travel * path
+            if noise:
+                local[:, j, 4:7] += rng.normal(0.0, noise, (frames, 3))
+        elif parents[j] >= 0 and kind == 5:
+            local[:, j, 4:7] += 0.1 * translation * np.sin(rng.uniform(0.5, 3.0) * t)[:, None]
+        local[:, j, 7] = 1.0
+        if scales and kind == 1:
+            local[:, j, 7] = rng.uniform(0.5, 2.0)
+        elif scales and kind == 4:
+            local[:, j, 7] = 1.0 + 0.1 * np.sin(rng.uniform(0.5, 3.0) * t)
+    local[..., :4] = q
+    if static and frames > 2:
+        length = int(static * frames)
+        start = rng.integers(0, frames - length + 1)
+        local[start:start + length] = local[start]
+    return local.astype(dtype)

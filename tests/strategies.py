@@ -56,3 +56,11 @@ def rounded_once_bound(reference, additive=1e-12):
     """The float64 walks' element-wise bound (precision="float64"): each element is its exact
     value rounded to float32, 2**-24 of it, up to float64 noise (`additive`)."""
     return 2.0**-24 * np.abs(reference) + additive
+
+
+def examples(n):
+    """hypothesis settings for a test that runs n examples under the default profiles (60
+    examples per property): the count scales with the active profile, so `thorough` (1000)
+    runs such a test 1000 / 60 times as long."""
+    from hypothesis import settings
+    return settings(max_examples=max(1, round(n * settings.default.max_examples / 60)))

@@ -340,9 +340,9 @@ def test_every_variant_is_bit_identical():
 
 
 def test_every_variant_is_bit_identical_on_broadcast_and_fallback_blocks():
-    """The AVX2 slerp/nlerp loops (8-pair blocks, slerp 8 blocks side by side, nlerp pipelined):
+    """The SIMD slerp/nlerp loops (blocks of 4 or 8 pairs, 8 blocks side by side, masked tails):
     each operand broadcast in turn, scalar t, and nlerp blocks with a zero, a tiny and a huge
-    quaternion in the middle of a long run (those blocks are redone in scalar)."""
+    quaternion in the middle of a long run (those pairs are normalised element by element)."""
     rng = np.random.default_rng(22)
     n = 8 * 8 * 3 + 13
     q0, q1 = T.special_quaternion_pairs(n, rng)
@@ -370,3 +370,18 @@ def test_every_variant_is_bit_identical_on_broadcast_and_fallback_blocks():
         got = skelsimd.nlerp(z0, z1, t)
     assert np.array_equal(got[70], np.array([0, 0, 0, 1], np.float32))
     assert np.abs(np.linalg.norm(got[[141, 150]], axis=-1) - 1).max() <= 2e-7
+
+
+def test_negative_zero_t_beside_extrapolation_is_bit_identical():
+    """A block holding a t outside [0, 1] takes the sine's range reduction for all its lanes; a
+    lane with t = -0.0 must still get sin(-0) = -0 (the per-element result), so an output
+    component that is exactly zero keeps its sign on every variant."""
+    q0 = np.tile(np.array([-0.0, 0.6, 0.0, 0.8], np.float32), (16, 1))
+    q1 = np.tile(np.array([0.6, 0.0, 0.0, 0.8], np.float32), (16, 1))
+    t = np.full(16, 0.5, np.float32)
+    t[0], t[1] = -0.0, 2.0
+    for name in supported_isas():
+        with use_isa(name):
+            got = skelsimd.slerp(q0, q1, t)
+        assert np.signbit(got[0, 0]) and got[0, 0] == 0.0, name
+        assert np.array_equal(got[0], q0[0]), name

@@ -207,10 +207,11 @@ def test_every_variant_is_bit_identical():
             assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, k)
 
 
-@pytest.mark.parametrize("batch", [(), (1,), (9,)])
+@pytest.mark.parametrize("batch", [(), (1,), (2,), (4,), (9,), (12,)])
 def test_single_skeleton_walk_is_bit_identical(batch):
-    """A lone skeleton (batch 1, or the ninth of nine on AVX2, the last of five on SSE4.1) runs
-    a walk vectorised within each joint: bit for bit the scalar walk, with scales, a zero
+    """A rest of a few skeletons after the side-by-side groups (a lone skeleton: batch 1, the
+    ninth of nine; two or four on AVX2, one per row slot; two on 4-lane targets) runs a walk
+    vectorised within each joint: bit for bit the scalar variant, with scales, a zero
     quaternion, chains (parent j - 1), branches and parents before `start` read from out."""
     rng = np.random.default_rng(43)
     parents = T.humanoid_skeleton()[0]

@@ -1,9 +1,11 @@
 """Benchmark workloads of every kernel family, for `python -m skelsimd bench`.
 
 Each family module provides `headline()`, the list of its workloads at their headline sizes;
-FAMILIES maps the family's name to that function.
+FAMILIES maps the family's name to that function. A family may also provide
+`report(out, quick) -> (text, data)`, printed after the timing table (and `data` stored in
+bench.json): REPORTS maps the family's name to it.
 """
-from . import joints, mat4, quat, skeleton, skinning, surface
+from . import compress, joints, mat4, quat, skeleton, skinning, surface
 
 FAMILIES = {
     "joints": joints.headline,
@@ -12,6 +14,11 @@ FAMILIES = {
     "skinning": skinning.headline,
     "surface": surface.headline,
     "skeleton": skeleton.headline,
+    "compress": compress.headline,
+}
+
+REPORTS = {
+    "compress": compress.report,
 }
 
 

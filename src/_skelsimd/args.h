@@ -1,7 +1,7 @@
 /*
  * args.h -- the shared CPython/NumPy glue toolkit every kernel family uses.
  *
- * Rules it implements (../shared/design.md, "Python API rules"):
+ * Rules it implements (README.md, "Conventions"):
  *   - inputs are array_like, converted once to C-contiguous aligned float32 (a copy only when
  *     needed); non-numeric dtypes are a TypeError naming the argument;
  *   - `out` must be a float32, C-contiguous, writeable ndarray of exactly the result shape

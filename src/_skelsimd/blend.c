@@ -90,7 +90,7 @@ fail:
 
 static PyObject *py_slerp(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
+    const sks_blend_kernels *k = SKS_KERNELS(blend);
     int method;
     (void)self;
     if (!sks_check_nargs("slerp", nargs, 5)) return NULL;
@@ -103,7 +103,7 @@ static PyObject *py_nlerp(PyObject *self, PyObject *const *args, Py_ssize_t narg
 {
     (void)self;
     if (!sks_check_nargs("nlerp", nargs, 4)) return NULL;
-    return interp_call(args, args[3], sks_blend_variants[sks_active_isa].nlerp);
+    return interp_call(args, args[3], SKS_KERNELS(blend)->nlerp);
 }
 
 static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -148,7 +148,7 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
         if (sks_check_overlap(out, "out", ops[i], names[i], i == 0) < 0) goto fail;
     }
     if (PyArray_SIZE(out) > 0) {
-        const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
+        const sks_blend_kernels *k = SKS_KERNELS(blend);
         const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
         const size_t pose = (size_t)njoints * 8;
         const size_t nindex = (size_t)index.count;
@@ -261,7 +261,7 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     if (sks_check_overlap(out, "out", layers, "layers", 0) < 0) goto fail;
     if (sks_check_overlap(out, "out", w, "weights", 0) < 0) goto fail;
     if (PyArray_SIZE(out) > 0) {
-        const sks_blend_kernels *k = &sks_blend_variants[sks_active_isa];
+        const sks_blend_kernels *k = SKS_KERNELS(blend);
         const size_t npose = (size_t)(PyArray_SIZE(out) / (njoints * 8));
         const int per_joint = PyArray_NDIM(w) == 2;
         float *o = (float *)PyArray_DATA(out);

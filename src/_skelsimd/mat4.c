@@ -17,7 +17,7 @@ static PyObject *py_matmul4(PyObject *self, PyObject *const *args, Py_ssize_t na
 {
     (void)self;
     return sks_binary_matrices_call(args, nargs, "matmul4", mat4_shape, "(..., 4, 4)",
-                                    sks_mat4_variants[sks_active_isa].matmul4);
+                                    SKS_KERNELS(mat4)->matmul4);
 }
 
 /* The precision of the global matrices carried down the hierarchy (the output is float32). */
@@ -25,7 +25,7 @@ static const char *const precisions[] = {"float32", "float64", NULL};
 
 static PyObject *py_mat4_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    const sks_mat4_kernels *k = &sks_mat4_variants[sks_active_isa];
+    const sks_mat4_kernels *k = SKS_KERNELS(mat4);
     sks_walk_args w;
     double *scratch = NULL;
     int precision;
@@ -84,7 +84,7 @@ static PyObject *py_transform_points(PyObject *self, PyObject *const *args, Py_s
     if (sks_check_shape(w.ops[1], "points", 1, point_shape, 1, "(..., 3)") < 0) goto done;
     if (sks_binary_prepare(&w, names, trailing, args[2], point_shape, 1, in_place) < 0) goto done;
     {
-        const sks_mat4_kernels *k = &sks_mat4_variants[sks_active_isa];
+        const sks_mat4_kernels *k = SKS_KERNELS(mat4);
         sks_binary_run(&w, rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4,
                        4 * rows, 3, 3);
     }

@@ -65,7 +65,7 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
         }
     }
     {
-        const sks_qts_kernels *k = &sks_qts_variants[sks_active_isa];
+        const sks_qts_kernels *k = SKS_KERNELS(qts);
         const size_t batch = njoints ? (size_t)(PyArray_SIZE(in) / (njoints * 8)) : 0;
         const int fresh = out_obj == NULL || out_obj == Py_None;
         float *o = (float *)PyArray_DATA(out);

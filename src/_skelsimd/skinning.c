@@ -70,7 +70,7 @@ static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_s
         if (sks_binary_prepare(&w, names, trailing, args[3], out_block, 3, in_place) < 0) goto done;
     }
     if (PyArray_SIZE(w.out) > 0) {
-        const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
+        const sks_skinning_kernels *k = SKS_KERNELS(skinning);
         const npy_intp inner = sks_broadcast_inner(&w.bc), outer = sks_broadcast_outer(&w.bc);
         const size_t stride = (size_t)joints * 12;
         float *o = (float *)PyArray_DATA(w.out);
@@ -240,7 +240,7 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         }
     }
     if (PyArray_SIZE(s.w.out) > 0) {
-        const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
+        const sks_skinning_kernels *k = SKS_KERNELS(skinning);
         const npy_intp inner = sks_broadcast_inner(&s.w.bc), outer = sks_broadcast_outer(&s.w.bc);
         const npy_intp vertices = PyArray_DIM(s.indices, 0), influences = PyArray_DIM(s.indices, 1);
         const npy_intp joints = PyArray_DIM(s.w.ops[1], PyArray_NDIM(s.w.ops[1]) - 3);
@@ -297,7 +297,7 @@ static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_
     if (out == NULL) goto fail;
     if (sks_check_overlap(out, "out", w, "weights", 1) < 0) goto fail;
     {
-        const sks_skinning_kernels *k = &sks_skinning_variants[sks_active_isa];
+        const sks_skinning_kernels *k = SKS_KERNELS(skinning);
         const npy_intp influences = PyArray_DIM(w, PyArray_NDIM(w) - 1);
         const npy_intp rows = influences ? PyArray_SIZE(w) / influences : 0;
         float *o = (float *)PyArray_DATA(out);

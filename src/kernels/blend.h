@@ -44,7 +44,7 @@ typedef struct sks_blend_kernels {
                          size_t joint_step);
 } sks_blend_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_blend_kernels sks_blend_variants[SKS_ISA_COUNT];
+/* Indexed by enum sks_isa: each target's row (blend.c compiled once per target; dispatch.c). */
+extern const sks_blend_kernels *const sks_blend_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_BLEND_H */

@@ -7,6 +7,11 @@
 #include "simd.h"
 #include "joints.h"
 #include "quat.h"
+#include "blend.h"
+#include "compress.h"
+#include "mat4.h"
+#include "skinning.h"
+#include "qts.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -33,3 +38,8 @@
 
 SKS_VARIANTS(joints);
 SKS_VARIANTS(quat);
+SKS_VARIANTS(blend);
+SKS_VARIANTS(compress);
+SKS_VARIANTS(mat4);
+SKS_VARIANTS(skinning);
+SKS_VARIANTS(qts);

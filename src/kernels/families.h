@@ -6,3 +6,8 @@
  */
 SKS_FAMILY(joints)
 SKS_FAMILY(quat)
+SKS_FAMILY(blend)
+SKS_FAMILY(compress)
+SKS_FAMILY(mat4)
+SKS_FAMILY(skinning)
+SKS_FAMILY(qts)

@@ -1,7 +1,7 @@
 /*
  * joint_ops.h -- the 3x4 joint-matrix product on the vector vocabulary, shared by every family
  * that multiplies joint matrices (joints.c: local_to_global, multiply_joints; skinning.c:
- * skinning_palette; mat4.c's affine case). Included by family sources after target.h; one copy
+ * skinning_palette, float32 and float64). Included by family sources after target.h; one copy
  * per target translation unit. Sharing it is what makes those kernels bit-identical to each
  * other as well as across targets.
  *
@@ -141,6 +141,16 @@ static SKS_ALWAYS_INLINE void joint_widen_f64(vd4 r[3], const float *l)
     r[0] = vd4_from_floats(l);
     r[1] = vd4_from_floats(l + 4);
     r[2] = vd4_from_floats(l + 8);
+}
+
+/* A global pose of a float64 walk: r = l for a root (p NULL), else p @ l (joint_mul_f64). */
+static SKS_ALWAYS_INLINE void joint_global_f64(vd4 r[3], const double *p, const float *l)
+{
+    if (p == NULL) {
+        joint_widen_f64(r, l);
+    } else {
+        joint_mul_f64(r, p, l);
+    }
 }
 
 #endif /* SKS_JOINT_OPS_H */

@@ -213,11 +213,7 @@ static SKS_ALWAYS_INLINE void joint_step_f64(float *o, double *g, const double *
 {
     vd4 r[3];
     int i;
-    if (p == NULL) {
-        joint_widen_f64(r, l);
-    } else {
-        joint_mul_f64(r, p, l);
-    }
+    joint_global_f64(r, p, l);
     for (i = 0; i < 3; i++) {
         vd4_store(g + 4 * i, r[i]);
         vd4_store_floats(o + 4 * i, r[i]);

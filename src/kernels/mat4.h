@@ -58,7 +58,7 @@ typedef struct sks_mat4_kernels {
                                  size_t p_step, size_t n);
 } sks_mat4_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_mat4_kernels sks_mat4_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in mat4.c, once per target. */
+extern const sks_mat4_kernels *const sks_mat4_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_MAT4_H */

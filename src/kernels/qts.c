@@ -1,15 +1,17 @@
 /*
- * qts.c -- the QTS hierarchy walks (see qts.h), as a scalar, an SSE4.1 and an AVX2 variant.
+ * qts.c -- the QTS hierarchy walks (see qts.h), written once against the vector vocabulary and
+ * compiled per target (target.h).
  *
  * For a joint j with parent p (global P already computed) and local L:
- *     q_j = q_P * q_L                          (quatmath.h's Hamilton product)
+ *     q_j = q_P * q_L                          (quat_ops.h's Hamilton product)
  *     t_j = ((M0 tL0 + M1 tL1) + M2 tL2) + t_P  per row, M = s_P R(q_P / |q_P|)
  *     s_j = s_P s_L
  * The parent's translation is added last (as in the joint family's local_to_global: it keeps
  * the large global translations out of the other roundings), and the rotation is applied as the
- * parent's scaled rotation matrix M, so t_j is exactly the translation column of
+ * parent's scaled rotation matrix M (quat_ops.h: diagonal h ((w^2 + x^2) - (y^2 + z^2)) + id,
+ * off-diagonal 2h (xy - zw) etc., h = s / |q|^2), so t_j is exactly the translation column of
  * qts_to_matrix(P) @ qts_to_matrix(L). A non-unit q rotates as q / |q| (a zero q as the
- * identity); q_j itself is the raw product.
+ * identity); q_j itself is the raw product. NaN stays in its subtree.
  *
  * Two outputs from the same walk: QTS joints (qts_local_to_global) or the 3x4 matrices
  * [M_j | t_j] (qts_local_to_global_matrix, ozz-animation's LocalToModelJob: the walk computes M_j
@@ -19,163 +21,331 @@
  * random 96-joint trees). In matrix mode a parent before `start` is read from out as a matrix:
  * its M and t are used as they are, its q and s come from matrix_to_qts.
  *
- * SIMD: several skeletons of the batch side by side, one per lane (4 for SSE4.1, 8 for AVX2):
- * joint j of every lane is transposed to SoA, combined with the parent's SoA record (q, t, s and
- * the 9 entries of M, written to the caller's scratch when the parent was computed), and
- * transposed back (or stored as matrices). The last group repeats its last skeleton in unused
- * lanes, which store the same values to the same place (no per-lane branch); a rest of at most
- * four skeletons goes to the four-lane walk, and a single skeleton (a batch of 1: per-frame
- * callers) to a walk vectorised within each joint (walk_one_sse41: q, (t, s) and the columns of
- * M as 128-bit vectors; a lone skeleton in eight lanes measured 2.5x slower than scalar). Every
- * variant evaluates the same operations in the same order: results are bit-identical.
- *
- * Speed (1000 humanoids of 96 joints, ns per joint, AVX2 / SSE4.1 / scalar, this machine):
- * QTS output 2.7 / 4.4 / 14; matrix output 3.0 / 5.3 / 15 (3.8 on AVX2 before its walks stored
- * every lane and were specialised per output); one skeleton 7.9 (AVX2) / 8.8 (SSE4.1) against
- * 13.7 for the scalar walk (float32 QTS output, kernel only).
+ * Vectorisation, the same body on every target:
+ *   - SKS_W skeletons of the batch side by side, one per lane (walk_side_by_side): joint j of
+ *     every skeleton is loaded into SoA (quat_ops.h's item order), combined with the parent's
+ *     SoA record (q, t, s and the 9 entries of M, written to the caller's scratch when the
+ *     parent was computed), and transposed back (or stored as matrices). The last group of a
+ *     batch runs the same body with only its skeletons' lanes loaded and stored.
+ *   - A rest of at most ROWS_WALK_MAX skeletons (a batch of 1: per-frame callers) walks one
+ *     skeleton per row slot, vectorised within each joint (walk_rows: q, (t, s) and the columns
+ *     of M as rows; SKS_W lanes for one skeleton would do SKS_W times the work). The previous
+ *     joint stays in registers for a child with parents[j] == j - 1 (chains: spine, limbs).
+ * Every path evaluates the same operations in the same order: results are bit-identical across
+ * targets and paths on finite inputs (a NaN may come out with the other sign bit).
  *
  * Error (unit quaternions and scales, translations in [-1, 1]): <= 2e-6 on random 96-joint
  * trees (1.6e-6 measured); (d + 1) * 2**-23 * max(1, T) for depth d and global translations up
  * to T.
  */
+#include "target.h"
 #include "qts.h"
+#include "quat_ops.h"
+#include "quat_scalar.h"
 
-#include "quatmath.h"
+/* A rest of at most this many skeletons (after the groups of SKS_W) walks SKS_ROWS at a time
+ * within each joint instead of as one partial side-by-side group: a within-joint walk costs
+ * about half of a side-by-side group per skeleton row. */
+#define ROWS_WALK_MAX (SKS_W / 2)
 
-/* Floats of one joint's SoA record per lane: q (4), t (3), s (1), M = s R(q) (9). */
-#define REC 17
+/* The caller's scratch (qts.h) holds SKS_QTS_MAX_SIDE_BY_SIDE records per joint. */
+typedef char qts_scratch_fits_side_by_side[SKS_W <= SKS_QTS_MAX_SIDE_BY_SIDE ? 1 : -1];
 
-size_t sks_qts_scratch_floats(size_t joints)
+/* The scratch from SKS_QTS_SCRATCH_ALIGN bytes on (its size has that much slack): vector
+ * records then never straddle cache lines (a 16-byte-aligned scratch measured 9% slower on the
+ * avx2 walks, old and new code alike). */
+static SKS_ALWAYS_INLINE void *qts_align_scratch(void *p)
 {
-    return (size_t)REC * 8 * joints;
+    return (void *)(((uintptr_t)p + (SKS_QTS_SCRATCH_ALIGN - 1)) & ~(uintptr_t)(SKS_QTS_SCRATCH_ALIGN - 1));
 }
 
 /* ------------------------------------------------------------------------------------------
- * Scalar
+ * SKS_W skeletons side by side (SoA, item order). Record of a joint in scratch: SKS_QTS_REC (17)
+ * fields of SKS_W floats: q (4), t (3), s (1), M = s R(q) (9).
  * ------------------------------------------------------------------------------------------ */
 
-/* o = P (+) L with m = s_P R(q_P) given; o may alias L. */
-static inline void qts_compose_scalar(float *o, const float *P, const float m[9], const float *L)
+typedef struct qts_soa {
+    quat_soa q;
+    vf t[3], s, m[9];
+} qts_soa;
+
+/* Joint of the first `count` skeletons at p, p + stride, ... (8 floats each) into SoA: q and
+ * (t, s) of each skeleton loaded together (one 256-bit load on avx2), in quat_soa_load's item
+ * order. */
+static SKS_ALWAYS_INLINE void qts_soa_load(qts_soa *g, const float *p, ptrdiff_t stride, size_t count)
 {
-    float r[8];
-    sks_quat_mul_scalar(r, P, L);
-    r[4] = sks_row_dot3_scalar(m, L + 4, P[4]);
-    r[5] = sks_row_dot3_scalar(m + 3, L + 4, P[5]);
-    r[6] = sks_row_dot3_scalar(m + 6, L + 4, P[6]);
-    r[7] = P[7] * L[7];
-    memcpy(o, r, sizeof r);
+    vf q[4], ts[4];
+    int k;
+    for (k = 0; k < 4; k++)
+        vf_load_rows2_count(p + k * SKS_ROWS * stride, stride, &q[k], &ts[k], quat_soa_rows_in(count, k));
+    vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
+    vf_transpose4_in_rows(&ts[0], &ts[1], &ts[2], &ts[3]);
+    g->q.x = q[0];
+    g->q.y = q[1];
+    g->q.z = q[2];
+    g->q.w = q[3];
+    g->t[0] = ts[0];
+    g->t[1] = ts[1];
+    g->t[2] = ts[2];
+    g->s = ts[3];
 }
 
-/* The walk of one skeleton. QTS mode (matrix == 0): globals in out (8 floats per joint).
- * Matrix mode: globals as QTS in g (8 floats per joint, scratch), matrices in out (12).
- * m_cache (9 floats per joint, scratch) keeps each joint's M = s R(q) for its children, and the
- * previous joint stays in registers for a child with parents[j] == j - 1 (chains: spine, limbs,
- * fingers), so the parent -> child chain does not go through memory. */
-static void walk_one_scalar(float *out, float *g, float *m_cache, const float *local,
-                            const int32_t *parents, size_t start, size_t stop, int matrix)
+static SKS_ALWAYS_INLINE void qts_soa_store(float *p, ptrdiff_t stride, const qts_soa *g, size_t count)
 {
-    float prev[8] = {0, 0, 0, 1, 0, 0, 0, 1}, prev_m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    size_t j;
+    const quat_soa ts = {g->t[0], g->t[1], g->t[2], g->s};
+    quat_soa_store_n(p, stride, g->q, count);
+    quat_soa_store_n(p + 4, stride, ts, count);
+}
+
+static SKS_ALWAYS_INLINE void qts_soa_rec_store(float *rec, const qts_soa *g)
+{
     int c;
+    vf_store(rec, g->q.x);
+    vf_store(rec + SKS_W, g->q.y);
+    vf_store(rec + 2 * SKS_W, g->q.z);
+    vf_store(rec + 3 * SKS_W, g->q.w);
+    for (c = 0; c < 3; c++) vf_store(rec + (4 + c) * SKS_W, g->t[c]);
+    vf_store(rec + 7 * SKS_W, g->s);
+    for (c = 0; c < 9; c++) vf_store(rec + (8 + c) * SKS_W, g->m[c]);
+}
+
+static SKS_ALWAYS_INLINE void qts_soa_rec_load(qts_soa *g, const float *rec)
+{
+    int c;
+    g->q.x = vf_load(rec);
+    g->q.y = vf_load(rec + SKS_W);
+    g->q.z = vf_load(rec + 2 * SKS_W);
+    g->q.w = vf_load(rec + 3 * SKS_W);
+    for (c = 0; c < 3; c++) g->t[c] = vf_load(rec + (4 + c) * SKS_W);
+    g->s = vf_load(rec + 7 * SKS_W);
+    for (c = 0; c < 9; c++) g->m[c] = vf_load(rec + (8 + c) * SKS_W);
+}
+
+/* A parent before `start`, read from out at a (skeletons `stride` floats apart): a QTS joint, or
+ * a matrix (its M and t as they are, q and s from matrix_to_qts per skeleton). */
+static SKS_ALWAYS_INLINE void qts_soa_parent_from_out(qts_soa *par, const float *a, ptrdiff_t stride,
+                                                      int matrix, size_t count)
+{
+    if (!matrix) {
+        qts_soa_load(par, a, stride, count);
+        quat_soa_scaled_rotation(par->m, par->q, par->s);
+    } else {
+        float x[8 * SKS_W];
+        size_t l;
+        int i;
+        for (l = 0; l < count; l++) sks_matrix_to_qts_scalar(x + 8 * l, a + (ptrdiff_t)l * stride);
+        par->q = quat_soa_load_n(x, 8, count);
+        par->s = quat_soa_load_n(x + 4, 8, count).w;
+        for (i = 0; i < 3; i++) {   /* row i of every matrix: (M_i0, M_i1, M_i2, t_i) */
+            const quat_soa row = quat_soa_load_n(a + 4 * i, stride, count);
+            par->m[3 * i] = row.x;
+            par->m[3 * i + 1] = row.y;
+            par->m[3 * i + 2] = row.z;
+            par->t[i] = row.w;
+        }
+    }
+}
+
+/* Joint matrices [m | t] of the first `count` skeletons (SoA) at out + l stride: rows 0 and 1 of
+ * each transposed and stored together (8 contiguous floats: one 256-bit store per skeleton on
+ * avx2), then row 2. */
+static SKS_ALWAYS_INLINE void qts_matrices_store_n(float *out, ptrdiff_t stride, const vf m[9],
+                                                   const vf t[3], size_t count)
+{
+    vf r0[4] = {m[0], m[1], m[2], t[0]}, r1[4] = {m[3], m[4], m[5], t[1]};
+    vf r2[4] = {m[6], m[7], m[8], t[2]};
+    int k;
+    vf_transpose4_in_rows(&r0[0], &r0[1], &r0[2], &r0[3]);
+    vf_transpose4_in_rows(&r1[0], &r1[1], &r1[2], &r1[3]);
+    for (k = 0; k < 4; k++)
+        vf_store_rows2_count(out + k * SKS_ROWS * stride, stride, r0[k], r1[k], quat_soa_rows_in(count, k));
+    vf_transpose4_in_rows(&r2[0], &r2[1], &r2[2], &r2[3]);
+    for (k = 0; k < 4; k++)
+        vf_store_rows_count(out + k * SKS_ROWS * stride + 8, stride, r2[k], quat_soa_rows_in(count, k));
+}
+
+/* The walk of `count` <= SKS_W skeletons (out and local `out_stride` and `in_stride` floats
+ * apart); count is a constant in each instance. */
+static SKS_ALWAYS_INLINE void walk_side_by_side(float *out, const float *local, const int32_t *parents,
+                                                ptrdiff_t out_stride, ptrdiff_t in_stride,
+                                                size_t start, size_t stop, float *scratch,
+                                                int matrix, size_t count)
+{
+    const size_t of = matrix ? 12 : 8, rec = (size_t)SKS_QTS_REC * SKS_W;
+    size_t j;
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
-        float cur[8], m[9];
+        qts_soa g, par, loc;
+        qts_soa_load(&loc, local + 8 * j, in_stride, count);
         if (p < 0) {
-            memcpy(cur, local + 8 * j, sizeof cur);
-        } else if ((size_t)p + 1 == j && j > start) {
-            qts_compose_scalar(cur, prev, prev_m, local + 8 * j);
-        } else if ((size_t)p >= start) {
-            qts_compose_scalar(cur, g + 8 * (size_t)p, m_cache + 9 * (size_t)p, local + 8 * j);
-        } else if (matrix) {
-            const float *a = out + 12 * (size_t)p;
-            const float pm[9] = {a[0], a[1], a[2], a[4], a[5], a[6], a[8], a[9], a[10]};
-            float P[8];
-            sks_matrix_to_qts_scalar(P, a);
-            P[4] = a[3];
-            P[5] = a[7];
-            P[6] = a[11];
-            qts_compose_scalar(cur, P, pm, local + 8 * j);
+            g = loc;
         } else {
-            const float *P = g + 8 * (size_t)p;
-            float pm[9];
-            sks_quat_scaled_rotation_scalar(pm, P, P[7]);
-            qts_compose_scalar(cur, P, pm, local + 8 * j);
-        }
-        sks_quat_scaled_rotation_scalar(m, cur, cur[7]);
-        memcpy(g + 8 * j, cur, sizeof cur);
-        memcpy(m_cache + 9 * j, m, sizeof m);
-        if (matrix) {
-            float *o = out + 12 * j;
-            for (c = 0; c < 3; c++) {
-                o[4 * c] = m[3 * c];
-                o[4 * c + 1] = m[3 * c + 1];
-                o[4 * c + 2] = m[3 * c + 2];
-                o[4 * c + 3] = cur[4 + c];
+            int c;
+            if ((size_t)p >= start) {
+                qts_soa_rec_load(&par, scratch + (size_t)p * rec);
+            } else {
+                qts_soa_parent_from_out(&par, out + of * (size_t)p, out_stride, matrix, count);
             }
+            g.q = quat_soa_mul(par.q, loc.q);
+            for (c = 0; c < 3; c++) g.t[c] = row_dot3(par.m + 3 * c, loc.t[0], loc.t[1], loc.t[2], par.t[c]);
+            g.s = vf_mul(par.s, loc.s);
         }
-        memcpy(prev, cur, sizeof prev);
-        memcpy(prev_m, m, sizeof prev_m);
+        quat_soa_scaled_rotation(g.m, g.q, g.s);
+        qts_soa_rec_store(scratch + j * rec, &g);
+        if (matrix) {
+            qts_matrices_store_n(out + 12 * j, out_stride, g.m, g.t, count);
+        } else {
+            qts_soa_store(out + 8 * j, out_stride, &g, count);
+        }
     }
 }
 
-static void walk_scalar(float *out, const float *local, const int32_t *parents, size_t batch,
-                        size_t joints, size_t start, size_t stop, float *scratch, int matrix)
+/* ------------------------------------------------------------------------------------------
+ * Within each joint: one skeleton per row slot (count <= SKS_ROWS skeletons). A global joint is
+ * q, (tx, ty, tz, s) and the columns of M = s R(q) (lane 3 unspecified), each one row; its
+ * record in scratch is these 5 vectors.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct qts_rows {
+    vf q, ts, c[3];
+} qts_rows;
+
+/* Floats of a joint's record for `count` row slots: 5 fields of `count` rows of 4 (a lone
+ * skeleton's record is 20 floats on every target: less scratch to bring into the cache). */
+#define ROWS_REC(count) (20 * (count))
+
+/* g = P (+) (lq, lts): q = q_P q_L, t = ((c0 tL0 + c1 tL1) + c2 tL2) + t_P, s = s_P s_L, M. */
+static SKS_ALWAYS_INLINE void qts_rows_compose(qts_rows *g, const qts_rows *P, vf lq, vf lts)
 {
-    size_t b;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * joints * (matrix ? 12 : 8);
-        walk_one_scalar(o, matrix ? scratch : o, scratch + 8 * joints, local + b * joints * 8, parents,
-                        start, stop, matrix);
+    const vf t = vf_add(vf_add(vf_add(vf_mul(P->c[0], vf_splat_in_rows(lts, 0)),
+                                      vf_mul(P->c[1], vf_splat_in_rows(lts, 1))),
+                               vf_mul(P->c[2], vf_splat_in_rows(lts, 2))),
+                        P->ts);
+    g->q = quat_rows_mul(P->q, lq);
+    g->ts = vf_blend_in_rows(t, vf_mul(P->ts, lts), 8);
+    quat_rows_scaled_rotation(g->c, g->q, vf_splat_in_rows(g->ts, 3));
+}
+
+static SKS_ALWAYS_INLINE void qts_rows_rec_store(float *rec, const qts_rows *g, size_t count)
+{
+    const ptrdiff_t f = 4 * (ptrdiff_t)count;
+    vf_store_rows_count(rec, 4, g->q, count);
+    vf_store_rows_count(rec + f, 4, g->ts, count);
+    vf_store_rows_count(rec + 2 * f, 4, g->c[0], count);
+    vf_store_rows_count(rec + 3 * f, 4, g->c[1], count);
+    vf_store_rows_count(rec + 4 * f, 4, g->c[2], count);
+}
+
+static SKS_ALWAYS_INLINE void qts_rows_rec_load(qts_rows *g, const float *rec, size_t count)
+{
+    const ptrdiff_t f = 4 * (ptrdiff_t)count;
+    g->q = vf_load_rows_count(rec, 4, count);
+    g->ts = vf_load_rows_count(rec + f, 4, count);
+    g->c[0] = vf_load_rows_count(rec + 2 * f, 4, count);
+    g->c[1] = vf_load_rows_count(rec + 3 * f, 4, count);
+    g->c[2] = vf_load_rows_count(rec + 4 * f, 4, count);
+}
+
+/* A parent before `start`, read from out at a: a QTS joint, or a matrix (its M and t as they
+ * are, q and s from matrix_to_qts). */
+static SKS_ALWAYS_INLINE void qts_rows_parent_from_out(qts_rows *par, const float *a, ptrdiff_t stride,
+                                                       int matrix, size_t count)
+{
+    if (!matrix) {
+        par->q = vf_load_rows_count(a, stride, count);
+        par->ts = vf_load_rows_count(a + 4, stride, count);
+        quat_rows_scaled_rotation(par->c, par->q, vf_splat_in_rows(par->ts, 3));
+    } else {
+        float x[8 * SKS_ROWS];
+        vf r3 = vf_zero();
+        size_t l;
+        for (l = 0; l < count; l++) sks_matrix_to_qts_scalar(x + 8 * l, a + (ptrdiff_t)l * stride);
+        par->c[0] = vf_load_rows_count(a, stride, count);
+        par->c[1] = vf_load_rows_count(a + 4, stride, count);
+        par->c[2] = vf_load_rows_count(a + 8, stride, count);
+        vf_transpose4_in_rows(&par->c[0], &par->c[1], &par->c[2], &r3);   /* columns of M */
+        par->q = vf_load_rows_count(x, 8, count);
+        par->ts = vf_load_rows_count(x + 4, 8, count);   /* (t from the matrix, s) */
     }
 }
 
-static void local_to_global_scalar(float *out, const float *local, const int32_t *parents,
+/* The walk of `count` <= SKS_ROWS skeletons, one per row slot; count is a constant in each
+ * instance. */
+static SKS_ALWAYS_INLINE void walk_rows(float *out, const float *local, const int32_t *parents,
+                                        ptrdiff_t out_stride, ptrdiff_t in_stride, size_t start,
+                                        size_t stop, float *scratch, int matrix, size_t count)
+{
+    const size_t of = matrix ? 12 : 8;
+    qts_rows prev, g, par;
+    size_t j;
+    prev.q = prev.ts = prev.c[0] = prev.c[1] = prev.c[2] = vf_zero();
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        const vf lq = vf_load_rows_count(local + 8 * j, in_stride, count);
+        const vf lts = vf_load_rows_count(local + 8 * j + 4, in_stride, count);
+        if (p < 0) {
+            g.q = lq;
+            g.ts = lts;
+            quat_rows_scaled_rotation(g.c, g.q, vf_splat_in_rows(g.ts, 3));
+        } else if ((size_t)p + 1 == j && j > start) {
+            qts_rows_compose(&g, &prev, lq, lts);
+        } else {
+            if ((size_t)p >= start) {
+                qts_rows_rec_load(&par, scratch + ROWS_REC(count) * (size_t)p, count);
+            } else {
+                qts_rows_parent_from_out(&par, out + of * (size_t)p, out_stride, matrix, count);
+            }
+            qts_rows_compose(&g, &par, lq, lts);
+        }
+        qts_rows_rec_store(scratch + ROWS_REC(count) * j, &g, count);
+        if (matrix) {
+            vf r0 = g.c[0], r1 = g.c[1], r2 = g.c[2], r3 = g.ts;
+            vf_transpose4_in_rows(&r0, &r1, &r2, &r3);
+            vf_store_rows_count(out + 12 * j, out_stride, r0, count);
+            vf_store_rows_count(out + 12 * j + 4, out_stride, r1, count);
+            vf_store_rows_count(out + 12 * j + 8, out_stride, r2, count);
+        } else {
+            vf_store_rows_count(out + 8 * j, out_stride, g.q, count);
+            vf_store_rows_count(out + 8 * j + 4, out_stride, g.ts, count);
+        }
+        prev = g;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The batch: groups of SKS_W side by side, then the rest (see ROWS_WALK_MAX).
+ * ------------------------------------------------------------------------------------------ */
+
+static SKS_ALWAYS_INLINE void walk(float *out, const float *local, const int32_t *parents, size_t batch,
+                                   size_t joints, size_t start, size_t stop, float *scratch,
+                                   int matrix)
+{
+    const ptrdiff_t os = (ptrdiff_t)((matrix ? 12 : 8) * joints), is = (ptrdiff_t)(8 * joints);
+    size_t b = 0;
+    for (; b + SKS_W <= batch; b += SKS_W)
+        walk_side_by_side(out + b * os, local + b * is, parents, os, is, start, stop, scratch, matrix,
+                          SKS_W);
+    if (batch - b > ROWS_WALK_MAX) {
+        walk_side_by_side(out + b * os, local + b * is, parents, os, is, start, stop, scratch, matrix,
+                          batch - b);
+        return;
+    }
+    for (; b + SKS_ROWS <= batch; b += SKS_ROWS)
+        walk_rows(out + b * os, local + b * is, parents, os, is, start, stop, scratch, matrix, SKS_ROWS);
+    if (b < batch) walk_rows(out + b * os, local + b * is, parents, os, is, start, stop, scratch, matrix, 1);
+}
+
+static void local_to_global(float *out, const float *local, const int32_t *parents, size_t batch,
+                            size_t joints, size_t start, size_t stop, float *scratch)
+{
+    walk(out, local, parents, batch, joints, start, stop, (float *)qts_align_scratch(scratch), 0);
+}
+
+static void local_to_global_matrix(float *out, const float *local, const int32_t *parents,
                                    size_t batch, size_t joints, size_t start, size_t stop,
                                    float *scratch)
 {
-    walk_scalar(out, local, parents, batch, joints, start, stop, scratch, 0);
-}
-
-static void local_to_global_matrix_scalar(float *out, const float *local, const int32_t *parents,
-                                          size_t batch, size_t joints, size_t start, size_t stop,
-                                          float *scratch)
-{
-    walk_scalar(out, local, parents, batch, joints, start, stop, scratch, 1);
-}
-
-/* A parent before `start` in matrix mode, for `lanes` lanes (matrices at src[l] + 12 p): its QTS
- * (q and s from matrix_to_qts, t from the matrix) and its matrix entries, in SoA arrays. */
-static inline void matrix_parent_scalar(float qts[8][8], float m[9][8], const float *const *src,
-                                        size_t lanes, size_t p)
-{
-    size_t l;
-    int c;
-    for (l = 0; l < lanes; l++) {
-        const float *a = src[l] + 12 * p;
-        float x[8];
-        sks_matrix_to_qts_scalar(x, a);
-        x[4] = a[3];
-        x[5] = a[7];
-        x[6] = a[11];
-        for (c = 0; c < 8; c++) qts[c][l] = x[c];
-        for (c = 0; c < 9; c++) m[c][l] = a[4 * (c / 3) + c % 3];
-    }
-}
-
-/* Lane pointers of the skeletons b .. b + nvalid - 1 of a batch; the unused lanes repeat the
- * last valid skeleton: they compute it again and store the same values to the same place (the
- * walks store every lane, with no per-lane branch; in place the repeated lane has read its
- * joint before either lane writes it). */
-static inline void lane_pointers(float **dst, const float **src, size_t lanes, size_t nvalid,
-                                 float *out, const float *local, size_t b, size_t out_stride,
-                                 size_t in_stride)
-{
-    size_t l;
-    for (l = 0; l < lanes; l++) {
-        const size_t k = b + (l < nvalid ? l : nvalid - 1);
-        dst[l] = out + k * out_stride;
-        src[l] = local + k * in_stride;
-    }
+    walk(out, local, parents, batch, joints, start, stop, (float *)qts_align_scratch(scratch), 1);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -187,9 +357,9 @@ static inline void lane_pointers(float **dst, const float **src, size_t lanes, s
  *
  * QTS output (local_to_global_f64): the float32 walk's formula and order of operations, every
  * operation in float64 (the float32 locals are exact in float64):
- *     q_j = q_P * q_L                          (Hamilton product, quatmath.h's order)
+ *     q_j = q_P * q_L                          (Hamilton product, quat_ops.h's order)
  *     t_j = ((M0 tL0 + M1 tL1) + M2 tL2) + t_P  per row, M = s_P R(q_P / |q_P|) in float64
- *                                               (sks_quat_scaled_rotation_scalar's order)
+ *                                               (quat_ops.h's order)
  *     s_j = s_P s_L
  * and out[j] = float32(q_j, t_j, s_j). A root copies its local joint (exact).
  *
@@ -210,21 +380,176 @@ static inline void lane_pointers(float **dst, const float **src, size_t lanes, s
  * Edge cases as in the float32 walk: a zero q rotates as the identity (M = s I), NaN stays in
  * its subtree. Parents before `start` are read from out (float32) and taken as exact (QTS mode:
  * their M computed in float64 from their q and s). out == local is allowed in QTS mode (each
- * local joint is read before its output is written). Every variant evaluates the same float64
- * operations in the same order, no FMA: bit-identical results.
+ * local joint is read before its output is written).
+ *
+ * Four skeletons side by side, one per lane of a vd4 (walk4_f64); each record field is stored to
+ * the scratch as soon as it is computed and read back from there (or from the parent's record)
+ * where it is needed, so no array of 17 vectors lives on the stack and the parent -> child
+ * chain goes through plain vector stores and loads; the child's M is computed from the q and s
+ * still in registers. A rest of at most three skeletons walks one at a time in plain C
+ * (walk_one_f64: the same operations in the same order on doubles).
  * ------------------------------------------------------------------------------------------ */
 
 /* float64 record of one global joint: QTS mode q (4), t (3), s (1), M = s R(q) (9); matrix
- * mode the 3x4 matrix (12). SIMD variants keep F64_LANES lanes of each field side by side. */
-#define REC64 17
-#define F64_LANES 4
+ * mode the 3x4 matrix (12); SKS_QTS_F64_LANES lanes of each field side by side. */
+#define REC64 SKS_QTS_F64_REC
+#define F64_LANES SKS_QTS_F64_LANES
 
-size_t sks_qts_f64_scratch_doubles(size_t stop)
+/* Field f of a four-lane float64 record. */
+static SKS_ALWAYS_INLINE vd4 rec64_get(const double *rec, int f)
 {
-    return (size_t)REC64 * F64_LANES * stop;
+    return vd4_load(rec + F64_LANES * f);
 }
 
-/* o = a * b in float64, sks_quat_mul_scalar's order. */
+static SKS_ALWAYS_INLINE void rec64_put(double *rec, int f, vd4 v)
+{
+    vd4_store(rec + F64_LANES * f, v);
+}
+
+/* n floats (a multiple of 4) at p of the four skeletons (`stride` floats apart), as float64,
+ * into the record fields 0 .. n - 1. */
+static SKS_ALWAYS_INLINE void rec64_load_floats(double *rec, const float *p, ptrdiff_t stride, int n)
+{
+    int k, c;
+    for (k = 0; k < n; k += 4) {
+        vd4 v[4];
+        vd4_load_floats_transposed(v, p + k, stride);
+        for (c = 0; c < 4; c++) rec64_put(rec, k + c, v[c]);
+    }
+}
+
+/* The record fields 0 .. n - 1 rounded to float32 and stored as n floats at p per skeleton. */
+static SKS_ALWAYS_INLINE void rec64_store_floats(float *p, ptrdiff_t stride, const double *rec, int n)
+{
+    int k, c;
+    for (k = 0; k < n; k += 4) {
+        vd4 v[4];
+        for (c = 0; c < 4; c++) v[c] = rec64_get(rec, k + c);
+        vd4_store_floats_transposed(p + k, stride, v);
+    }
+}
+
+/* Record fields r[0 .. 8] (row-major 3x3, row i at field rs i + c) = scale * R(q / |q|) on four
+ * lanes (quat_ops.h's formula and order; a zero or NaN n2 gives scale * I). */
+static SKS_ALWAYS_INLINE void scaled_rotation_f64x4(double *r, int rs, vd4 x, vd4 y, vd4 z, vd4 w,
+                                                    vd4 scale)
+{
+    const vd4 zero = vd4_set1(0.0);
+    const vd4 xx = vd4_mul(x, x), yy = vd4_mul(y, y), zz = vd4_mul(z, z), ww = vd4_mul(w, w);
+    const vd4 n2 = vd4_add(vd4_add(xx, zz), vd4_add(yy, ww));
+    const vd4 h = vd4_select_gt(n2, zero, vd4_div(scale, n2), zero), k = vd4_add(h, h);
+    const vd4 id = vd4_select_gt(n2, zero, zero, scale);
+    const vd4 xy = vd4_mul(x, y), xz = vd4_mul(x, z), yz = vd4_mul(y, z);
+    const vd4 xw = vd4_mul(x, w), yw = vd4_mul(y, w), zw = vd4_mul(z, w);
+    rec64_put(r, 0, vd4_add(vd4_mul(h, vd4_sub(vd4_add(ww, xx), vd4_add(yy, zz))), id));
+    rec64_put(r, 1, vd4_mul(k, vd4_sub(xy, zw)));
+    rec64_put(r, 2, vd4_mul(k, vd4_add(xz, yw)));
+    rec64_put(r, rs, vd4_mul(k, vd4_add(xy, zw)));
+    rec64_put(r, rs + 1, vd4_add(vd4_mul(h, vd4_sub(vd4_add(ww, yy), vd4_add(xx, zz))), id));
+    rec64_put(r, rs + 2, vd4_mul(k, vd4_sub(yz, xw)));
+    rec64_put(r, 2 * rs, vd4_mul(k, vd4_sub(xz, yw)));
+    rec64_put(r, 2 * rs + 1, vd4_mul(k, vd4_add(yz, xw)));
+    rec64_put(r, 2 * rs + 2, vd4_add(vd4_mul(h, vd4_sub(vd4_add(ww, zz), vd4_add(xx, yy))), id));
+}
+
+/* The M fields (8 .. 16) of a QTS record from its q (0 .. 3) and s (7). */
+static SKS_ALWAYS_INLINE void qts_record_m_f64x4(double *g)
+{
+    scaled_rotation_f64x4(g + 8 * F64_LANES, 3, rec64_get(g, 0), rec64_get(g, 1), rec64_get(g, 2),
+                          rec64_get(g, 3), rec64_get(g, 7));
+}
+
+/* (r[0] v[0] + r[1] v[cs]) + r[2] v[2 cs] on four lanes, fields of records r and v. */
+static SKS_ALWAYS_INLINE vd4 row_dot3_f64x4(const double *r, const double *v, int cs)
+{
+    return vd4_add(vd4_add(vd4_mul(rec64_get(r, 0), rec64_get(v, 0)), vd4_mul(rec64_get(r, 1), rec64_get(v, cs))),
+                   vd4_mul(rec64_get(r, 2), rec64_get(v, 2 * cs)));
+}
+
+/* Record g = P (+) l on four lanes; l holds the local joint in fields 0 .. 7. */
+static SKS_ALWAYS_INLINE void qts_compose_f64x4(double *g, const double *P, const double *l)
+{
+    const vd4 ax = rec64_get(P, 0), ay = rec64_get(P, 1), az = rec64_get(P, 2), aw = rec64_get(P, 3);
+    const vd4 bx = rec64_get(l, 0), by = rec64_get(l, 1), bz = rec64_get(l, 2), bw = rec64_get(l, 3);
+    const vd4 x = vd4_add(vd4_add(vd4_mul(aw, bx), vd4_mul(ax, bw)), vd4_sub(vd4_mul(ay, bz), vd4_mul(az, by)));
+    const vd4 y = vd4_add(vd4_add(vd4_mul(aw, by), vd4_mul(ay, bw)), vd4_sub(vd4_mul(az, bx), vd4_mul(ax, bz)));
+    const vd4 z = vd4_add(vd4_add(vd4_mul(aw, bz), vd4_mul(az, bw)), vd4_sub(vd4_mul(ax, by), vd4_mul(ay, bx)));
+    const vd4 w = vd4_sub(vd4_sub(vd4_mul(aw, bw), vd4_mul(ax, bx)), vd4_add(vd4_mul(ay, by), vd4_mul(az, bz)));
+    const vd4 s = vd4_mul(rec64_get(P, 7), rec64_get(l, 7));
+    int c;
+    rec64_put(g, 0, x);
+    rec64_put(g, 1, y);
+    rec64_put(g, 2, z);
+    rec64_put(g, 3, w);
+    for (c = 0; c < 3; c++)
+        rec64_put(g, 4 + c, vd4_add(row_dot3_f64x4(P + (8 + 3 * c) * F64_LANES, l + 4 * F64_LANES, 1),
+                                    rec64_get(P, 4 + c)));
+    rec64_put(g, 7, s);
+    /* M from the registers: the q -> M -> child t chain does not wait on the record stores */
+    scaled_rotation_f64x4(g + 8 * F64_LANES, 3, x, y, z, w, s);
+}
+
+/* Record m = [s R(q) | t] (12 fields, row-major 3x4) of the four-lane local joint x (fields
+ * 0 .. 7). */
+static SKS_ALWAYS_INLINE void local_matrix_f64x4(double *m, const double *x)
+{
+    int i;
+    scaled_rotation_f64x4(m, 4, rec64_get(x, 0), rec64_get(x, 1), rec64_get(x, 2), rec64_get(x, 3),
+                          rec64_get(x, 7));
+    for (i = 0; i < 3; i++) rec64_put(m, 4 * i + 3, rec64_get(x, 4 + i));
+}
+
+/* Record g = P @ l (3x4 float64 matrices, the bottom row (0 0 0 1) implied) on four lanes. */
+static SKS_ALWAYS_INLINE void matrix_compose_f64x4(double *g, const double *P, const double *l)
+{
+    int i, c;
+    for (i = 0; i < 3; i++) {
+        const double *row = P + 4 * i * F64_LANES;
+        for (c = 0; c < 3; c++) rec64_put(g, 4 * i + c, row_dot3_f64x4(row, l + c * F64_LANES, 4));
+        rec64_put(g, 4 * i + 3, vd4_add(row_dot3_f64x4(row, l + 3 * F64_LANES, 4), rec64_get(P, 4 * i + 3)));
+    }
+}
+
+/* The float64 walk of four skeletons (out and local `out_stride` and `in_stride` floats apart).
+ * Records in scratch: field f of joint j, lane l at scratch[(REC64 j + f) * 4 + l]; a parent
+ * before `start` gets its record built from out in its own (otherwise unused) slot. */
+static SKS_ALWAYS_INLINE void walk4_f64(float *out, const float *local, const int32_t *parents,
+                                        ptrdiff_t out_stride, ptrdiff_t in_stride, size_t start,
+                                        size_t stop, double *scratch, int matrix)
+{
+    const int nf = matrix ? 12 : 8;
+    double l[8 * F64_LANES], lm[12 * F64_LANES];   /* the local joint, its matrix */
+    size_t j;
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        double *rec = scratch + (size_t)REC64 * F64_LANES * j;
+        double *P = p >= 0 ? scratch + (size_t)REC64 * F64_LANES * (size_t)p : NULL;
+        if (p >= 0 && (size_t)p < start) {   /* a global before this call: its record from out */
+            rec64_load_floats(P, out + (size_t)nf * (size_t)p, out_stride, nf);
+            if (!matrix) qts_record_m_f64x4(P);
+        }
+        if (matrix) {
+            rec64_load_floats(l, local + 8 * j, in_stride, 8);
+            if (P != NULL) {
+                local_matrix_f64x4(lm, l);
+                matrix_compose_f64x4(rec, P, lm);
+            } else {
+                local_matrix_f64x4(rec, l);
+            }
+        } else if (P != NULL) {
+            rec64_load_floats(l, local + 8 * j, in_stride, 8);
+            qts_compose_f64x4(rec, P, l);
+        } else {
+            rec64_load_floats(rec, local + 8 * j, in_stride, 8);
+            qts_record_m_f64x4(rec);
+        }
+        rec64_store_floats(out + (size_t)nf * j, out_stride, rec, nf);
+    }
+}
+
+/* ---- one skeleton in plain C: the same operations in the same order, one lane ---- */
+
+/* o = a * b (Hamilton product). */
 static inline void quat_mul_f64(double o[4], const double *a, const double *b)
 {
     const double ax = a[0], ay = a[1], az = a[2], aw = a[3];
@@ -235,8 +560,7 @@ static inline void quat_mul_f64(double o[4], const double *a, const double *b)
     o[3] = (aw * bw - ax * bx) - (ay * by + az * bz);
 }
 
-/* r (row-major 3x3) = scale * R(q / |q|) in float64, sks_quat_scaled_rotation_scalar's order
- * (a zero or NaN n2 gives scale * I, as there). */
+/* r (row-major 3x3) = scale * R(q / |q|) (a zero or NaN n2 gives scale * I). */
 static inline void scaled_rotation_f64(double r[9], const double *q, double scale)
 {
     const double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -256,13 +580,13 @@ static inline void scaled_rotation_f64(double r[9], const double *q, double scal
     r[8] = h * ((ww + zz) - (xx + yy)) + id;
 }
 
-/* ((r0 v0 + r1 v1) + r2 v2) with column step `cs` in v, as in sks_row_dot3_scalar. */
+/* (r0 v0 + r1 v[cs]) + r2 v[2 cs]. */
 static inline double row_dot3_f64(const double *r, const double *v, size_t cs)
 {
     return (r[0] * v[0] + r[1] * v[cs]) + r[2] * v[2 * cs];
 }
 
-/* QTS record of a float32 QTS joint (a root, or a parent before start): q, t, s, M. */
+/* The record of a float32 QTS joint (a root, or a parent before start): q, t, s, M. */
 static inline void qts_record_f64(double g[REC64], const float *x)
 {
     int i;
@@ -270,7 +594,7 @@ static inline void qts_record_f64(double g[REC64], const float *x)
     scaled_rotation_f64(g + 8, g, g[7]);
 }
 
-/* g = P (+) L: the QTS record of a child joint from its parent's record and its local joint. */
+/* g = P (+) l: the record of a child joint from its parent's record and its local joint. */
 static inline void qts_compose_f64(double g[REC64], const double *P, const double *l)
 {
     int c;
@@ -280,7 +604,7 @@ static inline void qts_compose_f64(double g[REC64], const double *P, const doubl
     scaled_rotation_f64(g + 8, g, g[7]);
 }
 
-/* m = [s R(q) | t] (3x4, float64) of the float32 QTS joint x. */
+/* m = [s R(q) | t] (3x4) of the float32 QTS joint x. */
 static inline void local_matrix_f64(double m[12], const float *x)
 {
     double q[8], r[9];
@@ -295,7 +619,7 @@ static inline void local_matrix_f64(double m[12], const float *x)
     }
 }
 
-/* g = P @ l (3x4 float64 matrices, the bottom row (0 0 0 1) implied). */
+/* g = P @ l (3x4 matrices, the bottom row (0 0 0 1) implied). */
 static inline void matrix_compose_f64(double g[12], const double *P, const double *l)
 {
     int i, c;
@@ -306,27 +630,26 @@ static inline void matrix_compose_f64(double g[12], const double *P, const doubl
 }
 
 /* The float64 walk of one skeleton: records in g (REC64 doubles per joint), float32 results in
- * out (8 floats per joint, or 12 in matrix mode). */
-static SKS_ALWAYS_INLINE void walk_one_f64_scalar(float *out, double *g, const float *local,
-                                const int32_t *parents, size_t start, size_t stop, int matrix)
+ * out (8 floats per joint, or 12 in matrix mode); a parent before `start` gets its record built
+ * from out in its own slot (one pointer to the parent's record: a local copy measured 25%
+ * slower, GCC's SLP vectoriser then loaded the parent's q as pairs just stored as singles). */
+static SKS_ALWAYS_INLINE void walk_one_f64(float *out, double *g, const float *local,
+                                           const int32_t *parents, size_t start, size_t stop,
+                                           int matrix)
 {
     const size_t of = matrix ? 12 : 8;
     size_t j;
     int i;
     for (j = start; j < stop; j++) {
         const int32_t p = parents[j];
-        const double *P = NULL;
-        double from_out[REC64], *gj = g + REC64 * j;
-        if (p >= 0 && (size_t)p < start) {      /* a global computed before this call */
+        double *P = p >= 0 ? g + REC64 * (size_t)p : NULL, *gj = g + REC64 * j;
+        if (p >= 0 && (size_t)p < start) {   /* a global before this call: its record from out */
             const float *a = out + of * (size_t)p;
             if (matrix) {
-                for (i = 0; i < 12; i++) from_out[i] = (double)a[i];
+                for (i = 0; i < 12; i++) P[i] = (double)a[i];
             } else {
-                qts_record_f64(from_out, a);
+                qts_record_f64(P, a);
             }
-            P = from_out;
-        } else if (p >= 0) {
-            P = g + REC64 * (size_t)p;
         }
         if (matrix) {
             double l[12];
@@ -347,750 +670,31 @@ static SKS_ALWAYS_INLINE void walk_one_f64_scalar(float *out, double *g, const f
     }
 }
 
-static SKS_ALWAYS_INLINE void walk_f64_scalar(float *out, const float *local, const int32_t *parents, size_t batch,
-                            size_t joints, size_t start, size_t stop, double *scratch, int matrix)
+static SKS_ALWAYS_INLINE void walk_f64(float *out, const float *local, const int32_t *parents,
+                                       size_t batch, size_t joints, size_t start, size_t stop,
+                                       double *scratch, int matrix)
 {
-    size_t b;
-    for (b = 0; b < batch; b++) {
-        walk_one_f64_scalar(out + b * joints * (matrix ? 12 : 8), scratch, local + b * joints * 8,
-                            parents, start, stop, matrix);
-    }
+    const ptrdiff_t os = (ptrdiff_t)((matrix ? 12 : 8) * joints), is = (ptrdiff_t)(8 * joints);
+    size_t b = 0;
+    for (; b + F64_LANES <= batch; b += F64_LANES)
+        walk4_f64(out + b * os, local + b * is, parents, os, is, start, stop, scratch, matrix);
+    for (; b < batch; b++)
+        walk_one_f64(out + b * os, scratch, local + b * is, parents, start, stop, matrix);
 }
 
-static void local_to_global_f64_scalar(float *out, const float *local, const int32_t *parents,
+static void local_to_global_f64(float *out, const float *local, const int32_t *parents,
+                                size_t batch, size_t joints, size_t start, size_t stop,
+                                double *scratch)
+{
+    walk_f64(out, local, parents, batch, joints, start, stop, (double *)qts_align_scratch(scratch), 0);
+}
+
+static void local_to_global_matrix_f64(float *out, const float *local, const int32_t *parents,
                                        size_t batch, size_t joints, size_t start, size_t stop,
                                        double *scratch)
 {
-    walk_f64_scalar(out, local, parents, batch, joints, start, stop, scratch, 0);
+    walk_f64(out, local, parents, batch, joints, start, stop, (double *)qts_align_scratch(scratch), 1);
 }
 
-static void local_to_global_matrix_f64_scalar(float *out, const float *local,
-                                              const int32_t *parents, size_t batch,
-                                              size_t joints, size_t start, size_t stop,
-                                              double *scratch)
-{
-    walk_f64_scalar(out, local, parents, batch, joints, start, stop, scratch, 1);
-}
-
-#if SKS_HAVE_X86_SIMD
-/* ------------------------------------------------------------------------------------------
- * SSE4.1: four skeletons side by side
- * ------------------------------------------------------------------------------------------ */
-
-/* A QTS joint of four lanes in SoA plus its M = s R(q). */
-typedef struct qts4 {
-    sks_quat4 q;
-    __m128 t[3], s, m[9];
-} qts4;
-
-/* Joint j of the four lanes' skeletons (8 floats each at src[l] + 8 j) into SoA. */
-SKS_TARGET_SSE41 static inline void qts4_load(qts4 *g, const float *const src[4], size_t j)
-{
-    __m128 a[4], b[4];
-    int l;
-    for (l = 0; l < 4; l++) {
-        a[l] = _mm_loadu_ps(src[l] + 8 * j);
-        b[l] = _mm_loadu_ps(src[l] + 8 * j + 4);
-    }
-    _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
-    _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
-    g->q.x = a[0]; g->q.y = a[1]; g->q.z = a[2]; g->q.w = a[3];
-    g->t[0] = b[0]; g->t[1] = b[1]; g->t[2] = b[2]; g->s = b[3];
-}
-
-SKS_TARGET_SSE41 static inline void qts4_store(float *const dst[4], size_t j, const qts4 *g)
-{
-    __m128 a[4], b[4];
-    size_t l;
-    a[0] = g->q.x; a[1] = g->q.y; a[2] = g->q.z; a[3] = g->q.w;
-    b[0] = g->t[0]; b[1] = g->t[1]; b[2] = g->t[2]; b[3] = g->s;
-    _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
-    _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
-    for (l = 0; l < 4; l++) {
-        _mm_storeu_ps(dst[l] + 8 * j, a[l]);
-        _mm_storeu_ps(dst[l] + 8 * j + 4, b[l]);
-    }
-}
-
-/* The record layout: q.x q.y q.z q.w t0 t1 t2 s m0 .. m8, each `lanes` floats. */
-SKS_TARGET_SSE41 static inline void qts4_rec_store(float *rec, const qts4 *g)
-{
-    int c;
-    _mm_storeu_ps(rec, g->q.x);
-    _mm_storeu_ps(rec + 4, g->q.y);
-    _mm_storeu_ps(rec + 8, g->q.z);
-    _mm_storeu_ps(rec + 12, g->q.w);
-    for (c = 0; c < 3; c++) _mm_storeu_ps(rec + 16 + 4 * c, g->t[c]);
-    _mm_storeu_ps(rec + 28, g->s);
-    for (c = 0; c < 9; c++) _mm_storeu_ps(rec + 32 + 4 * c, g->m[c]);
-}
-
-SKS_TARGET_SSE41 static inline void qts4_rec_load(qts4 *g, const float *rec)
-{
-    int c;
-    g->q.x = _mm_loadu_ps(rec);
-    g->q.y = _mm_loadu_ps(rec + 4);
-    g->q.z = _mm_loadu_ps(rec + 8);
-    g->q.w = _mm_loadu_ps(rec + 12);
-    for (c = 0; c < 3; c++) g->t[c] = _mm_loadu_ps(rec + 16 + 4 * c);
-    g->s = _mm_loadu_ps(rec + 28);
-    for (c = 0; c < 9; c++) g->m[c] = _mm_loadu_ps(rec + 32 + 4 * c);
-}
-
-/* A parent before `start`, read from out (QTS or matrices). */
-SKS_TARGET_SSE41 static inline void qts4_parent_from_out(qts4 *par, float *const dst[4], size_t p,
-                                                         int matrix)
-{
-    const float *src[4] = {dst[0], dst[1], dst[2], dst[3]};
-    if (!matrix) {
-        qts4_load(par, src, p);
-        sks_quat4_scaled_rotation(par->m, par->q, par->s);
-    } else {
-        float x[8][8], m[9][8];
-        int c;
-        matrix_parent_scalar(x, m, src, 4, p);
-        par->q.x = _mm_loadu_ps(x[0]); par->q.y = _mm_loadu_ps(x[1]);
-        par->q.z = _mm_loadu_ps(x[2]); par->q.w = _mm_loadu_ps(x[3]);
-        for (c = 0; c < 3; c++) par->t[c] = _mm_loadu_ps(x[4 + c]);
-        par->s = _mm_loadu_ps(x[7]);
-        for (c = 0; c < 9; c++) par->m[c] = _mm_loadu_ps(m[c]);
-    }
-}
-
-SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk4_sse41(float *const dst[4], const float *const src[4],
-                                         const int32_t *parents, size_t start, size_t stop,
-                                         float *scratch, int matrix)
-{
-    size_t j, l;
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        qts4 g, par, loc;
-        qts4_load(&loc, src, j);
-        if (p < 0) {
-            g = loc;
-        } else {
-            int c;
-            if ((size_t)p >= start) {
-                qts4_rec_load(&par, scratch + (size_t)p * REC * 4);
-            } else {
-                qts4_parent_from_out(&par, dst, (size_t)p, matrix);
-            }
-            g.q = sks_quat4_mul(par.q, loc.q);
-            for (c = 0; c < 3; c++)
-                g.t[c] = sks_row_dot3_sse41(par.m + 3 * c, loc.t[0], loc.t[1], loc.t[2], par.t[c]);
-            g.s = _mm_mul_ps(par.s, loc.s);
-        }
-        sks_quat4_scaled_rotation(g.m, g.q, g.s);
-        qts4_rec_store(scratch + j * REC * 4, &g);
-        if (matrix) {
-            float *mdst[4];
-            for (l = 0; l < 4; l++) mdst[l] = dst[l] + 12 * j;
-            sks_joint_matrices4_store(mdst, 4, g.m, g.t);
-        } else {
-            qts4_store(dst, j, &g);
-        }
-    }
-}
-
-/* ------------------------------------------------------------------------------------------
- * One skeleton (a batch of 1, and the last skeleton of a batch): SIMD within a joint, 128-bit
- * (SSE4.1; the AVX2 row uses it too). The scalar walk's operations, in its order, lane by lane:
- * the quaternion product with its four products as four vector multiplies (a subtraction
- * a - b evaluated as a + (-b), which IEEE arithmetic defines to be the same), t as
- * ((c0 tL0 + c1 tL1) + c2 tL2) + t_P with c0, c1, c2 the columns of M, and M = s R(q) from the
- * same products and sums as sks_quat_scaled_rotation_scalar. Bit-identical to the scalar walk
- * on finite inputs (a NaN may come out with the other sign bit).
- * ------------------------------------------------------------------------------------------ */
-
-/* A global QTS joint: q, (tx, ty, tz, s) and the columns of M = s R(q) (lane 3 unused). */
-typedef struct qts1 {
-    __m128 q, ts, c[3];
-} qts1;
-
-/* Floats of one joint's record in the scratch (q, ts, c0, c1, c2). */
-#define REC1 20
-
-/* (x, y, z, w) with the sign bits of the lanes set in `mask` (1 = x .. 8 = w) flipped. */
-SKS_TARGET_SSE41 static inline __m128 flip_signs(__m128 v, int mask)
-{
-    const __m128 sign = _mm_castsi128_ps(_mm_setr_epi32((mask & 1) ? (int)0x80000000u : 0,
-                                                        (mask & 2) ? (int)0x80000000u : 0,
-                                                        (mask & 4) ? (int)0x80000000u : 0,
-                                                        (mask & 8) ? (int)0x80000000u : 0));
-    return _mm_xor_ps(v, sign);
-}
-
-/* a * b on one quaternion per vector, sks_quat_mul_scalar's products and sums:
- * A = (aw b) + (ax bw, ay bw, az bw, -ax bx), C = (ay bz, az bx, ax by, ay by) +
- * (-az by, -ax bz, -ay bx, az bz), a * b = A + (C with w negated). */
-SKS_TARGET_SSE41 static inline __m128 quat1_mul(__m128 a, __m128 b)
-{
-    const __m128 p1 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 3, 3, 3)), b);
-    const __m128 p2 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(0, 2, 1, 0)),
-                                 _mm_shuffle_ps(b, b, _MM_SHUFFLE(0, 3, 3, 3)));
-    const __m128 p3 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 2, 1)),
-                                 _mm_shuffle_ps(b, b, _MM_SHUFFLE(1, 1, 0, 2)));
-    const __m128 p4 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 1, 0, 2)),
-                                 _mm_shuffle_ps(b, b, _MM_SHUFFLE(2, 0, 2, 1)));
-    const __m128 sum_a = _mm_add_ps(p1, flip_signs(p2, 8));
-    const __m128 sum_c = _mm_add_ps(p3, flip_signs(p4, 7));
-    return _mm_add_ps(sum_a, flip_signs(sum_c, 8));
-}
-
-/* g->c = columns of s R(q / |q|) from g->q and s = g->ts lane 3 (sks_quat_scaled_rotation_scalar:
- * diagonal h ((ww + xx) - (yy + zz)) + id etc., off-diagonal k (xy -/+ zw) etc.). */
-SKS_TARGET_SSE41 static inline void qts1_rotation(qts1 *g)
-{
-    const __m128 q = g->q, s = _mm_shuffle_ps(g->ts, g->ts, _MM_SHUFFLE(3, 3, 3, 3));
-    const __m128 sq = _mm_mul_ps(q, q);                                   /* xx yy zz ww */
-    const __m128 half = _mm_add_ps(sq, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(1, 0, 3, 2)));
-    const __m128 n2 = _mm_add_ps(half, _mm_shuffle_ps(half, half, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m128 positive = _mm_cmpgt_ps(n2, _mm_setzero_ps());
-    const __m128 h = _mm_and_ps(positive, _mm_div_ps(s, n2)), k = _mm_add_ps(h, h);
-    const __m128 id = _mm_andnot_ps(positive, s);
-    /* (ww + xx, ww + yy, ww + zz) - (yy + zz, xx + zz, xx + yy) */
-    const __m128 dl = _mm_add_ps(_mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 3, 3, 3)), sq);
-    const __m128 dr = _mm_add_ps(_mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 0, 0, 1)),
-                                 _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 1, 2, 2)));
-    const __m128 dg = _mm_add_ps(_mm_mul_ps(h, _mm_sub_ps(dl, dr)), id);  /* r00 r11 r22 */
-    /* (xy, xz, yz) and (zw, yw, xw) */
-    const __m128 pr = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 0)),
-                                 _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 2, 2, 1)));
-    const __m128 qr = _mm_mul_ps(_mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 1, 2)),
-                                 _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3)));
-    const __m128 kp = _mm_mul_ps(k, _mm_add_ps(pr, qr));                 /* r10 r02 r21 */
-    const __m128 km = _mm_mul_ps(k, _mm_sub_ps(pr, qr));                 /* r01 r20 r12 */
-    const __m128 c2 = _mm_shuffle_ps(kp, km, _MM_SHUFFLE(2, 2, 1, 1));    /* r02 r02 r12 r12 */
-    g->c[0] = _mm_blend_ps(_mm_shuffle_ps(kp, km, _MM_SHUFFLE(1, 1, 0, 0)), dg, 1);
-    g->c[1] = _mm_blend_ps(_mm_shuffle_ps(km, kp, _MM_SHUFFLE(2, 2, 0, 0)), dg, 2);
-    g->c[2] = _mm_blend_ps(_mm_shuffle_ps(c2, c2, _MM_SHUFFLE(3, 2, 2, 0)), dg, 4);
-}
-
-/* g = P (+) (lq, lts): q = q_P q_L, t = ((c0 tL0 + c1 tL1) + c2 tL2) + t_P, s = s_P s_L, M. */
-SKS_TARGET_SSE41 static inline void qts1_compose(qts1 *g, const qts1 *P, __m128 lq, __m128 lts)
-{
-    const __m128 t0 = _mm_shuffle_ps(lts, lts, _MM_SHUFFLE(0, 0, 0, 0));
-    const __m128 t1 = _mm_shuffle_ps(lts, lts, _MM_SHUFFLE(1, 1, 1, 1));
-    const __m128 t2 = _mm_shuffle_ps(lts, lts, _MM_SHUFFLE(2, 2, 2, 2));
-    const __m128 t = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(P->c[0], t0), _mm_mul_ps(P->c[1], t1)),
-                                           _mm_mul_ps(P->c[2], t2)),
-                                P->ts);
-    g->q = quat1_mul(P->q, lq);
-    g->ts = _mm_blend_ps(t, _mm_mul_ps(P->ts, lts), 8);
-    qts1_rotation(g);
-}
-
-SKS_TARGET_SSE41 static inline void qts1_rec_store(float *rec, const qts1 *g)
-{
-    _mm_storeu_ps(rec, g->q);
-    _mm_storeu_ps(rec + 4, g->ts);
-    _mm_storeu_ps(rec + 8, g->c[0]);
-    _mm_storeu_ps(rec + 12, g->c[1]);
-    _mm_storeu_ps(rec + 16, g->c[2]);
-}
-
-SKS_TARGET_SSE41 static inline void qts1_rec_load(qts1 *g, const float *rec)
-{
-    g->q = _mm_loadu_ps(rec);
-    g->ts = _mm_loadu_ps(rec + 4);
-    g->c[0] = _mm_loadu_ps(rec + 8);
-    g->c[1] = _mm_loadu_ps(rec + 12);
-    g->c[2] = _mm_loadu_ps(rec + 16);
-}
-
-/* A parent before `start`, read from out: a QTS joint, or a matrix (its M and t as they are,
- * q and s from matrix_to_qts, as the scalar walk). */
-SKS_TARGET_SSE41 static inline void qts1_parent_from_out(qts1 *par, const float *a, int matrix)
-{
-    if (!matrix) {
-        par->q = _mm_loadu_ps(a);
-        par->ts = _mm_loadu_ps(a + 4);
-        qts1_rotation(par);
-    } else {
-        float x[8];
-        __m128 r0 = _mm_loadu_ps(a), r1 = _mm_loadu_ps(a + 4), r2 = _mm_loadu_ps(a + 8);
-        __m128 r3 = _mm_setzero_ps();
-        sks_matrix_to_qts_scalar(x, a);
-        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);          /* columns of M, then (t, 0) */
-        par->q = _mm_loadu_ps(x);
-        par->ts = _mm_blend_ps(r3, _mm_set1_ps(x[7]), 8);
-        par->c[0] = r0;
-        par->c[1] = r1;
-        par->c[2] = r2;
-    }
-}
-
-/* The walk of one skeleton (walk_one_scalar's cases: a root, the previous joint kept in
- * registers, a record in scratch, a parent before start read from out). */
-SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk_one_sse41(float *out, const float *local,
-                                                              const int32_t *parents, size_t start,
-                                                              size_t stop, float *scratch,
-                                                              int matrix)
-{
-    qts1 prev, g, par;
-    size_t j;
-    prev.q = prev.ts = prev.c[0] = prev.c[1] = prev.c[2] = _mm_setzero_ps();
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        const __m128 lq = _mm_loadu_ps(local + 8 * j), lts = _mm_loadu_ps(local + 8 * j + 4);
-        if (p < 0) {
-            g.q = lq;
-            g.ts = lts;
-            qts1_rotation(&g);
-        } else if ((size_t)p + 1 == j && j > start) {
-            qts1_compose(&g, &prev, lq, lts);
-        } else {
-            if ((size_t)p >= start) {
-                qts1_rec_load(&par, scratch + REC1 * (size_t)p);
-            } else {
-                qts1_parent_from_out(&par, out + (matrix ? 12 : 8) * (size_t)p, matrix);
-            }
-            qts1_compose(&g, &par, lq, lts);
-        }
-        qts1_rec_store(scratch + REC1 * j, &g);
-        if (matrix) {
-            __m128 r0 = g.c[0], r1 = g.c[1], r2 = g.c[2], r3 = g.ts;
-            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-            _mm_storeu_ps(out + 12 * j, r0);
-            _mm_storeu_ps(out + 12 * j + 4, r1);
-            _mm_storeu_ps(out + 12 * j + 8, r2);
-        } else {
-            _mm_storeu_ps(out + 8 * j, g.q);
-            _mm_storeu_ps(out + 8 * j + 4, g.ts);
-        }
-        prev = g;
-    }
-}
-
-SKS_TARGET_SSE41 static SKS_ALWAYS_INLINE void walk_sse41(float *out, const float *local, const int32_t *parents,
-                                        size_t batch, size_t joints, size_t start, size_t stop,
-                                        float *scratch, int matrix)
-{
-    const size_t out_stride = (matrix ? 12 : 8) * joints, in_stride = 8 * joints;
-    size_t b;
-    for (b = 0; b < batch; b += 4) {
-        const size_t nvalid = batch - b < 4 ? batch - b : 4;
-        float *dst[4];
-        const float *src[4];
-        if (nvalid == 1) {   /* one skeleton: four lanes would do four times the work */
-            walk_one_sse41(out + b * out_stride, local + b * in_stride, parents, start, stop,
-                           scratch, matrix);
-            break;
-        }
-        lane_pointers(dst, src, 4, nvalid, out, local, b, out_stride, in_stride);
-        walk4_sse41(dst, src, parents, start, stop, scratch, matrix);
-    }
-}
-
-SKS_TARGET_SSE41 static void local_to_global_sse41(float *out, const float *local,
-                                                   const int32_t *parents, size_t batch,
-                                                   size_t joints, size_t start, size_t stop,
-                                                   float *scratch)
-{
-    walk_sse41(out, local, parents, batch, joints, start, stop, scratch, 0);
-}
-
-SKS_TARGET_SSE41 static void local_to_global_matrix_sse41(float *out, const float *local,
-                                                          const int32_t *parents, size_t batch,
-                                                          size_t joints, size_t start, size_t stop,
-                                                          float *scratch)
-{
-    walk_sse41(out, local, parents, batch, joints, start, stop, scratch, 1);
-}
-
-/* ------------------------------------------------------------------------------------------
- * AVX2: eight skeletons side by side
- * ------------------------------------------------------------------------------------------ */
-
-typedef struct qts8 {
-    sks_quat8 q;
-    __m256 t[3], s, m[9];
-} qts8;
-
-/* Joint j of the eight lanes' skeletons (one 256-bit row each) into SoA, natural lane order. */
-SKS_TARGET_AVX2 static inline void qts8_load(qts8 *g, const float *const src[8], size_t j)
-{
-    __m256 r[8];
-    int l;
-    for (l = 0; l < 8; l++) r[l] = _mm256_loadu_ps(src[l] + 8 * j);
-    sks_transpose8(r);
-    g->q.x = r[0]; g->q.y = r[1]; g->q.z = r[2]; g->q.w = r[3];
-    g->t[0] = r[4]; g->t[1] = r[5]; g->t[2] = r[6]; g->s = r[7];
-}
-
-SKS_TARGET_AVX2 static inline void qts8_store(float *const dst[8], size_t j, const qts8 *g)
-{
-    __m256 r[8];
-    size_t l;
-    r[0] = g->q.x; r[1] = g->q.y; r[2] = g->q.z; r[3] = g->q.w;
-    r[4] = g->t[0]; r[5] = g->t[1]; r[6] = g->t[2]; r[7] = g->s;
-    sks_transpose8(r);
-    for (l = 0; l < 8; l++) _mm256_storeu_ps(dst[l] + 8 * j, r[l]);
-}
-
-SKS_TARGET_AVX2 static inline void qts8_rec_store(float *rec, const qts8 *g)
-{
-    int c;
-    _mm256_storeu_ps(rec, g->q.x);
-    _mm256_storeu_ps(rec + 8, g->q.y);
-    _mm256_storeu_ps(rec + 16, g->q.z);
-    _mm256_storeu_ps(rec + 24, g->q.w);
-    for (c = 0; c < 3; c++) _mm256_storeu_ps(rec + 32 + 8 * c, g->t[c]);
-    _mm256_storeu_ps(rec + 56, g->s);
-    for (c = 0; c < 9; c++) _mm256_storeu_ps(rec + 64 + 8 * c, g->m[c]);
-}
-
-SKS_TARGET_AVX2 static inline void qts8_rec_load(qts8 *g, const float *rec)
-{
-    int c;
-    g->q.x = _mm256_loadu_ps(rec);
-    g->q.y = _mm256_loadu_ps(rec + 8);
-    g->q.z = _mm256_loadu_ps(rec + 16);
-    g->q.w = _mm256_loadu_ps(rec + 24);
-    for (c = 0; c < 3; c++) g->t[c] = _mm256_loadu_ps(rec + 32 + 8 * c);
-    g->s = _mm256_loadu_ps(rec + 56);
-    for (c = 0; c < 9; c++) g->m[c] = _mm256_loadu_ps(rec + 64 + 8 * c);
-}
-
-SKS_TARGET_AVX2 static inline void qts8_parent_from_out(qts8 *par, float *const dst[8], size_t p,
-                                                        int matrix)
-{
-    const float *src[8];
-    int l;
-    for (l = 0; l < 8; l++) src[l] = dst[l];
-    if (!matrix) {
-        qts8_load(par, src, p);
-        sks_quat8_scaled_rotation(par->m, par->q, par->s);
-    } else {
-        float x[8][8], m[9][8];
-        int c;
-        matrix_parent_scalar(x, m, src, 8, p);
-        par->q.x = _mm256_loadu_ps(x[0]); par->q.y = _mm256_loadu_ps(x[1]);
-        par->q.z = _mm256_loadu_ps(x[2]); par->q.w = _mm256_loadu_ps(x[3]);
-        for (c = 0; c < 3; c++) par->t[c] = _mm256_loadu_ps(x[4 + c]);
-        par->s = _mm256_loadu_ps(x[7]);
-        for (c = 0; c < 9; c++) par->m[c] = _mm256_loadu_ps(m[c]);
-    }
-}
-
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk8_avx2(float *const dst[8], const float *const src[8],
-                                       const int32_t *parents, size_t start, size_t stop,
-                                       float *scratch, int matrix)
-{
-    size_t j;
-    int l;
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        qts8 g, par, loc;
-        qts8_load(&loc, src, j);
-        if (p < 0) {
-            g = loc;
-        } else {
-            int c;
-            if ((size_t)p >= start) {
-                qts8_rec_load(&par, scratch + (size_t)p * REC * 8);
-            } else {
-                qts8_parent_from_out(&par, dst, (size_t)p, matrix);
-            }
-            g.q = sks_quat8_mul(par.q, loc.q);
-            for (c = 0; c < 3; c++)
-                g.t[c] = sks_row_dot3_avx2(par.m + 3 * c, loc.t[0], loc.t[1], loc.t[2], par.t[c]);
-            g.s = _mm256_mul_ps(par.s, loc.s);
-        }
-        sks_quat8_scaled_rotation(g.m, g.q, g.s);
-        qts8_rec_store(scratch + j * REC * 8, &g);
-        if (matrix) {
-            __m256 rows[12];
-            float *mdst[8];
-            int c;
-            for (c = 0; c < 3; c++) {
-                rows[4 * c] = g.m[3 * c];
-                rows[4 * c + 1] = g.m[3 * c + 1];
-                rows[4 * c + 2] = g.m[3 * c + 2];
-                rows[4 * c + 3] = g.t[c];
-            }
-            for (l = 0; l < 8; l++) mdst[l] = dst[l] + 12 * j;
-            sks_joint_matrices8_store(mdst, 8, rows);
-        } else {
-            qts8_store(dst, j, &g);
-        }
-    }
-}
-
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk_avx2(float *out, const float *local, const int32_t *parents,
-                                      size_t batch, size_t joints, size_t start, size_t stop,
-                                      float *scratch, int matrix)
-{
-    const size_t out_stride = (matrix ? 12 : 8) * joints, in_stride = 8 * joints;
-    size_t b;
-    for (b = 0; b < batch; b += 8) {
-        const size_t nvalid = batch - b < 8 ? batch - b : 8;
-        float *dst[8];
-        const float *src[8];
-        if (nvalid <= 4) {   /* the rest fits four lanes (or one skeleton): less wasted work */
-            walk_sse41(out + b * out_stride, local + b * in_stride, parents, nvalid, joints, start,
-                       stop, scratch, matrix);
-            break;
-        }
-        lane_pointers(dst, src, 8, nvalid, out, local, b, out_stride, in_stride);
-        walk8_avx2(dst, src, parents, start, stop, scratch, matrix);
-    }
-}
-
-SKS_TARGET_AVX2 static void local_to_global_avx2(float *out, const float *local,
-                                                 const int32_t *parents, size_t batch,
-                                                 size_t joints, size_t start, size_t stop,
-                                                 float *scratch)
-{
-    walk_avx2(out, local, parents, batch, joints, start, stop, scratch, 0);
-}
-
-SKS_TARGET_AVX2 static void local_to_global_matrix_avx2(float *out, const float *local,
-                                                        const int32_t *parents, size_t batch,
-                                                        size_t joints, size_t start, size_t stop,
-                                                        float *scratch)
-{
-    walk_avx2(out, local, parents, batch, joints, start, stop, scratch, 1);
-}
-
-/* ------------------------------------------------------------------------------------------
- * AVX2 float64 walk: four skeletons side by side, one per double lane (see "float64
- * accumulation" above; the lane operations are the scalar ones in the same order).
- *
- * Every record field is stored to the scratch as soon as it is computed and read back from
- * there (or from the parent's record) where it is needed: no array of 17 vectors lives on the
- * stack. The first version built the record in a local __m256d array and copied it out with a
- * loop, which GCC turned into `rep movsq` (memcpy of 544 bytes): a slow string copy every
- * joint, and the child's 32-byte loads of that record then could not be forwarded from the
- * 8-byte string stores (a store-forwarding stall on the parent -> child chain). The child's
- * M is computed from the q and s still in registers. 1000 humanoids (96 joints): QTS output
- * 11.1 -> 4.7 ns per joint (the scalar float64 walk 14.3, the AVX2 float32 walk 2.7-3.0),
- * matrix output 7.5 -> 6.0.
- * ------------------------------------------------------------------------------------------ */
-
-/* Field f of a four-lane float64 record (F64_LANES doubles per field). */
-SKS_TARGET_AVX2 static inline __m256d rec64_get(const double *rec, int f)
-{
-    return _mm256_loadu_pd(rec + F64_LANES * f);
-}
-
-SKS_TARGET_AVX2 static inline void rec64_put(double *rec, int f, __m256d v)
-{
-    _mm256_storeu_pd(rec + F64_LANES * f, v);
-}
-
-/* n floats (a multiple of 4) at src[l] + off of the four lanes, as float64, into the record
- * fields 0 .. n - 1. */
-SKS_TARGET_AVX2 static inline void f64x4_load(double *rec, const float *const src[4], size_t off,
-                                              int n)
-{
-    int k;
-    for (k = 0; k < n; k += 4) {
-        __m128 a = _mm_loadu_ps(src[0] + off + k), b = _mm_loadu_ps(src[1] + off + k);
-        __m128 c = _mm_loadu_ps(src[2] + off + k), d = _mm_loadu_ps(src[3] + off + k);
-        _MM_TRANSPOSE4_PS(a, b, c, d);
-        rec64_put(rec, k, _mm256_cvtps_pd(a));
-        rec64_put(rec, k + 1, _mm256_cvtps_pd(b));
-        rec64_put(rec, k + 2, _mm256_cvtps_pd(c));
-        rec64_put(rec, k + 3, _mm256_cvtps_pd(d));
-    }
-}
-
-/* The record fields 0 .. n - 1 rounded to float32 and stored as n floats at dst[l] + off per
- * lane. */
-SKS_TARGET_AVX2 static inline void f64x4_store(float *const dst[4], size_t off, const double *rec,
-                                               int n)
-{
-    int k;
-    for (k = 0; k < n; k += 4) {
-        __m128 a = _mm256_cvtpd_ps(rec64_get(rec, k)), b = _mm256_cvtpd_ps(rec64_get(rec, k + 1));
-        __m128 c = _mm256_cvtpd_ps(rec64_get(rec, k + 2)), d = _mm256_cvtpd_ps(rec64_get(rec, k + 3));
-        _MM_TRANSPOSE4_PS(a, b, c, d);
-        _mm_storeu_ps(dst[0] + off + k, a);
-        _mm_storeu_ps(dst[1] + off + k, b);
-        _mm_storeu_ps(dst[2] + off + k, c);
-        _mm_storeu_ps(dst[3] + off + k, d);
-    }
-}
-
-/* Record fields r[0 .. 8] (row-major 3x3, row i at field 4 i + c when `rs` is 4, 3 i + c when 3)
- * = scale * R(q / |q|) on four lanes (scaled_rotation_f64). */
-SKS_TARGET_AVX2 static inline void scaled_rotation_f64x4(double *r, int rs, __m256d x, __m256d y,
-                                                         __m256d z, __m256d w, __m256d scale)
-{
-    const __m256d xx = _mm256_mul_pd(x, x), yy = _mm256_mul_pd(y, y);
-    const __m256d zz = _mm256_mul_pd(z, z), ww = _mm256_mul_pd(w, w);
-    const __m256d n2 = _mm256_add_pd(_mm256_add_pd(xx, zz), _mm256_add_pd(yy, ww));
-    const __m256d pos = _mm256_cmp_pd(n2, _mm256_setzero_pd(), _CMP_GT_OQ);
-    const __m256d h = _mm256_and_pd(pos, _mm256_div_pd(scale, n2)), k = _mm256_add_pd(h, h);
-    const __m256d id = _mm256_andnot_pd(pos, scale);
-    const __m256d xy = _mm256_mul_pd(x, y), xz = _mm256_mul_pd(x, z), yz = _mm256_mul_pd(y, z);
-    const __m256d xw = _mm256_mul_pd(x, w), yw = _mm256_mul_pd(y, w), zw = _mm256_mul_pd(z, w);
-    rec64_put(r, 0, _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, xx), _mm256_add_pd(yy, zz))), id));
-    rec64_put(r, 1, _mm256_mul_pd(k, _mm256_sub_pd(xy, zw)));
-    rec64_put(r, 2, _mm256_mul_pd(k, _mm256_add_pd(xz, yw)));
-    rec64_put(r, rs, _mm256_mul_pd(k, _mm256_add_pd(xy, zw)));
-    rec64_put(r, rs + 1, _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, yy), _mm256_add_pd(xx, zz))), id));
-    rec64_put(r, rs + 2, _mm256_mul_pd(k, _mm256_sub_pd(yz, xw)));
-    rec64_put(r, 2 * rs, _mm256_mul_pd(k, _mm256_sub_pd(xz, yw)));
-    rec64_put(r, 2 * rs + 1, _mm256_mul_pd(k, _mm256_add_pd(yz, xw)));
-    rec64_put(r, 2 * rs + 2, _mm256_add_pd(_mm256_mul_pd(h, _mm256_sub_pd(_mm256_add_pd(ww, zz), _mm256_add_pd(xx, yy))), id));
-}
-
-/* The M field (8 .. 16) of a QTS record from its q (0 .. 3) and s (7). */
-SKS_TARGET_AVX2 static inline void qts_record_m_f64x4(double *g)
-{
-    scaled_rotation_f64x4(g + 8 * F64_LANES, 3, rec64_get(g, 0), rec64_get(g, 1), rec64_get(g, 2),
-                          rec64_get(g, 3), rec64_get(g, 7));
-}
-
-/* (r[0] v[0] + r[1] v[cs]) + r[2] v[2 cs] on four lanes, fields of records r and v (row_dot3_f64). */
-SKS_TARGET_AVX2 static inline __m256d row_dot3_f64x4(const double *r, const double *v, int cs)
-{
-    return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rec64_get(r, 0), rec64_get(v, 0)),
-                                       _mm256_mul_pd(rec64_get(r, 1), rec64_get(v, cs))),
-                         _mm256_mul_pd(rec64_get(r, 2), rec64_get(v, 2 * cs)));
-}
-
-/* Record g = P (+) l on four lanes (qts_compose_f64); l holds the local joint in fields 0 .. 7. */
-SKS_TARGET_AVX2 static inline void qts_compose_f64x4(double *g, const double *P, const double *l)
-{
-    const __m256d ax = rec64_get(P, 0), ay = rec64_get(P, 1), az = rec64_get(P, 2);
-    const __m256d aw = rec64_get(P, 3);
-    const __m256d bx = rec64_get(l, 0), by = rec64_get(l, 1), bz = rec64_get(l, 2);
-    const __m256d bw = rec64_get(l, 3);
-    const __m256d x = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bx), _mm256_mul_pd(ax, bw)),
-                                    _mm256_sub_pd(_mm256_mul_pd(ay, bz), _mm256_mul_pd(az, by)));
-    const __m256d y = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, by), _mm256_mul_pd(ay, bw)),
-                                    _mm256_sub_pd(_mm256_mul_pd(az, bx), _mm256_mul_pd(ax, bz)));
-    const __m256d z = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(aw, bz), _mm256_mul_pd(az, bw)),
-                                    _mm256_sub_pd(_mm256_mul_pd(ax, by), _mm256_mul_pd(ay, bx)));
-    const __m256d w = _mm256_sub_pd(_mm256_sub_pd(_mm256_mul_pd(aw, bw), _mm256_mul_pd(ax, bx)),
-                                    _mm256_add_pd(_mm256_mul_pd(ay, by), _mm256_mul_pd(az, bz)));
-    const __m256d s = _mm256_mul_pd(rec64_get(P, 7), rec64_get(l, 7));
-    int c;
-    rec64_put(g, 0, x);
-    rec64_put(g, 1, y);
-    rec64_put(g, 2, z);
-    rec64_put(g, 3, w);
-    for (c = 0; c < 3; c++)
-        rec64_put(g, 4 + c, _mm256_add_pd(row_dot3_f64x4(P + (8 + 3 * c) * F64_LANES, l + 4 * F64_LANES, 1),
-                                          rec64_get(P, 4 + c)));
-    rec64_put(g, 7, s);
-    /* M from the registers: the q -> M -> child t chain does not wait on the record stores */
-    scaled_rotation_f64x4(g + 8 * F64_LANES, 3, x, y, z, w, s);
-}
-
-/* Record m = [s R(q) | t] (12 fields, row-major 3x4) of the four-lane local joint x (fields
- * 0 .. 7; local_matrix_f64). */
-SKS_TARGET_AVX2 static inline void local_matrix_f64x4(double *m, const double *x)
-{
-    int i;
-    scaled_rotation_f64x4(m, 4, rec64_get(x, 0), rec64_get(x, 1), rec64_get(x, 2), rec64_get(x, 3),
-                          rec64_get(x, 7));
-    for (i = 0; i < 3; i++) rec64_put(m, 4 * i + 3, rec64_get(x, 4 + i));
-}
-
-/* Record g = P @ l (3x4 float64 matrices) on four lanes (matrix_compose_f64). */
-SKS_TARGET_AVX2 static inline void matrix_compose_f64x4(double *g, const double *P, const double *l)
-{
-    int i, c;
-    for (i = 0; i < 3; i++) {
-        const double *row = P + 4 * i * F64_LANES;
-        for (c = 0; c < 3; c++) rec64_put(g, 4 * i + c, row_dot3_f64x4(row, l + c * F64_LANES, 4));
-        rec64_put(g, 4 * i + 3, _mm256_add_pd(row_dot3_f64x4(row, l + 3 * F64_LANES, 4),
-                                              rec64_get(P, 4 * i + 3)));
-    }
-}
-
-/* The float64 walk of four skeletons (walk_one_f64_scalar on four lanes). Records in scratch:
- * field f of joint j, lane l at scratch[(REC64 j + f) * 4 + l]. */
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk4_f64_avx2(float *const dst[4], const float *const src[4],
-                                           const int32_t *parents, size_t start, size_t stop,
-                                           double *scratch, int matrix)
-{
-    const int nf = matrix ? 12 : 8;
-    double before[REC64 * F64_LANES];   /* the record of a parent before start */
-    double l[8 * F64_LANES], lm[12 * F64_LANES];   /* the local joint, its matrix */
-    size_t j;
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        double *rec = scratch + (size_t)REC64 * F64_LANES * j;
-        const double *P = NULL;
-        if (p >= 0 && (size_t)p < start) {      /* a global computed before this call */
-            f64x4_load(before, (const float *const *)dst, (size_t)nf * (size_t)p, nf);
-            if (!matrix) qts_record_m_f64x4(before);
-            P = before;
-        } else if (p >= 0) {
-            P = scratch + (size_t)REC64 * F64_LANES * (size_t)p;
-        }
-        if (matrix) {
-            f64x4_load(l, src, 8 * j, 8);
-            if (P != NULL) {
-                local_matrix_f64x4(lm, l);
-                matrix_compose_f64x4(rec, P, lm);
-            } else {
-                local_matrix_f64x4(rec, l);
-            }
-        } else if (P != NULL) {
-            f64x4_load(l, src, 8 * j, 8);
-            qts_compose_f64x4(rec, P, l);
-        } else {
-            f64x4_load(rec, src, 8 * j, 8);
-            qts_record_m_f64x4(rec);
-        }
-        f64x4_store(dst, (size_t)nf * j, rec, nf);
-    }
-}
-
-SKS_TARGET_AVX2 static SKS_ALWAYS_INLINE void walk_f64_avx2(float *out, const float *local, const int32_t *parents,
-                                          size_t batch, size_t joints, size_t start, size_t stop,
-                                          double *scratch, int matrix)
-{
-    const size_t out_stride = (matrix ? 12 : 8) * joints, in_stride = 8 * joints;
-    size_t b = 0;
-    for (; b + F64_LANES <= batch; b += F64_LANES) {
-        float *dst[4];
-        const float *src[4];
-        lane_pointers(dst, src, F64_LANES, F64_LANES, out, local, b, out_stride, in_stride);
-        walk4_f64_avx2(dst, src, parents, start, stop, scratch, matrix);
-    }
-    /* the rest (at most three skeletons): one lane each would waste the others */
-    walk_f64_scalar(out + b * out_stride, local + b * in_stride, parents, batch - b, joints, start,
-                    stop, scratch, matrix);
-}
-
-SKS_TARGET_AVX2 static void local_to_global_f64_avx2(float *out, const float *local,
-                                                     const int32_t *parents, size_t batch,
-                                                     size_t joints, size_t start, size_t stop,
-                                                     double *scratch)
-{
-    walk_f64_avx2(out, local, parents, batch, joints, start, stop, scratch, 0);
-}
-
-SKS_TARGET_AVX2 static void local_to_global_matrix_f64_avx2(float *out, const float *local,
-                                                            const int32_t *parents, size_t batch,
-                                                            size_t joints, size_t start,
-                                                            size_t stop, double *scratch)
-{
-    walk_f64_avx2(out, local, parents, batch, joints, start, stop, scratch, 1);
-}
-
-#endif /* SKS_HAVE_X86_SIMD */
-
-/* ------------------------------------------------------------------------------------------
- * The dispatch table, indexed by enum sks_isa
- * ------------------------------------------------------------------------------------------ */
-
-const sks_qts_kernels sks_qts_variants[SKS_ISA_COUNT] = {
-    {local_to_global_scalar, local_to_global_matrix_scalar, local_to_global_f64_scalar,
-     local_to_global_matrix_f64_scalar},
-    {SKS_SIMD_OR_SCALAR(local_to_global_sse41, local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_matrix_sse41, local_to_global_matrix_scalar),
-     /* float64 walks: SSE4.1 has two double lanes; the scalar float64 walk serves this row */
-     local_to_global_f64_scalar, local_to_global_matrix_f64_scalar},
-    {SKS_SIMD_OR_SCALAR(local_to_global_avx2, local_to_global_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_matrix_avx2, local_to_global_matrix_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_f64_avx2, local_to_global_f64_scalar),
-     SKS_SIMD_OR_SCALAR(local_to_global_matrix_f64_avx2, local_to_global_matrix_f64_scalar)},
-};
+SKS_ROW(qts) = {local_to_global, local_to_global_matrix, local_to_global_f64,
+                local_to_global_matrix_f64};

@@ -41,13 +41,33 @@ typedef struct sks_qts_kernels {
     sks_qts_walk_f64_fn local_to_global_matrix_f64;
 } sks_qts_kernels;
 
+/* Scratch of the float32 walks: a record of SKS_QTS_REC floats per joint for each of up to 8
+ * skeletons side by side (q 4, t 3, s 1, M = s R(q) 9). */
+#define SKS_QTS_REC 17
+#define SKS_QTS_MAX_SIDE_BY_SIDE 8
+
+/* Scratch of the float64 walks: a record of SKS_QTS_F64_REC doubles per joint for each of
+ * SKS_QTS_F64_LANES skeletons side by side. */
+#define SKS_QTS_F64_REC 17
+#define SKS_QTS_F64_LANES 4
+
+/* The walks use their scratch from the first SKS_QTS_SCRATCH_ALIGN-byte boundary on; the sizes
+ * below include that slack (any float- or double-aligned scratch works). */
+#define SKS_QTS_SCRATCH_ALIGN 64
+
 /* Floats of scratch either float32 kernel needs for skeletons of `joints` joints. */
-size_t sks_qts_scratch_floats(size_t joints);
+static inline size_t sks_qts_scratch_floats(size_t joints)
+{
+    return (size_t)SKS_QTS_REC * SKS_QTS_MAX_SIDE_BY_SIDE * joints + SKS_QTS_SCRATCH_ALIGN / sizeof(float);
+}
 
 /* Doubles of scratch either float64 kernel needs for a pass up to `stop`. */
-size_t sks_qts_f64_scratch_doubles(size_t stop);
+static inline size_t sks_qts_f64_scratch_doubles(size_t stop)
+{
+    return (size_t)SKS_QTS_F64_REC * SKS_QTS_F64_LANES * stop + SKS_QTS_SCRATCH_ALIGN / sizeof(double);
+}
 
-/* Indexed by enum sks_isa. */
-extern const sks_qts_kernels sks_qts_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in qts.c, once per target. */
+extern const sks_qts_kernels *const sks_qts_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_QTS_H */

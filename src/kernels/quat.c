@@ -100,7 +100,7 @@ static SKS_ALWAYS_INLINE void normalize_block(float *out, const float *q, size_t
     const vf n2 = quat_soa_dot(v, v);
     const vm ok = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
     const vf len = vf_sqrt(n2);
-    if (((vm_bits(ok) | ~vm_bits(vm_first_n(count))) & all) == all) {
+    if (((vm_bits(ok) | ~vm_bits(vm_first_items(count))) & all) == all) {
         v.x = vf_div(v.x, len);
         v.y = vf_div(v.y, len);
         v.z = vf_div(v.z, len);

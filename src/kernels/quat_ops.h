@@ -149,4 +149,140 @@ static SKS_ALWAYS_INLINE void joint_matrices_store_n(float *out, ptrdiff_t strid
     }
 }
 
+/* ---- added for blend ---- */
+/*
+ * Memory-order blocks (quat_aos): SKS_W quaternions as loaded, no transpose: vector k holds
+ * items k SKS_ROWS + r in its row r (vec.h "Items"). Per-item scalars come out of
+ * vf_hsum4_in_rows in item order (the order vf_load_items gives), and vf_splat_in_rows(s, k)
+ * spreads them back over the quaternions of vector k. A dot product then costs one in-row
+ * reduction and a per-item weight one shuffle per vector, against two 4x4 transposes in and one
+ * out for a SoA block: the cheaper form for kernels that only scale and add quaternions
+ * (interpolation, blending). Same operation order as quat_soa_dot.
+ */
+typedef struct quat_aos {
+    vf v[4];
+} quat_aos;
+
+/* Where vector k of a block starts and the stride between its rows: item i at p + i step (step
+ * in floats: 4 packed quaternions, 8 QTS joints, 0 one item repeated) or, when off is set, at
+ * p + off[i] (e.g. an index subset of joints; off has SKS_W entries, those past the block's
+ * items are read but not used). A vector's rows are at most two items, so with offsets the
+ * stride is the difference of theirs. */
+typedef char quat_aos_needs_two_rows_at_most[SKS_ROWS <= 2 ? 1 : -1];
+#define QUAT_AOS_AT(step, off, k) ((off) ? (off)[(k) * SKS_ROWS] : (ptrdiff_t)(k) * SKS_ROWS * (step))
+#define QUAT_AOS_STRIDE(step, off, k) \
+    ((off) ? (off)[(k) * SKS_ROWS + SKS_ROWS - 1] - (off)[(k) * SKS_ROWS] : (step))
+
+/* The first n <= SKS_W quaternions of a block (rows of the other items are zero). A constant
+ * step and n = SKS_W give plain loads (one 256-bit load per vector on avx2 for step 4, a
+ * broadcast for 0). */
+static SKS_ALWAYS_INLINE quat_aos quat_aos_load(const float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                                  size_t n)
+{
+    quat_aos q;
+    int k;
+    for (k = 0; k < 4; k++)
+        q.v[k] = vf_load_rows_count(p + QUAT_AOS_AT(step, off, k), QUAT_AOS_STRIDE(step, off, k),
+                                    quat_soa_rows_in(n, k));
+    return q;
+}
+
+static SKS_ALWAYS_INLINE void quat_aos_store(float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                              const quat_aos *q, size_t n)
+{
+    int k;
+    for (k = 0; k < 4; k++)
+        vf_store_rows_count(p + QUAT_AOS_AT(step, off, k), QUAT_AOS_STRIDE(step, off, k), q->v[k],
+                            quat_soa_rows_in(n, k));
+}
+
+/* QTS joints (8 floats: quaternion, translation, scale) as two blocks: the quaternions and the
+ * (t, s) halves, one row of 8 per joint (vf_load_rows2_count). */
+static SKS_ALWAYS_INLINE void qts_aos_load(const float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                            size_t n, quat_aos *q, quat_aos *ts)
+{
+    int k;
+    for (k = 0; k < 4; k++)
+        vf_load_rows2_count(p + QUAT_AOS_AT(step, off, k), QUAT_AOS_STRIDE(step, off, k), &q->v[k],
+                            &ts->v[k], quat_soa_rows_in(n, k));
+}
+
+static SKS_ALWAYS_INLINE void qts_aos_store(float *p, ptrdiff_t step, const ptrdiff_t *off,
+                                             const quat_aos *q, const quat_aos *ts, size_t n)
+{
+    int k;
+    for (k = 0; k < 4; k++)
+        vf_store_rows2_count(p + QUAT_AOS_AT(step, off, k), QUAT_AOS_STRIDE(step, off, k), q->v[k],
+                             ts->v[k], quat_soa_rows_in(n, k));
+}
+
+/* Per-item dot(a, b) = (ax bx + az bz) + (ay by + aw bw), in item order. */
+static SKS_ALWAYS_INLINE vf quat_aos_dot(const quat_aos *a, const quat_aos *b)
+{
+    return vf_hsum4_in_rows(vf_mul(a->v[0], b->v[0]), vf_mul(a->v[1], b->v[1]),
+                            vf_mul(a->v[2], b->v[2]), vf_mul(a->v[3], b->v[3]));
+}
+
+/* w0 a + w1 b per item (w0, w1 in item order): (w0 a_c) + (w1 b_c) per component. */
+static SKS_ALWAYS_INLINE quat_aos quat_aos_combine(const quat_aos *a, const quat_aos *b, vf w0, vf w1)
+{
+    quat_aos r;
+#define QUAT_AOS_COMBINE(k)                                                                  \
+    r.v[k] = vf_add(vf_mul(vf_splat_in_rows(w0, k), a->v[k]), vf_mul(vf_splat_in_rows(w1, k), b->v[k]))
+    QUAT_AOS_COMBINE(0);
+    QUAT_AOS_COMBINE(1);
+    QUAT_AOS_COMBINE(2);
+    QUAT_AOS_COMBINE(3);
+#undef QUAT_AOS_COMBINE
+    return r;
+}
+
+/* ---- added for qts ----
+ * One quaternion per row slot (lanes x, y, z, w), for walks vectorised within a joint: the same
+ * products and sums as the SoA helpers above, in the same order, lane by lane. A subtraction
+ * a - b is evaluated as a + (-b) (the same IEEE result; a NaN may come out with the other sign).
+ */
+
+/* a * b per row: with p1 = aw b, p2 = (ax bw, ay bw, az bw, ax bx), p3 = (ay bz, az bx, ax by,
+ * ay by), p4 = (az by, ax bz, ay bx, az bz): x, y, z = (p1 + p2) + (p3 - p4), w = (p1 - p2) -
+ * (p3 + p4). */
+static SKS_ALWAYS_INLINE vf quat_rows_mul(vf a, vf b)
+{
+    const vf w_sign = vf_keep_lane3(vf_set1(-0.0f)), xyz_sign = vf_clear_lane3(vf_set1(-0.0f));
+    const vf p1 = vf_mul(vf_splat_in_rows(a, 3), b);
+    const vf p2 = vf_mul(vf_shuffle_in_rows(a, 0, 1, 2, 0), vf_shuffle_in_rows(b, 3, 3, 3, 0));
+    const vf p3 = vf_mul(vf_shuffle_in_rows(a, 1, 2, 0, 1), vf_shuffle_in_rows(b, 2, 0, 1, 1));
+    const vf p4 = vf_mul(vf_shuffle_in_rows(a, 2, 0, 1, 2), vf_shuffle_in_rows(b, 1, 2, 0, 2));
+    const vf sum_a = vf_add(p1, vf_xor(p2, w_sign));
+    const vf sum_c = vf_add(p3, vf_xor(p4, xyz_sign));
+    return vf_add(sum_a, vf_xor(sum_c, w_sign));
+}
+
+/* The columns c[0..2] of scale * R(q / |q|) per row (quat_soa_scaled_rotation's formula and
+ * order: n2 = (xx + zz) + (yy + ww), h = scale / n2, diagonal h ((ww + xx) - (yy + zz)) + id,
+ * off-diagonal 2h (xy - zw) etc.; a zero q gives scale * I). `scale` holds the scale in every
+ * lane of its row; lane 3 of each column is unspecified. */
+static SKS_ALWAYS_INLINE void quat_rows_scaled_rotation(vf c[3], vf q, vf scale)
+{
+    const vf sq = vf_mul(q, q);                                            /* xx yy zz ww */
+    const vf half = vf_add(sq, vf_shuffle_in_rows(sq, 2, 3, 0, 1));
+    const vf n2 = vf_add(half, vf_shuffle_in_rows(half, 1, 0, 3, 2));
+    const vm positive = vf_gt(n2, vf_zero());
+    const vf h = vf_if(positive, vf_div(scale, n2)), k = vf_add(h, h);
+    const vf id = vf_ifnot(positive, scale);
+    /* (ww + xx, ww + yy, ww + zz) - (yy + zz, xx + zz, xx + yy) */
+    const vf dl = vf_add(vf_splat_in_rows(sq, 3), sq);
+    const vf dr = vf_add(vf_shuffle_in_rows(sq, 1, 0, 0, 3), vf_shuffle_in_rows(sq, 2, 2, 1, 3));
+    const vf dg = vf_add(vf_mul(h, vf_sub(dl, dr)), id);                   /* r00 r11 r22 */
+    /* (xy, xz, yz) and (zw, yw, xw) */
+    const vf pr = vf_mul(vf_shuffle_in_rows(q, 0, 0, 1, 3), vf_shuffle_in_rows(q, 1, 2, 2, 3));
+    const vf qr = vf_mul(vf_shuffle_in_rows(q, 2, 1, 0, 3), vf_splat_in_rows(q, 3));
+    const vf kp = vf_mul(k, vf_add(pr, qr));                               /* r10 r02 r21 */
+    const vf km = vf_mul(k, vf_sub(pr, qr));                               /* r01 r20 r12 */
+    const vf c2 = vf_shuffle2_in_rows(kp, km, 1, 1, 2, 2);                 /* r02 r02 r12 r12 */
+    c[0] = vf_blend_in_rows(vf_shuffle2_in_rows(kp, km, 0, 0, 1, 1), dg, 1);
+    c[1] = vf_blend_in_rows(vf_shuffle2_in_rows(km, kp, 0, 0, 2, 2), dg, 2);
+    c[2] = vf_blend_in_rows(vf_shuffle_in_rows(c2, 0, 2, 2, 3), dg, 4);
+}
+
 #endif /* SKS_QUAT_OPS_H */

@@ -27,8 +27,9 @@
  * skeletons). */
 #define SKS_PALETTE_F64_SCRATCH_DOUBLES(joints) \
     ((size_t)SKS_PALETTE_SIDE_BY_SIDE * 12 * (size_t)(joints))
-/* Floats of scratch skin needs for a palette of `joints` joints (the palette's columns). */
-#define SKS_SKIN_SCRATCH_FLOATS(joints) ((size_t)16 * (size_t)(joints))
+/* Floats of scratch skin needs for a palette of `joints` joints (the palette's columns, from
+ * the first 64-byte boundary in scratch: any alignment). */
+#define SKS_SKIN_SCRATCH_FLOATS(joints) ((size_t)16 * (size_t)(joints) + 16)
 /* The most influences per vertex skin accepts. */
 #define SKS_SKIN_MAX_INFLUENCES 8
 
@@ -70,7 +71,7 @@ typedef struct sks_skinning_kernels {
     void (*normalize_weights)(float *out, const float *weights, size_t rows, size_t influences);
 } sks_skinning_kernels;
 
-/* Indexed by enum sks_isa. */
-extern const sks_skinning_kernels sks_skinning_variants[SKS_ISA_COUNT];
+/* One row per enum sks_isa (dispatch.c); the rows are defined in skinning.c, once per target. */
+extern const sks_skinning_kernels *const sks_skinning_variants[SKS_ISA_COUNT];
 
 #endif /* SKS_SKINNING_H */

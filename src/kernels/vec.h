@@ -59,6 +59,7 @@
  * undoes it. Per-item scalars follow the same order:
  *   vf_load_items(p), vf_store_items(p, v)  SKS_W consecutive floats <-> item order
  *   vf_load_items_n(p, n), vf_store_items_n(p, v, n)   the first n items only (tails)
+ *   vm_first_items(n)                       the lanes holding items < n (vm_first_n in item order)
  *
  * Integers
  *   vi_load store set1 add sub and or, vi_shl(v, n) vi_shr(v, n) (logical, constant n),
@@ -70,6 +71,28 @@
  *   vd4_store_floats(p, v) (rounded to float32), vd4_set1(x), vd4_lane3(x) = (0, 0, 0, x),
  *   vd4_broadcast(p) = vd4_set1(*p), vd4_lane3_of(p) = vd4_lane3(*p) (loads from memory),
  *   vd4_add, vd4_mul
+ *
+ * Added for blend
+ *   vf_round(v)                             nearest integer, ties to even (rintf; -0.3 -> -0.0)
+ *   vf_hsum4_in_rows(a, b, c, d)            lane k of each row = (v0 + v2) + (v1 + v3) of that
+ *                                           row of the k-th argument: on the 4 vectors of a block
+ *                                           of items in memory order (vector k = items
+ *                                           k SKS_ROWS + r) one sum per item, in item order; with
+ *                                           products of two blocks, their dot products in the
+ *                                           pairwise order (x x' + z z') + (y y' + w w')
+ *   vf_load_rows2_count(p, stride, &a, &b, count), vf_store_rows2_count(p, stride, a, b, count)
+ *                                           the first count <= SKS_ROWS row slots of 8 floats
+ *                                           (a QTS joint) at p + r stride: floats 0-3 in slot r's
+ *                                           row of a, 4-7 in its row of b (loaded slots >= count
+ *                                           are 0; nothing else read or written)
+ *
+ * Added for mat4 and skinning
+ *   vf_set1_rows(p, stride)                 row r = p[r * stride] in all 4 lanes (a
+ *                                           coordinate of one point per row slot)
+ *   vf_transpose_rows(v)                    v[0..SKS_ROWS-1] as a SKS_ROWS x SKS_ROWS matrix of
+ *                                           rows, transposed: row r of v[s] <-> row s of v[r]
+ *                                           (one item's rows packed into vectors become one
+ *                                           item per row slot; nothing on 1-row targets)
  *
  * Adding an operation: implement it in all four vec_<target>.h files with the same semantics
  * (scalar first: it is the definition), document it here, and add it to the bit-identity checks
@@ -91,5 +114,18 @@
 #else
 #error "vec.h is for kernel family sources compiled per target (SKS_COMPILING_<TARGET>)"
 #endif
+
+/* ---- added for qts ----
+ * Rows
+ *   vf_shuffle2_in_rows(a, b, i0, i1, i2, i3)   per row: lanes 0, 1 = a's lanes i0, i1, lanes
+ *                                                2, 3 = b's lanes i2, i3 (SHUFPS; constants)
+ *   vf_blend_in_rows(a, b, mask)                per row: lane k = bit k of mask ? b : a (mask a
+ *                                                constant 0..15)
+ * Doubles (four lanes: a matrix row, or four skeletons side by side)
+ *   vd4_sub, vd4_div                            IEEE
+ *   vd4_select_gt(a, b, x, y)                   a > b ? x : y (ordered: y when a or b is NaN)
+ *   vd4_load_floats_transposed(r, p, stride)    r[c] lane l = p[l * stride + c] widened (c, l < 4)
+ *   vd4_store_floats_transposed(p, stride, r)   the inverse: p[l * stride + c] = float32(r[c] lane l)
+ */
 
 #endif /* SKS_VEC_H */

@@ -167,6 +167,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     vst1_f32(p, vget_low_f32(v));
     vst1q_lane_f32(p + 2, v, 2);
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vld1q_f32(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { vst1q_f32(p, v); }
@@ -236,6 +237,91 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     r.lo = vmulq_f64(a.lo, b.lo);
     r.hi = vmulq_f64(a.hi, b.hi);
     return r;
+}
+
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return vrndnq_f32(a); }
+/* (a0 + a2, a1 + a3, b0 + b2, b1 + b3) from the 64-bit halves, then adjacent pairs: the pairwise
+ * order of the other targets (vpaddq_f32 adds adjacent lanes). */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const float32x4_t ab = vaddq_f32(vcombine_f32(vget_low_f32(a), vget_low_f32(b)),
+                                     vcombine_f32(vget_high_f32(a), vget_high_f32(b)));
+    const float32x4_t cd = vaddq_f32(vcombine_f32(vget_low_f32(c), vget_low_f32(d)),
+                                     vcombine_f32(vget_high_f32(c), vget_high_f32(d)));
+    return vpaddq_f32(ab, cd);
+}
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return vld1q_dup_f32(p);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
+/* ---- added for qts ---- */
+#define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
+    __builtin_shufflevector((a), (b), i0, i1, (i2) + 4, (i3) + 4)
+#define vf_blend_in_rows(a, b, mask)                                                          \
+    __builtin_shufflevector((a), (b), ((mask) & 1) ? 4 : 0, ((mask) & 2) ? 5 : 1,              \
+                            ((mask) & 4) ? 6 : 2, ((mask) & 8) ? 7 : 3)
+#define SKS_VD4_HALVES(name, op)                                                              \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.lo = op(a.lo, b.lo);                                                                \
+        r.hi = op(a.hi, b.hi);                                                                \
+        return r;                                                                             \
+    }
+SKS_VD4_HALVES(vd4_sub, vsubq_f64)
+SKS_VD4_HALVES(vd4_div, vdivq_f64)
+#undef SKS_VD4_HALVES
+SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
+{
+    vd4 r;
+    r.lo = vbslq_f64(vcgtq_f64(a.lo, b.lo), x.lo, y.lo);
+    r.hi = vbslq_f64(vcgtq_f64(a.hi, b.hi), x.hi, y.hi);
+    return r;
+}
+SKS_V void vd4_load_floats_transposed(vd4 r[4], const float *p, ptrdiff_t stride)
+{
+    vf a = vld1q_f32(p), b = vld1q_f32(p + stride), c = vld1q_f32(p + 2 * stride);
+    vf d = vld1q_f32(p + 3 * stride);
+    vf_transpose4_in_rows(&a, &b, &c, &d);
+    r[0].lo = vcvt_f64_f32(vget_low_f32(a));
+    r[0].hi = vcvt_high_f64_f32(a);
+    r[1].lo = vcvt_f64_f32(vget_low_f32(b));
+    r[1].hi = vcvt_high_f64_f32(b);
+    r[2].lo = vcvt_f64_f32(vget_low_f32(c));
+    r[2].hi = vcvt_high_f64_f32(c);
+    r[3].lo = vcvt_f64_f32(vget_low_f32(d));
+    r[3].hi = vcvt_high_f64_f32(d);
+}
+SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4])
+{
+    vf a = vcombine_f32(vcvt_f32_f64(r[0].lo), vcvt_f32_f64(r[0].hi));
+    vf b = vcombine_f32(vcvt_f32_f64(r[1].lo), vcvt_f32_f64(r[1].hi));
+    vf c = vcombine_f32(vcvt_f32_f64(r[2].lo), vcvt_f32_f64(r[2].hi));
+    vf d = vcombine_f32(vcvt_f32_f64(r[3].lo), vcvt_f32_f64(r[3].hi));
+    vf_transpose4_in_rows(&a, &b, &c, &d);
+    vst1q_f32(p, a);
+    vst1q_f32(p + stride, b);
+    vst1q_f32(p + 2 * stride, c);
+    vst1q_f32(p + 3 * stride, d);
 }
 
 #endif /* SKS_VEC_IMPL_H */

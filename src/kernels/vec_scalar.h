@@ -118,6 +118,9 @@ SKS_V vf vf_load_n(const float *p, size_t n)
 SKS_V void vf_store_n(float *p, vf v, size_t n) { memcpy(p, &v, (n < 4 ? n : 4) * sizeof(float)); }
 
 /* ---- construction ---- */
+#if SKS_GENERIC_VECTORS
+SKS_V vf vf_set1(float x) { return (vf){x, x, x, x}; }   /* one shuffle, no stack */
+#else
 SKS_V vf vf_set1(float x)
 {
     vf r;
@@ -125,6 +128,7 @@ SKS_V vf vf_set1(float x)
     SKS_LANES(i) SKS_LANE(r, i) = x;
     return r;
 }
+#endif
 SKS_V vf vf_zero(void) { return vf_set1(0.0f); }
 SKS_V float vf_first(vf v) { return SKS_LANE(v, 0); }
 
@@ -144,7 +148,7 @@ SKS_VF_MAP2(vf_min, A < B ? A : B)   /* b when either is NaN (x86) */
 SKS_VF_MAP2(vf_max, A > B ? A : B)
 SKS_V vf vf_sqrt(vf a)
 {
-    vf r;
+    vf r = a;   /* every lane overwritten (initialised: GCC's -Wmaybe-uninitialized) */
     int i;
     SKS_LANES(i) SKS_LANE(r, i) = sqrtf(SKS_LANE(a, i));
     return r;
@@ -411,6 +415,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
         p[2] = SKS_LANE(v, 2);
     }
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vf_load(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { vf_store(p, v); }
@@ -525,4 +530,155 @@ SKS_V vd4 vd4_lane3_of(const double *p) { return vd4_lane3(*p); }
 
 #undef SKS_VF_MAP2
 #undef SKS_VF_CMP
+
+/* ---- added for blend ---- */
+/* Round to the nearest integer, ties to even (IEEE roundToIntegralTiesToEven; -0.3 -> -0.0). */
+SKS_V vf vf_round(vf a)
+{
+    vf r = a;
+    int i;
+    SKS_LANES(i) SKS_LANE(r, i) = rintf(SKS_LANE(a, i));
+    return r;
+}
+/* Lane k of the result = (v_k[0] + v_k[2]) + (v_k[1] + v_k[3]) of the k-th argument. */
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+#if SKS_GENERIC_VECTORS
+    const vf ab = SKS_SHUFFLE4X2(a, b, 0, 1, 4, 5) + SKS_SHUFFLE4X2(a, b, 2, 3, 6, 7);
+    const vf cd = SKS_SHUFFLE4X2(c, d, 0, 1, 4, 5) + SKS_SHUFFLE4X2(c, d, 2, 3, 6, 7);
+    return SKS_SHUFFLE4X2(ab, cd, 0, 2, 4, 6) + SKS_SHUFFLE4X2(ab, cd, 1, 3, 5, 7);
+#else
+    const vf *v[4];
+    vf r;
+    int i;
+    v[0] = &a;
+    v[1] = &b;
+    v[2] = &c;
+    v[3] = &d;
+    SKS_LANES(i)
+    SKS_LANE(r, i) = (SKS_LANE(*v[i], 0) + SKS_LANE(*v[i], 2)) + (SKS_LANE(*v[i], 1) + SKS_LANE(*v[i], 3));
+    return r;
+#endif
+}
+/* Row slots of 8 contiguous floats: the first count <= SKS_ROWS at p, p + stride, ...; floats
+ * 0-3 of slot r in its row of *a, 4-7 in its row of *b (loaded slots >= count are 0). */
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return vf_set1(*p);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
+/* ---- added for qts ---- */
+/* Two-source shuffle within rows (SHUFPS): lanes 0, 1 from a, lanes 2, 3 from b. */
+#if SKS_GENERIC_VECTORS
+#define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) SKS_SHUFFLE4X2(a, b, i0, i1, (i2) + 4, (i3) + 4)
+#define vf_blend_in_rows(a, b, mask)                                                          \
+    SKS_SHUFFLE4X2(a, b, ((mask) & 1) ? 4 : 0, ((mask) & 2) ? 5 : 1, ((mask) & 4) ? 6 : 2,     \
+                   ((mask) & 8) ? 7 : 3)
+#else
+SKS_V vf sks_shuffle2(vf a, vf b, int i0, int i1, int i2, int i3)
+{
+    vf r;
+    r.v[0] = a.v[i0];
+    r.v[1] = a.v[i1];
+    r.v[2] = b.v[i2];
+    r.v[3] = b.v[i3];
+    return r;
+}
+SKS_V vf sks_blend(vf a, vf b, int mask)
+{
+    int i;
+    SKS_LANES(i) if ((mask >> i) & 1) a.v[i] = b.v[i];
+    return a;
+}
+#define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) sks_shuffle2((a), (b), (i0), (i1), (i2), (i3))
+#define vf_blend_in_rows(a, b, mask) sks_blend((a), (b), (mask))
+#endif
+
+#if SKS_GENERIC_VECTORS
+#define SKS_VD4_LANEWISE(name, op)                                                            \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.lo = a.lo op b.lo;                                                                  \
+        r.hi = a.hi op b.hi;                                                                  \
+        return r;                                                                             \
+    }
+#else
+#define SKS_VD4_LANEWISE(name, op)                                                            \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        int i;                                                                                \
+        SKS_LANES(i) a.v[i] = a.v[i] op b.v[i];                                               \
+        return a;                                                                             \
+    }
+#endif
+SKS_VD4_LANEWISE(vd4_sub, -)
+SKS_VD4_LANEWISE(vd4_div, /)
+#undef SKS_VD4_LANEWISE
+#if SKS_GENERIC_VECTORS
+typedef int64_t sks_vl2 __attribute__((vector_size(16)));
+SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
+{
+    const sks_vl2 mlo = (sks_vl2)(a.lo > b.lo), mhi = (sks_vl2)(a.hi > b.hi);
+    vd4 r;
+    r.lo = (sks_vd2)((mlo & (sks_vl2)x.lo) | (~mlo & (sks_vl2)y.lo));
+    r.hi = (sks_vd2)((mhi & (sks_vl2)x.hi) | (~mhi & (sks_vl2)y.hi));
+    return r;
+}
+#else
+SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
+{
+    int i;
+    SKS_LANES(i) if (!(a.v[i] > b.v[i])) x.v[i] = y.v[i];
+    return x;
+}
+#endif
+/* r[c] lane l = (double)p[l * stride + c] (c, l < 4): four 4-float groups transposed. */
+SKS_V void vd4_load_floats_transposed(vd4 r[4], const float *p, ptrdiff_t stride)
+{
+    int c;
+    for (c = 0; c < 4; c++) {
+#if SKS_GENERIC_VECTORS
+        r[c].lo = (sks_vd2){(double)p[c], (double)p[stride + c]};
+        r[c].hi = (sks_vd2){(double)p[2 * stride + c], (double)p[3 * stride + c]};
+#else
+        int l;
+        for (l = 0; l < 4; l++) r[c].v[l] = (double)p[l * stride + c];
+#endif
+    }
+}
+/* p[l * stride + c] = (float)(r[c] lane l): the inverse, rounded to float32. */
+SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4])
+{
+    int c;
+    for (c = 0; c < 4; c++) {
+#if SKS_GENERIC_VECTORS
+        p[c] = (float)r[c].lo[0];
+        p[stride + c] = (float)r[c].lo[1];
+        p[2 * stride + c] = (float)r[c].hi[0];
+        p[3 * stride + c] = (float)r[c].hi[1];
+#else
+        int l;
+        for (l = 0; l < 4; l++) p[l * stride + c] = (float)r[c].v[l];
+#endif
+    }
+}
+
 #endif /* SKS_VEC_IMPL_H */

@@ -157,6 +157,7 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     (void)stride;
     if (count) sks_store3_sse(p, v);
 }
+SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return _mm_loadu_ps(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }
 SKS_V void vf_store_items(float *p, vf v) { _mm_storeu_ps(p, v); }
@@ -226,6 +227,85 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
     r.lo = _mm_mul_pd(a.lo, b.lo);
     r.hi = _mm_mul_pd(a.hi, b.hi);
     return r;
+}
+
+/* ---- added for blend ---- */
+SKS_V vf vf_round(vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+SKS_V vf vf_hsum4_in_rows(vf a, vf b, vf c, vf d)
+{
+    const __m128 ab = _mm_add_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m128 cd = _mm_add_ps(_mm_shuffle_ps(c, d, _MM_SHUFFLE(1, 0, 1, 0)), _mm_shuffle_ps(c, d, _MM_SHUFFLE(3, 2, 3, 2)));
+    return _mm_add_ps(_mm_shuffle_ps(ab, cd, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+SKS_V void vf_load_rows2_count(const float *p, ptrdiff_t stride, vf *a, vf *b, size_t count)
+{
+    (void)stride;
+    *a = count ? vf_load(p) : vf_zero();
+    *b = count ? vf_load(p + 4) : vf_zero();
+}
+SKS_V void vf_store_rows2_count(float *p, ptrdiff_t stride, vf a, vf b, size_t count)
+{
+    (void)stride;
+    if (count) {
+        vf_store(p, a);
+        vf_store(p + 4, b);
+    }
+}
+
+/* ---- added for mat4 and skinning ---- */
+SKS_V vf vf_set1_rows(const float *p, ptrdiff_t stride)
+{
+    (void)stride;
+    return _mm_set1_ps(*p);
+}
+SKS_V void vf_transpose_rows(vf *v) { (void)v; }
+/* ---- added for qts ---- */
+#define vf_shuffle2_in_rows(a, b, i0, i1, i2, i3) \
+    _mm_shuffle_ps((a), (b), _MM_SHUFFLE((i3), (i2), (i1), (i0)))
+#define vf_blend_in_rows(a, b, mask) _mm_blend_ps((a), (b), (mask))
+#define SKS_VD4_HALVES(name, op)                                                              \
+    SKS_V vd4 name(vd4 a, vd4 b)                                                              \
+    {                                                                                         \
+        vd4 r;                                                                                \
+        r.lo = op(a.lo, b.lo);                                                                \
+        r.hi = op(a.hi, b.hi);                                                                \
+        return r;                                                                             \
+    }
+SKS_VD4_HALVES(vd4_sub, _mm_sub_pd)
+SKS_VD4_HALVES(vd4_div, _mm_div_pd)
+#undef SKS_VD4_HALVES
+SKS_V vd4 vd4_select_gt(vd4 a, vd4 b, vd4 x, vd4 y)
+{
+    vd4 r;
+    r.lo = _mm_blendv_pd(y.lo, x.lo, _mm_cmpgt_pd(a.lo, b.lo));
+    r.hi = _mm_blendv_pd(y.hi, x.hi, _mm_cmpgt_pd(a.hi, b.hi));
+    return r;
+}
+SKS_V void vd4_load_floats_transposed(vd4 r[4], const float *p, ptrdiff_t stride)
+{
+    __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + stride);
+    __m128 c = _mm_loadu_ps(p + 2 * stride), d = _mm_loadu_ps(p + 3 * stride);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    r[0].lo = _mm_cvtps_pd(a);
+    r[0].hi = _mm_cvtps_pd(_mm_movehl_ps(a, a));
+    r[1].lo = _mm_cvtps_pd(b);
+    r[1].hi = _mm_cvtps_pd(_mm_movehl_ps(b, b));
+    r[2].lo = _mm_cvtps_pd(c);
+    r[2].hi = _mm_cvtps_pd(_mm_movehl_ps(c, c));
+    r[3].lo = _mm_cvtps_pd(d);
+    r[3].hi = _mm_cvtps_pd(_mm_movehl_ps(d, d));
+}
+SKS_V void vd4_store_floats_transposed(float *p, ptrdiff_t stride, const vd4 r[4])
+{
+    __m128 a = _mm_movelh_ps(_mm_cvtpd_ps(r[0].lo), _mm_cvtpd_ps(r[0].hi));
+    __m128 b = _mm_movelh_ps(_mm_cvtpd_ps(r[1].lo), _mm_cvtpd_ps(r[1].hi));
+    __m128 c = _mm_movelh_ps(_mm_cvtpd_ps(r[2].lo), _mm_cvtpd_ps(r[2].hi));
+    __m128 d = _mm_movelh_ps(_mm_cvtpd_ps(r[3].lo), _mm_cvtpd_ps(r[3].hi));
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    _mm_storeu_ps(p, a);
+    _mm_storeu_ps(p + stride, b);
+    _mm_storeu_ps(p + 2 * stride, c);
+    _mm_storeu_ps(p + 3 * stride, d);
 }
 
 #endif /* SKS_VEC_IMPL_H */

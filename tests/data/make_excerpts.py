@@ -1,6 +1,7 @@
-"""How the clips in tests/data and skelsimd/data were cut from the shared motion-capture files.
+"""How the clips in tests/data and skelsimd/data were cut from the original motion-capture files
+(their origins and terms are in tests/data/README.md and skelsimd/data/README.md).
 
-    python tests/data/make_excerpts.py /path/to/shared/data/bvh
+    python tests/data/make_excerpts.py DIRECTORY_WITH_THE_ORIGINAL_BVH_FILES
 
 Each excerpt keeps the original bytes: the whole header (line endings, tabs and all), the
 number of the 'Frames:' line replaced by the excerpt's, and a contiguous run of the original frame lines.
@@ -40,4 +41,6 @@ def main(source_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "..", "shared", "data", "bvh"))
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])

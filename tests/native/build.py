@@ -1,8 +1,9 @@
 """Build and run the native bit-identity checks of the kernels, without Python in the loop.
 
 Every kernel family (src/kernels/families.h) and the vocabulary check (vocab_check.c) are compiled
-once per target, exactly as setup.py compiles them, and linked with the checks of every family
-(check_<family>.c) and their driver (check_main.c). The program runs every target's row of every
+once per target, exactly as setup.py compiles them, and linked with a family's helpers compiled
+once (src/kernels/<family>_*.c, e.g. the compressed-clip format and encoder), the checks of every
+family (check_<family>.c) and their driver (check_main.c). The program runs every target's row of every
 family on random and special inputs (NaN, inf, zero, identical and antipodal quaternions, odd
 sizes, every tail length) and compares it bit for bit with the scalar row.
 
@@ -81,7 +82,10 @@ def main():
             objects.append(obj)
     checks = sorted(os.path.join(HERE, f) for f in os.listdir(HERE)
                     if f.startswith("check_") and f.endswith(".c"))
-    for src in [os.path.join(KERNELS, "dispatch.c"), os.path.join(KERNELS, "cpu.c")] + checks:
+    # helpers of a family compiled once (baseline flags): src/kernels/<family>_*.c
+    helpers = sorted(os.path.join(KERNELS, f) for f in os.listdir(KERNELS)
+                     if f.endswith(".c") and any(f.startswith(name + "_") for name in families()))
+    for src in [os.path.join(KERNELS, "dispatch.c"), os.path.join(KERNELS, "cpu.c")] + helpers + checks:
         obj = os.path.join(out, os.path.basename(src)[:-2] + ".o")
         run([cc, *COMMON_FLAGS, *a.extra, *includes, "-c", src, "-o", obj])
         objects.append(obj)

@@ -28,6 +28,39 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_LOAD_ROWS2) {
+        /* blocks of 64 floats: rows of 8 floats 16 apart; the first c = block % 3 rows loaded as
+         * halves (SKS_ROWS at a time, the last group partial) and stored as (2 lo, lo + hi), the
+         * rest of out = b */
+        for (i = 0; i + 64 <= n; i += 64) {
+            const size_t c_rows = (i / 64) % 3;
+            size_t r0;
+            memcpy(out + i, b + i, 64 * sizeof(float));
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                float tmp[2][SKS_W];
+                size_t l;
+                vf lo, hi;
+                vf_load_rows2_count(a + i + 16 * r0, 16, &lo, &hi, cnt);
+                vf_store(tmp[0], lo);
+                vf_store(tmp[1], hi);
+                for (l = 4 * cnt; l < SKS_W; l++) failures += tmp[0][l] != 0.0f || tmp[1][l] != 0.0f;
+                vf_store_rows2_count(out + i + 16 * r0, 16, vf_add(lo, lo), vf_add(lo, hi), cnt);
+            }
+        }
+        return failures;
+    }
+    if (op == VOP_HSUM4) {
+        /* chunks of 16 floats per row: the 4 rows of 4 of row slot r summed pairwise, the sums
+         * stored as that slot's first row, the rest of out = b (target-independent layout) */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            const vf r0 = vf_load_rows(a + i, 16), r1 = vf_load_rows(a + i + 4, 16);
+            const vf r2 = vf_load_rows(a + i + 8, 16), r3 = vf_load_rows(a + i + 12, 16);
+            memcpy(out + i, b + i, 16 * SKS_ROWS * sizeof(float));
+            vf_store_rows(out + i, 16, vf_hsum4_in_rows(r0, r1, r2, r3));
+        }
+        return 0;
+    }
     if (op == VOP_ROWS_N) {
         /* a 12-float joint: rows packed into vectors, each vector's rows doubled */
         for (i = 0; i + 12 <= n; i += 12) {
@@ -40,7 +73,7 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
-    if (op == VOP_LOAD_N || op == VOP_FIRST_N) {
+    if (op == VOP_LOAD_N || op == VOP_FIRST_N || op == VOP_FIRST_ITEMS) {
         /* chunks of 8 floats (the widest vector) with k = chunk % 10 valid elements, so every
          * target sees the same tails: out = b, then its first k elements 3 a (LOAD_N), or 1 in
          * the lanes of vm_first_n (FIRST_N); loaded lanes past k must be +0.0 */
@@ -52,6 +85,8 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 const size_t kv = k > v ? k - v : 0, kl = kv < STEP ? kv : STEP;
                 if (op == VOP_FIRST_N) {
                     vf_store(out + i + v, mask_to_ones(vm_first_n(kv)));
+                } else if (op == VOP_FIRST_ITEMS) {
+                    vf_store_items(out + i + v, mask_to_ones(vm_first_items(kv)));
                 } else {
                     const vf x = vf_load_n(a + i + v, kl);
                     float tmp[SKS_W];
@@ -126,6 +161,27 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         }
         return 0;
     }
+    if (op == VOP_F64_QTS) {
+        /* added for qts: 16-float blocks as four 4-float groups 4 apart, loaded transposed and
+         * widened; sub, div and select_gt on the lanes; stored as doubles and transposed back
+         * as floats (stride 8 across two blocks for the second half) */
+        for (i = 0; i + 32 <= n; i += 32) {
+            int k, h;
+            for (h = 0; h < 2; h++) {
+                const ptrdiff_t stride = h ? 8 : 4;
+                const float *src = h ? a + i + 4 : a + i;
+                vd4 v[4], w[4];
+                vd4_load_floats_transposed(v, src, stride);
+                for (k = 0; k < 4; k++) {
+                    const vd4 d = vd4_div(v[k], vd4_sub(v[(k + 1) & 3], v[(k + 2) & 3]));
+                    w[k] = vd4_select_gt(v[k], v[(k + 3) & 3], d, vd4_sub(v[k], vd4_set1(0.25)));
+                    vd4_store(out64 + i + 16 * h + 4 * k, w[k]);
+                }
+                vd4_store_floats_transposed(out + i + (h ? 4 : 0), stride, w);
+            }
+        }
+        return 0;
+    }
     if (op == VOP_F64) {
         for (i = 0; i + 4 <= n; i += 4) {
             const double p[4] = {(double)b[i], (double)b[i + 1] * 1e-3, (double)c[i], (double)c[i + 3]};
@@ -134,6 +190,41 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
             r = vd4_add(r, vd4_add(vd4_lane3(p[2]), vd4_lane3_of(p + 3)));
             vd4_store(out64 + i, vd4_add(r, vd4_load(out64 + i)));
             vd4_store_floats(out + i, r);
+        }
+        return 0;
+    }
+    /* ---- added for mat4 and skinning ---- */
+    if (op == VOP_SET1_ROWS) {
+        /* items of 16 floats, one per row slot: a float of each broadcast in its row; strides
+         * 16, 0 (every row slot on one item) and -16 */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            const size_t last = i + 16 * (SKS_ROWS - 1);
+            size_t l;
+            vf_store_rows(out + i, 16, vf_mul(vf_set1_rows(a + i + 1, 16), vf_load_rows(b + i, 16)));
+            for (l = 0; l < SKS_ROWS; l++)
+                vf_store_rows_count(out + i + 16 * l + 4, 16, vf_set1_rows(b + i + 16 * l + 9, 0), 1);
+            vf_store_rows(out + last + 8, -16,
+                          vf_add(vf_set1_rows(c + last + 3, -16), vf_load_rows(a + last + 8, -16)));
+        }
+        return 0;
+    }
+    if (op == VOP_TRANSPOSE_ROWS) {
+        /* items of 16 floats (4 rows) packed into vectors, transposed to one item per row
+         * slot, times row k of b, stored back in place: out row k of an item = a row k * b row k */
+        for (i = 0; i + 16 * SKS_ROWS <= n; i += 16 * SKS_ROWS) {
+            vf pk[SKS_ROWS][4 / SKS_ROWS];
+            size_t s, q, u;
+            for (s = 0; s < SKS_ROWS; s++)
+                for (q = 0; q < 4 / SKS_ROWS; q++) pk[s][q] = vf_load(a + i + 16 * s + SKS_W * q);
+            for (q = 0; q < 4 / SKS_ROWS; q++) {
+                vf t[SKS_ROWS];
+                for (s = 0; s < SKS_ROWS; s++) t[s] = pk[s][q];
+                vf_transpose_rows(t);
+                for (u = 0; u < SKS_ROWS; u++) {
+                    const size_t k = q * SKS_ROWS + u;
+                    vf_store_rows(out + i + 4 * k, 16, vf_mul(t[u], vf_broadcast_row(b + 4 * k)));
+                }
+            }
         }
         return 0;
     }
@@ -189,7 +280,17 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         case VOP_SHUFFLE_YZX: r = vf_shuffle_in_rows(x, 1, 2, 0, 3); break;
         case VOP_SHUFFLE_WZYX: r = vf_shuffle_in_rows(x, 3, 2, 1, 0); break;
         case VOP_KEEP3: r = vf_keep_lane3(x); break;
+        case VOP_ROUND:   /* fractions, or ties (round(2x) / 2: k + 0.5 goes to even) */
+            r = vf_select(vf_lt(x, y), vf_round(vf_mul(x, vf_set1(0.37f))),
+                          vf_round(vf_mul(vf_round(vf_add(x, x)), vf_set1(0.5f))));
+            break;
         case VOP_CLEAR3: r = vf_clear_lane3(x); break;
+        case VOP_SHUFFLE2:   /* added for qts */
+            r = vf_add(vf_shuffle2_in_rows(x, y, 3, 0, 2, 1), vf_mul(vf_shuffle2_in_rows(y, z, 1, 1, 0, 3), z));
+            break;
+        case VOP_BLEND_ROWS:   /* added for qts */
+            r = vf_add(vf_blend_in_rows(x, y, 5), vf_mul(vf_blend_in_rows(y, z, 8), vf_blend_in_rows(z, x, 3)));
+            break;
         case VOP_BROADCAST_ROW: r = vf_mul(vf_broadcast_row(b + (i & ~(size_t)7)), x); break;
         case VOP_INT_ROUNDTRIP: {
             /* in range only: |x| * 1000 < 2^31 for the inputs used */

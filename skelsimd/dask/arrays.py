@@ -1,0 +1,472 @@
+"""The batched kernels on dask arrays: lazy, chunk by chunk, bit-identical to the in-memory calls.
+
+Every function here has the signature of the skelsimd function of the same name and returns a
+dask array (float32) whose every chunk is that function applied to the matching chunks of the
+inputs, so ``skelsimd.dask.f(x, ...).compute()`` equals ``skelsimd.f(x.compute(), ...)`` bit for
+bit, whatever the chunking of the batch axes and whatever the scheduler.
+
+Axes
+----
+* Batch (leading) axes are chunked freely and broadcast by NumPy rules between operands, as in
+  the in-memory functions (a ``(J, 3, 4)`` ``inverse_bind`` against ``(N, J, 3, 4)`` poses, one
+  ``t`` against many quaternions, ...). Operands may be dask arrays or anything array_like
+  (NumPy arrays, lists, scalars), mixed freely.
+* The joint axis and the trailing (per-element) axes must each be one chunk: a joint's global
+  pose needs its parent's, and a kernel needs whole quaternions and matrices. An operand split
+  along one of them is rechunked to one chunk with a :class:`RechunkWarning` naming the
+  argument, the axis and how to avoid it; ``warnings.simplefilter("error", RechunkWarning)``
+  turns that into an error instead.
+* ``skin`` also chunks the vertex axis freely (``positions``, ``normals``, ``joint_indices`` and
+  ``weights`` are aligned on it): vertices are independent.
+
+Validation happens when the function is called, not at compute time: every rule of the
+in-memory function (dtypes, shapes, hierarchies, ``start``/``stop``, ``method``, ``index``, ...)
+is checked by running it on a one-element stand-in of each operand (the first batch element of a
+NumPy operand, zeros of the right shape and dtype for a dask operand), so the same TypeError or
+ValueError is raised with the same message. Values only a dask operand holds (e.g. a joint index
+out of range in a dask ``joint_indices``) are checked when its chunk is computed, with the
+same message.
+
+``out``
+-------
+``out=None`` (default) returns the lazy dask array. Given an array (a NumPy array or a Zarr
+array of the result's shape and dtype float32), the result is computed chunk by chunk into it
+with :func:`dask.array.store` and ``out`` is returned, as the in-memory functions do. A NumPy
+``out`` lives in this process, so it needs the threaded (default for dask arrays) or the
+synchronous scheduler: with processes or a distributed cluster the workers would write into
+copies, so that is refused with a ValueError (store into a Zarr array instead). ``out`` may be
+an input that is a NumPy array of the same shape (in place), as in memory: every output chunk is
+computed from the same region of the inputs before it is written.
+"""
+import uuid
+import warnings
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("skelsimd.dask needs the optional dependencies of the [dask] extra: "
+                      "pip install 'skelsimd[dask]'") from exc
+
+from .. import blend as _blend
+from .. import joints as _joints
+from .. import mat4 as _mat4
+from .. import qts as _qts
+from .. import skinning as _skinning
+
+__all__ = [
+    "RechunkWarning",
+    "local_to_global", "global_to_local", "multiply_joints", "invert_joints",
+    "qts_local_to_global", "qts_local_to_global_matrix",
+    "mat4_local_to_global", "matmul4", "transform_points",
+    "skinning_palette", "skin",
+    "slerp", "nlerp", "blend_joints", "blend_layers",
+]
+
+
+class RechunkWarning(UserWarning):
+    """An operand was split along an axis that must be one chunk (the joint axis or a trailing
+    axis) and was rechunked. Turn it into an error with
+    ``warnings.simplefilter("error", skelsimd.dask.RechunkWarning)``."""
+
+
+# Names of the core (non-batch) axes, for messages.
+_AXIS_NAMES = {
+    "J": "joint", "R": "matrix row", "C": "matrix column", "E": "QTS component",
+    "Q": "quaternion component", "L": "layer", "X": "coordinate", "K": "influence",
+    "V": "vertex", "M": "matrix row", "N": "matrix column",
+}
+
+
+class _Operand:
+    """One argument of a batched function: its name, value and core axes (trailing axes with
+    fixed roles, as index letters); ``free`` lists core axes that may be chunked."""
+
+    __slots__ = ("name", "value", "core", "free", "is_dask", "nbatch")
+
+    def __init__(self, name, value, core, free=""):
+        self.name = name
+        self.core = core
+        self.free = free
+        self.is_dask = isinstance(value, da.Array)
+        self.value = value if self.is_dask else np.asarray(value)
+        self.nbatch = self.value.ndim - len(core)
+
+    def stand_in(self):
+        """A one-element (per batch axis) array that the in-memory function validates."""
+        v = self.value
+        if self.nbatch < 0:              # too few dimensions: let the in-memory function say so
+            return np.zeros(v.shape, dtype=v.dtype) if self.is_dask else v
+        if not self.is_dask:
+            return v[(slice(0, 1),) * self.nbatch]
+        core_shape = v.shape[self.nbatch:]
+        if any(not np.isfinite(s) for s in core_shape):
+            raise ValueError(f"{self.name}: the sizes of its trailing axes are unknown "
+                             f"({v.shape}); call {self.name}.compute_chunk_sizes() first")
+        return np.zeros((1,) * self.nbatch + tuple(core_shape), dtype=v.dtype)
+
+    def batch_shape(self):
+        return tuple(self.value.shape[:self.nbatch])
+
+
+def _name(fname):
+    """A unique key name for a result. Not a hash of the inputs: dask would hash every array
+    argument (the out arrays of a call, NumPy operands) byte by byte on every call."""
+    return f"{fname}-{uuid.uuid4().hex}"
+
+
+def _real_shapes(message, operands, stand_ins):
+    """The in-memory message about a stand-in, with the operand's real shape: the message of a
+    shape error names its argument first ("local: expected shape ..., got (1, 96, 3, 3)")."""
+    for op in operands:
+        fake, real = stand_ins[op.name].shape, tuple(op.value.shape)
+        if fake != real and message.startswith(f"{op.name}:"):
+            return message.replace(str(fake), str(real))
+    return message
+
+
+def _call_block(*blocks, _func, _names, _kwargs):
+    return _func(**dict(zip(_names, blocks)), **_kwargs)
+
+
+def _call_skin_pair(*blocks, _func, _names, _kwargs):
+    """skin with normals: both outputs of one kernel call, in one (2, ..., V, 3) block whose
+    halves are C-contiguous ``out`` and ``normals_out`` arrays."""
+    args = dict(zip(_names, blocks))
+    pos, nrm, pal = args["positions"], args["normals"], args["palette"]
+    batch = np.broadcast_shapes(pos.shape[:-2], nrm.shape[:-2], pal.shape[:-3])
+    both = np.empty((2,) + batch + pos.shape[-2:], dtype=np.float32)
+    _func(**args, **_kwargs, out=both[0], normals_out=both[1])
+    return both
+
+
+def _check_out(fname, argname, out, shape, inputs):
+    """Validate an ``out`` target for :func:`dask.array.store`."""
+    if isinstance(out, da.Array):
+        raise TypeError(f"{argname}: dask arrays are immutable; got a dask array (leave {argname}=None "
+                        f"for a lazy result, or pass a NumPy or Zarr array to write into)")
+    if not hasattr(out, "__setitem__") or not hasattr(out, "shape") or not hasattr(out, "dtype"):
+        raise TypeError(f"{argname}: expected a NumPy or Zarr array (shape, dtype, item assignment), "
+                        f"got {type(out).__name__}")
+    if np.dtype(out.dtype) != np.float32:
+        raise TypeError(f"{argname}: expected dtype float32, got {np.dtype(out.dtype)}")
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"{argname}: expected shape {tuple(shape)}, got {tuple(out.shape)}")
+    if isinstance(out, np.ndarray):
+        if not out.flags.writeable:
+            raise ValueError(f"{argname}: the array is read-only")
+        for x in inputs:
+            if (isinstance(x, np.ndarray) and x is not out and x.size and out.size
+                    and np.shares_memory(x, out)):
+                raise ValueError(f"{argname}: overlaps an input without being exactly it")
+        get = dask.base.get_scheduler()
+        if get not in (None, dask.threaded.get, dask.local.get_sync):
+            raise ValueError(f"{argname}: a NumPy array can only be filled by the threaded or the "
+                             f"synchronous scheduler (this process); the active scheduler runs "
+                             f"tasks elsewhere and would write into copies. Store into a Zarr "
+                             f"array instead, or leave {argname}=None and compute")
+
+
+def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
+    """Apply ``func`` chunk by chunk: the shared machinery of every function here.
+
+    operands: _Operand list (None values already dropped); out_core: index letters of the
+    result's trailing axes; kwargs: non-array arguments passed to every call; pair: for skin with
+    normals, the names of the two out arguments (the result is then a tuple).
+    """
+    # 1. The in-memory function validates everything it can see on one-element stand-ins, and
+    #    tells us the trailing shape of the result.
+    stand_ins = {op.name: op.stand_in() for op in operands}
+    try:
+        sample = func(**stand_ins, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(_real_shapes(str(exc), operands, stand_ins)) from None
+    sample0 = sample[0] if isinstance(sample, tuple) else sample
+    core_sizes = dict(zip(out_core, sample0.shape[sample0.ndim - len(out_core):]))
+
+    # 2. Batch axes broadcast by NumPy rules.
+    shapes = [op.batch_shape() for op in operands]
+    try:
+        batch = np.broadcast_shapes(*shapes)
+    except ValueError:
+        desc = ", ".join(f"{op.name} {s}" for op, s in zip(operands, shapes))
+        raise ValueError(f"{fname}: the leading (batch) dimensions do not broadcast: {desc}") from None
+    nb = len(batch)
+    batch_letters = tuple(f"b{i}" for i in range(nb))
+
+    # 3. Dask operands: the joint and trailing axes in one chunk (warned rechunk).
+    args, names = [], []
+    for op in operands:
+        x = op.value
+        if op.is_dask:
+            split = {}
+            for k, letter in enumerate(op.core):
+                axis = op.nbatch + k
+                if letter not in op.free and len(x.chunks[axis]) > 1:
+                    split[axis] = letter
+            if split:
+                desc = "; ".join(
+                    f"axis {a - x.ndim} ({_AXIS_NAMES.get(l, l)} axis) has chunks {x.chunks[a]}"
+                    for a, l in split.items())
+                spec = ", ".join(f"{a - x.ndim}: -1" for a in split)
+                warnings.warn(
+                    f"skelsimd.dask.{fname}: {op.name} must be one chunk along its joint and "
+                    f"trailing axes but {desc}; rechunked to one chunk there (a copy of every "
+                    f"batch chunk). Chunk only the batch axes to avoid it, e.g. "
+                    f"{op.name}.rechunk({{{spec}}})", RechunkWarning, stacklevel=3)
+                x = x.rechunk({a: -1 for a in split})
+        else:
+            chunks = ("auto",) * op.nbatch + tuple(
+                "auto" if letter in op.free else -1 for letter in op.core)
+            x = da.from_array(x, chunks=chunks, name=False) if x.ndim else x   # no hashing
+        ind = batch_letters[nb - op.nbatch:] + tuple(op.core)
+        args += [x, ind]
+        names.append(op.name)
+
+    out_ind = batch_letters + tuple(out_core)
+    known = {letter for op in operands for letter in op.core}
+    new_axes = {letter: core_sizes[letter] for letter in out_core if letter not in known}
+    outs = (out,) if pair is None else (out, pair[1])
+    out_shape = tuple(batch) + tuple(core_sizes[letter] for letter in out_core)
+
+    def lazy():
+        if pair is None:
+            return (da.blockwise(
+                _call_block, out_ind, *args, new_axes=new_axes, dtype=np.float32,
+                meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
+                name=_name(fname), _func=func, _names=tuple(names), _kwargs=kwargs),)
+        both = da.blockwise(
+            _call_skin_pair, ("pair",) + out_ind, *args, new_axes={"pair": 2, **new_axes},
+            dtype=np.float32, meta=np.empty((0,) * (1 + len(out_ind)), dtype=np.float32),
+            concatenate=True, name=_name(fname), _func=func, _names=tuple(names),
+            _kwargs=kwargs)
+        return both[0], both[1]
+
+    # 4. out: compute into the given arrays.
+    if all(o is None for o in outs):
+        results = lazy()
+        return results[0] if pair is None else results
+    if pair is not None and (outs[0] is None) != (outs[1] is None):
+        missing = "out" if outs[0] is None else pair[0]
+        raise ValueError(f"{fname}: give both out and {pair[0]} or neither ({missing} is None): "
+                         f"a stored result and a lazy one cannot come from one call")
+    inputs = [op.value for op in operands if not op.is_dask]
+    for argname, o in zip(("out",) + ((pair[0],) if pair else ()), outs):
+        _check_out(fname, argname, o, out_shape, inputs)
+    if not all(isinstance(o, np.ndarray) for o in outs):
+        da.store(list(lazy()), list(outs), lock=False)
+        return outs[0] if pair is None else outs
+
+    # NumPy outs: every chunk's kernel writes straight into its region of out (a C-contiguous
+    # view when only the first axis is split), so there is no copy; the location of a chunk
+    # comes from aranges over the chunked output axes, aligned by blockwise like the operands.
+    shape = out_shape
+    located = [i for i, letter in enumerate(out_ind)
+               if i < nb or any(letter in op.free for op in operands)]
+    locs = []
+    for i in located:
+        locs += [da.arange(shape[i], chunks=max(1, shape[i])), (out_ind[i],)]
+    into = da.blockwise(
+        _call_block_into, out_ind, *args, *locs, new_axes=new_axes, dtype=np.float32,
+        meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
+        name=_name(fname + "-into"), _func=func, _names=tuple(names), _kwargs=kwargs, _outs=outs,
+        _located=tuple(located))
+    if into.size:
+        dask.compute(*into.to_delayed().ravel())
+    return outs[0] if pair is None else outs
+
+
+def _call_block_into(*blocks, _func, _names, _kwargs, _outs, _located):
+    """One chunk computed straight into its region of the NumPy out arrays."""
+    n = len(_names)
+    args = dict(zip(_names, blocks[:n]))
+    index = [slice(None)] * _outs[0].ndim
+    for axis, loc in zip(_located, blocks[n:]):
+        start = int(loc[0]) if len(loc) else 0
+        index[axis] = slice(start, start + len(loc))
+    views = [o[tuple(index)] for o in _outs]
+    named = dict(out=views[0]) if len(views) == 1 else dict(out=views[0], normals_out=views[1])
+    if all(v.flags.c_contiguous for v in views):
+        _func(**args, **_kwargs, **named)
+    else:                                   # a region of a later axis: compute, then copy
+        res = _func(**args, **_kwargs)
+        for v, r in zip(views, res if isinstance(res, tuple) else (res,)):
+            v[...] = r
+    return np.broadcast_to(np.float32(0), views[0].shape)     # a placeholder, no memory
+
+
+def _scalar_or_operand(name, t):
+    """``t`` as a kwarg when it is one number, else a batch operand (core ())."""
+    if not isinstance(t, da.Array) and np.ndim(t) == 0:
+        return None, t
+    return _Operand(name, t, ""), None
+
+
+def _ops(*operands):
+    return [op for op in operands if op is not None and op.value is not None]
+
+
+def _op(name, value, core, free=""):
+    return None if value is None else _Operand(name, value, core, free)
+
+
+def _small(value):
+    """A small argument that selects or configures (parents, index): a NumPy array, computed
+    if it is a dask array."""
+    return np.asarray(value) if isinstance(value, da.Array) else value
+
+
+# --- joint matrices ---------------------------------------------------------------------------------
+
+def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+    """:func:`skelsimd.local_to_global` on a dask array of local joint matrices ``(..., J, 3, 4)``
+    (the J, 3 and 4 axes one chunk). Returns a dask array, or ``out`` when given."""
+    return _batched(_joints.local_to_global, "local_to_global", _ops(_op("local", local, "JRC")),
+                    "JRC", dict(parents=_small(parents), start=start, stop=stop,
+                                precision=precision), out=out)
+
+
+def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):
+    """:func:`skelsimd.global_to_local` on a dask array ``(..., J, 3, 4)``."""
+    return _batched(_joints.global_to_local, "global_to_local", _ops(_op("global_", global_, "JRC")),
+                    "JRC", dict(parents=_small(parents), start=start, stop=stop, rigid=rigid),
+                    out=out)
+
+
+def multiply_joints(a, b, out=None):
+    """:func:`skelsimd.multiply_joints`: ``a @ b`` per joint matrix ``(..., 3, 4)``, broadcast."""
+    return _batched(_joints.multiply_joints, "multiply_joints",
+                    _ops(_op("a", a, "RC"), _op("b", b, "RC")), "RC", {}, out=out)
+
+
+def invert_joints(m, out=None, *, rigid=False):
+    """:func:`skelsimd.invert_joints` on ``(..., 3, 4)``."""
+    return _batched(_joints.invert_joints, "invert_joints", _ops(_op("m", m, "RC")), "RC",
+                    dict(rigid=rigid), out=out)
+
+
+# --- QTS walks --------------------------------------------------------------------------------------
+
+def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+    """:func:`skelsimd.qts_local_to_global` on a dask array of QTS joints ``(..., J, 8)``."""
+    return _batched(_qts.qts_local_to_global, "qts_local_to_global",
+                    _ops(_op("local", local, "JE")), "JE",
+                    dict(parents=_small(parents), start=start, stop=stop, precision=precision),
+                    out=out)
+
+
+def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
+                               precision="float32"):
+    """:func:`skelsimd.qts_local_to_global_matrix`: QTS ``(..., J, 8)`` in, global matrices
+    ``(..., J, 3, 4)`` out."""
+    return _batched(_qts.qts_local_to_global_matrix, "qts_local_to_global_matrix",
+                    _ops(_op("local", local, "JE")), "JRC",
+                    dict(parents=_small(parents), start=start, stop=stop, precision=precision),
+                    out=out)
+
+
+# --- 4x4 matrices and points -------------------------------------------------------------------------
+
+def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+    """:func:`skelsimd.mat4_local_to_global` on ``(..., J, 4, 4)``."""
+    return _batched(_mat4.mat4_local_to_global, "mat4_local_to_global",
+                    _ops(_op("local", local, "JRC")), "JRC",
+                    dict(parents=_small(parents), start=start, stop=stop, precision=precision),
+                    out=out)
+
+
+def matmul4(a, b, out=None):
+    """:func:`skelsimd.matmul4`: ``a @ b`` on ``(..., 4, 4)`` with broadcasting."""
+    return _batched(_mat4.matmul4, "matmul4", _ops(_op("a", a, "RC"), _op("b", b, "RC")), "RC",
+                    {}, out=out)
+
+
+def transform_points(m, points, out=None):
+    """:func:`skelsimd.transform_points`: ``(..., 3, 4)`` or ``(..., 4, 4)`` matrices applied to
+    ``(..., 3)`` points, with broadcasting."""
+    return _batched(_mat4.transform_points, "transform_points",
+                    _ops(_op("m", m, "MN"), _op("points", points, "X")), "X", {}, out=out)
+
+
+# --- palette and skinning ----------------------------------------------------------------------------
+
+def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float32"):
+    """:func:`skelsimd.skinning_palette` on ``(..., J, 3, 4)`` poses; ``inverse_bind`` ``(J, 3, 4)``
+    or broadcast per character."""
+    return _batched(_skinning.skinning_palette, "skinning_palette",
+                    _ops(_op("local", local, "JRC"), _op("inverse_bind", inverse_bind, "JRC")),
+                    "JRC", dict(parents=_small(parents), precision=precision), out=out)
+
+
+def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, normals_out=None):
+    """:func:`skelsimd.skin`: linear-blend skinning by a batch of palettes ``(..., J, 3, 4)``.
+
+    The vertex axis may be chunked (``positions``, ``normals``, ``joint_indices`` and ``weights``
+    are aligned on it); the palette's joint axis and the trailing axes are one chunk. With
+    ``normals`` the result is the tuple ``(positions, normals)`` of dask arrays (both from one
+    kernel call per chunk); ``out`` and ``normals_out`` are given together or not at all.
+    """
+    ops = _ops(_op("positions", positions, "VX", free="V"),
+               _op("joint_indices", joint_indices, "VK", free="V"),
+               _op("weights", weights, "VK", free="V"),
+               _op("palette", palette, "JRC"),
+               _op("normals", normals, "VX", free="V"))
+    if normals is None:
+        if normals_out is not None:
+            raise ValueError("normals_out: given without normals")
+        return _batched(_skinning.skin, "skin", ops, "VX", {}, out=out)
+    return _batched(_skinning.skin, "skin", ops, "VX", {}, out=out,
+                    pair=("normals_out", normals_out))
+
+
+# --- quaternions and blending ------------------------------------------------------------------------
+
+def slerp(q0, q1, t, out=None, *, method="fast"):
+    """:func:`skelsimd.slerp` on ``(..., 4)`` quaternions; ``t`` a number or broadcast with the
+    batch."""
+    t_op, t_value = _scalar_or_operand("t", t)
+    kwargs = dict(method=method)
+    if t_op is None:
+        kwargs["t"] = t_value
+    return _batched(_blend.slerp, "slerp", _ops(_op("q0", q0, "Q"), _op("q1", q1, "Q"), t_op),
+                    "Q", kwargs, out=out)
+
+
+def nlerp(q0, q1, t, out=None):
+    """:func:`skelsimd.nlerp` on ``(..., 4)`` quaternions."""
+    t_op, t_value = _scalar_or_operand("t", t)
+    kwargs = {} if t_op is not None else dict(t=t_value)
+    return _batched(_blend.nlerp, "nlerp", _ops(_op("q0", q0, "Q"), _op("q1", q1, "Q"), t_op),
+                    "Q", kwargs, out=out)
+
+
+def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
+    """:func:`skelsimd.blend_joints` on QTS poses ``(..., J, 8)``; ``t`` a number or per pose."""
+    t_op, t_value = _scalar_or_operand("t", t)
+    kwargs = dict(index=_small(index), method=method)
+    if t_op is None:
+        kwargs["t"] = t_value
+    return _batched(_blend.blend_joints, "blend_joints",
+                    _ops(_op("joints", joints, "JE"), _op("blend", blend, "JE"), t_op),
+                    "JE", kwargs, out=out)
+
+
+def blend_layers(layers, weights, out=None):
+    """:func:`skelsimd.blend_layers` on ``(..., L, J, 8)`` layers; ``weights`` ``(L,)`` or
+    ``(L, J)`` (a NumPy array: computed if it is a dask array)."""
+    weights = np.asarray(_small(weights))
+    # (L,) or (L, J); any other shape is refused by the in-memory function on the stand-ins
+    return _batched(_blend.blend_layers, "blend_layers",
+                    _ops(_op("layers", layers, "LJE"),
+                         _Operand("weights", weights, "L" if weights.ndim <= 1 else "LJ")),
+                    "JE", {}, out=out)
+
+
+# Keep the names the kernels' docs use when shown as skelsimd.dask.<name>.
+for _f in (local_to_global, global_to_local, multiply_joints, invert_joints, qts_local_to_global,
+           qts_local_to_global_matrix, mat4_local_to_global, matmul4, transform_points,
+           skinning_palette, skin, slerp, nlerp, blend_joints, blend_layers):
+    _f.__module__ = "skelsimd.dask"
+del _f

@@ -1,0 +1,656 @@
+/*
+ * compress.c (glue) -- Python entry points of animation-clip compression. The public API with
+ * its documentation is skelsimd/compress.py; kernels in src/kernels/compress.c (format,
+ * decoder, error) and src/kernels/compress_search.c (encoder).
+ *
+ *   _compress(local, parents, sample_rate, precision, shell_distance, segment_length)
+ *       -> (blob bytes, max_error, repaired_segments)
+ *   clip_error(raw, decoded, parents, shell_distance, per_joint) -> float or (J,) float64
+ *   CompressedClipBase(blob)     the C base of skelsimd.CompressedClip: validates the blob once
+ *                                and keeps its parsed view; sample / sample_many / decompress.
+ */
+#include "args.h"
+
+#include "../kernels/compress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* --- helpers ------------------------------------------------------------------------------- */
+
+/* A finite double from a Python number; `what` names it in messages. positive: > 0 required;
+ * nonneg: >= 0 required. */
+static int parse_real(PyObject *obj, const char *what, double *out, int positive, int nonneg)
+{
+    double v;
+    if (obj == NULL || PyBool_Check(obj) || !PyNumber_Check(obj) || PyComplex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a real number, got %s", what,
+                     obj ? Py_TYPE(obj)->tp_name : "nothing");
+        return -1;
+    }
+    v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected a real number, got %s", what,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (!isfinite(v) || (positive && !(v > 0.0)) || (nonneg && !(v >= 0.0))) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a finite number%s, got %R", what,
+                     positive ? " > 0" : nonneg ? " >= 0" : "", obj);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Index of the first non-finite float, or -1. */
+static npy_intp first_nonfinite(const float *x, npy_intp n)
+{
+    npy_intp i;
+    for (i = 0; i < n; i++) {
+        if (!isfinite(x[i])) return i;
+    }
+    return -1;
+}
+
+/* Positional and keyword arguments of a METH_FASTCALL | METH_KEYWORDS method: vals[i] gets
+ * the argument called names[i] (NULL when absent); the first `required` are required. */
+static int method_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, const char *const *names, int count, int required,
+                       PyObject **vals)
+{
+    Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int k;
+    for (k = 0; k < count; k++) vals[k] = NULL;
+    if (nargs > count) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                     func, count, nargs);
+        return -1;
+    }
+    for (i = 0; i < nargs; i++) vals[i] = args[i];
+    for (i = 0; i < nkw; i++) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+        if (key == NULL) return -1;
+        for (k = 0; k < count; k++) {
+            if (strcmp(key, names[k]) == 0) break;
+        }
+        if (k == count) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
+            return -1;
+        }
+        if (vals[k] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
+            return -1;
+        }
+        vals[k] = args[nargs + i];
+    }
+    for (k = 0; k < required; k++) {
+        if (vals[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, names[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* out=None is the same as no out. */
+static PyObject *out_arg(PyObject *o) { return o == Py_None ? NULL : o; }
+
+/* --- _compress ------------------------------------------------------------------------------ */
+
+static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *in = NULL;
+    sks_parents parents = {NULL, NULL, NULL, 0};
+    double rate, precision, shell;
+    long seg;
+    npy_intp F, J, bad;
+    sks_cc_encode_params p;
+    sks_cc_encode_result r;
+    int status;
+    PyObject *blob, *result;
+    (void)self;
+    if (!sks_check_nargs("_compress", nargs, 6)) return NULL;
+    in = sks_as_float32(args[0], "local");
+    if (in == NULL) return NULL;
+    if ((PyObject *)in == args[0]) {
+        /* the caller's own array: a private copy, so that no other thread can change it while
+         * the encoder runs without the GIL */
+        PyArrayObject *copy = (PyArrayObject *)PyArray_NewCopy(in, NPY_CORDER);
+        Py_DECREF(in);
+        if (copy == NULL) return NULL;
+        in = copy;
+    }
+    if (PyArray_NDIM(in) != 3 || PyArray_DIM(in, 2) != 8) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(in), PyArray_DIMS(in));
+        PyErr_Format(PyExc_ValueError, "local: expected shape (F, J, 8) (QTS poses), got %s", got);
+        goto fail;
+    }
+    F = PyArray_DIM(in, 0);
+    J = PyArray_DIM(in, 1);
+    if (F < 1 || F > 0x7fffffff) {
+        PyErr_Format(PyExc_ValueError, "local: expected 1 to 2147483647 frames, got %zd",
+                     (Py_ssize_t)F);
+        goto fail;
+    }
+    if (J < 1 || J > (npy_intp)SKS_CC_MAX_JOINTS) {
+        PyErr_Format(PyExc_ValueError, "local: expected 1 to %u joints, got %zd",
+                     SKS_CC_MAX_JOINTS, (Py_ssize_t)J);
+        goto fail;
+    }
+    bad = first_nonfinite((const float *)PyArray_DATA(in), PyArray_SIZE(in));
+    if (bad >= 0) {
+        const float v = ((const float *)PyArray_DATA(in))[bad];
+        PyErr_Format(PyExc_ValueError,
+                     "local[%zd, %zd, %zd] = %s: expected finite poses (frame %zd, joint %zd)",
+                     (Py_ssize_t)(bad / (J * 8)), (Py_ssize_t)(bad / 8 % J), (Py_ssize_t)(bad % 8),
+                     v != v ? "nan" : v > 0 ? "inf" : "-inf", (Py_ssize_t)(bad / (J * 8)),
+                     (Py_ssize_t)(bad / 8 % J));
+        goto fail;
+    }
+    if (sks_parse_parents(args[1], J, "local.shape[1]", &parents) < 0) goto fail;
+    if (parse_real(args[2], "sample_rate", &rate, 1, 0) < 0) goto fail;
+    if (parse_real(args[3], "precision", &precision, 1, 0) < 0) goto fail;
+    if (parse_real(args[4], "shell_distance", &shell, 0, 1) < 0) goto fail;
+    if (PyBool_Check(args[5]) || !PyLong_Check(args[5])) {
+        PyErr_Format(PyExc_TypeError, "segment_length: expected an int, got %s",
+                     Py_TYPE(args[5])->tp_name);
+        goto fail;
+    }
+    seg = PyLong_AsLong(args[5]);
+    if (seg == -1 && PyErr_Occurred()) goto fail;
+    if (seg < 1 || seg > (long)SKS_CC_MAX_SEGMENT) {
+        PyErr_Format(PyExc_ValueError, "segment_length: expected 1 to %u frames, got %ld",
+                     SKS_CC_MAX_SEGMENT, seg);
+        goto fail;
+    }
+    p.kernels = SKS_KERNELS(compress);
+    p.local = (const float *)PyArray_DATA(in);
+    p.parents = parents.data;
+    p.frames = (uint32_t)F;
+    p.joints = (uint32_t)J;
+    p.sample_rate = rate;
+    p.precision = precision;
+    p.shell = shell;
+    p.segment_length = (uint32_t)seg;
+    Py_BEGIN_ALLOW_THREADS
+    status = sks_cc_encode(&p, &r);
+    Py_END_ALLOW_THREADS
+    sks_parents_release(&parents);
+    Py_DECREF(in);
+    switch (status) {
+    case SKS_CC_OK:
+        break;
+    case SKS_CC_UNREACHABLE: {
+        char *a = PyOS_double_to_string(precision, 'r', 0, 0, NULL);
+        char b[64];
+        snprintf(b, sizeof b, "%.6g", r.best_possible);
+        PyErr_Format(PyExc_ValueError,
+                     "precision=%s: below what float32 poses can reproduce for this clip (the "
+                     "highest rates reach an error of %s)", a ? a : "?", b);
+        PyMem_Free(a);
+        return NULL;
+    }
+    case SKS_CC_TOO_LARGE:
+        PyErr_SetString(PyExc_ValueError,
+                        "local: the compressed clip would exceed 4 GiB (split the clip)");
+        return NULL;
+    default:
+        return PyErr_NoMemory();
+    }
+    blob = PyBytes_FromStringAndSize((const char *)r.data, (Py_ssize_t)r.size);
+    free(r.data);
+    if (blob == NULL) return NULL;
+    result = Py_BuildValue("(Ndk)", blob, r.max_error, (unsigned long)r.repaired_segments);
+    return result;
+fail:
+    sks_parents_release(&parents);
+    Py_XDECREF(in);
+    return NULL;
+}
+
+/* --- clip_error ------------------------------------------------------------------------------ */
+
+static PyArrayObject *as_float64(PyObject *obj, const char *name)
+{
+    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL), *res;
+    PyArray_Descr *d;
+    if (arr == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected an array_like of numbers, got %s", name,
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    d = PyArray_DESCR(arr);
+    if (!(d->kind == 'b' || d->kind == 'i' || d->kind == 'u' || d->kind == 'f')) {
+        PyObject *s = PyObject_Str((PyObject *)d);
+        PyErr_Format(PyExc_TypeError, "%s: expected a real numeric array, got dtype %s", name,
+                     s ? PyUnicode_AsUTF8(s) : "?");
+        Py_XDECREF(s);
+        Py_DECREF(arr);
+        return NULL;
+    }
+    res = (PyArrayObject *)PyArray_FromAny(
+        (PyObject *)arr, PyArray_DescrFromType(NPY_FLOAT64), 0, 0,
+        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
+        NULL);
+    Py_DECREF(arr);
+    return res;
+}
+
+static PyObject *py_clip_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const npy_intp qts = 8;
+    PyArrayObject *raw = NULL, *dec = NULL, *per = NULL;
+    sks_parents parents = {NULL, NULL, NULL, 0};
+    double shell, overall;
+    double *scratch = NULL;
+    npy_intp J, poses;
+    int per_joint;
+    (void)self;
+    if (!sks_check_nargs("clip_error", nargs, 5)) return NULL;
+    raw = as_float64(args[0], "raw_local");
+    if (raw == NULL) goto fail;
+    dec = as_float64(args[1], "decoded_local");
+    if (dec == NULL) goto fail;
+    if (sks_check_shape(raw, "raw_local", 2, &qts, 1, "(..., J, 8)") < 0) goto fail;
+    if (PyArray_NDIM(dec) != PyArray_NDIM(raw) ||
+        !PyArray_CompareLists(PyArray_DIMS(dec), PyArray_DIMS(raw), PyArray_NDIM(raw))) {
+        char a[128], b[128];
+        sks_format_shape(a, sizeof a, PyArray_NDIM(raw), PyArray_DIMS(raw));
+        sks_format_shape(b, sizeof b, PyArray_NDIM(dec), PyArray_DIMS(dec));
+        PyErr_Format(PyExc_ValueError, "decoded_local: expected the shape of raw_local %s, got %s",
+                     a, b);
+        goto fail;
+    }
+    J = PyArray_DIM(raw, PyArray_NDIM(raw) - 2);
+    if (sks_parse_parents(args[2], J, "raw_local.shape[-2]", &parents) < 0) goto fail;
+    if (parse_real(args[3], "shell_distance", &shell, 0, 1) < 0) goto fail;
+    per_joint = sks_parse_bool(args[4], "per_joint", 0);
+    if (per_joint < 0) goto fail;
+    poses = J > 0 ? PyArray_SIZE(raw) / (J * 8) : 0;
+    per = (PyArrayObject *)PyArray_SimpleNew(1, &J, NPY_FLOAT64);
+    if (per == NULL) goto fail;
+    scratch = (double *)PyMem_RawMalloc(sizeof(double) * (25 * (size_t)J + 1));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    {
+        const double *r = (const double *)PyArray_DATA(raw), *x = (const double *)PyArray_DATA(dec);
+        double *o = (double *)PyArray_DATA(per);
+        const int32_t *pa = parents.data;
+        Py_BEGIN_ALLOW_THREADS
+        overall = sks_cc_clip_error(r, x, pa, (size_t)poses, (size_t)J, shell, o, scratch);
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_RawFree(scratch);
+    sks_parents_release(&parents);
+    Py_DECREF(raw);
+    Py_DECREF(dec);
+    if (per_joint) return (PyObject *)per;
+    Py_DECREF(per);
+    return PyFloat_FromDouble(overall);
+fail:
+    PyMem_RawFree(scratch);
+    sks_parents_release(&parents);
+    Py_XDECREF(raw);
+    Py_XDECREF(dec);
+    Py_XDECREF(per);
+    return NULL;
+}
+
+/* --- CompressedClipBase ---------------------------------------------------------------------- */
+
+typedef struct cc_object {
+    PyObject_HEAD
+    PyObject *blob;       /* bytes */
+    sks_cc_view view;
+    int parsed;
+} cc_object;
+
+static PyObject *cc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *blob;
+    cc_object *self;
+    char err[200];
+    int status;
+    (void)kwds;
+    if (PyTuple_GET_SIZE(args) < 1) {
+        PyErr_SetString(PyExc_TypeError, "CompressedClipBase() missing required argument 'data'");
+        return NULL;
+    }
+    blob = PyTuple_GET_ITEM(args, 0);
+    if (!PyBytes_Check(blob)) {
+        PyErr_Format(PyExc_TypeError, "data: expected bytes, got %s", Py_TYPE(blob)->tp_name);
+        return NULL;
+    }
+    self = (cc_object *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    Py_INCREF(blob);
+    self->blob = blob;
+    status = sks_cc_parse((const uint8_t *)PyBytes_AS_STRING(blob), (size_t)PyBytes_GET_SIZE(blob),
+                          &self->view, err, sizeof err);
+    if (status == SKS_CC_NO_MEMORY) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    if (status != SKS_CC_OK) {
+        PyErr_Format(PyExc_ValueError, "compressed clip data: %s", err);
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->parsed = 1;
+    return (PyObject *)self;
+}
+
+static void cc_dealloc(PyObject *obj)
+{
+    cc_object *self = (cc_object *)obj;
+    if (self->parsed) sks_cc_view_free(&self->view);
+    Py_CLEAR(self->blob);
+    Py_TYPE(obj)->tp_free(obj);
+}
+
+static int cc_ready(cc_object *self)
+{
+    if (!self->parsed) {
+        PyErr_SetString(PyExc_RuntimeError, "the compressed clip was not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = {"t", "out"};
+    cc_object *self = (cc_object *)obj;
+    npy_intp shape[2];
+    PyArrayObject *out;
+    PyObject *a[2];
+    double t;
+    uint32_t frame;
+    float alpha;
+    if (!cc_ready(self)) return NULL;
+    if (kwnames == NULL && nargs == 1) {
+        a[0] = args[0];
+        a[1] = NULL;
+    } else if (method_args("sample", args, nargs, kwnames, names, 2, 1, a) < 0) {
+        return NULL;
+    }
+    args = a;
+    if (PyFloat_CheckExact(args[0])) {
+        t = PyFloat_AS_DOUBLE(args[0]);
+    } else {
+        if (PyBool_Check(args[0]) || !PyNumber_Check(args[0]) || PyComplex_Check(args[0]) ||
+            (PyArray_Check(args[0]) && PyArray_NDIM((PyArrayObject *)args[0]) != 0)) {
+            PyErr_Format(PyExc_TypeError, "t: expected a real number (seconds), got %s%s",
+                         Py_TYPE(args[0])->tp_name,
+                         PyArray_Check(args[0]) ? " (use sample_many for arrays)" : "");
+            return NULL;
+        }
+        t = PyFloat_AsDouble(args[0]);
+        if (t == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    if (t != t) {
+        PyErr_SetString(PyExc_ValueError, "t: expected a time in seconds, got nan");
+        return NULL;
+    }
+    shape[0] = self->view.joints;
+    shape[1] = 8;
+    out = sks_prepare_out(out_arg(a[1]), "out", 2, shape);
+    if (out == NULL) return NULL;
+    sks_cc_position(&self->view, t, &frame, &alpha);
+    SKS_KERNELS(compress)->sample(&self->view, &frame, &alpha, 1,
+                                                 (float *)PyArray_DATA(out));
+    return (PyObject *)out;
+}
+
+static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    static const char *const names[] = {"times", "out"};
+    cc_object *self = (cc_object *)obj;
+    npy_intp shape[NPY_MAXDIMS], n, i;
+    PyArrayObject *times, *out;
+    uint32_t *frame = NULL;
+    float *alpha = NULL;
+    PyObject *a[2];
+    int ndim, d;
+    if (!cc_ready(self)) return NULL;
+    if (method_args("sample_many", args, nargs, kwnames, names, 2, 1, a) < 0) return NULL;
+    args = a;
+    times = as_float64(args[0], "times");
+    if (times == NULL) return NULL;
+    ndim = PyArray_NDIM(times);
+    if (ndim + 2 > NPY_MAXDIMS) {
+        PyErr_Format(PyExc_ValueError, "times: too many dimensions (%d)", ndim);
+        Py_DECREF(times);
+        return NULL;
+    }
+    n = PyArray_SIZE(times);
+    {
+        const double *t = (const double *)PyArray_DATA(times);
+        for (i = 0; i < n; i++) {
+            if (t[i] != t[i]) {
+                PyErr_Format(PyExc_ValueError, "times: expected times in seconds, got nan at flat "
+                             "index %zd", (Py_ssize_t)i);
+                Py_DECREF(times);
+                return NULL;
+            }
+        }
+    }
+    for (d = 0; d < ndim; d++) shape[d] = PyArray_DIM(times, d);
+    shape[ndim] = self->view.joints;
+    shape[ndim + 1] = 8;
+    out = sks_prepare_out(out_arg(a[1]), "out", ndim + 2, shape);
+    if (out == NULL) {
+        Py_DECREF(times);
+        return NULL;
+    }
+    frame = (uint32_t *)PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(n + 1));
+    alpha = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(n + 1));
+    if (frame == NULL || alpha == NULL) {
+        PyMem_RawFree(frame);
+        PyMem_RawFree(alpha);
+        Py_DECREF(times);
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    {
+        const double *t = (const double *)PyArray_DATA(times);
+        float *o = (float *)PyArray_DATA(out);
+        const sks_cc_view *v = &self->view;
+        Py_BEGIN_ALLOW_THREADS
+        for (i = 0; i < n; i++) sks_cc_position(v, t[i], frame + i, alpha + i);
+        SKS_KERNELS(compress)->sample(v, frame, alpha, (size_t)n, o);
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_RawFree(frame);
+    PyMem_RawFree(alpha);
+    Py_DECREF(times);
+    return (PyObject *)out;
+}
+
+static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = {"out"};
+    cc_object *self = (cc_object *)obj;
+    npy_intp shape[3];
+    PyArrayObject *out;
+    PyObject *a[1];
+    if (!cc_ready(self)) return NULL;
+    if (method_args("decompress", args, nargs, kwnames, names, 1, 0, a) < 0) return NULL;
+    shape[0] = self->view.frames;
+    shape[1] = self->view.joints;
+    shape[2] = 8;
+    out = sks_prepare_out(out_arg(a[0]), "out", 3, shape);
+    if (out == NULL) return NULL;
+    {
+        float *o = (float *)PyArray_DATA(out);
+        const sks_cc_view *v = &self->view;
+        Py_BEGIN_ALLOW_THREADS
+        SKS_KERNELS(compress)->decompress(v, 0, v->frames, o);
+        Py_END_ALLOW_THREADS
+    }
+    return (PyObject *)out;
+}
+
+/* Statistics of the blob: rate histogram (segment-components per bit rate, and keys), track
+ * kinds, segments, key bits. */
+static PyObject *cc_stats(PyObject *obj, PyObject *noargs)
+{
+    cc_object *self = (cc_object *)obj;
+    const sks_cc_view *v = &self->view;
+    unsigned long long hist[SKS_CC_MAX_BITS + 1] = {0}, keys[SKS_CC_MAX_BITS + 1] = {0};
+    unsigned long long kinds[3][3] = {{0}}, key_bits = 0;
+    PyObject *h = NULL, *hk = NULL, *res = NULL;
+    uint32_t g, c, j;
+    int r, k;
+    (void)noargs;
+    if (!cc_ready(self)) return NULL;
+    for (g = 0; g < v->segments; g++) {
+        const uint8_t *seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
+        const uint32_t n = g + 1 == v->segments ? v->frames - g * v->segment_length
+                                                : v->segment_length;
+        for (c = 0; c < v->components; c++) {
+            hist[seg[3 * c] & 31u]++;
+            keys[seg[3 * c] & 31u] += n;
+        }
+        key_bits += (unsigned long long)n * sks_cc_u32(v->table + 8 * (size_t)g + 4);
+    }
+    for (j = 0; j < v->joints; j++)
+        for (k = 0; k < 3; k++) kinds[k][v->joint[j].kind[k]]++;
+    h = PyDict_New();
+    hk = PyDict_New();
+    if (h == NULL || hk == NULL) goto done;
+    for (r = 0; r <= (int)SKS_CC_MAX_BITS; r++) {
+        PyObject *key, *val;
+        if (hist[r] == 0) continue;
+        key = PyLong_FromLong(r);
+        val = PyLong_FromUnsignedLongLong(hist[r]);
+        if (key == NULL || val == NULL || PyDict_SetItem(h, key, val) < 0) {
+            Py_XDECREF(key);
+            Py_XDECREF(val);
+            goto done;
+        }
+        Py_DECREF(val);
+        val = PyLong_FromUnsignedLongLong(keys[r]);
+        if (val == NULL || PyDict_SetItem(hk, key, val) < 0) {
+            Py_DECREF(key);
+            Py_XDECREF(val);
+            goto done;
+        }
+        Py_DECREF(key);
+        Py_DECREF(val);
+    }
+    res = Py_BuildValue(
+        "{s:O,s:O,s:{s:K,s:K,s:K},s:{s:K,s:K,s:K},s:{s:K,s:K,s:K},s:I,s:I,s:I,s:K}",
+        "bit_rates", h, "bit_rates_keys", hk,
+        "rotation", "default", kinds[0][0], "constant", kinds[0][1], "animated", kinds[0][2],
+        "translation", "default", kinds[1][0], "constant", kinds[1][1], "animated", kinds[1][2],
+        "scale", "default", kinds[2][0], "constant", kinds[2][1], "animated", kinds[2][2],
+        "segments", v->segments, "segment_length", v->segment_length, "components",
+        v->components, "key_bits", key_bits);
+done:
+    Py_XDECREF(h);
+    Py_XDECREF(hk);
+    return res;
+}
+
+static PyObject *cc_get_data(PyObject *obj, void *closure)
+{
+    cc_object *self = (cc_object *)obj;
+    (void)closure;
+    if (!cc_ready(self)) return NULL;
+    Py_INCREF(self->blob);
+    return self->blob;
+}
+
+static PyObject *cc_get_nbytes(PyObject *obj, void *closure)
+{
+    cc_object *self = (cc_object *)obj;
+    (void)closure;
+    if (!cc_ready(self)) return NULL;
+    return PyLong_FromSsize_t(PyBytes_GET_SIZE(self->blob));
+}
+
+static PyObject *cc_get_u32(PyObject *obj, void *closure)
+{
+    cc_object *self = (cc_object *)obj;
+    const char *which = (const char *)closure;
+    if (!cc_ready(self)) return NULL;
+    switch (which[0]) {
+    case 'F': return PyLong_FromUnsignedLong(self->view.frames);
+    case 'J': return PyLong_FromUnsignedLong(self->view.joints);
+    case 'L': return PyLong_FromUnsignedLong(self->view.segment_length);
+    default: return PyLong_FromUnsignedLong(self->view.segments);
+    }
+}
+
+static PyObject *cc_get_rate(PyObject *obj, void *closure)
+{
+    cc_object *self = (cc_object *)obj;
+    (void)closure;
+    if (!cc_ready(self)) return NULL;
+    return PyFloat_FromDouble(self->view.sample_rate);
+}
+
+static PyGetSetDef cc_getset[] = {
+    {"_data", cc_get_data, NULL, "the compressed data (bytes)", NULL},
+    {"nbytes", cc_get_nbytes, NULL,
+     "nbytes: size in bytes of the compressed animation data (everything needed to sample a "
+     "local pose except joint names and hierarchy)", NULL},
+    {"num_frames", cc_get_u32, NULL, "num_frames: frames of the raw clip", "F"},
+    {"num_joints", cc_get_u32, NULL, "num_joints: joints per pose", "J"},
+    {"segment_length", cc_get_u32, NULL, "segment_length: frames per segment", "L"},
+    {"num_segments", cc_get_u32, NULL, "num_segments: segments of the clip", "G"},
+    {"sample_rate", cc_get_rate, NULL, "sample_rate: frames per second of the raw clip", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef cc_methods[] = {
+    {"sample", (PyCFunction)(void (*)(void))cc_sample, METH_FASTCALL | METH_KEYWORDS,
+     "sample(t, out=None) -> (J, 8) float32: the local pose at time t seconds."},
+    {"sample_many", (PyCFunction)(void (*)(void))cc_sample_many, METH_FASTCALL | METH_KEYWORDS,
+     "sample_many(times, out=None) -> (*times.shape, J, 8) float32."},
+    {"decompress", (PyCFunction)(void (*)(void))cc_decompress, METH_FASTCALL | METH_KEYWORDS,
+     "decompress(out=None) -> (F, J, 8) float32: every raw frame."},
+    {"_stats", cc_stats, METH_NOARGS, "_stats() -> dict: rate histogram and track kinds."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject cc_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "skelsimd._core.CompressedClipBase",
+    .tp_basicsize = sizeof(cc_object),
+    .tp_dealloc = cc_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "CompressedClipBase(data): validated compressed clip data and its decoder (the C "
+              "base of skelsimd.CompressedClip).",
+    .tp_getset = cc_getset,
+    .tp_methods = cc_methods,
+    .tp_new = cc_new,
+};
+
+int sks_compress_add_types(PyObject *module)
+{
+    if (PyType_Ready(&cc_type) < 0) return -1;
+    Py_INCREF(&cc_type);
+    if (PyModule_AddObject(module, "CompressedClipBase", (PyObject *)&cc_type) < 0) {
+        Py_DECREF(&cc_type);
+        return -1;
+    }
+    return 0;
+}
+
+PyMethodDef sks_compress_methods[] = {
+    {"_compress", (PyCFunction)(void (*)(void))py_compress, METH_FASTCALL,
+     "_compress(local, parents, sample_rate, precision, shell_distance, segment_length) -> "
+     "(data, max_error, repaired_segments): see skelsimd.compress"},
+    {"clip_error", (PyCFunction)(void (*)(void))py_clip_error, METH_FASTCALL,
+     "clip_error(raw, decoded, parents, shell_distance, per_joint): see skelsimd.clip_error"},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,158 @@
+/*
+ * check_compress.c -- the compressed-clip decoders (src/kernels/compress.c) of a target against
+ * the scalar target, bit for bit: clips encoded by the encoder (compress_search.c) from random
+ * smooth motion on random hierarchies (1 to 100 joints: one chunk and several; constant, default
+ * and animated rotations, translations and scales; 1 to 200 frames, segment lengths 1 to 24),
+ * then sample at frame positions (alpha 0, both keys in one segment, keys in two segments, the
+ * last frame) and decompress of every frame. Also checks that the scalar decoder reproduces the
+ * error the encoder measured (its verification uses that decoder) and that the bound holds.
+ */
+#include "check.h"
+#include "compress.h"
+#include "cpu.h"
+
+/* A random smooth clip: per joint a base pose and a few sine waves per channel, some channels
+ * constant or default. */
+static void random_clip(float *local, size_t frames, size_t joints, check_rng *r)
+{
+    size_t j, f;
+    for (j = 0; j < joints; j++) {
+        const int rot_kind = (int)rng_below(r, 4), trans_kind = (int)rng_below(r, 3);
+        const int scale_kind = (int)rng_below(r, 5);
+        float base[4], axis[3], t0[3];
+        const double amp = 0.05 + 1.5 * rng_unit(r), freq = 0.2 + 3.0 * rng_unit(r);
+        const double tamp = 10.0 * rng_unit(r), phase = 6.28 * rng_unit(r);
+        random_quat(base, r);
+        fill_uniform(axis, 3, -1.0f, 1.0f, r);
+        fill_uniform(t0, 3, -20.0f, 20.0f, r);
+        for (f = 0; f < frames; f++) {
+            float *o = local + 8 * (f * joints + j);
+            const double t = (double)f / 30.0;
+            if (rot_kind == 0) {
+                o[0] = o[1] = o[2] = 0.0f;
+                o[3] = 1.0f;
+            } else if (rot_kind == 1) {
+                memcpy(o, base, sizeof base);
+            } else {
+                /* base * exp(angle axis) */
+                const double an = amp * sin(freq * t + phase) + (rot_kind == 3 ? 2.0 * t : 0.0);
+                const double n = sqrt((double)axis[0] * axis[0] + (double)axis[1] * axis[1] +
+                                      (double)axis[2] * axis[2]) + 1e-9;
+                const double s = sin(0.5 * an) / n, c = cos(0.5 * an);
+                const double bx = axis[0] * s, by = axis[1] * s, bz = axis[2] * s;
+                o[0] = (float)(base[3] * bx + base[0] * c + base[1] * bz - base[2] * by);
+                o[1] = (float)(base[3] * by - base[0] * bz + base[1] * c + base[2] * bx);
+                o[2] = (float)(base[3] * bz + base[0] * by - base[1] * bx + base[2] * c);
+                o[3] = (float)(base[3] * c - base[0] * bx - base[1] * by - base[2] * bz);
+            }
+            if (trans_kind == 0) {
+                o[4] = o[5] = o[6] = 0.0f;
+            } else {
+                unsigned m;
+                for (m = 0; m < 3; m++)
+                    o[4 + m] = t0[m] + (trans_kind == 2 ? (float)(tamp * sin(freq * t + m)) : 0.0f);
+            }
+            o[7] = scale_kind < 3 ? 1.0f
+                   : scale_kind == 3 ? 1.5f : (float)(1.0 + 0.2 * sin(freq * t + phase));
+        }
+    }
+}
+
+int check_compress(enum sks_isa isa, uint64_t seed)
+{
+    const sks_compress_kernels *k = sks_compress_variants[isa];
+    const sks_compress_kernels *ref = sks_compress_variants[SKS_ISA_SCALAR];
+    const char *name = sks_isa_name(isa);
+    check_rng r = {seed * 7919u + 11u};
+    int failures = 0, round;
+    for (round = 0; round < 24; round++) {
+        const size_t joints = 1 + rng_below(&r, round < 12 ? 40 : 100);
+        const size_t frames = 1 + rng_below(&r, 200);
+        const double precision = round % 2 ? 0.01 : 0.001;
+        int32_t *parents = check_alloc(joints * sizeof(int32_t));
+        float *local = check_alloc(frames * joints * 8 * sizeof(float));
+        const size_t poses = frames > 64 ? frames : 64;
+        float *got = check_alloc(poses * joints * 8 * sizeof(float));
+        float *want = check_alloc(poses * joints * 8 * sizeof(float));
+        double *raw = check_alloc(frames * joints * 8 * sizeof(double));
+        double *dec = check_alloc(frames * joints * 8 * sizeof(double));
+        double *per = check_alloc(joints * sizeof(double));
+        double *scratch = check_alloc(25 * joints * sizeof(double));
+        uint32_t pos_frame[64];
+        float pos_alpha[64];
+        sks_cc_encode_params p;
+        sks_cc_encode_result res;
+        sks_cc_view v;
+        char what[128];
+        size_t i, n;
+        double err;
+        random_parents(parents, joints, &r);
+        random_clip(local, frames, joints, &r);
+        p.kernels = k;   /* the target's evaluation: the bytes must not depend on it */
+        p.local = local;
+        p.parents = parents;
+        p.frames = (uint32_t)frames;
+        p.joints = (uint32_t)joints;
+        p.sample_rate = 30.0;
+        p.precision = precision;
+        p.shell = 3.0;
+        p.segment_length = (uint32_t)(1 + rng_below(&r, 24));
+        if (sks_cc_encode(&p, &res) != SKS_CC_OK || sks_cc_parse(res.data, res.size, &v, what, sizeof what) != SKS_CC_OK) {
+            printf("ENCODE FAILED J=%zu F=%zu L=%u\n", joints, frames, p.segment_length);
+            failures++;
+            continue;
+        }
+        {   /* the scalar target's evaluation gives the same bytes */
+            sks_cc_encode_result res0;
+            p.kernels = ref;
+            if (sks_cc_encode(&p, &res0) != SKS_CC_OK || res0.size != res.size ||
+                memcmp(res0.data, res.data, res.size) != 0) {
+                printf("MISMATCH encoded bytes [%s] J=%zu F=%zu L=%u\n", name, joints, frames,
+                       p.segment_length);
+                failures++;
+            }
+            free(res0.data);
+        }
+        snprintf(what, sizeof what, "decompress J=%zu F=%zu L=%u", joints, frames, p.segment_length);
+        k->decompress(&v, 0, frames, got);
+        ref->decompress(&v, 0, frames, want);
+        failures += check_same(what, name, got, want, frames * joints * 8);
+        for (i = 0; i < frames * joints * 8; i++) {
+            raw[i] = local[i];
+            dec[i] = want[i];
+        }
+        err = sks_cc_clip_error(raw, dec, parents, frames, joints, 3.0, per, scratch);
+        if (!(err == res.max_error && err <= precision)) {
+            printf("ERROR MISMATCH %s: clip error %.17g, encoder %.17g, precision %g\n", what, err,
+                   res.max_error, precision);
+            failures++;
+        }
+        n = 0;
+        for (i = 0; i < 64; i++) {
+            pos_frame[n] = (uint32_t)rng_below(&r, frames);
+            pos_alpha[n] = pos_frame[n] + 1 < frames && i % 4 != 0 ? (float)rng_unit(&r) : 0.0f;
+            n++;
+        }
+        pos_frame[0] = (uint32_t)(frames - 1);   /* the last frame */
+        pos_alpha[0] = 0.0f;
+        if (frames > p.segment_length + 1) {     /* keys in two segments */
+            pos_frame[1] = p.segment_length - 1;
+            pos_alpha[1] = 0.375f;
+        }
+        snprintf(what, sizeof what, "sample J=%zu F=%zu L=%u", joints, frames, p.segment_length);
+        k->sample(&v, pos_frame, pos_alpha, n, got);
+        ref->sample(&v, pos_frame, pos_alpha, n, want);
+        failures += check_same(what, name, got, want, n * joints * 8);
+        sks_cc_view_free(&v);
+        free(res.data);
+        free(parents);
+        free(local);
+        free(got);
+        free(want);
+        free(raw);
+        free(dec);
+        free(per);
+        free(scratch);
+    }
+    return failures;
+}

@@ -1,0 +1,232 @@
+"""Bad inputs to compression: clear TypeError/ValueError naming the argument, nothing written;
+corrupt, truncated or altered compressed bytes are a ValueError, never a crash."""
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import skelsimd
+from skelsimd import _core
+from skelsimd import testing as T
+
+from strategies import examples
+
+
+@pytest.fixture(scope="module")
+def clip():
+    rng = np.random.default_rng(7)
+    parents = T.random_parents(9, rng)
+    local = T.random_motion(70, parents, rng, root_travel=20.0, scales=True)
+    return local, parents
+
+
+@pytest.fixture(scope="module")
+def compressed(clip):
+    local, parents = clip
+    return skelsimd.compress(local, parents, sample_rate=30.0, precision=0.001)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ((0, 0, 0), "local[0, 0, 0] = nan"), ((5, 3, 6), "local[5, 3, 6] = inf"),
+    ((69, 8, 7), "local[69, 8, 7] = -inf")])
+def test_non_finite_poses(clip, bad, message):
+    local, parents = clip
+    x = local.copy()
+    x[bad] = {0: np.nan, 6: np.inf, 7: -np.inf}[bad[2]]
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        skelsimd.compress(x, parents, sample_rate=30)
+
+
+@pytest.mark.parametrize("kw, exc, message", [
+    (dict(precision=0.0), ValueError, "precision: expected a finite number > 0"),
+    (dict(precision=-1e-3), ValueError, "precision"),
+    (dict(precision=np.nan), ValueError, "precision"),
+    (dict(precision=np.inf), ValueError, "precision"),
+    (dict(precision="0.01"), TypeError, "precision: expected a real number"),
+    (dict(precision=True), TypeError, "precision"),
+    (dict(shell_distance=-1.0), ValueError, "shell_distance: expected a finite number >= 0"),
+    (dict(shell_distance=np.nan), ValueError, "shell_distance"),
+    (dict(sample_rate=0.0), ValueError, "sample_rate: expected a finite number > 0"),
+    (dict(sample_rate=None), TypeError, "sample_rate: expected the frames per second"),
+    (dict(sample_rate="30"), TypeError, "sample_rate"),
+    (dict(segment_length=0), ValueError, "segment_length: expected 1 to 1024"),
+    (dict(segment_length=1025), ValueError, "segment_length"),
+    (dict(segment_length=16.0), TypeError, "segment_length: expected an int"),
+    (dict(segment_length=True), TypeError, "segment_length"),
+])
+def test_bad_keywords(clip, kw, exc, message):
+    local, parents = clip
+    args = dict(sample_rate=30.0)
+    args.update(kw)
+    with pytest.raises(exc, match=message):
+        skelsimd.compress(local, parents, **args)
+
+
+def test_bad_shapes_and_skeletons(clip):
+    local, parents = clip
+    with pytest.raises(ValueError, match=r"local: expected shape \(F, J, 8\)"):
+        skelsimd.compress(local[0], parents, sample_rate=30)
+    with pytest.raises(ValueError, match=r"local: expected shape \(F, J, 8\)"):
+        skelsimd.compress(local[..., :7], parents, sample_rate=30)
+    with pytest.raises(ValueError, match="local: expected 1 to 2147483647 frames, got 0"):
+        skelsimd.compress(local[:0], parents, sample_rate=30)
+    with pytest.raises(TypeError, match="local: expected a real numeric array"):
+        skelsimd.compress(local.astype(np.complex64), parents, sample_rate=30)
+    with pytest.raises(TypeError, match="skeleton: expected a Skeleton or a parents array"):
+        skelsimd.compress(local, sample_rate=30)
+    with pytest.raises(ValueError, match=r"skeleton: expected 9 joints \(local.shape\[1\]\), got 8"):
+        skelsimd.compress(local, parents[:8], sample_rate=30)
+    with pytest.raises(ValueError, match="skeleton: expected 9 joints"):
+        skelsimd.compress(local, skelsimd.Skeleton(np.arange(-1, 9) - 0), sample_rate=30)
+    with pytest.raises(ValueError, match=r"parents\[2\] = 5"):
+        bad = parents.copy()
+        bad[2] = 5
+        skelsimd.compress(local, bad, sample_rate=30)
+    clip = skelsimd.data.load_example()
+    with pytest.raises(ValueError, match="skeleton: a Clip carries its own skeleton"):
+        skelsimd.compress(clip, parents)
+
+
+def test_unreachable_precision_is_a_clear_error():
+    rng = np.random.default_rng(8)
+    parents = T.random_parents(5, rng)
+    local = T.random_motion(40, parents, rng, translation=1000.0, root_travel=5000.0)
+    with pytest.raises(ValueError, match=r"precision=1e-09: below what float32 poses can reproduce "
+                                         r"for this clip \(the highest rates reach an error of"):
+        skelsimd.compress(local, parents, sample_rate=30, precision=1e-9)
+
+
+def test_sample_errors_write_nothing(compressed):
+    c = compressed
+    with pytest.raises(ValueError, match="t: expected a time in seconds, got nan"):
+        c.sample(np.nan)
+    with pytest.raises(TypeError, match="t: expected a real number"):
+        c.sample("1")
+    with pytest.raises(TypeError, match="use sample_many for arrays"):
+        c.sample(np.array([0.1, 0.2]))
+    with pytest.raises(TypeError, match="missing required argument 't'"):
+        c.sample()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'time'"):
+        c.sample(time=0.1)
+    out = np.full((9, 8), 7.0, np.float32)
+    with pytest.raises(ValueError, match="times: expected times in seconds, got nan at flat index 1"):
+        c.sample_many([0.1, np.nan])
+    for bad, exc in [(np.zeros((9, 7), np.float32), ValueError), (np.zeros((9, 8)), TypeError),
+                     (np.zeros((8, 9), np.float32).T, ValueError)]:
+        with pytest.raises(exc, match="out"):
+            c.sample(0.5, out=bad)
+    with pytest.raises(ValueError, match="out"):
+        c.sample_many([0.1, 0.2], out=np.zeros((3, 9, 8), np.float32))
+    with pytest.raises(ValueError, match="out"):
+        c.decompress(out=np.zeros((69, 9, 8), np.float32))
+    with pytest.raises(ValueError, match="t: expected a time"):
+        c.sample(np.nan, out)
+    assert np.all(out == 7.0)
+    ro = np.zeros((9, 8), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="out"):
+        c.sample(0.1, out=ro)
+
+
+def test_clip_error_errors(clip):
+    local, parents = clip
+    with pytest.raises(ValueError, match=r"decoded_local: expected the shape of raw_local"):
+        skelsimd.clip_error(local, local[:-1], parents)
+    with pytest.raises(ValueError, match=r"raw_local: expected shape \(..., J, 8\)"):
+        skelsimd.clip_error(local[..., :4], local[..., :4], parents)
+    with pytest.raises(ValueError, match="parents"):
+        skelsimd.clip_error(local, local, parents[:5])
+    with pytest.raises(ValueError, match="shell_distance"):
+        skelsimd.clip_error(local, local, parents, shell_distance=-2.0)
+    with pytest.raises(TypeError, match="raw_local"):
+        skelsimd.clip_error(np.array([["a"] * 8]), local[0], parents[:1])
+
+
+# --- corrupt bytes ------------------------------------------------------------------------------
+
+def recrc(body):
+    """Bytes with a valid CRC-32: the container's checksum can no longer tell."""
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def outcome(b):
+    """'ok' (a clip that decodes without crashing) or 'ValueError'; anything else fails."""
+    try:
+        c = skelsimd.CompressedClip.from_bytes(b)
+    except ValueError:
+        return "ValueError"
+    c.decompress()
+    c.sample_many(np.linspace(-1.0, c.duration + 1.0, 7))
+    return "ok"
+
+
+def test_from_bytes_rejects_garbage(compressed):
+    b = compressed.to_bytes()
+    assert outcome(b) == "ok"
+    with pytest.raises(TypeError, match="b: expected bytes"):
+        skelsimd.CompressedClip.from_bytes("not bytes")
+    for n in [0, 1, 7, 8, 12, len(b) // 2, len(b) - 5, len(b) - 1]:
+        with pytest.raises(ValueError):
+            skelsimd.CompressedClip.from_bytes(b[:n])
+    with pytest.raises(ValueError, match="bad magic"):
+        skelsimd.CompressedClip.from_bytes(b"X" + b[1:])
+    with pytest.raises(ValueError, match="checksum"):
+        skelsimd.CompressedClip.from_bytes(b[:100] + bytes([b[100] ^ 1]) + b[101:])
+    with pytest.raises(ValueError, match="format version"):
+        skelsimd.CompressedClip.from_bytes(recrc(b[:8] + struct.pack("<I", 99) + b[12:-4]))
+    with pytest.raises(ValueError):
+        skelsimd.CompressedClip.from_bytes(recrc(b[:-4] + b"extra"))
+    with pytest.raises(TypeError, match="data: expected bytes"):
+        _core.CompressedClipBase(bytearray(compressed._data))
+
+
+@examples(200)
+@given(data=st.data())
+def test_mutated_bytes_raise_value_error_or_decode(compressed, data):
+    """Any mutation of the container (with a recomputed checksum, so the parser itself is
+    exercised) or of the raw compressed data: a ValueError or a clip that decodes; never a
+    crash, a hang or a huge allocation."""
+    b = bytearray(compressed.to_bytes()[:-4])
+    blob_at = len(b) - len(compressed._data)
+    for _ in range(data.draw(st.integers(1, 4))):
+        where = data.draw(st.sampled_from(["header", "blob-header", "anywhere"]))
+        if where == "header":
+            i = data.draw(st.integers(0, blob_at - 1))
+        elif where == "blob-header":
+            i = blob_at + data.draw(st.integers(0, min(400, len(compressed._data) - 1)))
+        else:
+            i = data.draw(st.integers(0, len(b) - 1))
+        b[i] = data.draw(st.integers(0, 255))
+    if data.draw(st.booleans()):
+        cut = data.draw(st.integers(0, len(b)))
+        b = b[:cut]
+    assert outcome(recrc(bytes(b))) in ("ok", "ValueError")
+
+
+@examples(200)
+@given(data=st.data())
+def test_mutated_blob_validation(compressed, data):
+    """The compressed data alone (CompressedClipBase validates it in C): random byte changes,
+    u32 fields set to extreme values, truncation and extension."""
+    b = bytearray(compressed._data)
+    kind = data.draw(st.sampled_from(["byte", "u32", "truncate", "extend"]))
+    if kind == "byte":
+        b[data.draw(st.integers(0, len(b) - 1))] = data.draw(st.integers(0, 255))
+    elif kind == "u32":
+        at = data.draw(st.integers(0, len(b) - 4))
+        b[at:at + 4] = struct.pack("<I", data.draw(st.sampled_from(
+            [0, 1, 2, 0x7FFFFFFF, 0xFFFFFFFF, 0x80000000, len(b), 65536])))
+    elif kind == "truncate":
+        b = b[:data.draw(st.integers(0, len(b) - 1))]
+    else:
+        b += bytes(data.draw(st.integers(1, 64)))
+    try:
+        c = _core.CompressedClipBase(bytes(b))
+    except ValueError as exc:
+        assert str(exc).startswith("compressed clip data: ")
+        return
+    c.decompress()
+    c.sample_many(np.linspace(0.0, 3.0, 5))

@@ -1,0 +1,327 @@
+"""skelsimd.dask.dataset and `python -m skelsimd dataset`: motion files -> Zarr on Dask.
+
+Skipped when the [dask] extra (dask, distributed, zarr) is not installed.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.bag")
+zarr = pytest.importorskip("zarr")
+distributed = pytest.importorskip("distributed")
+
+import skelsimd  # noqa: E402
+from skelsimd.dask import dataset as ds  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+CLIPS = sorted(f for f in os.listdir(DATA) if f.endswith(".bvh"))
+ROOT = os.path.dirname(os.path.dirname(skelsimd.__file__))
+
+# A BVH file whose second frame (line 20) has 8 channel values instead of 9.
+BROKEN = """HIERARCHY
+ROOT Hips
+{
+  OFFSET 0 0 0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT Spine
+  {
+    OFFSET 0 1 0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    End Site
+    {
+      OFFSET 0 1 0
+    }
+  }
+}
+MOTION
+Frames: 3
+Frame Time: 0.033333
+0 1 0 0 0 0 0 0 0
+0 1 0 0 0 0 0 10
+0 1 0 0 0 0 0 20 0
+"""
+
+
+@pytest.fixture
+def motion_dir(tmp_path):
+    """tests/data's clips, the embedded clip (gzipped, in a subdirectory) and a broken file."""
+    d = tmp_path / "motions"
+    (d / "sub").mkdir(parents=True)
+    for name in CLIPS:
+        shutil.copy(os.path.join(DATA, name), d / name)
+    import gzip
+    with open(skelsimd.data.example_path(), "rb") as f, gzip.open(d / "sub" / "cmu_131_01.bvh.gz", "wb") as g:
+        g.write(f.read())
+    (d / "broken.bvh").write_text(BROKEN)
+    (d / "notes.txt").write_text("not a motion file")
+    return d
+
+
+def _in_memory(path, steps):
+    """What the store must hold for one file, computed by plain in-memory calls."""
+    clip = skelsimd.load_bvh(path)
+    item = ds.ClipItem(ds.clip_name(path), str(path), clip)
+    for step in steps:
+        item = step(item)
+    arrays = dict(item.arrays)
+    if "positions" not in arrays:
+        arrays["positions"] = np.ascontiguousarray(
+            skelsimd.qts_local_to_global_matrix(item.clip.local, clip.skeleton)[..., 3])
+    return item.clip, arrays
+
+
+def _assert_store_equals_in_memory(store, paths, steps):
+    root = zarr.open_group(str(store), mode="r")
+    for path in paths:
+        clip, arrays = _in_memory(path, steps)
+        g = root[ds.clip_name(path)]
+        assert g["local"].dtype == np.float32 and g["local"].shape == (clip.frames, len(clip.skeleton), 8)
+        assert np.array_equal(g["local"][...], clip.local)
+        assert g["positions"].dtype == np.float32
+        assert g["positions"].shape == (clip.frames, len(clip.skeleton), 3)
+        assert set(k for k, _ in g.arrays()) == {"local", *arrays}
+        for key, value in arrays.items():
+            assert np.array_equal(g[key][...], value), key
+        fk = skelsimd.qts_local_to_global_matrix(clip.local, clip.skeleton)   # independent of steps
+        assert np.array_equal(g["positions"][...], fk[..., 3])
+        assert g.attrs["fps"] == clip.fps
+        assert g.attrs["names"] == list(clip.skeleton.names)
+        assert g.attrs["parents"] == [int(p) for p in clip.skeleton.parents]
+
+
+def test_local_cluster_two_processes_equals_in_memory_loop(motion_dir, tmp_path, capsys):
+    """The issue's test: a LocalCluster of 2 worker processes; the broken file is reported with
+    its path and line, every other clip is written exactly as the in-memory loop computes it."""
+    store = tmp_path / "out.zarr"
+    steps = ds.default_steps()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        report = ds.build_dataset(motion_dir, store, steps=steps,
+                                  scheduler=cluster.scheduler_address, progress=True)
+    good = [motion_dir / n for n in CLIPS] + [motion_dir / "sub" / "cmu_131_01.bvh.gz"]
+    assert sorted(s.name for s in report.written) == sorted(ds.clip_name(p) for p in good)
+    assert len(report.failed) == 1 and not report.ok
+    failure = report.failed[0]
+    assert failure.path == str(motion_dir / "broken.bvh") and failure.stage == "read"
+    assert failure.error.startswith("line 20: expected 9 channel values")
+    assert str(motion_dir / "broken.bvh") in report.summary() and "line 20" in report.summary()
+    _assert_store_equals_in_memory(store, good, steps)
+    assert f"FAILED {failure.path}: line 20" in capsys.readouterr().err      # as it happened
+    root = zarr.open_group(str(store), mode="r")
+    assert "broken" not in root
+    assert root.attrs["clips"] == len(good)
+    assert root.attrs["failed"] == [{"path": failure.path, "stage": "read", "error": failure.error}]
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "sync"])
+def test_local_schedulers_write_the_same_store(motion_dir, tmp_path, scheduler):
+    steps = [ds.Resample(50), ds.GlobalPositions(), ds.RootFeatures()]
+    report = ds.build_dataset(str(motion_dir / "*.bvh"), tmp_path / "o.zarr", steps=steps,
+                              scheduler=scheduler, workers=2, progress=False)
+    assert len(report.written) == len(CLIPS) and [f.path for f in report.failed] == [
+        str(motion_dir / "broken.bvh")]
+    _assert_store_equals_in_memory(tmp_path / "o.zarr", [motion_dir / n for n in CLIPS], steps)
+
+
+def test_positions_written_without_steps(motion_dir, tmp_path):
+    report = ds.build_dataset([motion_dir / CLIPS[0]], tmp_path / "o.zarr", steps=[],
+                              scheduler="sync", progress=False)
+    assert report.ok and len(report.written) == 1
+    _assert_store_equals_in_memory(tmp_path / "o.zarr", [motion_dir / CLIPS[0]], [])
+
+
+def test_existing_store_is_refused_unless_overwrite(motion_dir, tmp_path):
+    src = [motion_dir / CLIPS[0]]
+    ds.build_dataset(src, tmp_path / "o.zarr", scheduler="sync", progress=False)
+    with pytest.raises(FileExistsError, match="overwrite"):
+        ds.build_dataset(src, tmp_path / "o.zarr", scheduler="sync", progress=False)
+    report = ds.build_dataset(src, tmp_path / "o.zarr", scheduler="sync", progress=False,
+                              overwrite=True)
+    assert report.ok
+
+
+def test_nothing_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        ds.build_dataset(str(tmp_path / "nope*.bvh"), tmp_path / "o.zarr", progress=False)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no motion files"):
+        ds.build_dataset(tmp_path / "empty", tmp_path / "o.zarr", progress=False)
+
+
+def test_find_motion_files(motion_dir):
+    found = ds.find_motion_files(motion_dir)
+    assert found == sorted(found)
+    assert {os.path.basename(p) for p in found} == {*CLIPS, "broken.bvh", "cmu_131_01.bvh.gz"}
+    # a glob keeps every match: a file of unknown type becomes a visible failure
+    assert ds.find_motion_files(str(motion_dir / "*.txt")) == [str(motion_dir / "notes.txt")]
+    item = ds.read_clip(str(motion_dir / "notes.txt"))
+    assert isinstance(item, ds.ClipFailure) and "no reader" in item.error
+    assert ds.clip_name("a/b/01_01.BVH.gz") == "01_01" and ds.clip_name("x/y.bvh") == "y"
+
+
+def test_same_stem_twice_is_a_failure_not_an_overwrite(motion_dir, tmp_path):
+    shutil.copy(motion_dir / CLIPS[0], motion_dir / "sub" / CLIPS[0])
+    report = ds.build_dataset(motion_dir, tmp_path / "o.zarr", scheduler="sync", progress=False)
+    dup = [f for f in report.failed if f.stage == "name"]
+    assert len(dup) == 1 and dup[0].path == str(motion_dir / "sub" / CLIPS[0])
+    assert "taken by" in dup[0].error and str(motion_dir / CLIPS[0]) in dup[0].error
+
+
+class _Explode:
+    name = "explode"
+
+    def __call__(self, item):
+        if item.name.startswith("20tab"):
+            raise RuntimeError("boom")
+        return item
+
+
+def test_a_failing_step_is_reported_and_the_others_written(motion_dir, tmp_path):
+    report = ds.build_dataset(motion_dir / CLIPS[0], tmp_path / "a.zarr", scheduler="sync",
+                              progress=False)
+    assert report.ok
+    steps = [ds.GlobalPositions(), _Explode()]
+    report = ds.build_dataset([motion_dir / n for n in CLIPS], tmp_path / "o.zarr", steps=steps,
+                              scheduler="threads", progress=False)
+    failed = {f.name: f for f in report.failed}
+    assert set(failed) == {n[:-4] for n in CLIPS if n.startswith("20tab")}
+    assert all(f.stage == "explode" and f.error == "RuntimeError: boom" for f in failed.values())
+    assert [s.name for s in report.written] == [n[:-4] for n in CLIPS if not n.startswith("20tab")]
+
+
+def test_write_failure_leaves_no_partial_group(motion_dir, tmp_path):
+    class BadArray:
+        name = "bad"
+
+        def __call__(self, item):
+            import dataclasses
+            return dataclasses.replace(item, arrays=dict(item.arrays, bad=np.array([object()])))
+
+    report = ds.build_dataset([motion_dir / CLIPS[0]], tmp_path / "o.zarr",
+                              steps=[ds.GlobalPositions(), BadArray()], scheduler="sync",
+                              progress=False)
+    assert len(report.failed) == 1 and report.failed[0].stage == "write"
+    assert CLIPS[0][:-4] not in zarr.open_group(str(tmp_path / "o.zarr"), mode="r")
+
+
+# --- steps ----------------------------------------------------------------------------------------
+
+def _item(name):
+    path = os.path.join(DATA, name)
+    return ds.ClipItem(ds.clip_name(path), path, skelsimd.load_bvh(path))
+
+
+def test_resample_keeps_source_frames_exactly_and_blends_between():
+    item = _item("cmu_01_01_beyond_180.bvh")         # 60 frames at 120 fps
+    clip = item.clip
+    half = ds.Resample(clip.fps / 2)(item).clip
+    assert half.frames == 30 and np.array_equal(half.local, clip.local[::2])
+    double = ds.Resample(clip.fps * 2)(item).clip
+    assert double.frames == 2 * clip.frames - 1
+    assert np.array_equal(double.local[::2], clip.local)
+    mid = skelsimd.blend_joints(clip.local[:-1], clip.local[1:], np.float32(0.5))
+    assert np.array_equal(double.local[1::2], mid)
+    assert abs(double.fps - 2 * clip.fps) < 1e-9
+    with pytest.raises(ValueError, match="before the steps that derive arrays"):
+        ds.Resample(30)(ds.GlobalPositions()(item))
+
+
+def _yawed(clip, angle, shift):
+    """The clip turned about y by `angle` and moved by `shift` on the ground."""
+    c, s = np.cos(angle / 2), np.sin(angle / 2)
+    qy = np.array([0, s, 0, c], np.float32)
+    local = clip.local.copy()
+    local[:, 0, :4] = skelsimd.quat_multiply(qy, local[:, 0, :4])
+    local[:, 0, 4:7] = skelsimd.quat_rotate(qy, local[:, 0, 4:7]) + np.float32(shift)
+    return skelsimd.Clip(clip.skeleton, local, clip.frame_time)
+
+
+@pytest.mark.parametrize("name", CLIPS)
+def test_root_features_do_not_depend_on_where_the_character_stands_or_faces(name):
+    item = _item(name)
+    base = ds.RootFeatures()(item)
+    moved = ds.RootFeatures()(ds.ClipItem(item.name, item.path,
+                                          _yawed(item.clip, 1.234, [50.0, 0.0, -20.0])))
+    scale = max(1.0, float(np.abs(base.arrays["positions"]).max()))
+    for key in ("rel_positions", "rel_velocities"):
+        tol = 2e-5 * scale * (item.clip.fps if key == "rel_velocities" else 1)
+        assert np.abs(moved.arrays[key] - base.arrays[key]).max() <= tol, key
+    assert np.abs(np.angle(np.exp(1j * (moved.arrays["heading"] - base.arrays["heading"] - 1.234)))
+                  ).max() < 1e-5
+    assert np.abs(moved.arrays["heading_velocity"] - base.arrays["heading_velocity"]).max() < 1e-2
+    rel = base.arrays["rel_positions"]
+    assert np.all(rel[:, 0, [0, 2]] == 0)                                 # root at the origin
+    assert np.array_equal(rel[..., 1], base.arrays["positions"][..., 1])  # heights unchanged
+
+
+def test_root_features_rules():
+    with pytest.raises(ValueError, match="two different axes"):
+        ds.RootFeatures(up="y", forward="y")
+    item = _item(CLIPS[0])
+    failed = ds.apply_steps(item, [ds.RootFeatures(root=3)])
+    assert isinstance(failed, ds.ClipFailure) and failed.stage == "root-features"
+    assert "expected a root joint" in failed.error
+
+
+# --- the command ----------------------------------------------------------------------------------
+
+def _run_cli(*args):
+    env = dict(os.environ)
+    env.pop("SKELSIMD_ISA", None)
+    return subprocess.run([sys.executable, "-m", "skelsimd", "dataset", *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+
+
+def test_cli_reports_the_broken_file_and_exits_non_zero(motion_dir, tmp_path):
+    out = tmp_path / "cli.zarr"
+    res = _run_cli(motion_dir, "--out", out, "--workers", "2")       # local processes
+    assert res.returncode == 1, res.stderr
+    broken = str(motion_dir / "broken.bvh")
+    assert f"FAILED {broken}: line 20: expected 9 channel values" in res.stderr   # as it happens
+    assert "wrote 4 clips" in res.stdout and "1 failed" in res.stdout
+    assert f"{broken}: line 20" in res.stdout                                       # summary
+    assert "clip" in res.stderr                                                     # the bar
+    root = zarr.open_group(str(out), mode="r")
+    assert sorted(n for n, _ in root.groups()) == sorted(
+        [n[:-4] for n in CLIPS] + ["cmu_131_01"])
+    res = _run_cli(motion_dir, "--out", out)
+    assert res.returncode == 2 and "already exists" in res.stderr
+
+
+def test_cli_clean_run_threads_resampled(motion_dir, tmp_path):
+    out = tmp_path / "cli.zarr"
+    res = _run_cli(motion_dir / "*.bvh", motion_dir / "sub", "--out", out, "--scheduler",
+                   "threads", "--fps", "30", "--no-features", "--no-progress")
+    assert res.returncode == 1           # broken.bvh matched by the glob
+    res = _run_cli(*[motion_dir / n for n in CLIPS], "--out", out, "--overwrite",
+                   "--scheduler", "threads", "--fps", "30", "--no-features")
+    assert res.returncode == 0, res.stdout + res.stderr
+    root = zarr.open_group(str(out), mode="r")
+    for n in CLIPS:
+        g = root[n[:-4]]
+        assert set(k for k, _ in g.arrays()) == {"local", "positions"}
+        assert abs(g.attrs["fps"] - 30) < 1e-9
+    res = _run_cli(tmp_path / "missing", "--out", tmp_path / "x.zarr")
+    assert res.returncode == 2 and "no such file" in res.stderr
+
+
+def test_import_skelsimd_imports_no_extra():
+    code = ("import sys, skelsimd; print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'dask', 'distributed', 'zarr', 'tqdm'}))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0 and res.stdout.strip() == "[]", res.stdout + res.stderr
+
+
+def test_cli_help():
+    env = dict(os.environ)
+    res = subprocess.run([sys.executable, "-m", "skelsimd", "--help"], capture_output=True,
+                         text=True, env=env, cwd=ROOT)
+    assert res.returncode == 0 and "dataset" in res.stdout
+    res = _run_cli("--help")
+    assert res.returncode == 0
+    for option in ("--out", "--workers", "--scheduler", "--fps", "--overwrite"):
+        assert option in res.stdout
