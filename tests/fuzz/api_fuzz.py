@@ -25,6 +25,7 @@ import sys
 import time
 import traceback
 import warnings
+import zlib
 
 import numpy as np
 
@@ -799,6 +800,151 @@ def _plot(name):
     return make
 
 
+# compression: a few valid compressed clips (cheap to make, immutable), hostile arguments around
+# them and mutated bytes for the decoder's validation
+_COMPRESSED = {}
+
+
+def compressed_clip(g):
+    key = g.int_(0, 5)
+    if key not in _COMPRESSED:
+        c = example_clip()
+        if key < 4:
+            f0, n = ((0, 1), (30, 2), (100, 17), (7, 40))[key]
+            _COMPRESSED[key] = skelsimd.compress(c[f0:f0 + n], precision=(0.01, 0.001)[key % 2])
+        else:     # random poses with scales on a random tree
+            rng = np.random.default_rng(key)
+            J = 9
+            local = T.random_qts((20, J), rng).astype(np.float32)
+            _COMPRESSED[key] = skelsimd.compress(local, T.random_parents(J, rng), sample_rate=30,
+                                                 precision=0.05, segment_length=4 + key)
+    return _COMPRESSED[key]
+
+
+def mutate_bytes(g, b):
+    """`b` with a few random edits: bit flips, overwritten bytes or 32-bit fields, cuts, copies."""
+    b = bytearray(b)
+    for _ in range(g.int_(1, 4)):
+        how = g.pick(["flip", "byte", "field", "cut", "insert", "copy"])
+        g.notes.append(f"bytes {how}")
+        n = len(b)
+        at = g.int_(0, max(n - 1, 0))
+        if how == "flip" and n:
+            b[at] ^= 1 << g.int_(0, 7)
+        elif how == "byte" and n:
+            b[at] = g.pick([0, 0xFF, 0x7F, 0x80, g.int_(0, 255)])
+        elif how == "field" and n >= 4:
+            at = min(at, n - 4)
+            v = g.pick([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, g.int_(0, 2**32 - 1), 65536])
+            b[at:at + 4] = int(v).to_bytes(4, "little")
+        elif how == "cut":
+            del b[at:at + g.int_(1, 64) if g.chance(0.5) else n]
+        elif how == "insert":
+            b[at:at] = bytes(g.rng.integers(0, 256, g.int_(1, 16), np.uint8))
+        elif how == "copy" and n:
+            lo = g.int_(0, n - 1)
+            b[at:at + 8] = b[lo:lo + 8]
+    return bytes(b)
+
+
+def _compress(g):
+    kw = {}
+    if g.chance(0.5):
+        clip = small_clip(g) if not g.chance(0.05) else g.pick([example_clip()[:0], "clip", None])
+        args = (clip,)
+        if g.chance(0.2):
+            kw["sample_rate"] = g.real(60.0)
+        if g.bad():
+            kw["skeleton"] = g.pick([example_clip().skeleton, skelsimd.Skeleton([-1, 0]), [-1]])
+    else:
+        F, J = g.int_(1, 24), g.int_(1, 10)
+        local = g.array((F, J, 8), "qts")
+        args = (local, g.parents(J))
+        kw["sample_rate"] = g.real(float(g.rng.uniform(10, 240)))
+    if g.chance(0.5):
+        kw["precision"] = g.real(float(g.pick([0.01, 0.1, 1e-3, 1.0])))
+    if g.chance(0.3):
+        kw["shell_distance"] = g.real(float(g.pick([0.0, 3.0, 30.0])))
+    if g.chance(0.3):
+        kw["segment_length"] = g.integer(1, 1024)
+    return skelsimd.compress, args, kw, ()
+
+
+def _clip_error(g):
+    lead, J = g.lead(), g.int_(1, 10)
+    raw = g.array(lead + (J, 8), "qts")
+    dec = g.array(g.pick([lead, lead, ()]) + (J, 8), "qts")
+    kw = {}
+    if g.chance(0.4):
+        kw["shell_distance"] = g.real(3.0)
+    if g.chance(0.4):
+        kw["per_joint"] = g.boolean()
+    return skelsimd.clip_error, (raw, dec, g.parents(J)), kw, ()
+
+
+def _compressed_init(g):
+    """The constructor on mutated data; what it accepts must decode without a crash."""
+    c = compressed_clip(g)
+    data = mutate_bytes(g, c._data) if g.chance(0.8) else g.pick([c._data, b"", "x", None])
+    skel = c.skeleton if not g.bad() else g.pick([example_clip().skeleton,
+                                                  skelsimd.Skeleton([-1]), "s", None])
+    kw = {"precision": g.real(c.precision), "shell_distance": g.real(c.shell_distance),
+          "max_error": g.real(0.0)}
+    t = g.real(float(g.rng.uniform(-1, 2)))
+
+    def construct_and_decode(data, skel, **kw):
+        d = skelsimd.CompressedClip(data, skel, **kw)
+        d.decompress()
+        d.sample(t)
+        d.sample_many(np.linspace(-0.1, d.duration + 0.1, 7))
+        d.to_bytes()
+        return d
+    return construct_and_decode, (data, skel), kw, ()
+
+
+def _compressed_from_bytes(g):
+    c = compressed_clip(g)
+    b = c.to_bytes()
+    if g.chance(0.9):
+        b = mutate_bytes(g, b)
+        if g.chance(0.7) and len(b) >= 4:     # a valid checksum: the parser sees the edits
+            b = b[:-4] + zlib.crc32(b[:-4]).to_bytes(4, "little")
+    if g.chance(0.05):
+        b = g.pick([bytearray(b), memoryview(b), "text", None, 3])
+
+    def from_bytes_and_decode(b):
+        d = skelsimd.CompressedClip.from_bytes(b)
+        d.decompress()
+        d.sample(0.0)
+        return d
+    return from_bytes_and_decode, (b,), {}, ()
+
+
+def _compressed_method(name):
+    def make(g):
+        c = compressed_clip(g)
+        J, F = c.num_joints, c.num_frames
+        args, kw, outs = (), {}, ()
+        if name == "sample":
+            args = (g.real(float(g.rng.uniform(-0.5, c.duration + 0.5))),)
+            if g.chance(0.5):
+                kw["out"] = g.out((J, 8))
+                outs = ("out",)
+        elif name == "sample_many":
+            times = g.rng.uniform(-0.5, c.duration + 0.5, g.lead(3))
+            args = (g.array(times.shape, "unit") if g.bad() else times,)
+            if g.chance(0.5):
+                kw["out"] = g.out(np.shape(times) + (J, 8))
+                outs = ("out",)
+        elif name == "decompress":
+            if g.chance(0.6):
+                kw["out"] = g.out((F, J, 8))
+                outs = ("out",)
+        fn = c.sample_many if name == "sample_many" else getattr(c, name)
+        return fn, args, kw, outs, lambda: np.frombuffer(c._data, np.uint8).copy()
+    return make
+
+
 CATALOG = {
     # joint matrices
     "local_to_global": (5, _walk("local_to_global", (3, 4), "joint")),
@@ -854,6 +1000,13 @@ CATALOG = {
     **{f"Surface.{m}": (1.5, _surface_method(m)) for m in
        ("step", "add_force", "apply_effector", "normals", "capture_rest", "clear_forces",
         "positions", "velocities", "pinned")},
+    # compression
+    "compress": (3, _compress),
+    "clip_error": (2, _clip_error),
+    "CompressedClip": (3, _compressed_init),
+    "CompressedClip.from_bytes": (2, _compressed_from_bytes),
+    **{f"CompressedClip.{m}": (1, _compressed_method(m)) for m in
+       ("sample", "sample_many", "decompress", "to_clip", "to_bytes")},
     # pictures (slow: rarely)
     "plot_surface": (0.05, _plot("plot_surface")),
     "Clip.plot": (0.05, _plot("clip.plot")),
@@ -862,14 +1015,62 @@ CATALOG = {
     "Clip.animate": (0.03, _plot("clip.animate")),
 }
 
+# skelsimd.dask's batched kernels (when the [dask] extra is installed): the in-memory cases with
+# some operands as chunked dask arrays. Bad input must raise when the function is called; an
+# exception only at compute time is a failure (it is reported as a RuntimeError).
+DASK_FUNCTIONS = ("local_to_global", "global_to_local", "multiply_joints", "invert_joints",
+                  "qts_local_to_global", "qts_local_to_global_matrix", "mat4_local_to_global",
+                  "matmul4", "transform_points", "skinning_palette", "skin", "slerp", "nlerp",
+                  "blend_joints", "blend_layers")
+try:
+    import dask
+    import dask.array as _da
+    import skelsimd.dask as _skd
+except ImportError:
+    _skd = None
+
+
+def _dask_case(name):
+    make_memory = CATALOG[name][1]
+
+    def make(g):
+        _, args, kw, outs = make_memory(g)[:4]
+
+        def as_dask(x):
+            if isinstance(x, np.ndarray) and x.ndim and x.dtype.kind == "f" and g.chance(0.7):
+                chunks = tuple(g.int_(1, max(n, 1)) for n in x.shape)
+                return _da.from_array(x, chunks=chunks)
+            return x
+        args = tuple(as_dask(a) for a in args)
+        kw = {k: (v if k in ("out", "normals_out", "index") else as_dask(v)) for k, v in kw.items()}
+        if isinstance(kw.get("out"), np.ndarray) and g.chance(0.5):
+            kw.pop("out")          # the lazy result instead
+        fn = getattr(_skd, name)
+
+        def call_and_compute(*args, **kw):
+            r = fn(*args, **kw)
+            try:
+                with dask.config.set(scheduler="synchronous"):
+                    dask.compute(r)
+            except Exception as exc:  # noqa: BLE001
+                raise RuntimeError(f"raised at compute time, not at the call: {exc!r}") from exc
+            return r
+        return call_and_compute, args, kw, outs
+    return make
+
+
+if _skd is not None:
+    CATALOG.update({f"dask.{n}": (0.4, _dask_case(n)) for n in DASK_FUNCTIONS})
+
 NAMES = sorted(CATALOG)
 WEIGHTS = np.array([CATALOG[n][0] for n in NAMES], float)
 WEIGHTS /= WEIGHTS.sum()
 
 
 def public_api():
-    """Every public callable the catalog must cover: functions of the skelsimd namespace and
-    the public methods of Skeleton, Clip and Surface (properties with setters included)."""
+    """Every public callable the catalog must cover: functions and classes of the skelsimd
+    namespace and the public methods of Skeleton, Clip, Surface and CompressedClip (properties
+    with setters included)."""
     import inspect
     names = set()
     for n in dir(skelsimd):
@@ -878,7 +1079,7 @@ def public_api():
             continue
         if callable(o):
             names.add(n)
-    for cls in (skelsimd.Skeleton, skelsimd.Clip, skelsimd.Surface):
+    for cls in (skelsimd.Skeleton, skelsimd.Clip, skelsimd.Surface, skelsimd.CompressedClip):
         for n in dir(cls):
             attr = inspect.getattr_static(cls, n)
             if n.startswith("_") and n not in ("__getitem__", "__array__"):
