@@ -397,3 +397,19 @@ def test_fuzz_catalog_covers_the_dask_kernels():
     public = {n for n in sd.arrays.__all__ if callable(getattr(sd, n)) and n[0].islower()}
     missing = public - {n[len("dask."):] for n in api_fuzz.CATALOG if n.startswith("dask.")}
     assert not missing, f"not in the fuzz catalog: {sorted(missing)}"
+
+
+def test_misaligned_numpy_out_is_filled():
+    """A NumPy out whose data is not 4-byte aligned (a view at an odd byte offset): chunks whose
+    region is C-contiguous went straight to the kernel, which refuses misaligned outs, after
+    other chunks had been copied in (ValueError with out partly written). Now every region of
+    such an out is computed and copied."""
+    rng = np.random.default_rng(3)
+    parents = testing.random_parents(8, rng)
+    local = rng.standard_normal((4, 3, 8, 4, 4)).astype(np.float32)
+    raw = np.zeros(local.nbytes + 1, np.uint8)
+    out = raw[1:].view(np.float32).reshape(local.shape)
+    assert not out.flags.aligned
+    got = sd.mat4_local_to_global(da.from_array(local, chunks=(3, 1, 8, 4, 4)), parents, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, skelsimd.mat4_local_to_global(local, parents))

@@ -315,9 +315,9 @@ def _call_block_into(*blocks, _func, _names, _kwargs, _outs, _located):
         index[axis] = slice(start, start + len(loc))
     views = [o[tuple(index)] for o in _outs]
     named = dict(out=views[0]) if len(views) == 1 else dict(out=views[0], normals_out=views[1])
-    if all(v.flags.c_contiguous for v in views):
+    if all(v.flags.c_contiguous and v.flags.aligned for v in views):
         _func(**args, **_kwargs, **named)
-    else:                                   # a region of a later axis: compute, then copy
+    else:            # a region of a later axis, or a misaligned out: compute, then copy
         res = _func(**args, **_kwargs)
         for v, r in zip(views, res if isinstance(res, tuple) else (res,)):
             v[...] = r
