@@ -4,18 +4,72 @@ Every kernel accepts any C-contiguous float32 array (unaligned loads throughout)
 start on a 64-byte boundary (a cache line) let 3x4 joint matrices and SIMD rows avoid straddling
 lines, which saves the last few percent on large batches.
 """
+import math
+import operator
+import sys
+
 import numpy as np
 
 __all__ = ["empty_aligned", "zeros_aligned", "is_aligned"]
 
 
+def _positive_int(value, name):
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected an int, got bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__}") from None
+    if v <= 0:
+        raise ValueError(f"{name}: expected a positive int, got {v}")
+    return v
+
+
+def _shape(shape):
+    """shape as a tuple of non-negative ints (an int is a 1-D shape)."""
+    try:
+        dims = (operator.index(shape),)
+    except TypeError:
+        try:
+            dims = tuple(shape)
+        except TypeError:
+            raise TypeError(f"shape: expected an int or a sequence of ints, got "
+                            f"{type(shape).__name__}") from None
+    out = []
+    for i, d in enumerate(dims):
+        try:
+            if isinstance(d, (bool, np.bool_)):
+                raise TypeError
+            d = operator.index(d)
+        except TypeError:
+            raise TypeError(f"shape[{i}]: expected an int, got {type(d).__name__}") from None
+        if d < 0:
+            raise ValueError(f"shape[{i}]: expected a non-negative size, got {d}")
+        out.append(d)
+    if len(out) > 64:
+        raise ValueError(f"shape: expected at most 64 dimensions (NumPy's limit), got {len(out)}")
+    return tuple(out)
+
+
 def empty_aligned(shape, dtype=np.float32, *, align=64):
-    """An uninitialised C-contiguous array whose data starts on an ``align``-byte boundary."""
-    if align <= 0 or align & (align - 1):
-        raise ValueError(f"align: expected a power of two, got {align}")
-    dtype = np.dtype(dtype)
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    """An uninitialised C-contiguous array whose data starts on an ``align``-byte boundary.
+
+    ``shape`` an int or a sequence of non-negative ints, ``align`` a power of two; TypeError /
+    ValueError naming the argument otherwise (sizes beyond what an array can hold included)."""
+    align = _positive_int(align, "align")
+    if align & (align - 1) or align > 1 << 30:
+        raise ValueError(f"align: expected a power of two up to 2**30, got {align}")
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"dtype: expected a NumPy dtype, got {dtype!r} ({exc})") from None
+    shape = _shape(shape)
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise TypeError(f"dtype: expected a fixed-size dtype without Python objects, got {dtype}")
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes + align > sys.maxsize:
+        raise ValueError(f"shape: {shape} of {dtype} is {nbytes} bytes, more than an array can "
+                         "hold")
     raw = np.empty(nbytes + align, dtype=np.uint8)
     offset = (-raw.ctypes.data) % align
     return raw[offset:offset + nbytes].view(dtype).reshape(shape)
@@ -29,5 +83,6 @@ def zeros_aligned(shape, dtype=np.float32, *, align=64):
 
 
 def is_aligned(a, align=64):
-    """True when the data of ``a`` starts on an ``align``-byte boundary."""
-    return np.asarray(a).ctypes.data % align == 0
+    """True when the data of ``a`` starts on an ``align``-byte boundary (``align`` a positive
+    int)."""
+    return np.asarray(a).ctypes.data % _positive_int(align, "align") == 0

@@ -33,8 +33,10 @@ Speed: the header is parsed in Python, the MOTION numbers by a C reader
 about 15 ms here (``benchmarks/sweep_skeleton.py``).
 """
 import gzip
+import operator
 import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -52,6 +54,8 @@ __all__ = ["Clip", "load_bvh", "save_bvh"]
 _AXES = "XYZ"
 _CHANNEL_RE = re.compile(r"^([xyz])(position|rotation)$", re.IGNORECASE)
 _LINE_END_RE = re.compile(rb"\r\n|\r|\n")
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_WARNED_RENAMES = 10      # repeated names warned about one by one; the rest in one summary
 
 
 # --- the clip ----------------------------------------------------------------------------------------
@@ -87,7 +91,14 @@ class Clip(ClipEditing, ClipPictures):
         n = len(skeleton)
         if local.ndim != 3 or local.shape[1:] != (n, 8):
             raise ValueError(f"local: expected shape (F, {n}, 8), got {local.shape}")
-        frame_time = float(frame_time)
+        try:
+            frame_time = float(frame_time)
+        except (TypeError, ValueError):
+            raise TypeError(f"frame_time: expected a number of seconds, got "
+                            f"{type(frame_time).__name__}") from None
+        except OverflowError:
+            raise ValueError("frame_time: expected a positive number of seconds, got an int "
+                             "beyond the float range") from None
         if not (frame_time > 0 and np.isfinite(frame_time)):
             raise ValueError(f"frame_time: expected a positive number of seconds, got {frame_time}")
         self.skeleton = skeleton
@@ -125,8 +136,8 @@ class Clip(ClipEditing, ClipPictures):
         """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (forward
         kinematics on the kernels, with the skeleton as ``parents``; ``precision="float64"``
         carries the global poses in float64, see :func:`skelsimd.qts_local_to_global_matrix`)."""
-        return qts_local_to_global_matrix(self.local[frames], self.skeleton, out,
-                                          precision=precision)
+        return qts_local_to_global_matrix(self.local[_frame_selection(frames, self.frames)],
+                                          self.skeleton, out, precision=precision)
 
     def global_positions(self, frames=slice(None), *, precision="float32"):
         """Global joint positions ``(F, J, 3)`` float32, in the file's units."""
@@ -139,6 +150,54 @@ class Clip(ClipEditing, ClipPictures):
         clip = Clip(skel, self.local[:, perm], self.frame_time,
                     channels=[self.channels[i] for i in perm], end_site=self.end_site[perm])
         return clip, perm, inverse
+
+
+def _as_int(x):
+    """operator.index(x) for ints (NumPy integers and 0-d integer arrays too), else None."""
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def _frame_selection(frames, count):
+    """`frames` checked as an index into `count` frames (an int, a slice, an integer array or a
+    boolean mask of `count`): TypeError / ValueError naming `frames`, never IndexError."""
+    if isinstance(frames, slice):
+        for part in (frames.start, frames.stop, frames.step):
+            if part is not None and _as_int(part) is None:
+                raise TypeError(f"frames: expected a slice of ints, got {frames!r}")
+        if frames.step is not None and operator.index(frames.step) == 0:
+            raise ValueError("frames: expected a non-zero slice step, got 0")
+        return frames
+    if frames is Ellipsis:
+        return frames
+    if isinstance(frames, (bool, np.bool_)):
+        raise TypeError("frames: expected an int, a slice or an array of frame indices, got bool")
+    f = _as_int(frames)
+    if f is not None:
+        if not -count <= f < count:
+            raise ValueError(f"frames: expected -{count} <= frame < {count} (the clip has "
+                             f"{count} frames), got {f}")
+        return f
+    a = _core._as_array(frames, "frames")
+    if a.dtype == np.bool_:
+        if a.shape != (count,):
+            raise ValueError(f"frames: expected a boolean mask of shape ({count},), got shape "
+                             f"{a.shape}")
+        return a
+    if a.size == 0 and a.dtype.kind in "iuf":
+        return np.zeros(a.shape, np.intp)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"frames: expected an int, a slice, an integer array or a boolean mask, "
+                        f"got {type(frames).__name__} of dtype {a.dtype}")
+    bad = np.flatnonzero((a < -count) | (a >= count))
+    if bad.size:
+        raise ValueError(f"frames: expected frame indices -{count} <= frame < {count} (the clip "
+                         f"has {count} frames), got {a.flat[bad[0]]}")
+    return a
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -202,6 +261,9 @@ def _numbers(line, tokens, count, what):
         _fail(line, f"expected {what} with {count} numbers, got {' '.join(tokens)!r}")
     if not all(np.isfinite(values)):
         _fail(line, f"expected finite numbers in {what}, got {' '.join(tokens)!r}")
+    for token, v in zip(tokens, values):
+        if abs(v) > _FLOAT32_MAX:
+            _fail(line, f"{token!r} in {what} is beyond the float32 range")
     return values
 
 
@@ -243,6 +305,17 @@ def _motion_header(lines, key, form, convert, valid, what):
     return value
 
 
+def _unused_name(used, next_k, name, sep):
+    """The first of name<sep>2, name<sep>3, ... not in `used`. next_k remembers where the
+    previous search for this name stopped: names are never removed from `used`, so the
+    numbers before it are still taken, and n repeats of one name cost O(n), not O(n^2)."""
+    k = next_k.get((name, sep), 2)
+    while f"{name}{sep}{k}" in used:
+        k += 1
+    next_k[(name, sep)] = k + 1
+    return f"{name}{sep}{k}"
+
+
 def _parse_hierarchy(lines, end_sites):
     """Parses HIERARCHY ... up to and including 'Frame Time:'. Returns the joint table (names,
     parents, offsets, channels, is_end) and the frame count and frame time."""
@@ -254,6 +327,8 @@ def _parse_hierarchy(lines, end_sites):
     stack = []             # open blocks
     pending = None         # a block whose '{' is still to come
     used = {}              # name -> joint index
+    next_k = {}            # (name, suffix form) -> the smallest k not yet tried for it
+    renamed = []           # (line, name, new name) of repeated names
     while True:
         line, tokens, text = lines.next()
         if tokens is None:
@@ -280,9 +355,9 @@ def _parse_hierarchy(lines, end_sites):
                 parent = stack[-1].joint
                 joint = None
                 if end_sites:
-                    name, k = f"{names[parent]}_end", 2
-                    while name in used:
-                        name, k = f"{names[parent]}_end{k}", k + 1
+                    name = f"{names[parent]}_end"
+                    if name in used:
+                        name = _unused_name(used, next_k, name, "")
                     joint = len(names)
             else:
                 if key == "ROOT" and stack:
@@ -294,12 +369,12 @@ def _parse_hierarchy(lines, end_sites):
                 if not name:
                     _fail(line, f"expected a joint name after {tokens[0]!r}")
                 if name in used:
-                    k = 2
-                    while f"{name}#{k}" in used:
-                        k += 1
-                    warnings.warn(f"line {line}: joint name {name!r} repeats the name of joint "
-                                  f"{used[name]}; renamed {name}#{k}", stacklevel=4)
-                    name = f"{name}#{k}"
+                    new = _unused_name(used, next_k, name, "#")
+                    if len(renamed) < _WARNED_RENAMES:
+                        warnings.warn(f"line {line}: joint name {name!r} repeats the name of joint "
+                                      f"{used[name]}; renamed {new}", stacklevel=4)
+                    renamed.append(line)
+                    name = new
                 parent = stack[-1].joint if stack else -1
                 joint = len(names)
             if joint is not None:
@@ -358,11 +433,16 @@ def _parse_hierarchy(lines, end_sites):
                 _fail(line, f"'MOTION' inside the block opened at line {stack[-1].line} (missing '}}')")
             if not names:
                 _fail(line, "'MOTION' before any ROOT")
+            if len(renamed) > _WARNED_RENAMES:
+                warnings.warn(f"lines {renamed[_WARNED_RENAMES]} to {renamed[-1]}: "
+                              f"{len(renamed) - _WARNED_RENAMES} more repeated joint names "
+                              "renamed with #k suffixes", stacklevel=4)
             break
         _fail(line, f"unexpected {text!r} in the HIERARCHY section")
 
     frames = _motion_header(lines, r"frames\s*:", "'Frames: <count>'", int, lambda v: v >= 0,
                             "a non-negative frame count")
+    lines.frames_line = lines.number
     frame_time = _motion_header(lines, r"frame\s+time\s*:", "'Frame Time: <seconds>'", float,
                                 lambda v: v > 0 and np.isfinite(v), "a positive frame time in seconds")
     return names, parents, offsets, channels, is_end, frames, frame_time
@@ -416,7 +496,26 @@ def _make_continuous(q):
     return q * np.cumprod(sign, axis=0)[..., None]
 
 
-def load_bvh(path_or_text, *, end_sites=False):
+def _check_clip_size(data, line, frames, joints, max_bytes):
+    """ValueError unless the clip of `frames` x `joints` QTS joints (32 bytes each) fits
+    max_bytes (default: _CLIP_BYTES_PER_FILE_BYTE times the file's size, at least
+    _CLIP_BYTES_FLOOR): checked before the clip's arrays are allocated."""
+    if max_bytes is None:
+        max_bytes = max(_CLIP_BYTES_FLOOR, _CLIP_BYTES_PER_FILE_BYTE * len(data))
+    if frames * joints * 32 > max_bytes:
+        _fail(line, f"'Frames: {frames}' of {joints} joint{'s' if joints != 1 else ''} make a clip of {frames * joints * 32} "
+                    f"bytes, more than max_bytes = {max_bytes} (pass a larger max_bytes to load "
+                    "it)")
+
+
+# The default limit of a clip's size (load_bvh's max_bytes): 64 times the file's size, at least
+# 256 MiB. Real files need about 1 to 5 times (each frame's line holds 3 to 6 numbers per
+# joint); only files whose joints mostly lack channels describe much larger clips.
+_CLIP_BYTES_FLOOR = 256 << 20
+_CLIP_BYTES_PER_FILE_BYTE = 64
+
+
+def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
     """Load a BVH motion capture file.
 
     Parameters
@@ -427,6 +526,11 @@ def load_bvh(path_or_text, *, end_sites=False):
     end_sites : bool, default False
         Also make every End Site a leaf joint named ``<parent>_end`` (identity rotation, its
         OFFSET as translation).
+    max_bytes : int, optional
+        The largest clip (``frames * joints * 32`` bytes of ``clip.local``) to build; default
+        64 times the file's size, at least 256 MiB. A file declaring more frames than its
+        MOTION section holds is refused whatever the limit, and nothing larger than the file
+        is allocated before that is known.
 
     Returns
     -------
@@ -440,7 +544,8 @@ def load_bvh(path_or_text, *, end_sites=False):
     ValueError
         Malformed files, with the line number: unknown keywords or channels, missing or extra
         numbers, non-numbers, values beyond float32, a frame count that does not match the
-        MOTION lines, unclosed blocks.
+        MOTION lines (or more frames than the file can hold, or a clip beyond ``max_bytes``),
+        unclosed blocks.
     TypeError
         ``path_or_text`` of another type.
     """
@@ -453,7 +558,11 @@ def load_bvh(path_or_text, *, end_sites=False):
     counts = [len(c) for c in channels]
     columns = np.concatenate(([0], np.cumsum(counts)))[:-1].astype(int).tolist()
     total = int(sum(counts))
+    if frames > sys.maxsize:
+        _fail(lines.frames_line, f"'Frames: {frames}' is more frames than a file can hold")
+    # the reader allocates no more rows than the MOTION bytes can hold (see _parse_motion)
     motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
+    _check_clip_size(data, lines.frames_line, frames, n, max_bytes)
 
     offsets = np.asarray(offsets, dtype=np.float64).reshape(n, 3)
     q = _make_continuous(_euler_quaternions(motion, channels, columns))
@@ -531,6 +640,34 @@ def _rotation_matrices64(q):
         np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
     ], -2)
 
+# Indentation stops growing below this depth, so the file of a deep chain stays linear in size.
+_MAX_INDENT = 32
+
+
+def _check_names_writable(names):
+    """ValueError naming the first joint name that a BVH file cannot hold so that load_bvh
+    reads it back: empty, with a line break, leading or trailing whitespace or a trailing '{',
+    or not encodable as UTF-8 (a lone surrogate)."""
+    for j, name in enumerate(names):
+        problem = None
+        if not name.strip():
+            problem = "an empty name"
+        elif "\n" in name or "\r" in name:
+            problem = "a line break"
+        elif name != name.strip():
+            problem = "leading or trailing whitespace"
+        elif name.endswith("{"):
+            problem = "a trailing '{'"
+        else:
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                problem = f"a character UTF-8 cannot encode ({exc.reason} at {exc.start})"
+        if problem:
+            raise ValueError(f"clip.skeleton.names[{j}] = {name!r}: a BVH joint name cannot hold "
+                             f"{problem}")
+
+
 def _joint_orders(clip, order):
     """The rotation order of every joint: `order` for all, or with order=None each joint's
     rotation channels as read (``clip.channels``), completed to three axes; "ZYX" for joints
@@ -574,12 +711,14 @@ def save_bvh(clip, path, order=None):
     frames; a load -> save -> load round trip reproduces the global joint positions within
     [bound:bvh.round_trip] of the clip's units (tested on the real clips).
 
-    Raises ValueError when a scale lane differs from 1 (BVH has no scale channels) or for a bad
-    ``order``.
+    Files are written as UTF-8. Raises ValueError when a scale lane differs from 1 (BVH has no
+    scale channels), for a bad ``order``, or for a joint name a BVH file cannot hold (empty, a
+    line break, leading or trailing whitespace, a trailing ``{``, not encodable as UTF-8).
     """
     if not isinstance(clip, Clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     orders = _joint_orders(clip, order)
+    _check_names_writable(clip.skeleton.names)
     if not clip.skeleton.is_depth_first:
         clip, perm, _ = clip.reorder("depth-first")
         orders = [orders[i] for i in perm]
@@ -631,10 +770,11 @@ def save_bvh(clip, path, order=None):
         return " ".join("%.6f" % x for x in v)
 
     def write(j, indent):
-        pad = "\t" * indent
+        """Opens joint j (or writes its End Site); True when a '}' must close it later."""
+        pad = "\t" * min(indent, _MAX_INDENT)
         if as_end_site[j]:
             out.extend([f"{pad}End Site", f"{pad}{{", f"{pad}\tOFFSET {fmt3(offsets[j])}", f"{pad}}}"])
-            return
+            return False
         out.append(f"{pad}{'ROOT' if is_root[j] else 'JOINT'} {skel.names[j]}")
         out.append(f"{pad}{{")
         out.append(f"{pad}\tOFFSET {fmt3(offsets[j])}")
@@ -645,15 +785,21 @@ def save_bvh(clip, path, order=None):
         else:
             out.append(f"{pad}\tCHANNELS 3 {rot_names}")
         columns.append(angles[:, j])
-        for c in children[j]:
-            write(c, indent + 1)
         if not children[j]:
             out.extend([f"{pad}\tEnd Site", f"{pad}\t{{", f"{pad}\t\tOFFSET 0.000000 0.000000 0.000000",
                         f"{pad}\t}}"])
-        out.append(f"{pad}}}")
+        return True
 
-    for r in np.flatnonzero(is_root):
-        write(int(r), 0)
+    # depth-first without recursion (hierarchies as deep as the joint count): an entry
+    # (j, indent) opens joint j, (~j, indent) closes it after its children
+    stack = [(int(r), 0) for r in np.flatnonzero(is_root)[::-1]]
+    while stack:
+        j, indent = stack.pop()
+        if j < 0:
+            out.append("\t" * min(indent, _MAX_INDENT) + "}")
+        elif write(j, indent):
+            stack.append((~j, indent))
+            stack.extend((c, indent + 1) for c in reversed(children[j]))
     out.append("MOTION")
     out.append(f"Frames: {frames}")
     out.append(f"Frame Time: {clip.frame_time:.9g}")
@@ -662,7 +808,7 @@ def save_bvh(clip, path, order=None):
     if hasattr(path, "write"):
         path.write(text)
     else:
-        with open(os.fspath(path), "w", newline="\n") as f:
+        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
 
 

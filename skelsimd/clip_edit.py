@@ -19,6 +19,7 @@ whole when they start on the other hemisphere (``q`` and ``-q`` are the same rot
 import math
 import operator
 import re
+import sys
 
 import numpy as np
 
@@ -39,7 +40,10 @@ def _positive_number(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                      np.floating)):
         raise TypeError(f"{name}: expected a positive number, got {type(value).__name__}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:   # an int beyond the float range
+        v = math.inf
     if not (v > 0 and math.isfinite(v)):
         raise ValueError(f"{name}: expected a positive finite number, got {value!r}")
     return v
@@ -397,6 +401,9 @@ class ClipEditing:
             return self._with(self.local.copy(), frame_time)
         ratio = frame_time / self.frame_time            # old frames per new frame
         span = (self.frames - 1) / ratio
+        if not span * len(self.skeleton) * 32 < sys.maxsize:
+            raise ValueError(f"fps: {fps!r} makes about {span:.3g} frames of the clip's "
+                             f"{self.duration:.6g} s, more than an array can hold")
         count = int(math.floor(span + _SNAP * max(1.0, span))) + 1
         u = np.arange(count, dtype=np.float64) * ratio
         return self._with(self._sample_frames(u, False, method), frame_time)

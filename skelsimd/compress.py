@@ -37,6 +37,7 @@ The method (see README "Animation-clip compression" for the format and the figur
 * Sampling: the two keys around ``t`` are decoded and interpolated (nlerp on the shortest arc
   for rotations, linear for translation and scale); at a raw frame time the key itself.
 """
+import math
 import struct
 import zlib
 
@@ -148,6 +149,22 @@ def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_jo
     return _core.clip_error(raw_local, decoded_local, skeleton, shell_distance, per_joint)
 
 
+def _real(x, name, accept, expected):
+    """float(x), finite and accepted, else a TypeError/ValueError naming `name`."""
+    if isinstance(x, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}")
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
+    except OverflowError:
+        raise ValueError(f"{name}: expected {expected}, got an int beyond the float range") \
+            from None
+    if not (math.isfinite(v) and accept(v)):
+        raise ValueError(f"{name}: expected {expected}, got {v!r}")
+    return v
+
+
 class CompressedClip(_core.CompressedClipBase):
     """A compressed animation clip: the bytes and a decoder for any time.
 
@@ -201,13 +218,32 @@ class CompressedClip(_core.CompressedClipBase):
         if len(skeleton) != self.num_joints:
             raise ValueError(f"skeleton: expected {self.num_joints} joints (the compressed "
                              f"data's), got {len(skeleton)}")
+        precision = _real(precision, "precision", lambda v: v > 0, "a positive number")
+        shell_distance = _real(shell_distance, "shell_distance", lambda v: v >= 0,
+                               "a number >= 0")
+        max_error = _real(max_error, "max_error", lambda v: v >= 0, "a number >= 0")
+        if isinstance(repaired_segments, (bool, np.bool_)) or not isinstance(
+                repaired_segments, (int, np.integer)):
+            raise TypeError(f"repaired_segments: expected an int, got "
+                            f"{type(repaired_segments).__name__}")
+        if not 0 <= repaired_segments <= self.num_segments:
+            raise ValueError(f"repaired_segments: expected 0 to {self.num_segments} (the "
+                             f"segments), got {repaired_segments}")
+        if end_site is None:
+            end_site = np.zeros(len(skeleton), dtype=bool)
+        else:
+            end_site = np.asarray(end_site)
+            if end_site.shape != (len(skeleton),) or end_site.dtype.kind not in "biu" or \
+                    np.any((end_site != 0) & (end_site != 1)):
+                raise ValueError(f"end_site: expected {len(skeleton)} flags (bool), got "
+                                 f"{end_site.dtype} {end_site.shape}")
+            end_site = end_site.astype(bool)
         self.skeleton = skeleton
-        self.precision = float(precision)
-        self.shell_distance = float(shell_distance)
-        self._max_error = float(max_error)
+        self.precision = precision
+        self.shell_distance = shell_distance
+        self._max_error = max_error
         self._repaired = int(repaired_segments)
-        self.end_site = (np.zeros(len(skeleton), dtype=bool) if end_site is None
-                         else np.array(end_site, dtype=bool).reshape(len(skeleton)))
+        self.end_site = end_site
 
     @property
     def ratio(self):

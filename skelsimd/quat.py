@@ -155,26 +155,72 @@ def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
 
     Leading dimensions broadcast. Returns a float32 array (``out`` when given).
     """
-    q = _core._as_array(q, "q").astype(np.float32, copy=False)
-    if scalar_first:
-        q = q[..., [1, 2, 3, 0]]
-    shape = q.shape[:-1]
+    q = _real_float32(q, "q", 1, (4,), "(..., 4)")
+    parts = [("q", q.shape[:-1])]
     if t is not None:
-        t = _core._as_array(t, "t").astype(np.float32, copy=False)
-        shape = np.broadcast_shapes(shape, t.shape[:-1])
+        t = _real_float32(t, "t", 1, (3,), "(..., 3)")
+        parts.append(("t", t.shape[:-1]))
     if s is not None:
-        s = _core._as_array(s, "s").astype(np.float32, copy=False)
-        shape = np.broadcast_shapes(shape, s.shape)
+        s = _real_float32(s, "s", 0, (), "(...)")
+        parts.append(("s", s.shape))
+    shape = _broadcast_shapes(parts)
+    if len(shape) + 1 > 64:
+        raise ValueError(f"{', '.join(n for n, _ in parts)}: the result would have "
+                         f"{len(shape) + 1} dimensions, more than NumPy's limit of 64")
     if out is None:
         out = np.empty(shape + (8,), np.float32)
     elif not isinstance(out, np.ndarray) or out.dtype != np.float32:
         raise TypeError(f"out: expected a float32 ndarray, got {getattr(out, 'dtype', type(out).__name__)}")
     elif out.shape != shape + (8,):
         raise ValueError(f"out: expected shape {shape + (8,)}, got {out.shape}")
+    elif not out.flags.writeable:
+        raise ValueError("out: expected a writeable array, got a read-only one")
+    else:
+        for name, x in (("q", q), ("t", t), ("s", s)):
+            if x is not None and _overlaps(out, x):
+                raise ValueError(f"out: overlaps {name}; pass a separate array")
+    if scalar_first:
+        q = q[..., [1, 2, 3, 0]]
     out[..., :4] = q
     out[..., 4:7] = 0.0 if t is None else t
     out[..., 7] = 1.0 if s is None else s
     return out
+
+
+def _real_float32(x, name, min_ndim, trailing, layout):
+    """x as a float32 array (a view when it already is one) after checking its dtype (bool,
+    integer or real floating) and its trailing shape; values beyond float32 become inf, as in
+    the kernels' conversion."""
+    a = _core._as_array(x, name)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected real numbers (converted to float32), got dtype {a.dtype}")
+    if a.ndim < min_ndim or a.shape[a.ndim - len(trailing):] != trailing:
+        raise ValueError(f"{name}: expected shape {layout}, got {a.shape}")
+    with np.errstate(over="ignore"):
+        return a.astype(np.float32, copy=False)
+
+
+def _broadcast_shapes(parts):
+    """NumPy's broadcasting of the shapes of [(name, shape), ...] (without its limit on the
+    number of dimensions); ValueError naming the operands when they do not broadcast."""
+    ndim = max(len(p) for _, p in parts)
+    shape = [1] * ndim
+    for _, p in parts:
+        for i, d in enumerate(p, ndim - len(p)):
+            if shape[i] == 1:
+                shape[i] = d
+            elif d != 1 and d != shape[i]:
+                raise ValueError(f"{', '.join(n for n, _ in parts)}: leading (batch) shapes "
+                                 f"{', '.join(str(p) for _, p in parts)} do not broadcast")
+    return tuple(shape)
+
+
+def _overlaps(a, b):
+    """True when a and b may share memory (conservatively True when that is too hard to tell)."""
+    try:
+        return bool(np.shares_memory(a, b, max_work=100_000))
+    except np.exceptions.TooHardError:
+        return True
 
 
 def qts_unpack(x, *, scalar_first=False):
@@ -183,9 +229,7 @@ def qts_unpack(x, *, scalar_first=False):
     Views into ``x`` when it is a float32 array (no copy); q is a copy with ``scalar_first=True``
     (reordered to (w, x, y, z)).
     """
-    x = _core._as_array(x, "x").astype(np.float32, copy=False)
-    if x.shape[-1:] != (8,):
-        raise ValueError(f"x: expected shape (..., 8), got {x.shape}")
+    x = _real_float32(x, "x", 1, (8,), "(..., 8)")
     q = x[..., [3, 0, 1, 2]] if scalar_first else x[..., :4]
     return q, x[..., 4:7], x[..., 7]
 

@@ -92,6 +92,7 @@ modulo 4 KiB (all 20 planes on different sets). ``benchmarks/sweep_surface.py`` 
 """
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -140,8 +141,27 @@ def _finite(x, name):
         v = float(x)
     except (TypeError, ValueError):
         raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
+    except OverflowError:   # an int beyond the float range
+        raise ValueError(f"{name}: expected a finite number, got an int of "
+                         f"{x.bit_length()} bits") from None
     if not math.isfinite(v):
         raise ValueError(f"{name}: expected a finite number, got {v}")
+    return v
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)     # the smallest normal float32
+
+
+def _float32_value(v, name):
+    """v (a finite float) as the kernels will see it: ValueError naming `name` when it is
+    beyond the float32 range or, not being 0, below its smallest normal number (it would round
+    to 0 or lose its precision)."""
+    if abs(v) > _F32_MAX:
+        raise ValueError(f"{name}: {v!r} is beyond the float32 range (|{name}| <= {_F32_MAX:.8g})")
+    if v != 0 and abs(v) < _F32_TINY:
+        raise ValueError(f"{name}: {v!r} is below the smallest normal float32 ({_F32_TINY:.8g}); "
+                         "use 0 or a larger value")
     return v
 
 
@@ -205,7 +225,12 @@ class Surface(SurfacePictures):
         spacing = _finite(spacing, "spacing")
         if spacing <= 0:
             raise ValueError(f"spacing: expected a positive number, got {spacing}")
-        self._init_state(_grid_positions(rows, cols, spacing, topology), elasticity=elasticity,
+        with np.errstate(over="ignore"):   # refused just below
+            xyz = _grid_positions(rows, cols, _float32_value(spacing, "spacing"), topology)
+        if not np.isfinite(xyz).all():
+            raise ValueError(f"spacing: {spacing!r} puts a {rows} x {cols} grid beyond the float32 "
+                             "range")
+        self._init_state(xyz, elasticity=elasticity,
                          damping=damping, mass=mass, model=model, topology=topology, preset=preset)
 
     @classmethod
@@ -238,22 +263,25 @@ class Surface(SurfacePictures):
                             f"{type(cols).__name__}") from None
         if rows < 1 or cols < 1:
             raise ValueError(f"rows, cols: expected >= 1, got {rows} x {cols}")
+        if rows * cols > sys.maxsize // (4 * (_PLANES + 1)):
+            raise ValueError(f"rows, cols: a {rows} x {cols} grid is more than an array can hold")
         if topology == "cylinder" and cols < 3:
             raise ValueError(f"cols: a cylinder needs at least 3 columns, got {cols}")
         return rows, cols
 
     def _init_state(self, xyz, *, elasticity, damping, mass, model, topology, preset,
                     plane=None):
-        if model not in _MODELS:
+        if not isinstance(model, str) or model not in _MODELS:
             raise ValueError(f"model: expected 'offset' or 'length', got {model!r}")
-        if topology not in _TOPOLOGIES:
+        if not isinstance(topology, str) or topology not in _TOPOLOGIES:
             raise ValueError(f"topology: expected 'plane' or 'cylinder', got {topology!r}")
-        if preset is not None and preset not in PRESETS:
+        if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
             raise ValueError(f"preset: expected one of {', '.join(PRESETS)} or None, got {preset!r}")
         e0, d0 = PRESETS[preset] if preset is not None else (1.0, 1.0)
         E = _finite(e0 if elasticity is None else elasticity, "elasticity")
         if E < 0:
             raise ValueError(f"elasticity: expected >= 0, got {E}")
+        _float32_value(E, "elasticity")
         d = _finite(d0 if damping is None else damping, "damping")
         if not 0.0 <= d <= 1.0:
             raise ValueError(f"damping: expected 0 <= damping <= 1, got {d}")
@@ -264,6 +292,11 @@ class Surface(SurfacePictures):
             raise ValueError(f"mass: expected a number or shape ({rows}, {cols}), got {m.shape}")
         if not (m > 0).all():
             raise ValueError(f"mass: expected positive values, got min {m.min()}")
+        # the kernels multiply by 1 / m in float32: it must be a finite, normal float32
+        if not ((m >= 1.0 / _F32_MAX) & (m <= 1.0 / _F32_TINY)).all():
+            bad = m[~((m >= 1.0 / _F32_MAX) & (m <= 1.0 / _F32_TINY))].flat[0]
+            raise ValueError(f"mass: expected {1.0 / _F32_MAX:.3g} <= mass <= {1.0 / _F32_TINY:.3g} "
+                             f"(1 / mass a normal float32), got {float(bad)!r}")
 
         self._rows, self._cols, self._n = rows, cols, n
         self._model, self._topology, self._preset = model, topology, preset
@@ -278,6 +311,7 @@ class Surface(SurfacePictures):
         self._pinned = np.ndarray((rows, cols), dtype=np.bool_, buffer=self._buffer,
                                   offset=4 * _PINNED * self._plane, strides=(cols, 1))
         self._ext_pending = False
+        self._ext_bound = 0.0   # an upper bound of |component| of the pending external force
         self._positions[...] = xyz
         inv_mass = self._planes(_INV_MASS, 1)[0]
         if m.ndim == 0:
@@ -301,6 +335,10 @@ class Surface(SurfacePictures):
     def capture_rest(self):
         """Make the current positions the relaxed state (rest vectors or lengths, in float32,
         with the kernels' own operations: the current state then has exactly zero force)."""
+        with np.errstate(over="ignore", invalid="ignore"):   # overflow is refused below
+            return self._capture_rest()
+
+    def _capture_rest(self):
         P = self._positions
         rows, cols, wrap = self._rows, self._cols, self._wrap
         vec = {k: np.zeros((3, rows, cols), np.float32) for k in ("E", "S", "SE")}
@@ -321,6 +359,9 @@ class Surface(SurfacePictures):
                       for k, v in vec.items()]
         else:
             fields = [(v[c], exists[k]) for k, v in vec.items() for c in range(3)]
+        if not all(np.isfinite(f[e]).all() for f, e in fields):
+            raise ValueError("positions: the vectors between neighbouring vertices overflow "
+                             "float32 (coordinates too far apart); the rest state is unchanged")
         uniform = all(_uniform_value(f, e) is not None for f, e in fields)
         rest = self._planes(_REST, 9)
         rest[...] = 0
@@ -470,16 +511,30 @@ class Surface(SurfacePictures):
         dt = _finite(dt, "dt")
         if dt <= 0:
             raise ValueError(f"dt: expected a positive time step, got {dt}")
+        _float32_value(dt, "dt")
         try:
             n = operator.index(n)
         except TypeError:
             raise TypeError(f"n: expected an integer, got {type(n).__name__}") from None
         if n < 0:
             raise ValueError(f"n: expected >= 0 substeps, got {n}")
+        if n > sys.maxsize:
+            raise ValueError(f"n: expected at most {sys.maxsize} substeps, got {n}")
         if gravity is _NO_GRAVITY:
             g = gravity
         else:
             g = _vector3(gravity, "gravity")
+            for c in g:
+                _float32_value(float(c), "gravity")
+        # Gravity and the pending external force accelerate a vertex by at most `accel`, which
+        # over the call's n * dt seconds moves it by about accel (n dt)^2 / 2: refuse a dt for
+        # which that alone leaves the float32 range (the state would fill with inf and NaN).
+        accel = max(abs(float(c)) for c in g) + self._ext_bound / self._m_min
+        span = max(n, 1) * dt
+        if accel * span * span > _F32_MAX / 4:
+            raise ValueError(f"dt: {dt!r} over {n} substeps lets gravity and the pending external "
+                             f"force (up to {accel:.3g} per unit mass) move a vertex by about "
+                             f"{accel * span * span / 2:.3g}, beyond the float32 range")
         dt_max = self._dt_max
         if dt > dt_max:
             raise ValueError(
@@ -492,6 +547,7 @@ class Surface(SurfacePictures):
                            int(self._ext_pending))
         if n > 0:
             self._ext_pending = False
+            self._ext_bound = 0.0
         return self._positions
 
     def add_force(self, f):
@@ -508,6 +564,7 @@ class Surface(SurfacePictures):
                                  f"got {fa.shape}") from None
         _core.surface_add_force(self._buffer, self._rows, self._cols, self._plane, self._wrap, f)
         self._ext_pending = True
+        self._ext_bound += float(np.abs(np.asarray(f, np.float32)).max(initial=0.0))
         return self.external_force
 
     def apply_effector(self, center, radius, strength):
@@ -545,17 +602,23 @@ class Surface(SurfacePictures):
                              f"{np.shape(radius)} and {np.shape(strength)}") from None
         if not (r > 0).all():
             raise ValueError(f"radius: expected positive values, got min {r.min()}")
+        for name, v in (("center", c), ("radius", r), ("strength", s)):
+            if v.size and np.abs(v).max() > _F32_MAX:
+                raise ValueError(f"{name}: {float(np.abs(v).max())!r} is beyond the float32 range "
+                                 f"(|{name}| <= {_F32_MAX:.8g})")
         reaction = _core.surface_effectors(self._buffer, self._rows, self._cols, self._plane,
                                            self._wrap, c.astype(np.float32), r.astype(np.float32),
                                            s.astype(np.float32))
         if k:
             self._ext_pending = True
+            self._ext_bound += float(np.abs(s).sum())
         return reaction[0] if single else reaction
 
     def clear_forces(self):
         """Drop the pending external force."""
         self._ext[...] = 0
         self._ext_pending = False
+        self._ext_bound = 0.0
         return self
 
     def normals(self, out=None):
@@ -617,7 +680,9 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     matplotlib is imported only when this is called (NumPy stays the only runtime dependency;
     install the ``bench`` extra). ``color_by``: ``"y"`` (height), ``"speed"`` or None. Extra
     keywords go to ``plot_surface``. The axes' y axis is drawn vertical (y is up). Returns the
-    axes.
+    axes. With ``ax=None`` they are on a new ``matplotlib.figure.Figure`` (``ax.figure``), not
+    registered with pyplot, so nothing stays alive after the caller drops it (save it with
+    ``ax.figure.savefig``; it shows itself in Jupyter).
     """
     import matplotlib
     from matplotlib import colors

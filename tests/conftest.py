@@ -30,6 +30,12 @@ settings.register_profile(
     "quick", max_examples=8, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+# "sanitize": the AddressSanitizer + UBSan job (.ci/sanitize) runs the kernel tests on an
+# instrumented build several times slower; fewer examples still reach every code path.
+settings.register_profile(
+    "sanitize", max_examples=10, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ISAS = supported_isas()

@@ -56,6 +56,10 @@ def test_non_finite_poses(clip, bad, message):
     (dict(segment_length=1025), ValueError, "segment_length"),
     (dict(segment_length=16.0), TypeError, "segment_length: expected an int"),
     (dict(segment_length=True), TypeError, "segment_length"),
+    (dict(segment_length=2**63), ValueError, "segment_length: expected 1 to 1024"),
+    (dict(segment_length=-2**200), ValueError, "segment_length: expected 1 to 1024"),
+    (dict(precision=10**400), ValueError, "precision: expected a finite number, got an int"),
+    (dict(shell_distance=-10**400), ValueError, "shell_distance: expected a finite number"),
 ])
 def test_bad_keywords(clip, kw, exc, message):
     local, parents = clip
@@ -124,7 +128,10 @@ def test_sample_errors_write_nothing(compressed):
         c.decompress(out=np.zeros((69, 9, 8), np.float32))
     with pytest.raises(ValueError, match="t: expected a time"):
         c.sample(np.nan, out)
+    with pytest.raises(ValueError, match="t: expected a time in seconds, got an int beyond"):
+        c.sample(10**400, out)
     assert np.all(out == 7.0)
+    assert np.array_equal(c.sample(10**300), c.sample(c.duration))    # clamped, as floats are
     ro = np.zeros((9, 8), np.float32)
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="out"):
@@ -230,3 +237,29 @@ def test_mutated_blob_validation(compressed, data):
         return
     c.decompress()
     c.sample_many(np.linspace(0.0, 3.0, 5))
+
+
+@pytest.mark.parametrize("kw, exc, message", [
+    (dict(precision=10**400), ValueError, "precision: expected a positive number, got an int"),
+    (dict(precision=0.0), ValueError, "precision: expected a positive number, got 0.0"),
+    (dict(precision=np.nan), ValueError, "precision"),
+    (dict(precision="0.01"), TypeError, "precision: expected a real number, got str"),
+    (dict(shell_distance=-1.0), ValueError, "shell_distance: expected a number >= 0"),
+    (dict(shell_distance=None), TypeError, "shell_distance"),
+    (dict(max_error=np.inf), ValueError, "max_error"),
+    (dict(repaired_segments=1.5), TypeError, "repaired_segments: expected an int"),
+    (dict(repaired_segments=-1), ValueError, "repaired_segments: expected 0 to"),
+    (dict(repaired_segments=2**70), ValueError, "repaired_segments"),
+    (dict(end_site=[1, 0]), ValueError, r"end_site: expected 9 flags \(bool\)"),
+    (dict(end_site=np.full(9, 2)), ValueError, "end_site"),
+])
+def test_constructor_keywords(compressed, kw, exc, message):
+    """CompressedClip(data, skeleton, ...) (what from_bytes and compress call) names a bad
+    keyword; an int beyond the float range is a ValueError, not an OverflowError."""
+    args = dict(precision=0.001, shell_distance=3.0, max_error=0.0)
+    args.update(kw)
+    with pytest.raises(exc, match=message):
+        skelsimd.CompressedClip(compressed._data, compressed.skeleton, **args)
+    ok = skelsimd.CompressedClip(compressed._data, compressed.skeleton, precision=0.001,
+                                 shell_distance=3.0, max_error=0.0, end_site=np.ones(9, bool))
+    assert ok.end_site.all() and np.array_equal(ok.decompress(), compressed.decompress())

@@ -360,3 +360,56 @@ def test_out_rules(rng):
         with pytest.raises(ValueError, match="threaded or the synchronous scheduler"):
             sd.local_to_global(x, PARENTS, out=untouched)
     assert not untouched.any()
+
+
+def test_empty_numpy_operands():
+    """A NumPy operand with a zero-length axis (no joints) gives the in-memory result; dask's
+    automatic chunking used to divide by zero (ZeroDivisionError) on it."""
+    a = np.zeros((4, 0, 8), np.float32)
+    b = da.from_array(np.zeros((4, 0, 8), np.float32), chunks=(1, 0, 8))
+    got = sd.blend_joints(a, b, np.float32(0.5))
+    assert got.shape == (4, 0, 8) and got.compute().shape == (4, 0, 8)
+    layers = np.zeros((2, 1, 0, 8), np.float32)
+    assert sd.blend_layers(layers, np.ones((1, 0), np.float32)).compute().shape == (2, 0, 8)
+
+
+def test_more_than_32_dimensions_is_a_value_error():
+    """The kernels take up to 64 dimensions; dask's rechunk and broadcasting stop at 32: a
+    ValueError naming the operand (it was a RuntimeError from inside dask)."""
+    q = np.ones((1,) * 40 + (4,), np.float32)
+    with pytest.raises(ValueError, match=r"q0: skelsimd.dask takes operands of up to 32 "
+                                         r"dimensions \(dask's limit\), got 41"):
+        sd.nlerp(da.from_array(q), q, 0.5)
+    a = np.ones((1,) * 31 + (3, 4), np.float32)
+    with pytest.raises(ValueError, match="a: skelsimd.dask takes operands of up to 32"):
+        sd.multiply_joints(da.from_array(a), a)
+    ok = np.ones((1,) * 28 + (3, 4), np.float32)
+    np.testing.assert_array_equal(sd.multiply_joints(ok, ok).compute(),
+                                  skelsimd.multiply_joints(ok, ok))
+
+
+def test_fuzz_catalog_covers_the_dask_kernels():
+    """tests/fuzz/api_fuzz.py fuzzes every batched kernel of skelsimd.dask."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fuzz"))
+    import api_fuzz
+    public = {n for n in sd.arrays.__all__ if callable(getattr(sd, n)) and n[0].islower()}
+    missing = public - {n[len("dask."):] for n in api_fuzz.CATALOG if n.startswith("dask.")}
+    assert not missing, f"not in the fuzz catalog: {sorted(missing)}"
+
+
+def test_misaligned_numpy_out_is_filled():
+    """A NumPy out whose data is not 4-byte aligned (a view at an odd byte offset): chunks whose
+    region is C-contiguous went straight to the kernel, which refuses misaligned outs, after
+    other chunks had been copied in (ValueError with out partly written). Now every region of
+    such an out is computed and copied."""
+    rng = np.random.default_rng(3)
+    parents = testing.random_parents(8, rng)
+    local = rng.standard_normal((4, 3, 8, 4, 4)).astype(np.float32)
+    raw = np.zeros(local.nbytes + 1, np.uint8)
+    out = raw[1:].view(np.float32).reshape(local.shape)
+    assert not out.flags.aligned
+    got = sd.mat4_local_to_global(da.from_array(local, chunks=(3, 1, 8, 4, 4)), parents, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, skelsimd.mat4_local_to_global(local, parents))

@@ -127,6 +127,23 @@ def _real_shapes(message, operands, stand_ins):
     return message
 
 
+_DASK_MAX_DIMS = 32
+
+
+def _broadcast_shapes(shapes):
+    """np.broadcast_shapes for any number of dimensions (NumPy's stops at 32; the kernels take
+    up to 64): ValueError when the shapes do not broadcast."""
+    nd = max((len(s) for s in shapes), default=0)
+    result = [1] * nd
+    for s in shapes:
+        for i, n in enumerate(s, nd - len(s)):
+            if n != 1:
+                if result[i] not in (1, n):
+                    raise ValueError(f"shapes {shapes} do not broadcast")
+                result[i] = n
+    return tuple(result)
+
+
 def _call_block(*blocks, _func, _names, _kwargs):
     return _func(**dict(zip(_names, blocks)), **_kwargs)
 
@@ -136,7 +153,7 @@ def _call_skin_pair(*blocks, _func, _names, _kwargs):
     halves are C-contiguous ``out`` and ``normals_out`` arrays."""
     args = dict(zip(_names, blocks))
     pos, nrm, pal = args["positions"], args["normals"], args["palette"]
-    batch = np.broadcast_shapes(pos.shape[:-2], nrm.shape[:-2], pal.shape[:-3])
+    batch = _broadcast_shapes([pos.shape[:-2], nrm.shape[:-2], pal.shape[:-3]])
     both = np.empty((2,) + batch + pos.shape[-2:], dtype=np.float32)
     _func(**args, **_kwargs, out=both[0], normals_out=both[1])
     return both
@@ -189,12 +206,20 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     # 2. Batch axes broadcast by NumPy rules.
     shapes = [op.batch_shape() for op in operands]
     try:
-        batch = np.broadcast_shapes(*shapes)
+        batch = _broadcast_shapes(shapes)
     except ValueError:
         desc = ", ".join(f"{op.name} {s}" for op, s in zip(operands, shapes))
         raise ValueError(f"{fname}: the leading (batch) dimensions do not broadcast: {desc}") from None
     nb = len(batch)
     batch_letters = tuple(f"b{i}" for i in range(nb))
+    # Dask's rechunking and broadcasting use NumPy functions limited to 32 dimensions.
+    for op in operands:
+        if np.ndim(op.value) > _DASK_MAX_DIMS:
+            raise ValueError(f"{op.name}: skelsimd.dask takes operands of up to {_DASK_MAX_DIMS} "
+                             f"dimensions (dask's limit), got {np.ndim(op.value)}")
+    if nb + len(out_core) > _DASK_MAX_DIMS:
+        raise ValueError(f"{fname}: the result would have {nb + len(out_core)} dimensions; "
+                         f"skelsimd.dask makes results of up to {_DASK_MAX_DIMS} (dask's limit)")
 
     # 3. Dask operands: the joint and trailing axes in one chunk (warned rechunk).
     args, names = [], []
@@ -220,6 +245,8 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
         else:
             chunks = ("auto",) * op.nbatch + tuple(
                 "auto" if letter in op.free else -1 for letter in op.core)
+            if x.size == 0:      # dask's automatic chunking divides by the size
+                chunks = x.shape
             x = da.from_array(x, chunks=chunks, name=False) if x.ndim else x   # no hashing
         ind = batch_letters[nb - op.nbatch:] + tuple(op.core)
         args += [x, ind]
@@ -288,9 +315,9 @@ def _call_block_into(*blocks, _func, _names, _kwargs, _outs, _located):
         index[axis] = slice(start, start + len(loc))
     views = [o[tuple(index)] for o in _outs]
     named = dict(out=views[0]) if len(views) == 1 else dict(out=views[0], normals_out=views[1])
-    if all(v.flags.c_contiguous for v in views):
+    if all(v.flags.c_contiguous and v.flags.aligned for v in views):
         _func(**args, **_kwargs, **named)
-    else:                                   # a region of a later axis: compute, then copy
+    else:            # a region of a later axis, or a misaligned out: compute, then copy
         res = _func(**args, **_kwargs)
         for v, r in zip(views, res if isinstance(res, tuple) else (res,)):
             v[...] = r

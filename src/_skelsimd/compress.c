@@ -31,9 +31,14 @@ static int parse_real(PyObject *obj, const char *what, double *out, int positive
     }
     v = PyFloat_AsDouble(obj);
     if (v == -1.0 && PyErr_Occurred()) {
+        const int overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: expected a real number, got %s", what,
-                     Py_TYPE(obj)->tp_name);
+        if (overflow)    /* an int beyond double */
+            PyErr_Format(PyExc_ValueError, "%s: expected a finite number, got an int beyond "
+                         "the float range", what);
+        else
+            PyErr_Format(PyExc_TypeError, "%s: expected a real number, got %s", what,
+                         Py_TYPE(obj)->tp_name);
         return -1;
     }
     if (!isfinite(v) || (positive && !(v > 0.0)) || (nonneg && !(v >= 0.0))) {
@@ -160,8 +165,12 @@ static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t n
                      Py_TYPE(args[5])->tp_name);
         goto fail;
     }
-    seg = PyLong_AsLong(args[5]);
-    if (seg == -1 && PyErr_Occurred()) goto fail;
+    {
+        int overflow = 0;
+        seg = PyLong_AsLongAndOverflow(args[5], &overflow);
+        if (seg == -1 && PyErr_Occurred()) goto fail;
+        if (overflow) seg = overflow < 0 ? LONG_MIN : LONG_MAX;   /* reported as out of range */
+    }
     if (seg < 1 || seg > (long)SKS_CC_MAX_SEGMENT) {
         PyErr_Format(PyExc_ValueError, "segment_length: expected 1 to %u frames, got %ld",
                      SKS_CC_MAX_SEGMENT, seg);
@@ -394,7 +403,14 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
             return NULL;
         }
         t = PyFloat_AsDouble(args[0]);
-        if (t == -1.0 && PyErr_Occurred()) return NULL;
+        if (t == -1.0 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {   /* an int beyond double */
+                PyErr_Clear();
+                PyErr_SetString(PyExc_ValueError, "t: expected a time in seconds, got an int "
+                                "beyond the float range");
+            }
+            return NULL;
+        }
     }
     if (t != t) {
         PyErr_SetString(PyExc_ValueError, "t: expected a time in seconds, got nan");

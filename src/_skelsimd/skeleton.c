@@ -155,7 +155,7 @@ static void raise_text_error(const sks_text_error *e, const char *text, size_t r
 static PyObject *py_parse_motion(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer buf;
-    Py_ssize_t offset, rows, cols, first_line;
+    Py_ssize_t offset, rows, cols, first_line, alloc_rows;
     PyArrayObject *out;
     npy_intp shape[2];
     sks_text_error err;
@@ -177,7 +177,17 @@ static PyObject *py_parse_motion(PyObject *self, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_ValueError, "_parse_motion: offset outside the data");
         return NULL;
     }
-    shape[0] = rows;
+    /* A row is `cols` numbers of at least one byte, each followed by a separator or a line
+     * end (the last one by the end of the text), so the text holds at most
+     * (bytes + 1) / (2 cols) rows. A larger declared count is refused as missing rows without
+     * allocating it: rows are read into capacity + 1 rows, where the parser meets the end of
+     * the data (or the first malformed row) exactly as it would with the full array. */
+    {
+        const size_t avail = (size_t)(buf.len - offset);
+        const size_t capacity = cols ? (avail + 1) / (2 * (size_t)cols) : 0;
+        alloc_rows = cols && (size_t)rows > capacity ? (Py_ssize_t)capacity + 1 : rows;
+    }
+    shape[0] = alloc_rows;
     shape[1] = cols;
     out = (PyArrayObject *)PyArray_SimpleNew(2, shape, NPY_FLOAT64);
     if (out == NULL) {
@@ -189,10 +199,16 @@ static PyObject *py_parse_motion(PyObject *self, PyObject *const *args, Py_ssize
         const size_t len = (size_t)(buf.len - offset);
         double *dst = (double *)PyArray_DATA(out);
         /* Without channels there is nothing per frame to read: only blank lines may follow. */
-        const size_t want_rows = cols == 0 ? 0 : (size_t)rows;
+        const size_t want_rows = cols == 0 ? 0 : (size_t)alloc_rows;
         Py_BEGIN_ALLOW_THREADS
         status = sks_parse_rows(text, len, want_rows, (size_t)cols, dst, (size_t)first_line, &err);
         Py_END_ALLOW_THREADS
+        if (status == SKS_TEXT_OK && alloc_rows < rows) {   /* cannot happen: see capacity */
+            status = SKS_TEXT_MISSING_ROWS;
+            err.status = status;
+            err.row = (size_t)alloc_rows;
+            err.line = (size_t)first_line;
+        }
         if (status != SKS_TEXT_OK) raise_text_error(&err, text, (size_t)rows, (size_t)cols);
     }
     PyBuffer_Release(&buf);

@@ -228,13 +228,15 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyArrayObject *all[6] = {s.w.ops[0], s.w.ops[1], s.indices, s.weights, s.normals, NULL};
         if (check_output_overlaps(s.w.out, "out", s.w.ops[0], all + 2, all_names + 2, 3) < 0)
             goto done;
-        all[5] = s.w.out;
         if (s.normals_out != NULL) {
-            static const char *const with_out[6] = {"positions", "palette", "joint_indices",
-                                                    "weights", "normals", "out"};
-            if (check_output_overlaps(s.normals_out, "normals_out", s.normals, all, with_out,
-                                      6) < 0)
+            static const char *const inputs[5] = {"positions", "palette", "joint_indices",
+                                                  "weights", "normals"};
+            if (check_output_overlaps(s.normals_out, "normals_out", s.normals, all, inputs,
+                                      5) < 0)
                 goto done;
+            /* two outputs never share memory (not even when both are in place: out=positions
+             * and normals_out=normals with positions and normals one array) */
+            if (sks_check_overlap(s.normals_out, "normals_out", s.w.out, "out", 0) < 0) goto done;
         }
     }
     if (PyArray_SIZE(s.w.out) > 0) {

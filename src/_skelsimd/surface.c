@@ -307,10 +307,12 @@ static PyObject *py_surface_add_force(PyObject *self, PyObject *const *args, Py_
     v = (const float *)PyArray_DATA(f);
     count = uniform ? 3 : 3 * n;
     if (!all_finite(v, count)) {
+        char value[32];
         for (i = 0; isfinite(v[i]); i++) {
         }
-        PyErr_Format(PyExc_ValueError, "f: expected finite values, got %g at flat index %zd",
-                     (double)v[i], (Py_ssize_t)i);
+        snprintf(value, sizeof value, "%g", (double)v[i]);  /* PyErr_Format has no %g */
+        PyErr_Format(PyExc_ValueError, "f: expected finite values, got %s at flat index %zd",
+                     value, (Py_ssize_t)i);
         Py_DECREF(f);
         return NULL;
     }

@@ -174,11 +174,11 @@ SKS_V void vf_store_rows_count(float *p, ptrdiff_t stride, vf v, size_t count)
 }
 SKS_V __m128 sks_load3_sse(const float *p)
 {
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)), _mm_load_ss(p + 2));
+    return _mm_movelh_ps(_mm_castsi128_ps(_mm_loadu_si64(p)), _mm_load_ss(p + 2));
 }
 SKS_V void sks_store3_sse(float *p, __m128 v)
 {
-    _mm_store_sd((double *)(void *)p, _mm_castps_pd(v));
+    _mm_storeu_si64(p, _mm_castps_si128(v));
     _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
 }
 SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)

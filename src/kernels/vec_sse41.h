@@ -31,8 +31,8 @@ SKS_V vf vf_load_n(const float *p, size_t n)
     switch (n) {
     case 0: return _mm_setzero_ps();
     case 1: return _mm_load_ss(p);
-    case 2: return _mm_castpd_ps(_mm_load_sd((const double *)(const void *)p));
-    case 3: return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)),
+    case 2: return _mm_castsi128_ps(_mm_loadu_si64(p));
+    case 3: return _mm_movelh_ps(_mm_castsi128_ps(_mm_loadu_si64(p)),
                                  _mm_load_ss(p + 2));
     default: return _mm_loadu_ps(p);
     }
@@ -42,9 +42,9 @@ SKS_V void vf_store_n(float *p, vf v, size_t n)
     switch (n) {
     case 0: return;
     case 1: _mm_store_ss(p, v); return;
-    case 2: _mm_store_sd((double *)(void *)p, _mm_castps_pd(v)); return;
+    case 2: _mm_storeu_si64(p, _mm_castps_si128(v)); return;
     case 3:
-        _mm_store_sd((double *)(void *)p, _mm_castps_pd(v));
+        _mm_storeu_si64(p, _mm_castps_si128(v));
         _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
         return;
     default: _mm_storeu_ps(p, v); return;
@@ -140,11 +140,11 @@ SKS_V void vf_store_rows_count(float *p, ptrdiff_t stride, vf v, size_t count)
 }
 SKS_V __m128 sks_load3_sse(const float *p)
 {
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)), _mm_load_ss(p + 2));
+    return _mm_movelh_ps(_mm_castsi128_ps(_mm_loadu_si64(p)), _mm_load_ss(p + 2));
 }
 SKS_V void sks_store3_sse(float *p, __m128 v)
 {
-    _mm_store_sd((double *)(void *)p, _mm_castps_pd(v));
+    _mm_storeu_si64(p, _mm_castps_si128(v));
     _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
 }
 SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)
