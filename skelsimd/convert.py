@@ -1,4 +1,4 @@
-"""Rotation conversions (issue 11): Euler angles with SciPy's sequence conventions, rotation
+"""Rotation conversions: Euler angles with SciPy's sequence conventions, rotation
 vectors (the exponential and logarithm maps) and the 6D representation of neural-network
 pipelines, to and from quaternions, as C kernels on every SIMD variant.
 

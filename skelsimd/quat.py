@@ -1,4 +1,4 @@
-"""Quaternion algebra and conversions (issue 3; seeds 003 and 002).
+"""Quaternion algebra and conversions (seeds 003 and 002).
 
 Conventions
 -----------

@@ -2,7 +2,7 @@
 decompression per pose at random times (sample_many) and one sample(t) call from Python on a
 31-joint clip, on every variant against the NumPy reference decoder (skelsimd.reference.compress,
 checked bit for bit first), decompression of every frame, and compression speed. ``report()``
-adds the size table beside ACL 2.1.0's figures for the same clips (issue 9) and, with --out, the
+adds the size table beside ACL 2.1.0's figures for the same clips and, with --out, the
 plots of the bit-rate histogram and of the error along the hierarchy.
 
 The five clips are tests/data/*.bvh.gz of a source checkout; an installed package without the
@@ -174,7 +174,8 @@ def _table(rows):
             lines.append(f"{'total':<16} {'':>3} {'':>5} {precision:>6} {ours:>8} {'':>10} {'':>6} | "
                          f"{acl:>9} {'':>9} | {ours / acl:>6.3f} |")
     lines.append("max error: clip_error of the decompressed clip (strict: <= precision); ACL's "
-                 "error exceeds its precision (ACL figures from issue 9, measured elsewhere).")
+                 "error exceeds its precision (ACL v2.1.0 figures measured on the same clips "
+                 "on this class of machine).")
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the rotation conversions (issue 11) on 100,000 rotations, side by side
+"""Benchmark workloads of the rotation conversions on 100,000 rotations, side by side
 with SciPy's Rotation (the "numpy" column of these rows is SciPy when it is installed, timed on
 float64 arrays, its native dtype, so no conversion is charged to it; without SciPy it is the
 float64 NumPy reference). The 6D rows race the NumPy float32 Gram-Schmidt (SciPy has no 6D)."""
