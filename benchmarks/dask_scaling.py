@@ -1,6 +1,7 @@
 """Scaling of skelsimd.dask: 2 workers against 1, and the overhead of the dask path.
 
-    python benchmarks/dask_scaling.py --clips DIR [--count 3000] [--repeat 3] [--out results.json]
+    python benchmarks/dask_scaling.py --clips DIR [--count 3000] [--rounds 3] [--store-dir DIR]
+                                      [--out results.json]
 
 Three measurements, every variant of one measurement interleaved within one run (the machine is
 shared: ratios of one run are what to quote; the load average is printed before and after):
@@ -10,7 +11,9 @@ shared: ratios of one run are what to quote; the load average is printed before 
    no thread hand-off), against the in-memory call on the same arrays.
    Both write into a preallocated output (``out=``), so neither pays for page faults of a new
    460 MB array; the dask array of the inputs is made once, before the timings (recent dask's
-   ``from_array`` copies its input).
+   ``from_array`` copies its input). Two controls on plain threads say what two cores can give
+   here at all (see ``hardware_controls``): the same bytes streamed without arithmetic (the
+   DRAM ceiling) and FK on batches that stay in each core's cache (the kernel's own scaling).
 2. The same on the 1000 x 96 army (one chunk): the fixed cost of building and running a graph.
 3. The dataset pipeline (``build_dataset``: BVH parse, positions, root features, Zarr writes)
    over ``--count`` clips on the local processes scheduler with 1 and 2 worker processes. The
@@ -46,6 +49,19 @@ def load():
     return os.getloadavg()
 
 
+def filesystem(path):
+    """The type of the file system holding path (from /proc/mounts), or "unknown"."""
+    try:
+        with open("/proc/mounts") as f:
+            mounts = [line.split()[1:3] for line in f]
+    except OSError:
+        return "unknown"
+    path = os.path.realpath(path)
+    best = max((m for m in mounts if path == m[0] or path.startswith(m[0].rstrip("/") + "/")),
+               key=lambda m: len(m[0]), default=None)
+    return best[1] if best else "unknown"
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -79,7 +95,7 @@ def interleaved(variants, rounds, inner):
 
 # --- 1 and 2: FK on dask threads ---------------------------------------------------------------------
 
-def bench_fk(characters, chunk, rounds, inner):
+def bench_fk(characters, chunk, rounds, inner, controls=True):
     parents, _ = testing.humanoid_skeleton()
     rng = np.random.default_rng(0)
     local = testing.random_joints((characters, len(parents)), rng)
@@ -109,14 +125,75 @@ def bench_fk(characters, chunk, rounds, inner):
         out[...] = np.nan
         fn()
         assert np.array_equal(out, expected), name
+    if controls:
+        variants.update(hardware_controls(local, out, parents, chunk))
     times = interleaved(variants, rounds, inner)
     med = {k: float(np.median(v)) for k, v in times.items()}
-    return dict(characters=characters, joints=len(parents), chunk=chunk,
-                median_seconds=med, min_seconds={k: min(v) for k, v in times.items()},
-                overhead_1_thread=med["dask 1 thread"] / med["in-memory"] - 1,
-                overhead_sync=med["dask sync"] / med["in-memory"] - 1,
-                speedup_2_vs_1=med["dask 1 thread"] / med["dask 2 threads"],
-                speedup_2_vs_in_memory=med["in-memory"] / med["dask 2 threads"])
+    result = dict(characters=characters, joints=len(parents), chunk=chunk,
+                  chunks=len(x.chunks[0]), median_seconds=med,
+                  min_seconds={k: min(v) for k, v in times.items()},
+                  overhead_1_thread=med["dask 1 thread"] / med["in-memory"] - 1,
+                  overhead_sync=med["dask sync"] / med["in-memory"] - 1,
+                  speedup_2_vs_1=med["dask 1 thread"] / med["dask 2 threads"],
+                  speedup_2_vs_in_memory=med["in-memory"] / med["dask 2 threads"])
+    if controls:
+        result["pool_2_vs_1"] = med["FK pool 1 thread"] / med["FK pool 2 threads"]
+        result["pool_1_thread_overhead"] = med["FK pool 1 thread"] / med["in-memory"] - 1
+        result["stream_2_vs_1"] = med["stream 1 thread"] / med["stream 2 threads"]
+        result["in_cache_fk_2_vs_1"] = 2 * med["in-cache FK 1 thread"] / med["in-cache FK 2 threads"]
+    return result
+
+
+def hardware_controls(local, out, parents, chunk):
+    """Controls on plain threads (not dask), for what 2 cores can give at all:
+
+    * FK pool: the same chunks' FK on a plain ThreadPoolExecutor of 1 and 2 threads, the
+      scaling without any scheduler (and the cost of running on a worker thread at all).
+    * stream: the same bytes as FK (read the locals, write out, ordinary stores) with no
+      arithmetic, ``np.multiply(chunk, 1, out=...)`` per chunk on 1 and 2 threads: the DRAM
+      ceiling of the big FK (a second core only helps as far as memory keeps up).
+    * in-cache FK: every thread runs FK on its own 200 x 96 batch (2 x 0.9 MB, in its core's
+      L2) 300 times; 2 threads do twice the work of 1, so the ratio 2 x t1 / t2 is the scaling of
+      the kernel itself when memory is not the limit.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    pools = {1: ThreadPoolExecutor(1), 2: ThreadPoolExecutor(2)}
+    regions = [slice(i, i + chunk) for i in range(0, len(local), chunk)]
+
+    def stream(threads):
+        def run():
+            list(pools[threads].map(lambda r: np.multiply(local[r], 1, out=out[r]), regions))
+        return run
+
+    rng = np.random.default_rng(1)
+    small = [(testing.random_joints((200, len(parents)), rng),
+              np.empty((200, len(parents), 3, 4), np.float32)) for _ in range(2)]
+
+    def in_cache(threads):
+        def work(k):
+            a, o = small[k]
+            for _ in range(300):
+                skelsimd.local_to_global(a, parents, out=o)
+
+        def run():
+            ts = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+        return run
+
+    def fk_on_pool(threads):
+        def run():
+            list(pools[threads].map(
+                lambda r: skelsimd.local_to_global(local[r], parents, out=out[r]), regions))
+        return run
+
+    return {"FK pool 1 thread": fk_on_pool(1), "FK pool 2 threads": fk_on_pool(2),
+            "stream 1 thread": stream(1), "stream 2 threads": stream(2),
+            "in-cache FK 1 thread": in_cache(1), "in-cache FK 2 threads": in_cache(2)}
 
 
 # --- 3: the dataset pipeline -------------------------------------------------------------------------
@@ -151,8 +228,8 @@ def make_clips(source_dir, count, dest, rng):
     return total
 
 
-def bench_dataset(source_dir, count, rounds):
-    tmp = tempfile.mkdtemp(prefix="skelsimd-dataset-bench-")
+def bench_dataset(source_dir, count, rounds, store_dir=None):
+    tmp = tempfile.mkdtemp(prefix="skelsimd-dataset-bench-", dir=store_dir)
     try:
         clips = os.path.join(tmp, "clips")
         os.mkdir(clips)
@@ -173,6 +250,7 @@ def bench_dataset(source_dir, count, rounds):
         times = interleaved(variants, rounds, 1)
         med = {k: float(np.median(v)) for k, v in times.items()}
         return dict(clips=count, frames=frames, scheduler="processes", seconds=times,
+                    directory=os.path.dirname(tmp), filesystem=filesystem(tmp),
                     median_seconds=med, clips_per_second={k: count / v for k, v in med.items()},
                     speedup_2_vs_1=med["1 worker"] / med["2 workers"])
     finally:
@@ -186,7 +264,11 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=3000, help="clips in the dataset (default 3000)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     ap.add_argument("--characters", type=int, default=100_000)
-    ap.add_argument("--chunk", type=int, default=5000, help="characters per dask chunk")
+    ap.add_argument("--chunk", type=int, default=12500,
+                    help="characters per dask chunk (default 12500: 8 chunks of 58 MB)")
+    ap.add_argument("--store-dir", help="directory for the dataset's clips and Zarr stores "
+                    "(default: the system's temporary directory; e.g. /dev/shm for a RAM file "
+                    "system, which takes the disk's file-creation cost out of the measurement)")
     ap.add_argument("--skip-dataset", action="store_true")
     ap.add_argument("--skip-fk", action="store_true")
     ap.add_argument("--out", help="write the results as JSON")
@@ -209,7 +291,12 @@ def main(argv=None):
               f"dask 2 threads "
               f"{m['dask 2 threads'] * 1e3:.1f} ms: 2 vs 1 thread {r['speedup_2_vs_1']:.2f}x, "
               f"2 threads vs in-memory {r['speedup_2_vs_in_memory']:.2f}x")
-        r = bench_fk(1000, 1000, args.rounds, 50)
+        print(f"  controls on plain threads: FK on a ThreadPoolExecutor, 2 vs 1 thread "
+              f"{r['pool_2_vs_1']:.2f}x (1 thread {r['pool_1_thread_overhead'] * 100:+.1f}% against "
+              f"in-memory); the same bytes streamed with no arithmetic, 2 vs 1 "
+              f"thread {r['stream_2_vs_1']:.2f}x (the DRAM ceiling); FK in cache (200 x 96 per "
+              f"thread), 2 vs 1 thread {r['in_cache_fk_2_vs_1']:.2f}x (the kernel's own scaling)")
+        r = bench_fk(1000, 1000, args.rounds, 50, controls=False)
         results["army"] = r
         m = r["median_seconds"]
         print(f"army 1000 x 96 (one chunk): in-memory {m['in-memory'] * 1e6:.0f} us, dask "
@@ -218,10 +305,11 @@ def main(argv=None):
               f"(+{(m['dask 1 thread'] - m['in-memory']) * 1e6:.0f} us per call)")
     if not args.skip_dataset:
         src = args.clips or os.path.join(ROOT, "tests", "data")
-        r = bench_dataset(src, args.count, args.rounds)
+        r = bench_dataset(src, args.count, args.rounds, args.store_dir)
         results["dataset"] = r
         m = r["median_seconds"]
-        print(f"dataset {r['clips']} clips ({r['frames']} frames) on local processes: 1 worker "
+        print(f"dataset {r['clips']} clips ({r['frames']} frames) on local processes, files in "
+              f"{r['directory']} ({r['filesystem']}): 1 worker "
               f"{m['1 worker']:.1f} s ({r['clips_per_second']['1 worker']:.0f} clips/s), 2 workers "
               f"{m['2 workers']:.1f} s ({r['clips_per_second']['2 workers']:.0f} clips/s): "
               f"{r['speedup_2_vs_1']:.2f}x")

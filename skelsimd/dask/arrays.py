@@ -46,6 +46,8 @@ import numpy as np
 try:
     import dask
     import dask.array as da
+    from dask.core import flatten
+    from dask.layers import ArraySliceDep
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("skelsimd.dask needs the optional dependencies of the [dask] extra: "
                       "pip install 'skelsimd[dask]'") from exc
@@ -287,33 +289,40 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
         return outs[0] if pair is None else outs
 
     # NumPy outs: every chunk's kernel writes straight into its region of out (a C-contiguous
-    # view when only the first axis is split), so there is no copy; the location of a chunk
-    # comes from aranges over the chunked output axes, aligned by blockwise like the operands.
-    shape = out_shape
-    located = [i for i, letter in enumerate(out_ind)
-               if i < nb or any(letter in op.free for op in operands)]
-    locs = []
-    for i in located:
-        locs += [da.arange(shape[i], chunks=max(1, shape[i])), (out_ind[i],)]
+    # view when only the first axis is split), so there is no copy. The region of each chunk comes
+    # from the chunks of the lazy result (dask's ArraySliceDep, as map_blocks passes block_info).
+    chunkss, aligned = da.core.unify_chunks(*args)
+    out_chunks = tuple(chunkss.get(letter, (core_sizes.get(letter),)) for letter in out_ind)
+    aligned_args = [a for pair in zip(aligned, args[1::2]) for a in pair]
     into = da.blockwise(
-        _call_block_into, out_ind, *args, *locs, new_axes=new_axes, dtype=np.float32,
+        _call_block_into, out_ind, *aligned_args, ArraySliceDep(out_chunks), out_ind,
+        new_axes=new_axes, dtype=np.float32, align_arrays=False,
         meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
-        name=_name(fname + "-into"), _func=func, _names=tuple(names), _kwargs=kwargs, _outs=outs,
-        _located=tuple(located))
+        name=_name(fname + "-into"), _func=func, _names=tuple(names), _kwargs=kwargs, _outs=outs)
     if into.size:
-        dask.compute(*into.to_delayed().ravel())
+        _run_for_effect(into)
     return outs[0] if pair is None else outs
 
 
-def _call_block_into(*blocks, _func, _names, _kwargs, _outs, _located):
-    """One chunk computed straight into its region of the NumPy out arrays."""
+def _run_for_effect(result):
+    """Compute every chunk of ``result`` (tasks run for their side effect) on the active local
+    scheduler, without the graph optimizations of ``dask.compute``: the tasks only write into
+    ``out``, so there is nothing to fuse, and fusing each input chunk with its task would make
+    every task a subgraph the scheduler orders again (about a millisecond per chunk, against the
+    tenths of a millisecond the plain graph costs). The graph is culled to the result's keys."""
+    keys = list(flatten(result.__dask_keys__()))
+    graph = result.__dask_graph__().cull(set(keys))
+    get = dask.base.get_scheduler(collections=[result])
+    get(graph, keys)
+
+
+def _call_block_into(*blocks, _func, _names, _kwargs, _outs):
+    """One chunk computed straight into its region (the last block, a tuple of slices) of the
+    NumPy out arrays."""
     n = len(_names)
     args = dict(zip(_names, blocks[:n]))
-    index = [slice(None)] * _outs[0].ndim
-    for axis, loc in zip(_located, blocks[n:]):
-        start = int(loc[0]) if len(loc) else 0
-        index[axis] = slice(start, start + len(loc))
-    views = [o[tuple(index)] for o in _outs]
+    region = blocks[n]
+    views = [o[region] for o in _outs]
     named = dict(out=views[0]) if len(views) == 1 else dict(out=views[0], normals_out=views[1])
     if all(v.flags.c_contiguous and v.flags.aligned for v in views):
         _func(**args, **_kwargs, **named)
