@@ -157,6 +157,12 @@ def cmd_dataset(args):
         print(f"error: {exc}", file=sys.stderr)
         return 2
     steps = [] if args.fps is None else [dataset.Resample(args.fps)]
+    if args.compress is not None:
+        try:
+            steps.append(dataset.Compress(args.compress))
+        except ValueError as exc:
+            print(f"error: --compress: {exc}", file=sys.stderr)
+            return 2
     steps.append(dataset.GlobalPositions())
     if not args.no_features:
         steps.append(dataset.RootFeatures(up=args.up, forward=args.forward))
@@ -247,7 +253,8 @@ def build_parser():
     d.add_argument("--out", metavar="DIR", required=True, help="directory for the PNG files")
     d.set_defaults(func=cmd_demo)
     ds = sub.add_parser("dataset", help="motion files to a Zarr store on Dask (the [dask] extra)",
-                        description="Read every BVH file of IN_DIR (a directory, searched "
+                        description="Read every BVH file (.bvh, .bvh.gz) and compressed clip "
+                                    "(.skc, as `compress` writes) of IN_DIR (a directory, searched "
                                     "recursively, a glob pattern or files), compute per clip the "
                                     "global joint positions and root-relative features (optionally "
                                     "resampled first) on a Dask scheduler, and write one Zarr group "
@@ -266,6 +273,9 @@ def build_parser():
                          "thread, for debugging), or a dask.distributed scheduler address "
                          "(tcp://host:8786) or scheduler file (.json)")
     ds.add_argument("--fps", type=float, help="resample every clip to this frame rate first")
+    ds.add_argument("--compress", type=float, metavar="PRECISION",
+                    help="also compress every clip to this precision (file units) and store its "
+                         "bytes as the uint8 array 'compressed' (CompressedClip.from_bytes reads it)")
     ds.add_argument("--no-features", action="store_true",
                     help="only local and positions (no root-relative features)")
     ds.add_argument("--up", default="y", choices=("x", "y", "z"), help="up axis (default y)")
@@ -283,7 +293,8 @@ def build_parser():
                                    "--precision of the file in object space (virtual vertices at "
                                    "--shell-distance, file units). Writes CompressedClip.to_bytes().")
     c.add_argument("input", metavar="IN.bvh", help="BVH file (.gz too)")
-    c.add_argument("output", metavar="OUT", help="compressed clip file to write")
+    c.add_argument("output", metavar="OUT", help="compressed clip file to write (by convention "
+                   "OUT.skc, the suffix `dataset` reads)")
     c.add_argument("--precision", type=float, default=0.01, help="largest error (default 0.01)")
     c.add_argument("--shell-distance", type=float, default=3.0,
                    help="virtual vertex distance (default 3.0)")

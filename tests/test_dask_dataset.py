@@ -325,3 +325,75 @@ def test_cli_help():
     assert res.returncode == 0
     for option in ("--out", "--workers", "--scheduler", "--fps", "--overwrite"):
         assert option in res.stdout
+
+
+# --- compression: a step and a reader --------------------------------------------------------------
+
+def test_compress_step_stores_bytes_that_decode_within_the_precision(tmp_path):
+    path = os.path.join(DATA, CLIPS[0])
+    steps = [ds.Compress(0.01), ds.GlobalPositions()]
+    report = ds.build_dataset([path], tmp_path / "c.zarr", steps=steps, scheduler="sync",
+                              progress=False)
+    assert report.ok, report.summary()
+    g = zarr.open_group(str(tmp_path / "c.zarr"), mode="r")[ds.clip_name(path)]
+    data = g["compressed"]
+    assert data.dtype == np.uint8 and data.ndim == 1 and data.chunks == data.shape  # one chunk
+    c = skelsimd.CompressedClip.from_bytes(data[...].tobytes())
+    clip = skelsimd.load_bvh(path)
+    expected = skelsimd.compress(clip, precision=0.01)
+    assert c.to_bytes() == expected.to_bytes()                 # the in-memory call's bytes
+    assert c.skeleton.names == clip.skeleton.names
+    meta = g.attrs["compression"]
+    assert meta["precision"] == 0.01 and meta["nbytes"] == c.nbytes
+    assert meta["max_error"] == c.stats["max_error"] <= 0.01
+    assert skelsimd.clip_error(clip.local, c.decompress(), clip.skeleton) <= 0.01
+    assert np.array_equal(g["local"][...], clip.local)         # decoded=False: the source poses
+
+
+def test_compress_step_decoded_replaces_the_poses():
+    path = os.path.join(DATA, CLIPS[0])
+    item = ds.read_clip(path)
+    out = ds.Compress(0.05, decoded=True)(item)
+    c = skelsimd.CompressedClip.from_bytes(out.arrays["compressed"].tobytes())
+    assert np.array_equal(out.clip.local, c.decompress())
+    assert out.clip.frame_time == item.clip.frame_time
+    assert not np.array_equal(out.clip.local, item.clip.local)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(precision=0), "precision"), (dict(precision=float("nan")), "precision"),
+    (dict(precision="0.1"), "precision"), (dict(shell_distance=-1), "shell_distance"),
+    (dict(segment_length=0), "segment_length"), (dict(segment_length=2.5), "segment_length"),
+])
+def test_compress_step_rules(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ds.Compress(**kwargs)
+
+
+def test_compressed_clip_files_are_read_and_bad_ones_reported(tmp_path):
+    src = os.path.join(DATA, CLIPS[0])
+    d = tmp_path / "in"
+    d.mkdir()
+    c = skelsimd.compress(skelsimd.load_bvh(src), precision=0.01)
+    (d / "walk.skc").write_bytes(c.to_bytes())
+    (d / "cut.skc").write_bytes(c.to_bytes()[:-10])                # truncated
+    report = ds.build_dataset(d, tmp_path / "o.zarr", scheduler="sync", progress=False)
+    assert [s.name for s in report.written] == ["walk"]
+    assert len(report.failed) == 1 and report.failed[0].path.endswith("cut.skc")
+    assert "checksum" in report.failed[0].error or "truncated" in report.failed[0].error
+    g = zarr.open_group(str(tmp_path / "o.zarr"), mode="r")["walk"]
+    assert np.array_equal(g["local"][...], c.decompress())
+    assert g.attrs["fps"] == c.sample_rate
+    assert g.attrs["names"] == list(c.skeleton.names)
+
+
+def test_cli_compress_option(tmp_path):
+    out = tmp_path / "cli.zarr"
+    res = _run_cli(os.path.join(DATA, CLIPS[0]), "--out", out, "--scheduler", "sync",
+                   "--compress", "0.02", "--no-features", "--no-progress")
+    assert res.returncode == 0, res.stdout + res.stderr
+    g = zarr.open_group(str(out), mode="r")[CLIPS[0][:-4]]
+    assert g.attrs["compression"]["precision"] == 0.02
+    assert set(k for k, _ in g.arrays()) == {"local", "positions", "compressed"}
+    res = _run_cli(os.path.join(DATA, CLIPS[0]), "--out", tmp_path / "x.zarr", "--compress", "-1")
+    assert res.returncode == 2 and "--compress: precision" in res.stderr

@@ -7,7 +7,7 @@ from .arrays import (RechunkWarning as RechunkWarning, blend_joints as blend_joi
                      qts_local_to_global_matrix as qts_local_to_global_matrix, skin as skin,
                      skinning_palette as skinning_palette, slerp as slerp,
                      transform_points as transform_points)
-from .dataset import (ClipFailure as ClipFailure, ClipItem as ClipItem,
+from .dataset import (ClipFailure as ClipFailure, ClipItem as ClipItem, Compress as Compress,
                       DatasetReport as DatasetReport, GlobalPositions as GlobalPositions,
                       Resample as Resample, RootFeatures as RootFeatures,
                       build_dataset as build_dataset, find_motion_files as find_motion_files,

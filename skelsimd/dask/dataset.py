@@ -20,9 +20,10 @@ One group per clip, named by the file's stem (``01_01.bvh`` and ``01_01.bvh.gz``
 * ``positions`` float32 ``(F, J, 3)``: global joint positions in the file's units (forward
   kinematics on the kernels; always written, computed from ``local`` if no step did);
 * every array the steps add (:class:`RootFeatures`: ``rel_positions``, ``rel_velocities``,
-  ``heading``, ``heading_velocity``);
+  ``heading``, ``heading_velocity``; :class:`Compress`: ``compressed``);
 * attributes ``fps``, ``frame_time``, ``names``, ``parents`` (``-1`` for a root), ``source`` (the
-  path read) and what the steps add (``resampled_from_fps``, ``up``, ``forward``).
+  path read) and what the steps add (``resampled_from_fps``, ``up``, ``forward``,
+  ``compression``).
 
 Arrays are chunked along frames (``chunk_frames`` frames per chunk, 4096 by default) with Zarr's
 default compression. The root group's attributes record the run: ``skelsimd_version``,
@@ -42,11 +43,12 @@ Extending the pipeline
 * Steps: any picklable callable ``step(item) -> item`` on :class:`ClipItem` (``item.clip`` the
   :class:`skelsimd.Clip`, ``item.arrays`` the arrays to write, ``item.attrs`` the attributes);
   a ``name`` attribute names it in failure reports. Steps that change the timing or the poses
-  (resampling, retargeting) come before steps that derive arrays. A compression step is one
-  more step: it stores its bytes as an array (e.g. ``uint8``) and its settings as attributes.
-* Readers: ``readers={".suffix": callable(path) -> skelsimd.Clip}`` for other motion formats
-  (e.g. compressed clips); the default reads ``.bvh`` and ``.bvh.gz`` with
-  :func:`skelsimd.load_bvh`. Readers and steps are passed with the tasks, so they work on local
+  (resampling, retargeting) come before steps that derive arrays. :class:`Compress` stores a
+  compressed clip's bytes as the ``uint8`` array ``compressed`` and its settings and measured
+  error as the attribute ``compression``.
+* Readers: ``readers={".suffix": callable(path) -> skelsimd.Clip}`` for other motion formats;
+  the default reads ``.bvh`` and ``.bvh.gz`` with :func:`skelsimd.load_bvh` and compressed
+  clips (``.skc``, ``CompressedClip.to_bytes()``) with :func:`load_compressed`. Readers and steps are passed with the tasks, so they work on local
   processes and on distributed workers alike (they must be importable there).
 """
 import dataclasses
@@ -73,12 +75,27 @@ from ..qts import qts_local_to_global_matrix
 
 __all__ = [
     "ClipItem", "ClipFailure", "ClipSummary", "DatasetReport",
-    "Resample", "GlobalPositions", "RootFeatures", "default_steps",
+    "Resample", "GlobalPositions", "RootFeatures", "Compress", "default_steps",
+    "load_compressed", "COMPRESSED_SUFFIX",
     "DEFAULT_READERS", "find_motion_files", "clip_name", "read_clip", "apply_steps",
     "process_clip", "read_clips", "write_clips", "write_clip", "build_dataset",
 ]
 
-DEFAULT_READERS = {".bvh": load_bvh, ".bvh.gz": load_bvh}
+def load_compressed(path):
+    """Read a compressed clip file (``CompressedClip.to_bytes()``, as ``python -m skelsimd
+    compress`` writes it) and return its decompressed :class:`skelsimd.Clip`: the poses are
+    within the precision it was compressed to. A file that is not one, or is truncated or
+    altered, is a ValueError."""
+    from ..compress import CompressedClip
+
+    with open(path, "rb") as f:
+        return CompressedClip.from_bytes(f.read()).to_clip()
+
+
+#: Compressed clip files carry the suffix ``.skc`` (skelsimd clip) by convention.
+COMPRESSED_SUFFIX = ".skc"
+
+DEFAULT_READERS = {".bvh": load_bvh, ".bvh.gz": load_bvh, COMPRESSED_SUFFIX: load_compressed}
 
 
 # --- records -------------------------------------------------------------------------------------
@@ -297,6 +314,56 @@ class RootFeatures:
         return dataclasses.replace(item, arrays=arrays, attrs=attrs)
 
 
+class Compress:
+    """Compress the clip (:func:`skelsimd.compress`) and store the bytes for a runtime to load.
+
+    Adds the array ``compressed``: ``CompressedClip.to_bytes()`` as ``uint8`` ``(nbytes,)``
+    (``CompressedClip.from_bytes(group["compressed"][:].tobytes())`` gives it back, names and
+    hierarchy included), and the attribute ``compression``: ``precision``, ``shell_distance``,
+    ``segment_length``, ``max_error`` (measured on the decoded clip, never above the
+    precision), ``nbytes`` (the animation data) and ``ratio``. With ``decoded=True`` the
+    clip is replaced by its decompressed poses, so that the steps after it (positions,
+    features) and ``local`` describe what a runtime plays back, not the source.
+    """
+    name = "compress"
+
+    def __init__(self, precision=0.01, shell_distance=3.0, segment_length=16, decoded=False):
+        for arg, value, ok in (("precision", precision, lambda v: v > 0),
+                               ("shell_distance", shell_distance, lambda v: v >= 0)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                    or not math.isfinite(value) or not ok(value):
+                raise ValueError(f"{arg}: expected a finite number "
+                                 f"{'> 0' if arg == 'precision' else '>= 0'}, got {value!r}")
+        if isinstance(segment_length, bool) or not isinstance(segment_length, (int, np.integer)) \
+                or segment_length < 1:
+            raise ValueError(f"segment_length: expected an int >= 1, got {segment_length!r}")
+        self.precision = float(precision)
+        self.shell_distance = float(shell_distance)
+        self.segment_length = int(segment_length)
+        self.decoded = bool(decoded)
+
+    def __repr__(self):
+        return (f"Compress(precision={self.precision:g}, shell_distance={self.shell_distance:g}, "
+                f"segment_length={self.segment_length}, decoded={self.decoded})")
+
+    def __call__(self, item):
+        from ..compress import compress
+
+        c = compress(item.clip, precision=self.precision, shell_distance=self.shell_distance,
+                     segment_length=self.segment_length)
+        data = np.frombuffer(c.to_bytes(), dtype=np.uint8)
+        arrays = dict(item.arrays, compressed=data)
+        attrs = dict(item.attrs, compression=dict(
+            precision=self.precision, shell_distance=self.shell_distance,
+            segment_length=self.segment_length, max_error=float(c.stats["max_error"]),
+            nbytes=int(c.nbytes), ratio=float(c.ratio)))
+        clip = item.clip
+        if self.decoded:
+            clip = Clip(clip.skeleton, c.decompress(), clip.frame_time, channels=clip.channels,
+                        end_site=clip.end_site)
+        return dataclasses.replace(item, clip=clip, arrays=arrays, attrs=attrs)
+
+
 def _rotate(q, v):
     """R(q) v for unit quaternions q (F, 4) (x, y, z, w) and one vector v, in float64."""
     x, y, z, w = q[:, 0:1], q[:, 1:2], q[:, 2:3], q[:, 3:4]
@@ -420,7 +487,7 @@ def _with_positions(item):
 _DIMENSIONS = {
     "local": ("frame", "joint", "qts"), "positions": ("frame", "joint", "xyz"),
     "rel_positions": ("frame", "joint", "xyz"), "rel_velocities": ("frame", "joint", "xyz"),
-    "heading": ("frame",), "heading_velocity": ("frame",),
+    "heading": ("frame",), "heading_velocity": ("frame",), "compressed": ("byte",),
 }
 
 
@@ -446,9 +513,9 @@ def _clip_layout(item, chunk_frames):
     for key, value in dict(local=clip.local, **item.arrays).items():
         value = np.ascontiguousarray(value)
         chunks = tuple(max(1, s) for s in value.shape)
-        if value.ndim:
-            chunks = (max(1, min(value.shape[0], int(chunk_frames))),) + chunks[1:]
         dims = _DIMENSIONS.get(key)
+        if value.ndim and (dims is None or dims[0] == "frame"):    # bytes: one chunk
+            chunks = (max(1, min(value.shape[0], int(chunk_frames))),) + chunks[1:]
         arrays.append((key, value, chunks, dims if dims and len(dims) == value.ndim else None))
     return _json(attrs), arrays
 

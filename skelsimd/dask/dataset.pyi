@@ -9,7 +9,8 @@ import numpy as np
 from ..bvh import Clip
 
 __all__ = ["ClipItem", "ClipFailure", "ClipSummary", "DatasetReport", "Resample",
-           "GlobalPositions", "RootFeatures", "default_steps", "DEFAULT_READERS",
+           "GlobalPositions", "RootFeatures", "Compress", "default_steps", "load_compressed",
+           "COMPRESSED_SUFFIX", "DEFAULT_READERS",
            "find_motion_files", "clip_name", "read_clip", "apply_steps", "process_clip",
            "read_clips", "write_clips", "write_clip", "build_dataset"]
 
@@ -19,6 +20,9 @@ _Readers = Mapping[str, Callable[[str], Clip]]
 _Bag = Any
 
 DEFAULT_READERS: dict[str, Callable[..., Clip]]
+COMPRESSED_SUFFIX: str
+
+def load_compressed(path: _Path) -> Clip: ...
 
 @dataclass
 class ClipItem:
@@ -75,6 +79,16 @@ class RootFeatures:
     forward: str
     def __init__(self, root: int = 0, up: Literal["x", "y", "z"] = "y",
                  forward: Literal["x", "y", "z"] = "z") -> None: ...
+    def __call__(self, item: ClipItem) -> ClipItem: ...
+
+class Compress:
+    name: str
+    precision: float
+    shell_distance: float
+    segment_length: int
+    decoded: bool
+    def __init__(self, precision: float = 0.01, shell_distance: float = 3.0,
+                 segment_length: int = 16, decoded: bool = False) -> None: ...
     def __call__(self, item: ClipItem) -> ClipItem: ...
 
 def default_steps() -> list[_Step]: ...
