@@ -27,6 +27,17 @@ int sks_parse_bool(PyObject *obj, const char *name, int dflt)
     return v;
 }
 
+int sks_add_type(PyObject *module, PyTypeObject *type, const char *name)
+{
+    if (PyType_Ready(type) < 0) return -1;
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
 int sks_check_rank(int ndim, const char *names)
 {
     if (ndim > NPY_MAXDIMS) {
@@ -204,12 +215,12 @@ static PyArrayObject *sks_any_array(PyObject *obj, const char *name, const char 
     return arr;
 }
 
-PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
+PyArrayObject *sks_as_real(PyObject *obj, const char *name, int typenum)
 {
     PyArrayObject *arr, *res;
     if (PyArray_Check(obj)) {
         arr = (PyArrayObject *)obj;
-        if (PyArray_TYPE(arr) == NPY_FLOAT32 && PyArray_IS_C_CONTIGUOUS(arr) &&
+        if (PyArray_TYPE(arr) == typenum && PyArray_IS_C_CONTIGUOUS(arr) &&
             PyArray_ISALIGNED(arr) && PyArray_ISNOTSWAPPED(arr)) {
             Py_INCREF(obj);
             return arr;
@@ -218,16 +229,51 @@ PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
     arr = sks_any_array(obj, name, "an array_like of numbers");
     if (arr == NULL) return NULL;
     if (!sks_numeric_real(PyArray_DESCR(arr))) {
-        sks_wrong_dtype(name, PyArray_DESCR(arr), "a real numeric array (converted to float32)");
+        sks_wrong_dtype(name, PyArray_DESCR(arr),
+                        typenum == NPY_FLOAT64 ? "a real numeric array (converted to float64)"
+                                               : "a real numeric array (converted to float32)");
         Py_DECREF(arr);
         return NULL;
     }
     res = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)arr, PyArray_DescrFromType(NPY_FLOAT32), 0, 0,
+        (PyObject *)arr, PyArray_DescrFromType(typenum), 0, 0,
         NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
         NULL);
     Py_DECREF(arr);
     return res;
+}
+
+PyArrayObject *sks_as_float32(PyObject *obj, const char *name)
+{
+    return sks_as_real(obj, name, NPY_FLOAT32);
+}
+
+Py_ssize_t sks_prepare_unary(const sks_unary_layout *l, PyObject *in_obj, PyObject *out_obj,
+                             PyArrayObject **in, PyArrayObject **out)
+{
+    npy_intp shape[NPY_MAXDIMS];
+    Py_ssize_t n = 1;
+    int lead, d;
+    *out = NULL;
+    *in = sks_as_float32(in_obj, l->in_name);
+    if (*in == NULL) return -1;
+    if (sks_check_shape(*in, l->in_name, l->n_in, l->in_trailing, l->n_in, l->layout) < 0)
+        goto fail;
+    lead = PyArray_NDIM(*in) - l->n_in;
+    if (sks_check_rank(lead + l->n_out, l->in_name) < 0) goto fail;
+    for (d = 0; d < lead; d++) {
+        shape[d] = PyArray_DIM(*in, d);
+        n *= (Py_ssize_t)shape[d];
+    }
+    for (d = 0; d < l->n_out; d++) shape[lead + d] = l->out_trailing[d];
+    *out = sks_prepare_out(out_obj, "out", lead + l->n_out, shape);
+    if (*out == NULL) goto fail;
+    if (sks_check_overlap(*out, "out", *in, l->in_name, l->in_place) < 0) goto fail;
+    return n;
+fail:
+    Py_CLEAR(*in);
+    Py_CLEAR(*out);
+    return -1;
 }
 
 int sks_check_shape(PyArrayObject *arr, const char *name, int min_ndim, const npy_intp *trailing,
@@ -786,6 +832,16 @@ void sks_walk_args_release(sks_walk_args *w)
     sks_parents_release(&w->parents);
     Py_CLEAR(w->in);
     Py_CLEAR(w->out);
+}
+
+double *sks_walk_scratch(sks_walk_args *w, size_t doubles)
+{
+    double *scratch = (double *)PyMem_RawMalloc(doubles * sizeof(double));
+    if (scratch == NULL) {
+        sks_walk_args_release(w);
+        PyErr_NoMemory();
+    }
+    return scratch;
 }
 
 /* --- broadcasting -------------------------------------------------------------------------- */

@@ -35,6 +35,9 @@ extern int sks_active_isa;
 /* Up to this many operands take part in one broadcast. */
 #define SKS_MAX_OPERANDS 4
 
+/* PyType_Ready(type) and module.name = type; 0, or -1 with an exception set. */
+int sks_add_type(PyObject *module, PyTypeObject *type, const char *name);
+
 /* --- arguments ----------------------------------------------------------------------------- */
 
 /* Fails with TypeError unless exactly `expected` positional arguments were passed. */
@@ -46,6 +49,29 @@ int sks_parse_bool(PyObject *obj, const char *name, int dflt);
 /* A C-contiguous, aligned, native float32 array holding obj's values (new reference).
  * Accepts bool, integer and real floating dtypes; anything else is a TypeError naming `name`. */
 PyArrayObject *sks_as_float32(PyObject *obj, const char *name);
+
+/* The same with another element type: NPY_FLOAT32 or NPY_FLOAT64 (float64 inputs of the
+ * measuring functions, such as clip_error and sample times). */
+PyArrayObject *sks_as_real(PyObject *obj, const char *name, int typenum);
+
+/* The layout of a one-operand kernel applied item by item: `in_name` (..., in_trailing) ->
+ * out (..., out_trailing), with n_in and n_out trailing axes (1 or 2) and `layout` the input's
+ * shape for messages, e.g. "(..., 3, 3)". */
+typedef struct sks_unary_layout {
+    const char *func, *in_name, *layout;
+    int n_in;
+    npy_intp in_trailing[2];
+    int n_out;
+    npy_intp out_trailing[2];
+    int in_place;   /* out may be exactly `in` */
+} sks_unary_layout;
+
+/* The arrays of such a call: *in the float32 input (shape checked), *out the given out
+ * (checked: shape, dtype, no partial overlap with the input) or a new array. Returns the
+ * number of items (the product of the leading axes), or -1 with an exception set and both
+ * pointers NULL. */
+Py_ssize_t sks_prepare_unary(const sks_unary_layout *l, PyObject *in_obj, PyObject *out_obj,
+                             PyArrayObject **in, PyArrayObject **out);
 
 /* ValueError unless arr.ndim >= min_ndim and its last n_trailing dims equal `trailing`.
  * `layout` describes the expected shape for the message, e.g. "(..., J, 3, 4)". */
@@ -162,6 +188,10 @@ typedef struct sks_walk_args {
 int sks_parse_walk(sks_walk_args *w, PyObject *const *args, const char *in_name,
                    const npy_intp *block, int block_ndim, const char *layout);
 void sks_walk_args_release(sks_walk_args *w);
+
+/* The scratch of a float64 walk: `doubles` doubles from PyMem_RawMalloc (the caller frees it
+ * with PyMem_RawFree after the kernel), or NULL with MemoryError set and `w` released. */
+double *sks_walk_scratch(sks_walk_args *w, size_t doubles);
 
 /* With out=None and a partial range, joints outside [start, stop) start as copies of the input,
  * so the result is a copy there (no Python calls: may run with the GIL released). */

@@ -223,33 +223,6 @@ fail:
 
 /* --- clip_error ------------------------------------------------------------------------------ */
 
-static PyArrayObject *as_float64(PyObject *obj, const char *name)
-{
-    PyArrayObject *arr = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL), *res;
-    PyArray_Descr *d;
-    if (arr == NULL) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: expected an array_like of numbers, got %s", name,
-                     Py_TYPE(obj)->tp_name);
-        return NULL;
-    }
-    d = PyArray_DESCR(arr);
-    if (!(d->kind == 'b' || d->kind == 'i' || d->kind == 'u' || d->kind == 'f')) {
-        PyObject *s = PyObject_Str((PyObject *)d);
-        PyErr_Format(PyExc_TypeError, "%s: expected a real numeric array, got dtype %s", name,
-                     s ? PyUnicode_AsUTF8(s) : "?");
-        Py_XDECREF(s);
-        Py_DECREF(arr);
-        return NULL;
-    }
-    res = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)arr, PyArray_DescrFromType(NPY_FLOAT64), 0, 0,
-        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST,
-        NULL);
-    Py_DECREF(arr);
-    return res;
-}
-
 static PyObject *py_clip_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const npy_intp qts = 8;
@@ -261,9 +234,9 @@ static PyObject *py_clip_error(PyObject *self, PyObject *const *args, Py_ssize_t
     int per_joint;
     (void)self;
     if (!sks_check_nargs("clip_error", nargs, 5)) return NULL;
-    raw = as_float64(args[0], "raw_local");
+    raw = sks_as_real(args[0], "raw_local", NPY_FLOAT64);
     if (raw == NULL) goto fail;
-    dec = as_float64(args[1], "decoded_local");
+    dec = sks_as_real(args[1], "decoded_local", NPY_FLOAT64);
     if (dec == NULL) goto fail;
     if (sks_check_shape(raw, "raw_local", 2, &qts, 1, "(..., J, 8)") < 0) goto fail;
     if (PyArray_NDIM(dec) != PyArray_NDIM(raw) ||
@@ -440,7 +413,7 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
     if (!cc_ready(self)) return NULL;
     if (method_args("sample_many", args, nargs, kwnames, names, 2, 1, a) < 0) return NULL;
     args = a;
-    times = as_float64(args[0], "times");
+    times = sks_as_real(args[0], "times", NPY_FLOAT64);
     if (times == NULL) return NULL;
     ndim = PyArray_NDIM(times);
     if (ndim + 2 > NPY_MAXDIMS) {
@@ -654,13 +627,7 @@ static PyTypeObject cc_type = {
 
 int sks_compress_add_types(PyObject *module)
 {
-    if (PyType_Ready(&cc_type) < 0) return -1;
-    Py_INCREF(&cc_type);
-    if (PyModule_AddObject(module, "CompressedClipBase", (PyObject *)&cc_type) < 0) {
-        Py_DECREF(&cc_type);
-        return -1;
-    }
-    return 0;
+    return sks_add_type(module, &cc_type, "CompressedClipBase");
 }
 
 PyMethodDef sks_compress_methods[] = {

@@ -21,23 +21,17 @@ enum convert_kind {
 };
 
 /* One elementwise operand: `in` of shape (..., in_trailing) -> out (..., out_trailing). */
-typedef struct convert_spec {
-    const char *func, *in_name, *layout;
-    int n_in;
-    npy_intp in_trailing[2];
-    int n_out;
-    npy_intp out_trailing[2];
-} convert_spec;
+typedef sks_unary_layout convert_spec;   /* in_place 0 everywhere: out never shares the input */
 
 static const convert_spec convert_specs[] = {
-    {"euler_to_quat", "angles", "(..., 3)", 1, {3, 0}, 1, {4, 0}},
-    {"quat_to_euler", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}},
-    {"rotvec_to_quat", "rotvec", "(..., 3)", 1, {3, 0}, 1, {4, 0}},
-    {"quat_to_rotvec", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}},
-    {"matrix_to_sixd", "m", "(..., 3, 3)", 2, {3, 3}, 1, {6, 0}},
-    {"sixd_to_matrix", "sixd", "(..., 6)", 1, {6, 0}, 2, {3, 3}},
-    {"quat_to_sixd", "q", "(..., 4)", 1, {4, 0}, 1, {6, 0}},
-    {"sixd_to_quat", "sixd", "(..., 6)", 1, {6, 0}, 1, {4, 0}},
+    {"euler_to_quat", "angles", "(..., 3)", 1, {3, 0}, 1, {4, 0}, 0},
+    {"quat_to_euler", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}, 0},
+    {"rotvec_to_quat", "rotvec", "(..., 3)", 1, {3, 0}, 1, {4, 0}, 0},
+    {"quat_to_rotvec", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}, 0},
+    {"matrix_to_sixd", "m", "(..., 3, 3)", 2, {3, 3}, 1, {6, 0}, 0},
+    {"sixd_to_matrix", "sixd", "(..., 6)", 1, {6, 0}, 2, {3, 3}, 0},
+    {"quat_to_sixd", "q", "(..., 4)", 1, {4, 0}, 1, {6, 0}, 0},
+    {"sixd_to_quat", "sixd", "(..., 6)", 1, {6, 0}, 1, {4, 0}, 0},
 };
 
 /* SciPy's `seq`: three of 'xyz' (extrinsic) or three of 'XYZ' (intrinsic), consecutive axes
@@ -90,23 +84,11 @@ static PyObject *convert_call(enum convert_kind kind, PyObject *in_obj, PyObject
 {
     const convert_spec *sp = &convert_specs[kind];
     const sks_convert_kernels *k = SKS_KERNELS(convert);
-    PyArrayObject *in = NULL, *out = NULL;
-    npy_intp shape[NPY_MAXDIMS];
-    int lead, d;
-    size_t n, locked = 0;
-    in = sks_as_float32(in_obj, sp->in_name);
-    if (in == NULL) goto fail;
-    if (sks_check_shape(in, sp->in_name, sp->n_in, sp->in_trailing, sp->n_in, sp->layout) < 0)
-        goto fail;
-    lead = PyArray_NDIM(in) - sp->n_in;
-    if (sks_check_rank(lead + sp->n_out, sp->in_name) < 0) goto fail;
-    for (d = 0; d < lead; d++) shape[d] = PyArray_DIM(in, d);
-    for (d = 0; d < sp->n_out; d++) shape[lead + d] = sp->out_trailing[d];
-    out = sks_prepare_out(out_obj, "out", lead + sp->n_out, shape);
-    if (out == NULL) goto fail;
-    if (sks_check_overlap(out, "out", in, sp->in_name, 0) < 0) goto fail;
-    n = 1;
-    for (d = 0; d < lead; d++) n *= (size_t)shape[d];
+    PyArrayObject *in, *out;
+    const Py_ssize_t items = sks_prepare_unary(sp, in_obj, out_obj, &in, &out);
+    const size_t n = (size_t)items;
+    size_t locked = 0;
+    if (items < 0) return NULL;
     {
         float *o = (float *)PyArray_DATA(out);
         const float *x = (const float *)PyArray_DATA(in);
@@ -129,10 +111,6 @@ static PyObject *convert_call(enum convert_kind kind, PyObject *in_obj, PyObject
         return res;
     }
     return (PyObject *)out;
-fail:
-    Py_XDECREF(in);
-    Py_XDECREF(out);
-    return NULL;
 }
 
 /* `bit` when obj is true, 0 when false or None, -1 (exception set) when it has no truth value. */

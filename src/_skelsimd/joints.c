@@ -25,12 +25,8 @@ static PyObject *hierarchy_call(PyObject *const *args, const char *in_name, int 
     double *scratch = NULL;
     if (sks_parse_walk(&w, args, in_name, joint_shape, 2, "(..., J, 3, 4)") < 0) return NULL;
     if (precision64 && w.batch > 0 && w.stop > w.start) {
-        scratch = (double *)PyMem_RawMalloc(SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w.stop)
-                                            * sizeof(double));
-        if (scratch == NULL) {
-            sks_walk_args_release(&w);
-            return PyErr_NoMemory();
-        }
+        scratch = sks_walk_scratch(&w, SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w.stop));
+        if (scratch == NULL) return NULL;
     }
 
     Py_BEGIN_ALLOW_THREADS

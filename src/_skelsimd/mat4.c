@@ -35,12 +35,8 @@ static PyObject *py_mat4_local_to_global(PyObject *self, PyObject *const *args, 
     if (precision < 0) return NULL;
     if (sks_parse_walk(&w, args, "local", mat4_shape, 2, "(..., J, 4, 4)") < 0) return NULL;
     if (precision == 1 && w.batch > 0 && w.stop > w.start) {
-        scratch = (double *)PyMem_RawMalloc(SKS_MAT4_F64_SCRATCH_DOUBLES((size_t)w.stop)
-                                            * sizeof(double));
-        if (scratch == NULL) {
-            sks_walk_args_release(&w);
-            return PyErr_NoMemory();
-        }
+        scratch = sks_walk_scratch(&w, SKS_MAT4_F64_SCRATCH_DOUBLES((size_t)w.stop));
+        if (scratch == NULL) return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
     float *o = (float *)PyArray_DATA(w.out);

@@ -15,14 +15,7 @@
 enum unary_kind { CONJUGATE, NORMALIZE, TO_MATRIX, FROM_MATRIX, QTS_TO_MATRIX, MATRIX_TO_QTS };
 
 /* One elementwise operand: `in` of shape (..., in_trailing) -> out (..., out_trailing). */
-typedef struct unary_spec {
-    const char *func, *in_name, *layout;
-    int n_in;
-    npy_intp in_trailing[2];
-    int n_out;
-    npy_intp out_trailing[2];
-    int in_place;   /* out may be exactly `in` */
-} unary_spec;
+typedef sks_unary_layout unary_spec;
 
 static const unary_spec unary_specs[] = {
     {"quat_conjugate", "q", "(..., 4)", 1, {4, 0}, 1, {4, 0}, 1},
@@ -38,22 +31,10 @@ static PyObject *unary_call(enum unary_kind kind, PyObject *in_obj, PyObject *ou
 {
     const unary_spec *sp = &unary_specs[kind];
     const sks_quat_kernels *k = SKS_KERNELS(quat);
-    PyArrayObject *in = NULL, *out = NULL;
-    npy_intp shape[NPY_MAXDIMS];
-    int lead, d;
-    size_t n;
-    in = sks_as_float32(in_obj, sp->in_name);
-    if (in == NULL) goto fail;
-    if (sks_check_shape(in, sp->in_name, sp->n_in, sp->in_trailing, sp->n_in, sp->layout) < 0)
-        goto fail;
-    lead = PyArray_NDIM(in) - sp->n_in;
-    if (sks_check_rank(lead + sp->n_out, sp->in_name) < 0) goto fail;
-    for (d = 0; d < lead; d++) shape[d] = PyArray_DIM(in, d);
-    for (d = 0; d < sp->n_out; d++) shape[lead + d] = sp->out_trailing[d];
-    out = sks_prepare_out(out_obj, "out", lead + sp->n_out, shape);
-    if (out == NULL) goto fail;
-    if (sks_check_overlap(out, "out", in, sp->in_name, sp->in_place) < 0) goto fail;
-    n = (size_t)(PyArray_SIZE(out) / (sp->out_trailing[0] * (sp->n_out == 2 ? sp->out_trailing[1] : 1)));
+    PyArrayObject *in, *out;
+    const Py_ssize_t items = sks_prepare_unary(sp, in_obj, out_obj, &in, &out);
+    const size_t n = (size_t)items;
+    if (items < 0) return NULL;
     {
         float *o = (float *)PyArray_DATA(out);
         const float *x = (const float *)PyArray_DATA(in);
@@ -70,10 +51,6 @@ static PyObject *unary_call(enum unary_kind kind, PyObject *in_obj, PyObject *ou
     }
     Py_DECREF(in);
     return (PyObject *)out;
-fail:
-    Py_XDECREF(in);
-    Py_XDECREF(out);
-    return NULL;
 }
 
 /* Two broadcasting operands: a (..., 4) with b (..., nb) -> out (..., nb): multiply (nb = 4,

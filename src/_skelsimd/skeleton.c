@@ -108,13 +108,7 @@ PyTypeObject sks_skeleton_type = {
 /* Called once from module.c. */
 int sks_skeleton_add_types(PyObject *module)
 {
-    if (PyType_Ready(&sks_skeleton_type) < 0) return -1;
-    Py_INCREF(&sks_skeleton_type);
-    if (PyModule_AddObject(module, "SkeletonBase", (PyObject *)&sks_skeleton_type) < 0) {
-        Py_DECREF(&sks_skeleton_type);
-        return -1;
-    }
-    return 0;
+    return sks_add_type(module, &sks_skeleton_type, "SkeletonBase");
 }
 
 /* --- _parse_motion ---------------------------------------------------------------------------- */
