@@ -101,6 +101,10 @@ def quat_to_euler(q, seq, *, degrees=False, scalar_first=False, suppress_warning
     ``(0, 0, 0)`` (SciPy raises), an inf or NaN component gives NaN. Error <= [bound:quat_to_euler] rad
     ([bound:quat_to_euler.degrees] degrees) per angle, near the lock included.
     """
+    try:        # decided before the kernel runs, so that a bad value leaves out untouched
+        suppress_warnings = bool(suppress_warnings)
+    except Exception:
+        raise TypeError("suppress_warnings: expected a bool") from None
     result, locked = _core.quat_to_euler(q, seq, out, degrees, scalar_first)
     if locked and not suppress_warnings:
         warnings.warn(_GIMBAL_MESSAGE, UserWarning, stacklevel=2)

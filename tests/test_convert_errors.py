@@ -173,3 +173,15 @@ def test_keywords_are_keyword_only():
         skelsimd.quat_to_euler(Q, "xyz", True)
     with pytest.raises(TypeError):
         skelsimd.sixd_to_matrix(SIXD, None, "rows")
+
+
+def test_quat_to_euler_suppress_warnings_is_checked_before_anything_is_written():
+    """A value with no truth value (a 2-element array) is a TypeError naming the argument, and
+    out is untouched (a release fuzz run found it evaluated after the kernel had written)."""
+    q = np.array([0.0, 0.0, 0.0, 1.0], np.float32)
+    out = fresh_out((3,))
+    with pytest.raises(TypeError, match="suppress_warnings: expected a bool"):
+        skelsimd.quat_to_euler(q, "XYX", suppress_warnings=np.array([True, False]), out=out)
+    assert untouched(out)
+    skelsimd.quat_to_euler(q, "XYX", suppress_warnings=np.True_, out=out)   # a NumPy bool is fine
+    assert np.all(np.isfinite(out))

@@ -327,6 +327,25 @@ def test_skin_out_pair(rng):
         sd.skin(positions, idx, w, palette, normals_out=nout)
 
 
+def test_skin_out_pair_must_not_overlap_and_nothing_is_written(rng):
+    """As in memory, out and normals_out must not share bytes: a ValueError with the in-memory
+    message, raised before any chunk is computed (a release fuzz run found the error coming from
+    one chunk's kernel after other chunks had written)."""
+    palette = skelsimd.local_to_global(testing.random_joints((3, J), rng), PARENTS)
+    positions, normals, idx, w = testing.random_mesh(30, 4, J, rng)
+    pos = da.from_array(positions, chunks=(7, 3))
+    same = np.full((3, 30, 3), np.nan, np.float32)
+    big = np.full((3, 31, 3), np.nan, np.float32)       # out and normals_out one vertex apart
+    for o, n, message in [(same, same, "normals_out: must not be the same memory as out"),
+                          (big[:, :30], big[:, 1:], "normals_out: partially overlaps out")]:
+        with pytest.raises(ValueError, match=message):
+            with dask.config.set(scheduler="threads"):
+                sd.skin(pos, idx, w, palette, out=o, normals=normals, normals_out=n)
+        assert np.isnan(same).all() and np.isnan(big).all()
+    with pytest.raises(ValueError, match="normals_out: must not be the same memory as out"):
+        skelsimd.skin(positions, idx, w, palette, out=same, normals=normals, normals_out=same)
+
+
 def test_out_zarr_array(rng, tmp_path):
     zarr = pytest.importorskip("zarr")
     local = testing.random_joints((9, J), rng)

@@ -188,6 +188,18 @@ def _check_out(fname, argname, out, shape, inputs):
                              f"array instead, or leave {argname}=None and compute")
 
 
+def _check_outs_apart(name, a, other_name, b):
+    """The in-memory rule for two outputs of one call (skin's out and normals_out): their bytes
+    must not overlap, with the in-memory messages."""
+    if not (a.size and b.size and np.may_share_memory(a, b)):
+        return
+    if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.nbytes == b.nbytes:
+        raise ValueError(f"{name}: must not be the same memory as {other_name} (this function "
+                         f"does not work in place)")
+    raise ValueError(f"{name}: partially overlaps {other_name}; pass the same array for in-place "
+                     f"operation or a separate array")
+
+
 def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     """Apply ``func`` chunk by chunk: the shared machinery of every function here.
 
@@ -284,6 +296,8 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     inputs = [op.value for op in operands if not op.is_dask]
     for argname, o in zip(("out",) + ((pair[0],) if pair else ()), outs):
         _check_out(fname, argname, o, out_shape, inputs)
+    if pair is not None and all(isinstance(o, np.ndarray) for o in outs):
+        _check_outs_apart(pair[0], outs[1], "out", outs[0])
     if not all(isinstance(o, np.ndarray) for o in outs):
         da.store(list(lazy()), list(outs), lock=False)
         return outs[0] if pair is None else outs
