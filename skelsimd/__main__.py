@@ -160,7 +160,7 @@ def cmd_dataset(args):
     if args.compress is not None:
         try:
             steps.append(dataset.Compress(args.compress))
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             print(f"error: --compress: {exc}", file=sys.stderr)
             return 2
     steps.append(dataset.GlobalPositions())

@@ -6,6 +6,20 @@ from skelsimd import testing as T
 from skelsimd.bounds import FLOAT32_UNIT_ROUNDOFF, bound
 
 BATCH_SHAPES = [(), (1,), (3, 5), (2,), (4,), (2, 1, 3)]
+
+# The error-rule tests fill outputs with SENTINEL and check, after a refused call, that nothing
+# was written.
+SENTINEL = np.float32(-7.25)
+
+
+def fresh_out(shape):
+    """A float32 output of `shape` filled with SENTINEL."""
+    return np.full(shape, SENTINEL, np.float32)
+
+
+def untouched(out):
+    """True when every element of `out` still holds SENTINEL."""
+    return bool((np.asarray(out) == SENTINEL).all())
 LAYOUTS = ["contiguous", "strided", "reversed", "float64", "list"]
 
 

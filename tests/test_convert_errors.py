@@ -5,8 +5,8 @@ import pytest
 
 import skelsimd
 from skelsimd import testing as T
+from strategies import SENTINEL, fresh_out, untouched
 
-SENTINEL = np.float32(-7.25)
 RNG = np.random.default_rng(0)
 Q = T.random_quaternions(6, RNG).astype(np.float32)
 ANGLES = RNG.uniform(-3, 3, (6, 3)).astype(np.float32)
@@ -24,14 +24,6 @@ CALLS = {
     "quat_to_sixd": (lambda x, out: skelsimd.quat_to_sixd(x, out), Q, "q", "(..., 4)", (6, 6)),
     "sixd_to_quat": (lambda x, out: skelsimd.sixd_to_quat(x, out), SIXD, "sixd", "(..., 6)", (6, 4)),
 }
-
-
-def fresh_out(shape):
-    return np.full(shape, SENTINEL, np.float32)
-
-
-def untouched(out):
-    return bool((out == SENTINEL).all())
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))

@@ -360,13 +360,15 @@ def test_compress_step_decoded_replaces_the_poses():
     assert not np.array_equal(out.clip.local, item.clip.local)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(precision=0), "precision"), (dict(precision=float("nan")), "precision"),
-    (dict(precision="0.1"), "precision"), (dict(shell_distance=-1), "shell_distance"),
-    (dict(segment_length=0), "segment_length"), (dict(segment_length=2.5), "segment_length"),
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(precision=0), ValueError, "precision"), (dict(precision=float("nan")), ValueError, "precision"),
+    (dict(precision="0.1"), TypeError, "precision"), (dict(shell_distance=-1), ValueError, "shell_distance"),
+    (dict(segment_length=0), ValueError, "segment_length"),
+    (dict(segment_length=2000), ValueError, "segment_length: expected 1 to 1024"),
+    (dict(segment_length=2.5), TypeError, "segment_length"),
 ])
-def test_compress_step_rules(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_compress_step_rules(kwargs, error, message):
+    with pytest.raises(error, match=message):
         ds.Compress(**kwargs)
 
 

@@ -5,8 +5,8 @@ import pytest
 
 import skelsimd
 from skelsimd import testing as T
+from strategies import SENTINEL, untouched
 
-SENTINEL = np.float32(-7.25)
 
 
 @pytest.fixture
@@ -15,10 +15,6 @@ def pose(rng):
     local = T.random_joints((2, 5), rng)
     out = np.full((2, 5, 3, 4), SENTINEL, np.float32)
     return local, parents, out
-
-
-def untouched(out):
-    return bool((out == SENTINEL).all())
 
 
 HIERARCHY_FUNCS = [skelsimd.local_to_global, skelsimd.global_to_local]

@@ -5,12 +5,8 @@ import pytest
 
 import skelsimd
 from skelsimd import testing as T
+from strategies import SENTINEL, untouched
 
-SENTINEL = np.float32(-7.25)
-
-
-def untouched(out):
-    return bool((np.asarray(out) == SENTINEL).all())
 
 
 def raises(exc, words, call, out):

@@ -5,8 +5,8 @@ import pytest
 
 import skelsimd
 from skelsimd import testing as T
+from strategies import SENTINEL, fresh_out, untouched
 
-SENTINEL = np.float32(-7.25)
 RNG = np.random.default_rng(0)
 Q = T.random_quaternions(6, RNG).astype(np.float32)
 QTS = T.random_qts((2, 5), RNG)
@@ -38,14 +38,6 @@ FIRST_ARG = {"quat_multiply": "a", "quat_rotate": "q", "matrix_to_quat": "m", "m
 LAYOUT = {"matrix_to_quat": "(..., 3, 3)", "matrix_to_qts": "(..., 3, 4)", "qts_to_matrix": "(..., 8)",
           "blend_joints": "(..., J, 8)", "blend_layers": "(..., L, J, 8)", "qts_local_to_global": "(..., J, 8)",
           "qts_local_to_global_matrix": "(..., J, 8)"}
-
-
-def fresh_out(shape):
-    return np.full(shape, SENTINEL, np.float32)
-
-
-def untouched(out):
-    return bool((out == SENTINEL).all())
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
