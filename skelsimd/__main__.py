@@ -258,7 +258,8 @@ def build_parser():
                                     "recursively, a glob pattern or files), compute per clip the "
                                     "global joint positions and root-relative features (optionally "
                                     "resampled first) on a Dask scheduler, and write one Zarr group "
-                                    "per clip (named by the file's stem: local (F, J, 8), positions "
+                                    "per clip (named by the file's path relative to IN_DIR, escaped to "
+                                    "one safe name: local (F, J, 8), positions "
                                     "(F, J, 3), ...; attributes fps, names, parents). Files that "
                                     "fail are reported with their path (and line) as they happen and "
                                     "in the closing summary; the others are written. Exit status 0 "
@@ -283,7 +284,8 @@ def build_parser():
                     help="the characters' forward axis (default z)")
     ds.add_argument("--chunk-frames", type=int, default=4096,
                     help="frames per Zarr chunk (default 4096)")
-    ds.add_argument("--overwrite", action="store_true", help="replace OUT.zarr if it exists")
+    ds.add_argument("--overwrite", action="store_true", help="replace OUT.zarr if it is a Zarr store (anything else "
+                    "there is never removed)")
     ds.add_argument("--no-progress", action="store_true", help="no progress bar")
     ds.set_defaults(func=cmd_dataset)
     i = sub.add_parser("info", help="print the version and the SIMD variants")

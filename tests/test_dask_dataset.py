@@ -74,11 +74,11 @@ def _in_memory(path, steps):
     return item.clip, arrays
 
 
-def _assert_store_equals_in_memory(store, paths, steps):
+def _assert_store_equals_in_memory(store, paths, steps, source_dir=None):
     root = zarr.open_group(str(store), mode="r")
     for path in paths:
         clip, arrays = _in_memory(path, steps)
-        g = root[ds.clip_name(path)]
+        g = root[ds.clip_name(path, root=source_dir)]
         assert g["local"].dtype == np.float32 and g["local"].shape == (clip.frames, len(clip.skeleton), 8)
         assert np.array_equal(g["local"][...], clip.local)
         assert g["positions"].dtype == np.float32
@@ -103,13 +103,15 @@ def test_local_cluster_two_processes_equals_in_memory_loop(motion_dir, tmp_path,
         report = ds.build_dataset(motion_dir, store, steps=steps,
                                   scheduler=cluster.scheduler_address, progress=True)
     good = [motion_dir / n for n in CLIPS] + [motion_dir / "sub" / "cmu_131_01.bvh.gz"]
-    assert sorted(s.name for s in report.written) == sorted(ds.clip_name(p) for p in good)
+    assert sorted(s.name for s in report.written) == sorted(ds.clip_name(p, root=motion_dir)
+                                                            for p in good)
+    assert "sub%2Fcmu_131_01" in [s.name for s in report.written]
     assert len(report.failed) == 1 and not report.ok
     failure = report.failed[0]
     assert failure.path == str(motion_dir / "broken.bvh") and failure.stage == "read"
     assert failure.error.startswith("line 20: expected 9 channel values")
     assert str(motion_dir / "broken.bvh") in report.summary() and "line 20" in report.summary()
-    _assert_store_equals_in_memory(store, good, steps)
+    _assert_store_equals_in_memory(store, good, steps, motion_dir)
     assert f"FAILED {failure.path}: line 20" in capsys.readouterr().err      # as it happened
     root = zarr.open_group(str(store), mode="r")
     assert "broken" not in root
@@ -164,10 +166,14 @@ def test_find_motion_files(motion_dir):
 
 
 def test_same_stem_twice_is_a_failure_not_an_overwrite(motion_dir, tmp_path):
-    shutil.copy(motion_dir / CLIPS[0], motion_dir / "sub" / CLIPS[0])
-    report = ds.build_dataset(motion_dir, tmp_path / "o.zarr", scheduler="sync", progress=False)
+    """Two files of one name from a list of sources (no common directory to name them by)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(motion_dir / CLIPS[0], other / CLIPS[0])
+    report = ds.build_dataset([motion_dir / CLIPS[0], other / CLIPS[0]], tmp_path / "o.zarr",
+                              scheduler="sync", progress=False)
     dup = [f for f in report.failed if f.stage == "name"]
-    assert len(dup) == 1 and dup[0].path == str(motion_dir / "sub" / CLIPS[0])
+    assert len(dup) == 1 and dup[0].path == str(other / CLIPS[0])
     assert "taken by" in dup[0].error and str(motion_dir / CLIPS[0]) in dup[0].error
 
 
@@ -287,7 +293,7 @@ def test_cli_reports_the_broken_file_and_exits_non_zero(motion_dir, tmp_path):
     assert "clip" in res.stderr                                                     # the bar
     root = zarr.open_group(str(out), mode="r")
     assert sorted(n for n, _ in root.groups()) == sorted(
-        [n[:-4] for n in CLIPS] + ["cmu_131_01"])
+        [n[:-4] for n in CLIPS] + ["sub%2Fcmu_131_01"])
     res = _run_cli(motion_dir, "--out", out)
     assert res.returncode == 2 and "already exists" in res.stderr
 
@@ -399,3 +405,173 @@ def test_cli_compress_option(tmp_path):
     assert set(k for k, _ in g.arrays()) == {"local", "positions", "compressed"}
     res = _run_cli(os.path.join(DATA, CLIPS[0]), "--out", tmp_path / "x.zarr", "--compress", "-1")
     assert res.returncode == 2 and "--compress: precision" in res.stderr
+
+
+# --- names from files never leave the store; nothing the run did not create is removed ------------
+
+def test_file_named_dots_stays_in_its_group_and_deletes_nothing(tmp_path):
+    src = tmp_path / "in"
+    home = tmp_path / "home"
+    src.mkdir()
+    home.mkdir()
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "...bvh")
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "ok.bvh")
+    (home / "precious.txt").write_text("keep me")
+    report = ds.build_dataset(str(src), str(home / "out.zarr"), scheduler="sync", progress=False)
+    assert sorted(os.listdir(home)) == ["out.zarr", "precious.txt"]
+    assert (home / "precious.txt").read_text() == "keep me"
+    assert report.ok and sorted(s.name for s in report.written) == ["%2E%2E", "ok"]
+    root = zarr.open_group(str(home / "out.zarr"), mode="r")
+    assert sorted(root.group_keys()) == ["%2E%2E", "ok"]
+    assert root["%2E%2E"].attrs["source"] == str(src / "...bvh")
+
+
+def test_failed_write_removes_only_its_own_files(tmp_path):
+    store = tmp_path / "o.zarr"
+    zarr.open_group(str(store), mode="w")
+    (store / "keep").mkdir()
+    (store / "keep" / "user.txt").write_text("mine")
+    item = _item(CLIPS[0])
+
+    item = ds.ClipItem("keep", item.path, item.clip)
+    result = ds.write_clip(str(store), item)
+    assert isinstance(result, ds.ClipFailure) and "already exists" in result.error
+    assert (store / "keep" / "user.txt").read_text() == "mine"
+
+    for name in ("..", "a/b", "", "zarr.json", "__x", "c\x00d"):
+        bad = ds.ClipItem(name, item.path, item.clip)
+        result = ds.write_clip(str(store), bad)
+        assert isinstance(result, ds.ClipFailure) and "group name" in result.error, name
+    assert sorted(os.listdir(tmp_path)) == ["o.zarr"]
+    assert sorted(os.listdir(store)) == ["keep", "zarr.json"]
+
+
+@pytest.mark.parametrize("rel, name", [
+    ("walk", "walk"), ("a/b", "a%2Fb"), ("..", "%2E%2E"), (".", "%2E"), ("a%2Fb", "a%252Fb"),
+    ("zarr.json", "%7Aarr.json"), ("ZARR.JSON", "%5AARR.JSON"), ("__init", "%5F_init"),
+    ("con", "%63on"), ("x.", "x%2E"), ("t\tab", "t%09ab"), ("é", "%C3%A9"), ("a\\b", "a%5Cb"),
+])
+def test_group_names_are_one_safe_component(rel, name):
+    assert ds.group_name(rel) == name
+    assert ds.check_group_name(name) == name
+
+
+def test_group_name_limits():
+    with pytest.raises(ValueError, match="empty"):
+        ds.group_name("")
+    with pytest.raises(ValueError, match="at most 240"):
+        ds.group_name("x" * 241)
+    for bad in ("a/b", "..", "%", "", "zarr.json"):
+        with pytest.raises(ValueError, match="not a safe Zarr group name"):
+            ds.check_group_name(bad)
+
+
+def _tree(tmp_path, copies=10):
+    src = tmp_path / "mocap"
+    for i in range(copies):
+        d = src / f"batch{i:02d}"
+        d.mkdir(parents=True)
+        for name in CLIPS:
+            shutil.copy(os.path.join(DATA, name), d / name)
+    return src
+
+
+@pytest.mark.parametrize("scheduler, workers", [("sync", None), ("processes", 2)])
+def test_repeated_file_names_in_a_tree_are_all_written(tmp_path, scheduler, workers):
+    src = _tree(tmp_path)
+    out = tmp_path / f"{scheduler}.zarr"
+    report = ds.build_dataset(str(src), str(out), steps=[], scheduler=scheduler, workers=workers,
+                              progress=False)
+    assert report.ok and len(report.written) == 10 * len(CLIPS)
+    root = zarr.open_group(str(out), mode="r")
+    expected = sorted(f"batch{i:02d}%2F{n[:-4]}" for i in range(10) for n in CLIPS)
+    assert sorted(root.group_keys()) == expected
+    g = root[f"batch03%2F{CLIPS[1][:-4]}"]
+    assert g.attrs["source"] == str(src / "batch03" / CLIPS[1])
+    assert np.array_equal(g["local"][...], skelsimd.load_bvh(os.path.join(DATA, CLIPS[1])).local)
+
+
+def test_names_that_agree_but_for_case_are_a_failure_of_the_second(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "Walk.bvh")
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "walk.bvh")
+    report = ds.build_dataset(str(src), str(tmp_path / "o.zarr"), steps=[], scheduler="sync",
+                              progress=False)
+    assert [s.name for s in report.written] == ["Walk"]
+    assert [(f.stage, f.path) for f in report.failed] == [("name", str(src / "walk.bvh"))]
+
+
+# --- --overwrite replaces only a Zarr store ------------------------------------------------------
+
+def test_overwrite_refuses_a_directory_that_is_not_a_store(motion_dir, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "precious.txt").write_text("keep me")
+    for overwrite in (False, True):
+        with pytest.raises(FileExistsError, match="not a Zarr store") as info:
+            ds.build_dataset(motion_dir, str(home), overwrite=overwrite, scheduler="sync",
+                             progress=False)
+        assert ("--overwrite replaces only" in str(info.value)) == overwrite
+    assert os.listdir(home) == ["precious.txt"]
+    f = tmp_path / "file.zarr"
+    f.write_text("x")
+    with pytest.raises(FileExistsError, match="not a directory"):
+        ds.build_dataset(motion_dir, str(f), overwrite=True, scheduler="sync", progress=False)
+    assert f.read_text() == "x"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    report = ds.build_dataset(str(motion_dir / CLIPS[0]), str(empty), scheduler="sync",
+                              progress=False)
+    assert report.ok and (empty / "zarr.json").is_file()
+
+
+def test_cli_overwrite_of_a_working_directory_refuses(motion_dir, tmp_path):
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    (cwd / "notes.txt").write_text("mine")
+    r = subprocess.run([sys.executable, "-m", "skelsimd", "dataset", str(motion_dir), "--out", ".",
+                        "--overwrite", "--scheduler", "sync", "--no-progress"], cwd=cwd,
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 2 and "not a Zarr store" in r.stderr
+    assert os.listdir(cwd) == ["notes.txt"]
+
+
+# --- nothing skipped without a word ---------------------------------------------------------------
+
+def test_unreadable_directories_are_reported(tmp_path, monkeypatch):
+    """A directory that cannot be listed (simulated: the tests may run as root, who reads every
+    directory) is a failure of the stage "find" in the report, never skipped silently."""
+    src = tmp_path / "in"
+    (src / "locked").mkdir(parents=True)
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "a.bvh")
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "locked" / "b.bvh")
+    scandir = os.scandir
+
+    def refuse(path):
+        if os.fspath(path) == str(src / "locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(ds.os, "scandir", refuse)
+    report = ds.build_dataset(str(src), str(tmp_path / "o.zarr"), steps=[], scheduler="sync",
+                              progress=False)
+    assert [s.name for s in report.written] == ["a"] and not report.ok
+    assert [(f.path, f.stage) for f in report.failed] == [(str(src / "locked"), "find")]
+    assert "Permission denied" in report.failed[0].error and "locked" in report.summary()
+
+
+def test_link_cycles_are_reported_and_links_followed(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(os.path.join(DATA, CLIPS[0]), src / "a.bvh")
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(os.path.join(DATA, CLIPS[0]), other / "c.bvh")
+    os.symlink(other, src / "linked")
+    os.symlink(src, src / "loop")
+    report = ds.build_dataset(str(src), str(tmp_path / "o.zarr"), steps=[], scheduler="sync",
+                              progress=False)
+    assert sorted(s.name for s in report.written) == ["a", "linked%2Fc"]
+    assert [(f.path, f.stage) for f in report.failed] == [(str(src / "loop"), "find")]
+    assert "cycle" in report.failed[0].error and "loop" in report.summary()

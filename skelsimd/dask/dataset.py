@@ -13,7 +13,12 @@ or all of it, with a progress bar and a report, in ``build_dataset(source, store
 
 The store (Zarr format 3, zarr-python 3)
 -----------------------------------------
-One group per clip, named by the file's stem (``01_01.bvh`` and ``01_01.bvh.gz`` -> ``01_01``):
+One group per clip, named by the file's path relative to the input directory without the
+reader's suffix (``01_01.bvh`` and ``01_01.bvh.gz`` -> ``01_01``; ``batch01/131_01.bvh`` ->
+``batch01%2F131_01``): one flat level of groups, the path escaped by :func:`group_name` so that
+no file name can address anything outside its own group (separators, ``%`` and unsafe
+characters become ``%XX``, ``..`` becomes ``%2E%2E``), the same names on every run and worker
+count. The group's ``source`` attribute keeps the path read. Its contents:
 
 * ``local`` float32 ``(F, J, 8)``: the local QTS poses ``(qx, qy, qz, qw, tx, ty, tz, s)`` after
   the steps (resampled when a :class:`Resample` step ran);
@@ -35,7 +40,11 @@ Failures
 Nothing is dropped without a word. Every stage catches the errors of one clip and turns the clip
 into a :class:`ClipFailure` (path, group name, stage, message; a BVH file that does not parse
 says where: ``line 19: expected 9 channel values (frame 0), got 8``); the other clips go on and
-are written. Two files with the same stem are a failure of the second (the first is written).
+are written. Two files whose names agree (case-insensitively, as macOS and Windows file
+systems compare them) are a failure of the second (the first is written). Directories that
+cannot be read and symbolic links that lead back into a directory being read are failures of
+the stage "find"; other links to directories are followed. A write that fails removes exactly
+the files it created.
 ``build_dataset`` returns a :class:`DatasetReport` of what was written and what failed.
 
 Extending the pipeline
@@ -55,6 +64,7 @@ import dataclasses
 import glob
 import math
 import os
+import re
 import sys
 import time
 
@@ -77,7 +87,8 @@ __all__ = [
     "ClipItem", "ClipFailure", "ClipSummary", "DatasetReport",
     "Resample", "GlobalPositions", "RootFeatures", "Compress", "default_steps",
     "load_compressed", "COMPRESSED_SUFFIX",
-    "DEFAULT_READERS", "find_motion_files", "clip_name", "read_clip", "apply_steps",
+    "DEFAULT_READERS", "find_motion_files", "clip_name", "group_name", "check_group_name",
+    "MAX_NAME_BYTES", "read_clip", "apply_steps",
     "process_clip", "read_clips", "write_clips", "write_clip", "build_dataset",
 ]
 
@@ -104,7 +115,7 @@ DEFAULT_READERS = {".bvh": load_bvh, ".bvh.gz": load_bvh, COMPRESSED_SUFFIX: loa
 class ClipItem:
     """A clip on its way through the pipeline.
 
-    name : the Zarr group name (the file's stem); path : the file read; clip : the
+    name : the Zarr group name (see :func:`group_name`); path : the file read; clip : the
     :class:`skelsimd.Clip` (steps may replace it); arrays : name -> ndarray written into the
     group besides ``local`` (``positions`` among them once computed); attrs : extra attributes.
     """
@@ -394,45 +405,187 @@ def _suffix(path, readers):
     return None
 
 
-def clip_name(path, readers=None):
-    """The group name of a file: its name without the reader's suffix (``01_01.bvh.gz`` ->
-    ``01_01``), or without its last extension for an unknown type."""
-    readers = DEFAULT_READERS if readers is None else readers
-    base = os.path.basename(os.fspath(path))
+#: Characters a group name keeps as they are; every other character of a file's relative path
+#: (path separators, control characters, ``%``, characters Windows forbids, non-ASCII) is written
+#: as ``%XX`` per UTF-8 byte, so that a name is one safe path component on every file system.
+_NAME_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                       "_-.+,()@=[]{}!#$&;'~ ")
+_WINDOWS_DEVICES = frozenset(["CON", "PRN", "AUX", "NUL"] + [f"COM{i}" for i in range(1, 10)]
+                             + [f"LPT{i}" for i in range(1, 10)])
+#: Longest group name (bytes): file systems take 255 bytes per component.
+MAX_NAME_BYTES = 240
+
+
+def _escape(ch):
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+
+
+def group_name(relative):
+    """The Zarr group name of a file's path ``relative`` to its input root, reader suffix
+    already removed: ``"01_01"`` stays ``01_01``; ``"batch01/131_01"`` is ``batch01%2F131_01``.
+
+    The name is one path component that addresses nothing outside its group, on any file
+    system: path separators (``/`` and ``\\``), ``%``, control and non-ASCII characters and
+    the characters Windows forbids become ``%XX`` (UTF-8 bytes, as in URLs); so do the dots of
+    a name made of dots only (``..`` -> ``%2E%2E``), a leading ``_`` of a name starting with
+    ``__`` (reserved by Zarr), the name ``zarr.json`` (any case), Windows device names and a
+    trailing dot or space. The mapping is one-to-one (``%`` itself is escaped), deterministic and
+    independent of the other files, so a store's names are the same on every run and worker
+    count. Raises ValueError for an empty name and one longer than :data:`MAX_NAME_BYTES` bytes.
+
+    Examples
+    --------
+    >>> group_name("walk")
+    'walk'
+    >>> group_name("subject 01/walk")
+    'subject 01%2Fwalk'
+    >>> group_name("..")
+    '%2E%2E'
+    """
+    relative = os.fspath(relative).replace(os.sep, "/")
+    if not relative:
+        raise ValueError("group name: a file name is empty")
+    out = "".join(c if c in _NAME_SAFE else _escape(c) for c in relative)
+    if set(out) == {"."}:
+        out = "%2E" * len(out)
+    if out.startswith("__"):
+        out = "%5F" + out[1:]
+    if out.lower() == "zarr.json" or out.split(".")[0].upper() in _WINDOWS_DEVICES:
+        out = _escape(out[0]) + out[1:]
+    if out[-1] in ". ":
+        out = out[:-1] + _escape(out[-1])
+    if len(out.encode()) > MAX_NAME_BYTES:
+        raise ValueError(f"group name: {relative!r} gives a name of {len(out.encode())} bytes "
+                         f"(at most {MAX_NAME_BYTES})")
+    return out
+
+
+def check_group_name(name):
+    """Raise ValueError unless ``name`` is a group name :func:`group_name` could have made: one
+    path component, not made of dots, not reserved (see :func:`group_name`)."""
+    if not isinstance(name, str):
+        raise TypeError(f"group name: expected str, got {type(name).__name__}")
+    bad = [c for c in re.sub("%[0-9A-F]{2}", "", name) if c not in _NAME_SAFE]
+    if (not name or bad or set(name) == {"."} or name.startswith("__")
+            or name.lower() == "zarr.json" or name.split(".")[0].upper() in _WINDOWS_DEVICES
+            or name[-1] in ". " or len(name.encode()) > MAX_NAME_BYTES):
+        raise ValueError(f"group name: {name!r} is not a safe Zarr group name (expected one path "
+                         f"component of {''.join(sorted(_NAME_SAFE))!r} and %XX escapes, not "
+                         f"made of dots, not reserved; skelsimd.dask.dataset.group_name makes one)")
+    return name
+
+
+def _strip_suffix(base, readers):
     suffix = _suffix(base, readers)
     if suffix is not None and len(base) > len(suffix):
         return base[:-len(suffix)]
     return os.path.splitext(base)[0] or base
 
 
-def find_motion_files(source, readers=None):
-    """The motion files of ``source``, sorted: a directory (searched recursively for the
-    readers' suffixes, ``.bvh`` and ``.bvh.gz`` by default, case-insensitive), a file, a glob
-    pattern (``**`` recurses; every matching file is kept, so one of an unknown type is
-    reported as a failure rather than skipped) or a list of these.
-
-    Raises FileNotFoundError when a source names nothing.
-    """
+def clip_name(path, readers=None, root=None):
+    """The group name of a file: its path relative to ``root`` (default: its directory, so just
+    the file name) without the reader's suffix (``01_01.bvh.gz`` -> ``01_01``), or without its
+    last extension for an unknown type, escaped by :func:`group_name`. ``build_dataset`` names a
+    directory's files relative to that directory: ``mocap/batch01/131_01.bvh`` under
+    ``mocap/`` is the group ``batch01%2F131_01``."""
     readers = DEFAULT_READERS if readers is None else readers
+    path = os.fspath(path)
+    rel = os.path.basename(path) if root is None else os.path.relpath(path, os.fspath(root))
+    head, base = os.path.split(rel)
+    stem = _strip_suffix(base, readers)
+    return group_name(os.path.join(head, stem) if head else stem)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Found:
+    """A motion file and the root its group name is relative to."""
+    path: str
+    root: str
+
+
+def _walk(source, readers, problems):
+    """The motion files below the directory ``source``: symbolic links to directories are
+    followed (a link back into a directory already being walked is reported, not followed);
+    directories that cannot be read are reported. ``problems`` gets (path, message) pairs."""
+    found = []
+    seen = set()
+
+    def walk(d, stack):
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append((d, f"directory not read: {exc.strerror or exc}"))
+            return
+        for e in entries:
+            try:
+                is_dir = e.is_dir(follow_symlinks=True)
+                is_file = not is_dir and e.is_file(follow_symlinks=True)
+            except OSError as exc:
+                problems.append((e.path, f"not read: {exc.strerror or exc}"))
+                continue
+            if is_dir:
+                real = os.path.realpath(e.path)
+                if real in stack:
+                    problems.append((e.path, "directory not followed: a link back into "
+                                             f"{real}, which is being read (a cycle)"))
+                    continue
+                if e.is_symlink() and real in seen:
+                    problems.append((e.path, f"directory not followed: a link to {real}, "
+                                             "which was read already"))
+                    continue
+                seen.add(real)
+                walk(e.path, stack | {real})
+            elif is_file and _suffix(e.name, readers) is not None:
+                found.append(e.path)
+            elif not is_file and not e.is_symlink() and _suffix(e.name, readers) is not None:
+                problems.append((e.path, "not a regular file"))
+            elif e.is_symlink() and not os.path.exists(e.path) and _suffix(e.name, readers):
+                problems.append((e.path, "a broken symbolic link"))
+
+    real = os.path.realpath(source)
+    seen.add(real)
+    walk(source, frozenset([real]))
+    return found
+
+
+def _discover(source, readers):
+    """([_Found], [(path, problem)]) of ``source`` (see :func:`find_motion_files`)."""
     if isinstance(source, (list, tuple)):
-        out = []
+        out, problems = [], []
         for s in source:
-            out += find_motion_files(s, readers)
-        return out
+            f, p = _discover(s, readers)
+            out += f
+            problems += p
+        return out, problems
     source = os.fspath(source)
+    problems = []
     if os.path.isdir(source):
-        found = []
-        for root, dirs, files in os.walk(source):
-            dirs.sort()
-            found += [os.path.join(root, f) for f in files if _suffix(f, readers) is not None]
-        return sorted(found)
+        return [_Found(p, source) for p in sorted(_walk(source, readers, problems))], problems
     if os.path.isfile(source):
-        return [source]
+        return [_Found(source, os.path.dirname(source))], problems
     matches = sorted(p for p in glob.glob(source, recursive=True) if os.path.isfile(p))
     if not matches:
         raise FileNotFoundError(f"{source}: no such file or directory, and no file matches it "
                                 f"as a glob pattern")
-    return matches
+    base = os.path.dirname(matches[0]) if len(matches) == 1 else \
+        os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in matches])
+    if len(matches) > 1 and not os.path.isabs(source):
+        base = os.path.relpath(base)
+    return [_Found(p, base) for p in matches], problems
+
+
+def find_motion_files(source, readers=None):
+    """The motion files of ``source``, sorted: a directory (searched recursively for the
+    readers' suffixes, ``.bvh`` and ``.bvh.gz`` by default, case-insensitive; symbolic links to
+    directories are followed unless they lead back into a directory being read), a file, a glob
+    pattern (``**`` recurses; every matching file is kept, so one of an unknown type is
+    reported as a failure rather than skipped) or a list of these.
+
+    Raises FileNotFoundError when a source names nothing. Directories that cannot be read are
+    not silently skipped by :func:`build_dataset`: it reports each as a failure.
+    """
+    readers = DEFAULT_READERS if readers is None else readers
+    return [f.path for f in _discover(source, readers)[0]]
 
 
 # --- per clip ------------------------------------------------------------------------------------
@@ -533,8 +686,9 @@ async def _write_clip_async(target, item, chunk_frames):
     from zarr.core.buffer import default_buffer_prototype
     from zarr.storage import MemoryStore
 
-    name = item.name
-    if await target.exists(f"{name}/zarr.json"):
+    name = check_group_name(item.name)
+    existing = [k async for k in target.list_prefix(f"{name}/")]
+    if existing:
         raise ValueError(f"a group named {name!r} already exists in the store")
     attrs, arrays = _clip_layout(item, chunk_frames)
     mem = MemoryStore()
@@ -548,19 +702,42 @@ async def _write_clip_async(target, item, chunk_frames):
     proto = default_buffer_prototype()
     keys = [k async for k in mem.list()]
     body = [k for k in keys if k != "zarr.json"]
+    written = []
+
+    async def put(key, value):
+        written.append(key)     # before the write: a partly written file is removed too
+        await target.set(key, value)
+
     try:
         values = await asyncio.gather(*(mem.get(k, prototype=proto) for k in keys))
         files = dict(zip(keys, values))
-        await asyncio.gather(*(target.set(f"{name}/{k}", files[k]) for k in body))
-        await target.set(f"{name}/zarr.json", files["zarr.json"])
+        await asyncio.gather(*(put(f"{name}/{k}", files[k]) for k in body))
+        await put(f"{name}/zarr.json", files["zarr.json"])
     except BaseException:
-        try:
-            await target.delete_dir(name)
-        except Exception:
-            pass
+        # Remove exactly the files this write created (never a directory as a whole: the
+        # name was checked to be one component, and nothing else was there before).
+        for key in written:
+            try:
+                await target.delete(key)
+            except Exception:
+                pass
+        _remove_empty_dirs(target, name)
         raise
     clip = item.clip
     return ClipSummary(name, item.path, clip.frames, len(clip.skeleton), clip.fps)
+
+
+def _remove_empty_dirs(target, name):
+    """After a failed write into a local store: remove the group's directories left empty."""
+    root = getattr(target, "root", None)
+    if root is None:
+        return
+    top = os.path.join(os.fspath(root), name)
+    for d, _, _ in sorted(os.walk(top), key=lambda w: -len(w[0])):
+        try:
+            os.rmdir(d)     # only empty directories
+        except OSError:
+            pass
 
 
 async def _write_items_async(store, items, chunk_frames):
@@ -591,19 +768,26 @@ def write_clip(store, item, chunk_frames=4096):
 
 # --- the bag -------------------------------------------------------------------------------------
 
-def _named(paths, readers):
-    """(name, path) per file; a repeated name makes a ClipFailure of the later file."""
+def _named(found, readers, problems=()):
+    """(name, path) per file, named by its path relative to its root; a name that cannot be
+    made, or that is taken (compared case-insensitively: macOS and Windows file systems fold
+    case), makes a ClipFailure of the later file. ``problems`` (directories not read, links not
+    followed) come first as failures of the stage "find"."""
+    out = [ClipFailure(path, "", "find", message) for path, message in problems]
     seen = {}
-    out = []
-    for path in paths:
-        path = os.fspath(path)
-        name = clip_name(path, readers)
-        if name in seen:
-            out.append(ClipFailure(path, name, "name", f"the group name {name!r} is taken by "
-                                                       f"{seen[name]} (same file stem)"))
+    for f in found:
+        try:
+            name = clip_name(f.path, readers, root=f.root)
+        except ValueError as exc:
+            out.append(ClipFailure(f.path, "", "name", str(exc)))
+            continue
+        key = name.lower()
+        if key in seen:
+            out.append(ClipFailure(f.path, name, "name", f"the group name {name!r} is taken by "
+                                                         f"{seen[key]}"))
         else:
-            seen[name] = path
-            out.append((name, path))
+            seen[key] = f.path
+            out.append((name, f.path))
     return out
 
 
@@ -625,7 +809,8 @@ def read_clips(source, *, readers=None, partition_size=None):
     the order of the files. ``partition_size`` clips per partition (default: 1 per clip for up
     to 255 files, up to 8 for thousands)."""
     readers = DEFAULT_READERS if readers is None else dict(readers)
-    entries = _named(find_motion_files(source, readers), readers)
+    found, problems = _discover(source, readers)
+    entries = _named(found, readers, problems)
     if not entries:
         raise FileNotFoundError(f"{source}: no motion files ({', '.join(sorted(readers))})")
     size = partition_size or default_partition_size(len(entries))
@@ -735,8 +920,10 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
     ----------
     source : path, glob pattern or list of them (see :func:`find_motion_files`)
     store : str or os.PathLike
-        The Zarr store to create (a directory path, or a URL the workers reach). An existing
-        store is a FileExistsError unless ``overwrite=True``, which replaces it.
+        The Zarr store to create (a directory path, or a URL the workers reach; an empty
+        directory is used as it is). An existing Zarr store is a FileExistsError unless
+        ``overwrite=True``, which replaces it; anything else there (a file, a directory that is
+        not a Zarr store) is never removed, overwrite or not: FileExistsError.
     steps : list of callables, default :func:`default_steps` (positions and root features)
         Per-clip work, in order (see the module docstring); ``positions`` are always written.
     scheduler : "processes" (default), "threads", "sync", a ``dask.distributed.Client``, or the
@@ -753,18 +940,14 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
     readers = DEFAULT_READERS if readers is None else dict(readers)
     steps = default_steps() if steps is None else list(steps)
     store = _store_path(store)
-    entries = _named(find_motion_files(source, readers), readers)
-    if not entries:
+    found, problems = _discover(source, readers)
+    entries = _named(found, readers, problems)
+    if not found:
         raise FileNotFoundError(f"{source}: no motion files ({', '.join(sorted(readers))})")
 
     import zarr
-    from zarr.errors import ContainsArrayError, ContainsGroupError
 
-    try:
-        root = zarr.open_group(store, mode="w" if overwrite else "w-")
-    except (ContainsGroupError, ContainsArrayError, FileExistsError):
-        raise FileExistsError(f"{store}: already exists (overwrite=True or --overwrite replaces "
-                              f"it)") from None
+    root = zarr.open_group(store, mode=_prepare_store(store, overwrite))
     root.attrs.update({"skelsimd_version": __version__, "steps": [repr(s) for s in steps]})
 
     size = partition_size or default_partition_size(len(entries))
@@ -787,6 +970,36 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
                        "failed": [{"path": f.path, "stage": f.stage, "error": f.error}
                                   for f in failed]})
     return DatasetReport(str(store), written, failed, time.perf_counter() - t0)
+
+
+def _is_zarr_store(path):
+    """True for a directory holding a Zarr group or array (format 3 or 2) at its root."""
+    return any(os.path.isfile(os.path.join(path, f)) for f in ("zarr.json", ".zgroup", ".zarray"))
+
+
+def _prepare_store(store, overwrite):
+    """Check that ``store`` can be created, and with ``overwrite`` remove an existing Zarr store
+    there. Anything that is not a Zarr store (a file, a non-empty directory without Zarr
+    metadata) is never removed: FileExistsError. Returns the mode to open the root group with."""
+    if not isinstance(store, str) or "://" in store:
+        return "w" if overwrite else "w-"   # a URL or a store object: zarr's own rules
+    if not os.path.lexists(store):
+        return "w-"
+    if os.path.islink(store) or not os.path.isdir(store):
+        raise FileExistsError(f"{store}: exists and is not a directory (a file or link is never "
+                              f"replaced; remove it or choose another --out)")
+    if not any(os.scandir(store)):
+        return "w-"     # an empty directory: used as it is
+    if not _is_zarr_store(store):
+        only = " (--overwrite replaces only a Zarr store)" if overwrite else ""
+        raise FileExistsError(f"{store}: is a non-empty directory that is not a Zarr store; it "
+                              f"is never replaced{only}: choose another --out")
+    if not overwrite:
+        raise FileExistsError(f"{store}: a Zarr store already exists there (overwrite=True or "
+                              f"--overwrite replaces it)")
+    import shutil
+    shutil.rmtree(store)
+    return "w-"
 
 
 def _run(bag, parts, scheduler, workers, bar):
