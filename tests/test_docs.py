@@ -54,11 +54,14 @@ def test_page_examples_run(path, tmp_path, monkeypatch):
                     f"{len(blocks) - len(needs_dask)} ran")
 
 
-DOCTEST_MODULES = ["skelsimd.bounds"]
+DOCTEST_MODULES = ["skelsimd.bounds", "skelsimd.dask.dataset"]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)
 def test_docstring_examples(name):
+    if name.startswith("skelsimd.dask"):
+        pytest.importorskip("dask.bag")
+        pytest.importorskip("zarr")
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0, result
 
