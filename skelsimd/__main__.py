@@ -188,7 +188,7 @@ def cmd_info(args):
 
 
 def cmd_compress(args):
-    from .bvh import load_bvh
+    from .io.bvh import load_bvh
     from .compress import compress
 
     try:
@@ -212,7 +212,7 @@ def cmd_compress(args):
 
 
 def cmd_decompress(args):
-    from .bvh import save_bvh
+    from .io.bvh import save_bvh
     from .compress import CompressedClip
 
     try:

@@ -1,26 +1,6 @@
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal, overload
+from .clip import Clip
+from .skeleton import mirror_pairs as mirror_pairs
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
-from typing_extensions import Self
-
-from ._typing import Axis, BlendMethod, Float32Array
-from .skeleton import Skeleton
+ClipEditing = Clip
 
 __all__ = ["ClipEditing", "mirror_pairs"]
-
-def mirror_pairs(skeleton_or_names: Skeleton | Sequence[str]) -> list[tuple[int, int]]: ...
-
-class ClipEditing:
-    def __getitem__(self, key: slice) -> Self: ...
-    def sample(self, t: ArrayLike, *, loop: bool = False,
-               method: BlendMethod = "fast") -> Float32Array: ...
-    def resample(self, fps: float, *, method: BlendMethod = "fast") -> Self: ...
-    def concatenate(self, *others: Self) -> Self: ...
-    def crossfade(self, other: Self, frames: int, *, curve: Literal["smooth", "linear"] = "smooth",
-                  align: bool = False, method: BlendMethod = "fast") -> Self: ...
-    def mirror(self, axis: Axis = "x",
-               pairs: Iterable[tuple[int | str, int | str]] | None = None) -> Self: ...
-    def root_motion(self, joint: int | str | None = None, *,
-                    heading: bool = True) -> tuple[Float32Array, Self]: ...

@@ -44,7 +44,7 @@ import zlib
 import numpy as np
 
 from . import _core
-from .bvh import Clip
+from .clip import Clip
 from .skeleton import Skeleton
 
 __all__ = ["compress", "clip_error", "CompressedClip"]

@@ -5,7 +5,7 @@ from typing_extensions import Self
 
 from . import _core
 from ._typing import BoolArray, Float64Array
-from .bvh import Clip
+from .clip import Clip
 from .skeleton import Skeleton
 
 __all__ = ["compress", "clip_error", "CompressedClip"]

@@ -20,8 +20,14 @@ import uuid
 
 import numpy as np
 
+from .joints import local_to_global
+from .qts import qts_local_to_global
+from .skeleton import mirror_pairs
+from .surface import Surface
+
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
-           "plot_clip", "plot_skeleton", "animate_clip", "VIEWS"]
+           "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
+           "surface_html", "plot_surface"]
 
 VIEWS = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
 _VIEW_NAMES = tuple(VIEWS) + ("perspective",)
@@ -447,31 +453,35 @@ class ClipPictures:
                             size=size)
 
     def _repr_html_(self):
-        skel = self.skeleton
-        orders = {}
-        for chans in self.channels:
-            o = "".join(c[0] for c in chans if c.endswith("rotation"))
-            if o:
-                orders[o] = orders.get(o, 0) + 1
-        rows = [("frames", f"{self.frames} at {self.fps:.6g} fps ({self.duration:.3f} s)"),
-                ("joints", _names_preview(skel)),
-                ("local", f"QTS {self.local.shape} float32, {self.local.nbytes / 1e6:.2f} MB")]
-        if orders:
-            rows.append(("rotation orders", ", ".join(f"{o} \u00d7 {n}" for o, n in
-                                                      sorted(orders.items(), key=lambda x: -x[1]))))
-        if self.frames:
-            r = self.local[:, skel.roots[0], 4:7].astype(np.float64)
-            travel = float(np.linalg.norm(np.diff(r[:, [0, 2]], axis=0), axis=1).sum())
-            rows.append(("root", f"{skel.names[skel.roots[0]]!s}: travels {travel:.4g} on the "
-                                 f"ground, height {r[:, 1].min():.4g} to {r[:, 1].max():.4g}"))
-        return _table("Clip", rows)
+        return clip_html(self)
+
+
+def clip_html(clip):
+    """The HTML summary table notebooks show for a :class:`skelsimd.Clip`."""
+    skel = clip.skeleton
+    orders = {}
+    for chans in clip.channels:
+        o = "".join(c[0] for c in chans if c.endswith("rotation"))
+        if o:
+            orders[o] = orders.get(o, 0) + 1
+    rows = [("frames", f"{clip.frames} at {clip.fps:.6g} fps ({clip.duration:.3f} s)"),
+            ("joints", _names_preview(skel)),
+            ("local", f"QTS {clip.local.shape} float32, {clip.local.nbytes / 1e6:.2f} MB")]
+    if orders:
+        rows.append(("rotation orders", ", ".join(f"{o} \u00d7 {n}" for o, n in
+                                                  sorted(orders.items(), key=lambda x: -x[1]))))
+    if clip.frames:
+        r = clip.local[:, skel.roots[0], 4:7].astype(np.float64)
+        travel = float(np.linalg.norm(np.diff(r[:, [0, 2]], axis=0), axis=1).sum())
+        rows.append(("root", f"{skel.names[skel.roots[0]]!s}: travels {travel:.4g} on the "
+                             f"ground, height {r[:, 1].min():.4g} to {r[:, 1].max():.4g}"))
+    return _table("Clip", rows)
+
 
 
 # --- skeletons ------------------------------------------------------------------------------------------
 
 def _rest_positions(skeleton):
-    from .joints import local_to_global
-    from .qts import qts_local_to_global
     rest = skeleton.rest
     if rest is None:
         return None
@@ -560,19 +570,24 @@ class SkeletonPictures:
         return plot_skeleton(self, ax, labels=labels, view=view, color=color)
 
     def _repr_html_(self):
-        from .clip_edit import mirror_pairs
-        depth = int(self.depth.max(initial=0))
-        roots = ", ".join(self.names[r] for r in self.roots[:4]) + (
-            ", ..." if len(self.roots) > 4 else "")
-        rest = self.rest
-        rows = [("joints", _names_preview(self)),
-                ("roots", f"{len(self.roots)}: {roots}"),
-                ("depth", f"{depth} ({'depth-first' if self.is_depth_first else 'not depth-first'}"
-                          " order)"),
-                ("rest pose", "none" if rest is None else
-                 ("QTS (J, 8)" if rest.ndim == 2 else "joint matrices (J, 3, 4)")),
-                ("left/right pairs", str(len(mirror_pairs(self))))]
-        return _table("Skeleton", rows)
+        return skeleton_html(self)
+
+
+def skeleton_html(skeleton):
+    """The HTML summary table notebooks show for a :class:`skelsimd.Skeleton`."""
+    depth = int(skeleton.depth.max(initial=0))
+    roots = ", ".join(skeleton.names[r] for r in skeleton.roots[:4]) + (
+        ", ..." if len(skeleton.roots) > 4 else "")
+    rest = skeleton.rest
+    rows = [("joints", _names_preview(skeleton)),
+            ("roots", f"{len(skeleton.roots)}: {roots}"),
+            ("depth", f"{depth} ({'depth-first' if skeleton.is_depth_first else 'not depth-first'}"
+                      " order)"),
+            ("rest pose", "none" if rest is None else
+             ("QTS (J, 8)" if rest.ndim == 2 else "joint matrices (J, 3, 4)")),
+            ("left/right pairs", str(len(mirror_pairs(skeleton))))]
+    return _table("Skeleton", rows)
+
 
 
 # --- surfaces ----------------------------------------------------------------------------------------
@@ -581,20 +596,79 @@ class SurfacePictures:
     """The notebook summary of :class:`skelsimd.Surface` (``plot`` is the Surface's own)."""
 
     def _repr_html_(self):
-        p = self.positions
-        pinned = int(np.count_nonzero(self.pinned))
-        mass = self.mass
-        rows = [("grid", f"{self.rows} \u00d7 {self.cols} ({self.topology}), "
-                         f"{self.spring_count} springs"),
-                ("model", f"{self.model}, elasticity {self.elasticity:.4g}, damping "
-                          f"{self.damping:.4g}"),
-                ("mass", f"{mass:.4g}" if np.isscalar(mass) else
-                 f"per vertex, {float(np.min(mass)):.4g} to {float(np.max(mass)):.4g}"),
-                ("max stable dt", f"{self.max_stable_dt:.4g}"),
-                ("pinned", f"{pinned} of {self.rows * self.cols} vertices"),
-                ("extent", ", ".join(f"{_LABELS[k]} {float(p[k].min()):.4g} to "
-                                     f"{float(p[k].max()):.4g}" for k in range(3)))]
-        return _table("Surface", rows)
+        return surface_html(self)
+
+
+def surface_html(surface):
+    """The HTML summary table notebooks show for a :class:`skelsimd.Surface`."""
+    p = surface.positions
+    pinned = int(np.count_nonzero(surface.pinned))
+    mass = surface.mass
+    rows = [("grid", f"{surface.rows} \u00d7 {surface.cols} ({surface.topology}), "
+                     f"{surface.spring_count} springs"),
+            ("model", f"{surface.model}, elasticity {surface.elasticity:.4g}, damping "
+                      f"{surface.damping:.4g}"),
+            ("mass", f"{mass:.4g}" if np.isscalar(mass) else
+             f"per vertex, {float(np.min(mass)):.4g} to {float(np.max(mass)):.4g}"),
+            ("max stable dt", f"{surface.max_stable_dt:.4g}"),
+            ("pinned", f"{pinned} of {surface.rows * surface.cols} vertices"),
+            ("extent", ", ".join(f"{_LABELS[k]} {float(p[k].min()):.4g} to "
+                                 f"{float(p[k].max()):.4g}" for k in range(3)))]
+    return _table("Surface", rows)
+
+
+
+# --- surfaces: the 3-D mesh ------------------------------------------------------------------------
+
+def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
+    """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh.
+
+    matplotlib is imported only when this is called (NumPy stays the only runtime dependency;
+    install the ``bench`` extra). ``color_by``: ``"y"`` (height), ``"speed"`` or None. Extra
+    keywords go to ``plot_surface``. The axes' y axis is drawn vertical (y is up). Returns the
+    axes. With ``ax=None`` they are on a new ``matplotlib.figure.Figure`` (``ax.figure``), not
+    registered with pyplot, so nothing stays alive after the caller drops it (save it with
+    ``ax.figure.savefig``; it shows itself in Jupyter).
+    """
+    import matplotlib
+    from matplotlib import colors
+
+    if isinstance(surface, Surface):
+        P = np.asarray(surface.positions, np.float64)
+        V = np.asarray(surface.velocities, np.float64)
+        wrap = surface.topology == "cylinder"
+    else:
+        P = np.asarray(surface, np.float64)
+        V = np.zeros_like(P)
+        wrap = False
+    if P.ndim != 3 or P.shape[0] != 3:
+        raise ValueError(f"surface: expected a Surface or positions (3, rows, cols), got {P.shape}")
+    if wrap:   # close the cylinder
+        P = np.concatenate([P, P[:, :, :1]], axis=2)
+        V = np.concatenate([V, V[:, :, :1]], axis=2)
+    if ax is None:
+        fig = _new_figure(6, 5)   # not registered with pyplot, like every skelsimd figure
+        ax = fig.add_subplot(projection="3d")
+    facecolors = None
+    if color_by is not None:
+        if color_by == "y":
+            value = P[1]
+        elif color_by == "speed":
+            value = np.sqrt((V * V).sum(axis=0))
+        else:
+            raise ValueError(f"color_by: expected 'y', 'speed' or None, got {color_by!r}")
+        norm = colors.Normalize(vmin=value.min(), vmax=value.max() if value.max() > value.min() else value.min() + 1)
+        facecolors = matplotlib.colormaps[cmap](norm(value))
+    # matplotlib's 3-D axes have z vertical: draw (x, z, y).
+    edges = P.shape[1] * P.shape[2] <= 2500          # draw the grid lines of small grids only
+    options = dict(rstride=1, cstride=1, linewidth=0.2 if edges else 0.0,
+                   edgecolor="k" if edges else "none", shade=facecolors is None)
+    options.update(kwargs)
+    ax.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
+    ax.set_xlabel("x")
+    ax.set_ylabel("z")
+    ax.set_zlabel("y (up)")
+    return ax
 
 
 # --- HTML tables ---------------------------------------------------------------------------------------

@@ -7,11 +7,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from .bvh import Clip
+from .clip import Clip
 from .skeleton import Skeleton
+from .surface import Surface, plot_surface as plot_surface
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
-           "plot_clip", "plot_skeleton", "animate_clip", "VIEWS"]
+           "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
+           "surface_html", "plot_surface"]
 
 VIEWS: dict[str, tuple[int, int]]
 
@@ -63,3 +65,7 @@ class SkeletonPictures:
 
 class SurfacePictures:
     def _repr_html_(self) -> str: ...
+
+def clip_html(clip: Clip) -> str: ...
+def skeleton_html(skeleton: Skeleton) -> str: ...
+def surface_html(surface: Surface) -> str: ...

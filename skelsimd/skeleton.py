@@ -23,13 +23,13 @@ between the orders. Both return the permutation to apply to pose arrays and its 
     glob = skelsimd.local_to_global(local2, skel2)[..., inverse, :, :]   # back to the old order
 """
 import difflib
+import re
 
 import numpy as np
 
 from . import _core
-from .plotting import SkeletonPictures
 
-__all__ = ["Skeleton", "ORDERS"]
+__all__ = ["Skeleton", "ORDERS", "mirror_pairs"]
 
 ORDERS = ("depth-first", "breadth-first")
 
@@ -126,7 +126,7 @@ def _label(j, names):
     return f"{j} ({names[j]!r})" if names is not None else str(j)
 
 
-class Skeleton(SkeletonPictures, _core.SkeletonBase):
+class Skeleton(_core.SkeletonBase):
     """A joint hierarchy, validated once, with everything kernels and users need from it.
 
     Parameters
@@ -498,3 +498,82 @@ class Skeleton(SkeletonPictures, _core.SkeletonBase):
             raise ValueError(f"mask: expected a 1-D boolean array, got shape {m.shape}")
         edges = np.flatnonzero(np.diff(np.concatenate(([False], m, [False])).astype(np.int8)))
         return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+    # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
+
+    def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
+        """The rest pose as a stick figure (or the hierarchy as a tree without a rest pose);
+        see :func:`skelsimd.plotting.plot_skeleton`."""
+        from .plotting import plot_skeleton
+        return plot_skeleton(self, ax, labels=labels, view=view, color=color)
+
+    def _repr_html_(self):
+        from .plotting import skeleton_html
+        return skeleton_html(self)
+
+
+# --- left/right names ----------------------------------------------------------------------------
+
+def _swap_case(found, replacement):
+    """`replacement` written in the letter case of `found` (Left -> Right, LEFT -> RIGHT)."""
+    if found.isupper():
+        return replacement.upper()
+    if found[:1].isupper():
+        return replacement[:1].upper() + replacement[1:].lower()
+    return replacement.lower()
+
+
+_WORD = re.compile(r"left|right", re.IGNORECASE)
+# A lone L / R: at the start or after a separator, and followed by the end, a separator, an
+# uppercase letter or a digit (LHipJoint, L_Hip, hip_l, upper_arm.L, Bip01 L Thigh, mixamo:L...);
+# or an uppercase L / R ending a camel-case name (ThighL).
+_LETTER = re.compile(r"(?:(?<=^)|(?<=[_.\-: |]))[LlRr](?=$|[^a-z])|(?<=[a-z])[LR]$")
+# A lowercase l / r starting a lowercase name (lhand, rfoot): tried last.
+_PREFIX = re.compile(r"^[lr](?=[a-z])")
+
+
+def _mirror_candidates(name):
+    """(name of the other side's joint, whether `name` is the left one) for every rule that
+    applies to `name`, most specific rule first."""
+    out = []
+    for m in _WORD.finditer(name):
+        is_left = m.group().lower() == "left"
+        other = "right" if is_left else "left"
+        out.append((name[:m.start()] + _swap_case(m.group(), other) + name[m.end():], is_left))
+    for rule in (_LETTER, _PREFIX):
+        for m in rule.finditer(name):
+            c = m.group()
+            swapped = {"l": "r", "r": "l", "L": "R", "R": "L"}[c]
+            out.append((name[:m.start()] + swapped + name[m.end():], c in "lL"))
+    return out
+
+
+def mirror_pairs(skeleton_or_names):
+    """Left/right joint pairs found from the joint names, as a list of ``(left, right)`` index
+    pairs (the joint whose name has Left / L / l first).
+
+    A joint's counterpart is the first existing name among: ``Left`` <-> ``Right`` anywhere in
+    the name (any case: ``LeftArm``, ``left_arm``, ``mixamorig:LeftArm``); a lone ``L`` / ``R``
+    at the start or after a separator (``_ . - : |`` or a space) followed by the end, a
+    separator, an uppercase letter or a digit (``LHipJoint``, ``L_Hip``, ``hip_l``,
+    ``upper_arm.L``, ``Bip01 L Thigh``) or an uppercase ``L`` / ``R`` ending a camel-case name
+    (``ThighL``); a lowercase ``l`` / ``r`` prefix of a lowercase name (``lhand`` / ``rhand``).
+    Pairs must be mutual; joints without a counterpart (the spine, the head) are their own
+    mirror.
+    """
+    names = list(getattr(skeleton_or_names, "names", skeleton_or_names))
+    index = {}
+    for j, name in enumerate(names):
+        index.setdefault(name, j)
+    partner = {}
+    for j, name in enumerate(names):
+        for cand, is_left in _mirror_candidates(name):
+            k = index.get(cand)
+            if k is not None and k != j:
+                partner[j] = (k, is_left)
+                break
+    pairs = []
+    for j, (k, is_left) in partner.items():
+        if j < k and partner.get(k, (None,))[0] == j:
+            pairs.append((j, k) if is_left else (k, j))
+    return sorted(pairs, key=min)

@@ -7,15 +7,20 @@ from typing_extensions import Self
 
 from . import _core
 from ._typing import BoolArray, Float32Array, Int32Array, Order
-from .plotting import SkeletonPictures
+from typing import Literal, overload
 
-__all__ = ["Skeleton", "ORDERS"]
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+__all__ = ["Skeleton", "ORDERS", "mirror_pairs"]
+
+_View = Literal["front", "side", "top", "perspective"]
 
 ORDERS: tuple[str, ...]
 
 _Joint = int | np.integer[Any] | str
 
-class Skeleton(SkeletonPictures, _core.SkeletonBase):
+class Skeleton(_core.SkeletonBase):
     def __init__(self, parents: ArrayLike, names: Sequence[str] | None = None,
                  rest: ArrayLike | None = None) -> None: ...
     @classmethod
@@ -59,3 +64,12 @@ class Skeleton(SkeletonPictures, _core.SkeletonBase):
              chains: Iterable[tuple[_Joint, _Joint]] = (), invert: bool = False) -> BoolArray: ...
     @staticmethod
     def mask_ranges(mask: ArrayLike) -> list[tuple[int, int]]: ...
+    @overload
+    def plot(self, ax: None = None, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure: ...
+    @overload
+    def plot(self, ax: Axes, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Axes: ...
+    def _repr_html_(self) -> str: ...
+
+def mirror_pairs(skeleton_or_names: Skeleton | Sequence[str]) -> list[tuple[int, int]]: ...

@@ -98,7 +98,6 @@ import numpy as np
 
 from . import _core
 from .alignment import empty_aligned
-from .plotting import SurfacePictures
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
@@ -184,7 +183,7 @@ def _vector3(x, name):
     return a
 
 
-class Surface(SurfacePictures):
+class Surface:
     """A spring-grid surface simulator (seed 001): water, cloth, rubber.
 
     Parameters
@@ -637,6 +636,10 @@ class Surface(SurfacePictures):
         return _core.surface_normals(self._buffer, self._rows, self._cols, self._plane,
                                      self._wrap, out)
 
+    def _repr_html_(self):
+        from .plotting import surface_html
+        return surface_html(self)
+
     def plot(self, ax=None, *, color_by="y", **kwargs):
         """Draw the surface with matplotlib (imported only now). See :func:`plot_surface`."""
         return plot_surface(self, ax=ax, color_by=color_by, **kwargs)
@@ -684,44 +687,5 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     registered with pyplot, so nothing stays alive after the caller drops it (save it with
     ``ax.figure.savefig``; it shows itself in Jupyter).
     """
-    import matplotlib
-    from matplotlib import colors
-
-    from .plotting import _new_figure
-
-    if isinstance(surface, Surface):
-        P = np.asarray(surface.positions, np.float64)
-        V = np.asarray(surface.velocities, np.float64)
-        wrap = surface.topology == "cylinder"
-    else:
-        P = np.asarray(surface, np.float64)
-        V = np.zeros_like(P)
-        wrap = False
-    if P.ndim != 3 or P.shape[0] != 3:
-        raise ValueError(f"surface: expected a Surface or positions (3, rows, cols), got {P.shape}")
-    if wrap:   # close the cylinder
-        P = np.concatenate([P, P[:, :, :1]], axis=2)
-        V = np.concatenate([V, V[:, :, :1]], axis=2)
-    if ax is None:
-        fig = _new_figure(6, 5)   # not registered with pyplot, like every skelsimd figure
-        ax = fig.add_subplot(projection="3d")
-    facecolors = None
-    if color_by is not None:
-        if color_by == "y":
-            value = P[1]
-        elif color_by == "speed":
-            value = np.sqrt((V * V).sum(axis=0))
-        else:
-            raise ValueError(f"color_by: expected 'y', 'speed' or None, got {color_by!r}")
-        norm = colors.Normalize(vmin=value.min(), vmax=value.max() if value.max() > value.min() else value.min() + 1)
-        facecolors = matplotlib.colormaps[cmap](norm(value))
-    # matplotlib's 3-D axes have z vertical: draw (x, z, y).
-    edges = P.shape[1] * P.shape[2] <= 2500          # draw the grid lines of small grids only
-    options = dict(rstride=1, cstride=1, linewidth=0.2 if edges else 0.0,
-                   edgecolor="k" if edges else "none", shade=facecolors is None)
-    options.update(kwargs)
-    ax.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
-    ax.set_xlabel("x")
-    ax.set_ylabel("z")
-    ax.set_zlabel("y (up)")
-    return ax
+    from .plotting import plot_surface as draw
+    return draw(surface, ax, color_by=color_by, cmap=cmap, **kwargs)

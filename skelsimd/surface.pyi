@@ -6,7 +6,6 @@ from numpy.typing import ArrayLike
 from typing_extensions import Self
 
 from ._typing import BoolArray, Float32Array, Float64Array
-from .plotting import SurfacePictures
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
@@ -21,7 +20,8 @@ _ColorBy = Literal["y", "speed"] | None
 def padded_plane_stride(n: int) -> int: ...
 def aliased_plane_stride(n: int) -> int: ...
 
-class Surface(SurfacePictures):
+class Surface:
+    def _repr_html_(self) -> str: ...
     def __init__(self, rows: int, cols: int, *, spacing: float = 1.0,
                  elasticity: float | None = None, damping: float | None = None,
                  mass: float | ArrayLike = 1.0, model: _Model = "offset",

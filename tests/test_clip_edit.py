@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import skelsimd as S
 from skelsimd import testing as T
-from skelsimd.clip_edit import mirror_pairs
+from skelsimd.skeleton import mirror_pairs
 from skelsimd.reference import blend as RB
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import quat as RQ

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from .. import data
-from ..bvh import load_bvh
+from ..io.bvh import load_bvh
 from ..compress import clip_error, compress
 from ..reference import compress as R
 from .core import Workload

@@ -12,7 +12,7 @@ from ..blend import blend_joints
 from ..qts import qts_local_to_global_matrix
 from ..reference.quat import qts_to_matrix_numpy32
 from .. import joints as J
-from ..bvh import _euler_quaternions, _make_continuous, load_bvh
+from ..io.bvh import _euler_quaternions, _make_continuous, load_bvh
 from ..reference import joints as RJ
 from ..reference import skeleton as RS
 from .core import Workload

@@ -80,7 +80,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from .. import __version__
 from ..blend import blend_joints
-from ..bvh import Clip, load_bvh
+from ..clip import Clip
+from ..io.bvh import load_bvh
+from ..io.skc import load_skc
 from ..qts import qts_local_to_global_matrix
 
 __all__ = [
@@ -92,15 +94,10 @@ __all__ = [
     "process_clip", "read_clips", "write_clips", "write_clip", "build_dataset",
 ]
 
-def load_compressed(path):
-    """Read a compressed clip file (``CompressedClip.to_bytes()``, as ``python -m skelsimd
-    compress`` writes it) and return its decompressed :class:`skelsimd.Clip`: the poses are
-    within the precision it was compressed to. A file that is not one, or is truncated or
-    altered, is a ValueError."""
-    from ..compress import CompressedClip
-
-    with open(path, "rb") as f:
-        return CompressedClip.from_bytes(f.read()).to_clip()
+def load_compressed(path, *, max_bytes=None):
+    """The decompressed :class:`skelsimd.Clip` of a compressed clip file (``.skc``); the same as
+    :func:`skelsimd.load_skc`, kept under this name for the dataset pipeline."""
+    return load_skc(path, max_bytes=max_bytes)
 
 
 #: Compressed clip files carry the suffix ``.skc`` (skelsimd clip) by convention.

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..bvh import Clip
+from ..clip import Clip
 
 __all__ = ["ClipItem", "ClipFailure", "ClipSummary", "DatasetReport", "Resample",
            "GlobalPositions", "RootFeatures", "Compress", "default_steps", "load_compressed",
@@ -22,7 +22,7 @@ _Bag = Any
 DEFAULT_READERS: dict[str, Callable[..., Clip]]
 COMPRESSED_SUFFIX: str
 
-def load_compressed(path: _Path) -> Clip: ...
+def load_compressed(path: _Path, *, max_bytes: int | None = None) -> Clip: ...
 
 @dataclass
 class ClipItem:

@@ -22,6 +22,6 @@ def example_path():
 
 def load_example(*, end_sites=False):
     """The embedded clip as a :class:`skelsimd.Clip` (``load_bvh(example_path())``)."""
-    from ..bvh import load_bvh
+    from ..io.bvh import load_bvh
 
     return load_bvh(example_path(), end_sites=end_sites)

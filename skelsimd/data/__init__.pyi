@@ -1,4 +1,4 @@
-from ..bvh import Clip
+from ..clip import Clip
 
 __all__ = ["EXAMPLE_BVH", "example_path", "load_example", "ORIGIN"]
 

@@ -1,0 +1,670 @@
+"""BVH motion capture import and export: ``load_bvh`` and ``save_bvh``.
+
+BVH (Biovision Hierarchy) files hold a joint hierarchy (OFFSETs and per-joint CHANNELS) and one
+line of channel values per frame. ``load_bvh`` turns a file into a :class:`Clip`: a
+:class:`~skelsimd.Skeleton` with names and offsets, the frame time, and the local poses as QTS
+joints ``(F, J, 8)`` float32 ``(qx, qy, qz, qw, tx, ty, tz, s)`` ready for the kernels.
+
+Conventions (as in the files: units are the file's units, angles in degrees)
+-------------------------------------------------------------------------
+* Joints keep the file's order, which is depth-first (parents before children, every subtree
+  contiguous); End Sites become leaf joints only with ``end_sites=True``.
+* Rotation channels compose in the order they are listed: ``Zrotation Xrotation Yrotation``
+  means ``R = Rz @ Rx @ Ry`` applied to column vectors (``q = qz * qx * qy``). Every joint has
+  its own order, and orders may differ within one file.
+* Translation: a joint's position channels replace the matching OFFSET components (root
+  joints, and the six-channel non-root joints some exporters write); the other components come
+  from the OFFSET. Scale is 1.
+* The local transform of a joint is ``[R | t]``, so ``global[j] = global[parent] @ local[j]``
+  gives joint positions in the file's units.
+* Quaternions are continuous across frames: each frame's quaternion is on the hemisphere of
+  the previous frame's (dot product >= 0); the first frame has ``qw >= 0``. Angles beyond
+  +-180 degrees and jumps between frames are therefore harmless.
+
+Real-world quirks handled (see tests/data): CRLF, LF and lone-CR line endings mixed in one file,
+tabs, trailing spaces, e-notation, ``-0.0``, ``Frame Time: .0083333``, ``Frames:<tab>455``,
+names with colons or spaces, End Sites with zero offsets, blank lines, several ROOTs,
+case-insensitive keywords, ``{`` on the keyword's line. Malformed files raise ValueError naming
+the line; nothing half-built is returned.
+
+Speed: the header is parsed in Python, the MOTION numbers by a C reader
+(``skelsimd._core._parse_motion``) and the Euler angles become quaternions in vectorised NumPy
+(float64, rounded once to float32): CMU 01_01.bvh (2 MB, 2752 frames x 31 joints) loads in
+about 15 ms here (``benchmarks/sweep_skeleton.py``).
+"""
+import gzip
+import operator
+import os
+import re
+import sys
+import warnings
+
+import numpy as np
+
+from .. import _core
+from ..bounds import fill_docstrings
+from ..qts import qts_local_to_global_matrix
+from ..clip import Clip
+from ..quat import qts_to_matrix
+from ..skeleton import Skeleton
+
+__all__ = ["load_bvh", "save_bvh", "rotation_to_euler"]
+
+_AXES = "XYZ"
+_CHANNEL_RE = re.compile(r"^([xyz])(position|rotation)$", re.IGNORECASE)
+_LINE_END_RE = re.compile(rb"\r\n|\r|\n")
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_WARNED_RENAMES = 10      # repeated names warned about one by one; the rest in one summary
+
+
+def _read_source(source):
+    """(bytes, label) from a path, a BVH text, bytes or a binary/text file object."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "<bytes>"
+    if hasattr(source, "read"):
+        data = source.read()
+        return (data.encode("utf-8") if isinstance(data, str) else bytes(data)), "<file>"
+    if isinstance(source, str) and ("\n" in source or "\r" in source
+                                    or source.lstrip().upper().startswith("HIERARCHY")):
+        return source.encode("utf-8"), "<text>"
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rb") as f:
+            return f.read(), str(path)
+    raise TypeError(f"path_or_text: expected a path, a BVH text, bytes or a file object, "
+                    f"got {type(source).__name__}")
+
+
+class _Lines:
+    """The lines of the header, one at a time, with their numbers and end offsets."""
+
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+        self.number = 0
+
+    def next(self):
+        """The next non-blank line as (number, tokens, text), or (number, None, '') at the end."""
+        data = self.data
+        while self.pos < len(data):
+            m = _LINE_END_RE.search(data, self.pos)
+            end = m.start() if m else len(data)
+            raw = data[self.pos:end]
+            self.pos = m.end() if m else len(data)
+            self.number += 1
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("latin-1")
+            text = text.strip()
+            if text:
+                return self.number, text.split(), text
+        return self.number + 1, None, ""
+
+
+def _fail(line, message):
+    raise ValueError(f"line {line}: {message}")
+
+
+def _numbers(line, tokens, count, what):
+    if len(tokens) != count:
+        _fail(line, f"expected {what} with {count} numbers, got {len(tokens)}: {' '.join(tokens)!r}")
+    try:
+        values = [float(t) for t in tokens]
+    except ValueError:
+        _fail(line, f"expected {what} with {count} numbers, got {' '.join(tokens)!r}")
+    if not all(np.isfinite(values)):
+        _fail(line, f"expected finite numbers in {what}, got {' '.join(tokens)!r}")
+    for token, v in zip(tokens, values):
+        if abs(v) > _FLOAT32_MAX:
+            _fail(line, f"{token!r} in {what} is beyond the float32 range")
+    return values
+
+
+class _Block:
+    """An open ROOT / JOINT / End Site block while the hierarchy is parsed."""
+    __slots__ = ("joint", "line", "end_site", "has_offset", "has_channels")
+
+    def __init__(self, joint, line, end_site):
+        self.joint = joint          # index in the joint table, or None (an End Site not kept)
+        self.line = line
+        self.end_site = end_site
+        self.has_offset = False
+        self.has_channels = False
+
+
+def _statement_block(stack, line, keyword, flag, scope):
+    """The open block an OFFSET / CHANNELS line belongs to, marked as having it (once)."""
+    if not stack:
+        _fail(line, f"'{keyword}' outside a joint")
+    block = stack[-1]
+    if getattr(block, flag):
+        _fail(line, f"a second '{keyword}' in one {scope}")
+    setattr(block, flag, True)
+    return block
+
+
+def _motion_header(lines, key, form, convert, valid, what):
+    """The value of the next line, which must read `key` (a regex) and a value."""
+    line, _, text = lines.next()
+    m = re.match(rf"^{key}\s*(\S+)$", text, re.IGNORECASE)
+    if not m:
+        _fail(line, f"expected {form}, got " + (repr(text) if text else "the end of the file"))
+    try:
+        value = convert(m.group(1))
+    except ValueError:
+        value = None
+    if value is None or not valid(value):
+        _fail(line, f"expected {what}, got {m.group(1)!r}")
+    return value
+
+
+def _unused_name(used, next_k, name, sep):
+    """The first of name<sep>2, name<sep>3, ... not in `used`. next_k remembers where the
+    previous search for this name stopped: names are never removed from `used`, so the
+    numbers before it are still taken, and n repeats of one name cost O(n), not O(n^2)."""
+    k = next_k.get((name, sep), 2)
+    while f"{name}{sep}{k}" in used:
+        k += 1
+    next_k[(name, sep)] = k + 1
+    return f"{name}{sep}{k}"
+
+
+def _parse_hierarchy(lines, end_sites):
+    """Parses HIERARCHY ... up to and including 'Frame Time:'. Returns the joint table (names,
+    parents, offsets, channels, is_end) and the frame count and frame time."""
+    names, parents, offsets, channels, is_end = [], [], [], [], []
+    line, tokens, _ = lines.next()
+    if tokens is None or tokens[0].upper() != "HIERARCHY":
+        _fail(line, "expected 'HIERARCHY' at the start of a BVH file, got "
+                    + (repr(" ".join(tokens)) if tokens else "the end of the file"))
+    stack = []             # open blocks
+    pending = None         # a block whose '{' is still to come
+    used = {}              # name -> joint index
+    next_k = {}            # (name, suffix form) -> the smallest k not yet tried for it
+    renamed = []           # (line, name, new name) of repeated names
+    while True:
+        line, tokens, text = lines.next()
+        if tokens is None:
+            if pending or stack:
+                opened = (pending or stack[-1]).line
+                _fail(line, f"unexpected end of file: the block opened at line {opened} is not closed")
+            _fail(line, "unexpected end of file: expected 'MOTION'")
+        key = tokens[0].upper()
+        if pending is not None:
+            if tokens != ["{"]:
+                _fail(line, f"expected '{{' to open the block of line {pending.line}, got {text!r}")
+            stack.append(pending)
+            pending = None
+            continue
+        is_site = key == "END" and len(tokens) >= 2 and tokens[1].upper().rstrip("{") == "SITE"
+        if key in ("ROOT", "JOINT") or is_site:
+            opens = text.endswith("{")
+            body = text[:-1].rstrip() if opens else text
+            if stack and stack[-1].end_site:
+                _fail(line, f"{tokens[0]!r} inside the End Site opened at line {stack[-1].line}")
+            if is_site:
+                if not stack:
+                    _fail(line, "'End Site' outside a joint")
+                parent = stack[-1].joint
+                joint = None
+                if end_sites:
+                    name = f"{names[parent]}_end"
+                    if name in used:
+                        name = _unused_name(used, next_k, name, "")
+                    joint = len(names)
+            else:
+                if key == "ROOT" and stack:
+                    _fail(line, "'ROOT' inside another joint (expected 'JOINT')")
+                if key == "JOINT" and not stack:
+                    _fail(line, "'JOINT' outside a ROOT")
+                parts = body.split(None, 1)
+                name = parts[1].strip() if len(parts) == 2 else ""
+                if not name:
+                    _fail(line, f"expected a joint name after {tokens[0]!r}")
+                if name in used:
+                    new = _unused_name(used, next_k, name, "#")
+                    if len(renamed) < _WARNED_RENAMES:
+                        warnings.warn(f"line {line}: joint name {name!r} repeats the name of joint "
+                                      f"{used[name]}; renamed {new}", stacklevel=4)
+                    renamed.append(line)
+                    name = new
+                parent = stack[-1].joint if stack else -1
+                joint = len(names)
+            if joint is not None:
+                used[name] = joint
+                names.append(name)
+                parents.append(parent)
+                offsets.append(None)
+                channels.append(())
+                is_end.append(is_site)
+            block = _Block(joint, line, is_site)
+            if opens:
+                stack.append(block)
+            else:
+                pending = block
+            continue
+        if key == "OFFSET":
+            block = _statement_block(stack, line, "OFFSET", "has_offset", "block")
+            values = _numbers(line, tokens[1:], 3, "OFFSET")
+            if block.joint is not None:
+                offsets[block.joint] = values
+            continue
+        if key == "CHANNELS":
+            block = _statement_block(stack, line, "CHANNELS", "has_channels", "joint")
+            if block.end_site:
+                _fail(line, "'CHANNELS' inside an End Site")
+            try:
+                count = int(tokens[1])
+            except (IndexError, ValueError):
+                _fail(line, f"expected 'CHANNELS <count> <names>', got {text!r}")
+            listed = tokens[2:]
+            if count != len(listed):
+                _fail(line, f"CHANNELS says {count} channels but lists {len(listed)}")
+            seen = []
+            for c in listed:
+                m = _CHANNEL_RE.match(c)
+                if not m:
+                    _fail(line, f"unknown channel {c!r}: expected Xposition, Yposition, Zposition, "
+                                "Xrotation, Yrotation or Zrotation")
+                norm = m.group(1).upper() + m.group(2).lower()
+                if norm in seen:
+                    _fail(line, f"channel {c!r} listed twice")
+                seen.append(norm)
+            channels[block.joint] = tuple(seen)
+            continue
+        if key.startswith("}"):
+            if tokens != ["}"]:
+                _fail(line, f"expected '}}' alone on its line, got {text!r}")
+            if not stack:
+                _fail(line, "'}' without an open block")
+            block = stack.pop()
+            if not block.has_offset:
+                _fail(line, f"the block opened at line {block.line} has no OFFSET")
+            continue
+        if key == "MOTION":
+            if stack:
+                _fail(line, f"'MOTION' inside the block opened at line {stack[-1].line} (missing '}}')")
+            if not names:
+                _fail(line, "'MOTION' before any ROOT")
+            if len(renamed) > _WARNED_RENAMES:
+                warnings.warn(f"lines {renamed[_WARNED_RENAMES]} to {renamed[-1]}: "
+                              f"{len(renamed) - _WARNED_RENAMES} more repeated joint names "
+                              "renamed with #k suffixes", stacklevel=4)
+            break
+        _fail(line, f"unexpected {text!r} in the HIERARCHY section")
+
+    frames = _motion_header(lines, r"frames\s*:", "'Frames: <count>'", int, lambda v: v >= 0,
+                            "a non-negative frame count")
+    lines.frames_line = lines.number
+    frame_time = _motion_header(lines, r"frame\s+time\s*:", "'Frame Time: <seconds>'", float,
+                                lambda v: v > 0 and np.isfinite(v), "a positive frame time in seconds")
+    return names, parents, offsets, channels, is_end, frames, frame_time
+
+
+def _rotate_by_axis(x, y, z, w, axis, s, c):
+    """Components of q * (s * e_axis + c), the product of q = (x, y, z, w) with the rotation
+    about one coordinate axis by the angle whose half has sine s and cosine c."""
+    if axis == "X":
+        return c * x + s * w, c * y + s * z, c * z - s * y, c * w - s * x
+    if axis == "Y":
+        return c * x - s * z, c * y + s * w, c * z + s * x, c * w - s * y
+    return c * x + s * y, c * y - s * x, c * z + s * w, c * w - s * z
+
+
+def _euler_quaternions(motion, channels, columns):
+    """Per-joint rotation quaternions (F, J, 4) float64 from the rotation channels (degrees),
+    composed in the listed order, vectorised over the joints that share an order."""
+    frames, n = motion.shape[0], len(channels)
+    q = np.zeros((frames, n, 4))
+    q[..., 3] = 1.0
+    groups = {}
+    for j, chans in enumerate(channels):
+        rot = [(c[0], columns[j] + k) for k, c in enumerate(chans) if c.endswith("rotation")]
+        if rot:
+            groups.setdefault("".join(a for a, _ in rot), []).append((j, [col for _, col in rot]))
+    for axes, members in groups.items():
+        joints = [j for j, _ in members]
+        cols = np.array([c for _, c in members]).T               # (k, G)
+        half = motion[:, cols] * (np.pi / 360.0)                 # (F, k, G): half angles
+        s, c = np.sin(half), np.cos(half)
+        x, y, z, w = s[:, 0] * 0, s[:, 0] * 0, s[:, 0] * 0, c[:, 0] * 0 + 1
+        x, y, z, w = _rotate_by_axis(x, y, z, w, axes[0], s[:, 0], c[:, 0])
+        for k in range(1, len(axes)):
+            x, y, z, w = _rotate_by_axis(x, y, z, w, axes[k], s[:, k], c[:, k])
+        for i, comp in enumerate((x, y, z, w)):
+            q[:, joints, i] = comp
+    return q
+
+
+def _make_continuous(q):
+    """Flip quaternion signs so that consecutive frames have a non-negative dot product, with
+    the first frame on the qw >= 0 hemisphere."""
+    if q.shape[0] == 0:
+        return q
+    sign = np.ones(q.shape[:2])
+    sign[0] = np.where(q[0, :, 3] < 0, -1.0, 1.0)
+    if q.shape[0] > 1:
+        dots = np.einsum("fjk,fjk->fj", q[1:], q[:-1])
+        sign[1:] = np.where(dots < 0, -1.0, 1.0)
+    return q * np.cumprod(sign, axis=0)[..., None]
+
+
+def _check_clip_size(data, line, frames, joints, max_bytes):
+    """ValueError unless the clip of `frames` x `joints` QTS joints (32 bytes each) fits
+    max_bytes (default: _CLIP_BYTES_PER_FILE_BYTE times the file's size, at least
+    _CLIP_BYTES_FLOOR): checked before the clip's arrays are allocated."""
+    if max_bytes is None:
+        max_bytes = max(_CLIP_BYTES_FLOOR, _CLIP_BYTES_PER_FILE_BYTE * len(data))
+    if frames * joints * 32 > max_bytes:
+        _fail(line, f"'Frames: {frames}' of {joints} joint{'s' if joints != 1 else ''} make a clip of {frames * joints * 32} "
+                    f"bytes, more than max_bytes = {max_bytes} (pass a larger max_bytes to load "
+                    "it)")
+
+
+# The default limit of a clip's size (load_bvh's max_bytes): 64 times the file's size, at least
+# 256 MiB. Real files need about 1 to 5 times (each frame's line holds 3 to 6 numbers per
+# joint); only files whose joints mostly lack channels describe much larger clips.
+_CLIP_BYTES_FLOOR = 256 << 20
+_CLIP_BYTES_PER_FILE_BYTE = 64
+
+
+def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
+    """Load a BVH motion capture file.
+
+    Parameters
+    ----------
+    path_or_text : str, os.PathLike, bytes or file object
+        A path (``.gz`` paths are decompressed), the text of a BVH file (a str containing a
+        line break or starting with ``HIERARCHY``), its bytes, or an open file.
+    end_sites : bool, default False
+        Also make every End Site a leaf joint named ``<parent>_end`` (identity rotation, its
+        OFFSET as translation).
+    max_bytes : int, optional
+        The largest clip (``frames * joints * 32`` bytes of ``clip.local``) to build; default
+        64 times the file's size, at least 256 MiB. A file declaring more frames than its
+        MOTION section holds is refused whatever the limit, and nothing larger than the file
+        is allocated before that is known.
+
+    Returns
+    -------
+    Clip
+        ``clip.skeleton`` (names, parents in the file's depth-first order, rest pose = OFFSETs
+        as QTS), ``clip.frame_time`` in seconds and ``clip.local``, the QTS local poses
+        ``(F, J, 8)`` float32 (see the module docstring for the conventions).
+
+    Raises
+    ------
+    ValueError
+        Malformed files, with the line number: unknown keywords or channels, missing or extra
+        numbers, non-numbers, values beyond float32, a frame count that does not match the
+        MOTION lines (or more frames than the file can hold, or a clip beyond ``max_bytes``),
+        unclosed blocks.
+    TypeError
+        ``path_or_text`` of another type.
+    """
+    data, _ = _read_source(path_or_text)
+    if data.startswith(b"\xef\xbb\xbf"):     # a UTF-8 byte order mark (Windows editors write one)
+        data = data[3:]
+    lines = _Lines(data)
+    names, parents, offsets, channels, is_end, frames, frame_time = _parse_hierarchy(lines, end_sites)
+    n = len(names)
+    counts = [len(c) for c in channels]
+    columns = np.concatenate(([0], np.cumsum(counts)))[:-1].astype(int).tolist()
+    total = int(sum(counts))
+    if frames > sys.maxsize:
+        _fail(lines.frames_line, f"'Frames: {frames}' is more frames than a file can hold")
+    # the reader allocates no more rows than the MOTION bytes can hold (see _parse_motion)
+    motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
+    _check_clip_size(data, lines.frames_line, frames, n, max_bytes)
+
+    offsets = np.asarray(offsets, dtype=np.float64).reshape(n, 3)
+    q = _make_continuous(_euler_quaternions(motion, channels, columns))
+    t = np.broadcast_to(offsets, (frames, n, 3)).copy()
+    for j, chans in enumerate(channels):
+        for k, c in enumerate(chans):
+            if c.endswith("position"):
+                t[:, j, _AXES.index(c[0])] = motion[:, columns[j] + k]
+    local = np.empty((frames, n, 8), dtype=np.float32)
+    local[..., :4] = q
+    local[..., 4:7] = t
+    local[..., 7] = 1.0
+    rest = np.zeros((n, 8), dtype=np.float32)
+    rest[:, 3] = 1.0
+    rest[:, 4:7] = offsets
+    rest[:, 7] = 1.0
+    skeleton = Skeleton(np.asarray(parents, dtype=np.int32), names, rest)
+    return Clip(skeleton, local, frame_time, channels=channels, end_site=is_end)
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+def _check_order_string(order):
+    if not isinstance(order, str) or sorted(order.upper()) != ["X", "Y", "Z"]:
+        raise ValueError(f"order: expected a permutation of 'XYZ' such as 'ZYX' or 'ZXY', got {order!r}")
+    return order.upper()
+
+
+def rotation_to_euler(r, order):
+    """Euler angles (radians, (..., 3), in the order's axis order) with
+    ``r = R_a(angles[0]) @ R_b(angles[1]) @ R_c(angles[2])`` for ``order = "abc"``.
+
+    The middle angle is in [-pi/2, pi/2]. At gimbal lock (cos of the middle angle < 1e-14) the
+    first angle takes the whole free rotation and the last one is 0 up to rounding. The angles
+    rebuild ``r`` to a few float64 ulps everywhere, also next to the lock."""
+    i, j, k = (_AXES.index(a) for a in order)
+    s = 1.0 if (j - i) % 3 == 1 else -1.0          # +1 for cyclic orders (XYZ, YZX, ZXY)
+    r = np.asarray(r, dtype=np.float64)
+    cos_b = np.hypot(r[..., i, i], r[..., i, j])
+    b = np.arctan2(s * r[..., i, k], cos_b)
+    a = np.arctan2(-s * r[..., j, k], r[..., k, k])
+    # Gimbal lock: when cos(b) is lost in rounding, r[j, k] and r[k, k] are noise and the first
+    # angle takes the free rotation (the last one then comes out 0). Treating a wider band as
+    # locked would cost an error of cos(b) (6e-10 at cos(b) = 6e-10); above 1e-14 the two
+    # angles are told apart well enough that the rebuilt matrix is exact to a few ulps.
+    locked = cos_b < 1e-14
+    if np.any(locked):
+        a = np.where(locked, np.arctan2(s * r[..., k, j], r[..., j, j]), a)
+    # The last angle from row j of R_a(a)^T @ r = R_b(b) @ R_c(c), whose entries have full
+    # magnitude, instead of from r[i, i] and r[i, j], which shrink with cos(b): near gimbal lock
+    # those lose digits (relative error eps / cos(b), 1.9e-9 at cos(b) = 2.6e-7) and the angles
+    # no longer rebuild r; this way c absorbs the error of a and r is rebuilt to a few eps.
+    cos_a, sin_a = np.cos(a), np.sin(a)
+    row_j = cos_a[..., None] * r[..., j, :] + s * sin_a[..., None] * r[..., k, :]
+    c = np.arctan2(s * row_j[..., i], row_j[..., j])
+    return np.stack([a, b, c], axis=-1)
+
+
+def _format_rows(values):
+    """Lines of '%.6f'-formatted numbers (values (F, C) float64)."""
+    if values.shape[1] == 0:
+        return "\n" * values.shape[0]
+    fmt = " ".join(["%.6f"] * values.shape[1]) + "\n"
+    return "".join(fmt % tuple(row) for row in values.tolist())
+
+
+
+def _rotation_matrices64(q):
+    """(..., 4) unit quaternions (x, y, z, w), float64 -> (..., 3, 3) float64 rotations (the
+    writer extracts Euler angles in float64 for the round trip's accuracy)."""
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+# Indentation stops growing below this depth, so the file of a deep chain stays linear in size.
+_MAX_INDENT = 32
+
+
+def _check_names_writable(names):
+    """ValueError naming the first joint name that a BVH file cannot hold so that load_bvh
+    reads it back: empty, with a line break, leading or trailing whitespace or a trailing '{',
+    or not encodable as UTF-8 (a lone surrogate)."""
+    for j, name in enumerate(names):
+        problem = None
+        if not name.strip():
+            problem = "an empty name"
+        elif "\n" in name or "\r" in name:
+            problem = "a line break"
+        elif name != name.strip():
+            problem = "leading or trailing whitespace"
+        elif name.endswith("{"):
+            problem = "a trailing '{'"
+        else:
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                problem = f"a character UTF-8 cannot encode ({exc.reason} at {exc.start})"
+        if problem:
+            raise ValueError(f"clip.skeleton.names[{j}] = {name!r}: a BVH joint name cannot hold "
+                             f"{problem}")
+
+
+def _joint_orders(clip, order):
+    """The rotation order of every joint: `order` for all, or with order=None each joint's
+    rotation channels as read (``clip.channels``), completed to three axes; "ZYX" for joints
+    without rotation channels."""
+    if order is not None:
+        return [_check_order_string(order)] * len(clip.skeleton)
+    orders = []
+    for j, chans in enumerate(clip.channels):
+        axes = "".join(c[:1].upper() for c in chans if c.lower().endswith("rotation"))
+        full = axes + "".join(a for a in "ZYX" if a not in axes)
+        if sorted(full) != ["X", "Y", "Z"]:
+            raise ValueError(f"clip.channels[{j}]: expected at most one Xrotation, Yrotation and "
+                             f"Zrotation channel, got {chans!r} (pass order= to choose one)")
+        orders.append(full)
+    return orders
+
+
+def save_bvh(clip, path, order=None):
+    """Write a clip as a BVH file.
+
+    Parameters
+    ----------
+    clip : Clip
+    path : str, os.PathLike or text file object
+    order : str, optional
+        The rotation channel order of every joint: "ZYX" writes
+        ``Zrotation Yrotation Xrotation`` (``R = Rz @ Ry @ Rx``); any permutation of XYZ.
+        Default: each joint keeps the rotation order of the file it came from
+        (``clip.channels``; a joint with fewer than three rotation channels gets the missing
+        axes appended in ZYX order), and "ZYX" for joints without rotation channels.
+
+    Notes
+    -----
+    Root joints, and joints whose translation differs from their OFFSET in some frame, get
+    position channels (six channels in all); the others three rotation channels. OFFSETs are
+    the skeleton's rest translations (``rest[:, 4:7]`` for a QTS rest pose) or, without a rest
+    pose, the first frame's. Joints loaded as End Sites (``clip.end_site``) that are leaves
+    with constant poses are written as End Sites; other leaf joints get a zero-offset End Site
+    (the format wants one). Joints are written in depth-first order: a clip in another order
+    comes back in depth-first order. Angles are written with 6 decimals and unwrapped across
+    frames; a load -> save -> load round trip reproduces the global joint positions within
+    [bound:bvh.round_trip] of the clip's units (tested on the real clips).
+
+    Files are written as UTF-8. Raises ValueError when a scale lane differs from 1 (BVH has no
+    scale channels), for a bad ``order``, or for a joint name a BVH file cannot hold (empty, a
+    line break, leading or trailing whitespace, a trailing ``{``, not encodable as UTF-8).
+    """
+    if not isinstance(clip, Clip):
+        raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
+    orders = _joint_orders(clip, order)
+    _check_names_writable(clip.skeleton.names)
+    if not clip.skeleton.is_depth_first:
+        clip, perm, _ = clip.reorder("depth-first")
+        orders = [orders[i] for i in perm]
+    skel, local = clip.skeleton, clip.local
+    n, frames = len(skel), clip.frames
+    scale = local[..., 7]
+    if scale.size and np.abs(scale.astype(np.float64) - 1.0).max() > 1e-6:
+        bad = np.unravel_index(np.argmax(np.abs(scale - 1.0)), scale.shape)
+        raise ValueError(f"clip.local[..., 7]: BVH has no scale channels; expected scale 1, got "
+                         f"{scale[bad]} at frame {bad[0]}, joint {skel.names[bad[1]]!r}")
+    rest = skel.rest
+    if rest is not None and rest.shape == (n, 8):
+        offsets = rest[:, 4:7]
+    elif rest is not None:
+        offsets = rest[:, :, 3]
+    elif frames:
+        offsets = local[0, :, 4:7]
+    else:
+        offsets = np.zeros((n, 3), np.float32)
+    translation = local[..., 4:7]
+    moving = (translation != offsets).any(axis=(0, 2)) if frames else np.zeros(n, bool)
+    is_root = skel.parents < 0
+    identity = np.zeros(4, np.float32)
+    identity[3] = 1
+    as_end_site = (clip.end_site & ~is_root & ~moving
+                   & (np.bincount(skel.parents[~is_root], minlength=n) == 0))
+    if frames:
+        as_end_site &= (np.abs(local[..., :4] - identity).max(axis=(0, 2)) <= 1e-7) | \
+                       (np.abs(local[..., :4] + identity).max(axis=(0, 2)) <= 1e-7)
+
+    q = local[..., :4].astype(np.float64)
+    q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-300)
+    matrices = _rotation_matrices64(q)
+    angles = np.empty(q.shape[:-1] + (3,))                                   # (F, J, 3)
+    for o in set(orders):
+        joints = [j for j in range(n) if orders[j] == o]
+        angles[:, joints] = np.degrees(rotation_to_euler(matrices[:, joints], o))
+    if frames > 1:
+        angles = np.unwrap(angles, period=360.0, axis=0)
+
+    out = ["HIERARCHY"]
+    columns = []
+    children = [[] for _ in range(n)]
+    for j in range(n):
+        if not is_root[j]:
+            children[skel.parents[j]].append(j)
+
+    def fmt3(v):
+        return " ".join("%.6f" % x for x in v)
+
+    def write(j, indent):
+        """Opens joint j (or writes its End Site); True when a '}' must close it later."""
+        pad = "\t" * min(indent, _MAX_INDENT)
+        if as_end_site[j]:
+            out.extend([f"{pad}End Site", f"{pad}{{", f"{pad}\tOFFSET {fmt3(offsets[j])}", f"{pad}}}"])
+            return False
+        out.append(f"{pad}{'ROOT' if is_root[j] else 'JOINT'} {skel.names[j]}")
+        out.append(f"{pad}{{")
+        out.append(f"{pad}\tOFFSET {fmt3(offsets[j])}")
+        rot_names = " ".join(f"{a}rotation" for a in orders[j])
+        if is_root[j] or moving[j]:
+            out.append(f"{pad}\tCHANNELS 6 Xposition Yposition Zposition {rot_names}")
+            columns.append(translation[:, j].astype(np.float64))
+        else:
+            out.append(f"{pad}\tCHANNELS 3 {rot_names}")
+        columns.append(angles[:, j])
+        if not children[j]:
+            out.extend([f"{pad}\tEnd Site", f"{pad}\t{{", f"{pad}\t\tOFFSET 0.000000 0.000000 0.000000",
+                        f"{pad}\t}}"])
+        return True
+
+    # depth-first without recursion (hierarchies as deep as the joint count): an entry
+    # (j, indent) opens joint j, (~j, indent) closes it after its children
+    stack = [(int(r), 0) for r in np.flatnonzero(is_root)[::-1]]
+    while stack:
+        j, indent = stack.pop()
+        if j < 0:
+            out.append("\t" * min(indent, _MAX_INDENT) + "}")
+        elif write(j, indent):
+            stack.append((~j, indent))
+            stack.extend((c, indent + 1) for c in reversed(children[j]))
+    out.append("MOTION")
+    out.append(f"Frames: {frames}")
+    out.append(f"Frame Time: {clip.frame_time:.9g}")
+    values = np.concatenate(columns, axis=1) if columns else np.zeros((frames, 0))
+    text = "\n".join(out) + "\n" + _format_rows(values)
+    if hasattr(path, "write"):
+        path.write(text)
+    else:
+        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+
+
+fill_docstrings(globals())
