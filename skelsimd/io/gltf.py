@@ -95,6 +95,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import struct
 import urllib.parse
 import warnings
@@ -129,6 +130,9 @@ _MAX_RATE = 1000.0
 _DEFAULT_RATE = 30.0
 _MAX_JOINT_FRAMES = 1 << 24      # frames x joints of one clip (a 512 MB QTS array)
 _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, sparse) at most 64 MB
+_MAX_CHAIN_NODES = 1 << 22      # nodes in all the skins' folded chains
+_DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
+_DECODE_FLOOR = 1 << 26
 _CHUNK = 4096                    # frames evaluated at a time (bounds the float64 scratch)
 
 _COMPONENTS: dict[int, np.dtype[Any]] = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
@@ -239,6 +243,7 @@ class GltfAnimation:
     name: str
     channels: tuple[GltfChannel, ...]
     duration: float
+    by_node: dict[int, dict[str, GltfChannel]] = dataclasses.field(repr=False, default_factory=dict)
 
 
 class GltfClip(Clip):
@@ -407,7 +412,10 @@ def _get_numbers(d: Json, key: str, where: str, n: int, default: Any) -> F64:
     if (not isinstance(v, list) or len(v) != n
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
         raise ValueError(f"{where}.{key}: expected {n} numbers, got {v!r:.60}")
-    a = np.array(v, dtype=np.float64)
+    try:
+        a = np.array([float(x) for x in v], dtype=np.float64)
+    except OverflowError:
+        a = np.array([np.inf])
     if not np.isfinite(a).all():
         raise ValueError(f"{where}.{key}: expected finite numbers, got {v!r:.60}")
     return a
@@ -424,11 +432,16 @@ def _get_str(d: Json, key: str, where: str, default: str | None = None) -> str |
 
 class _Doc:
     node_objs: list[_Node]
+    preorder: list[int]
+    root_of: list[int]
+    chain_nodes: int = 0
+    spent: int = 0
 
     def __init__(self, path: Any) -> None:
         self.path = str(os.fsdecode(path))
         with open(self.path, "rb") as f:
             data = f.read()
+        self.file_bytes = len(data)
         self.directory = os.path.dirname(os.path.abspath(self.path))
         self.bin: memoryview | None = None
         if data[:4] == b"glTF":
@@ -439,7 +452,7 @@ class _Doc:
             j = json.loads(text.decode("utf-8-sig") if isinstance(text, bytes) else text)
         except UnicodeDecodeError as exc:
             raise ValueError(f"{self.path}: the JSON is not UTF-8 ({exc})") from None
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:      # json.JSONDecodeError, or an integer of too many digits
             raise ValueError(f"{self.path}: malformed JSON: {exc}") from None
         except RecursionError:
             raise ValueError(f"{self.path}: malformed JSON: nested too deeply") from None
@@ -520,8 +533,8 @@ class _Doc:
 
     def _external(self, uri: str, where: str, length: int) -> bytes:
         name = urllib.parse.unquote(uri)
-        scheme = urllib.parse.urlsplit(uri).scheme
-        if (scheme and len(scheme) > 1) or os.path.isabs(name) or name.startswith(("/", "\\")) \
+        scheme = re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", uri)
+        if scheme or os.path.isabs(name) or name.startswith(("/", "\\")) \
                 or (len(name) > 1 and name[1] == ":") or "\0" in name:
             raise ValueError(f"{where}.uri: {uri!r:.80} is not a relative path inside the "
                              "file's directory")
@@ -531,8 +544,13 @@ class _Doc:
             raise ValueError(f"{where}.uri: {uri!r:.80} leads outside the file's directory")
         if not os.path.isfile(target):
             raise ValueError(f"{where}.uri: {uri!r:.80}: no such file next to the glTF file")
-        with open(target, "rb") as f:
-            return f.read(length)
+        try:
+            with open(target, "rb") as f:
+                data = f.read(length)
+        except OSError as exc:
+            raise ValueError(f"{where}.uri: {uri!r:.80}: {exc.strerror or exc}") from None
+        self.file_bytes += len(data)
+        return data
 
     # --- accessors ---
 
@@ -597,6 +615,7 @@ class _Doc:
             arr = self._sparse(arr, sparse, aw, dt, n)
         if dt.kind == "f" and not np.isfinite(arr).all():
             raise ValueError(f"{aw}: non-finite values (nan or inf)")
+        self.spend(arr.nbytes, aw)
         self._accessor_cache[i] = arr
         return arr
 
@@ -635,6 +654,15 @@ class _Doc:
         arr[idx] = parts[1]
         return arr
 
+    def spend(self, nbytes: int, where: str) -> None:
+        """Counts decoded bytes: a file whose accessors are read over and over (many meshes or
+        channels on the same data) stops at a bound proportional to its size."""
+        self.spent += nbytes
+        budget = _DECODE_FACTOR * self.file_bytes + _DECODE_FLOOR
+        if self.spent > budget:
+            raise ValueError(f"{where}: decoding the file's accessors takes more than {budget} "
+                             f"bytes ({_DECODE_FACTOR} x its size + {_DECODE_FLOOR})")
+
     def floats(self, i: int, where: str, allowed: set[int], types: tuple[str, ...]) -> F64:
         """Accessor i as float64 (count, n) with normalized integers decoded; `allowed` is the
         set of component types, `types` the accessor types accepted."""
@@ -647,6 +675,7 @@ class _Doc:
         if ct not in allowed:
             raise ValueError(f"{where}: accessors[{i}].componentType {ct} is not allowed here "
                              f"(expected one of {sorted(allowed)})")
+        self.spend(arr.size * 8, where)
         out = arr.astype(np.float64)
         if ct != 5126 and acc.get("normalized", False) is True:
             out = np.maximum(out / _NORM_SCALE[ct], -1.0)
@@ -714,6 +743,9 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
         if "matrix" in d:
             m = _get_numbers(d, "matrix", w, 16, None)
             n.matrix = m.reshape(4, 4).T.copy()         # column-major in the file
+            if np.abs(n.matrix[3] - [0, 0, 0, 1]).max() > 1e-6:
+                raise ValueError(f"{w}.matrix: expected an affine matrix (last row 0 0 0 1), "
+                                 f"got last row {n.matrix[3].tolist()}")
             if "translation" in d or "rotation" in d or "scale" in d:
                 raise ValueError(f"{w}: has both matrix and translation/rotation/scale")
             n.t = n.r = n.s = np.zeros(0)
@@ -744,6 +776,20 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
                              " -> ".join(f"nodes[{k}]" for k in reversed(cyc + [j])))
         for k in walk:
             state[k] = 2
+    # depth-first pre-order position and root of every node (scene roots in index order)
+    doc.preorder = [0] * len(nodes)
+    doc.root_of = [0] * len(nodes)
+    position = 0
+    for r in range(len(nodes)):
+        if nodes[r].parent >= 0:
+            continue
+        stack = [r]
+        while stack:
+            k = stack.pop()
+            doc.preorder[k] = position
+            doc.root_of[k] = r
+            position += 1
+            stack.extend(reversed(nodes[k].children))
     return nodes
 
 
@@ -751,16 +797,6 @@ def _rest_matrix(node: _Node) -> F64:
     if node.matrix is not None:
         return node.matrix
     return _trs_matrix(node.t, node.r, node.s)
-
-
-def _ancestors(nodes: list[_Node], i: int) -> list[int]:
-    """Node i's ancestors from the root down (excluding i)."""
-    out = []
-    j = nodes[i].parent
-    while j >= 0:
-        out.append(j)
-        j = nodes[j].parent
-    return out[::-1]
 
 
 # --- skins -----------------------------------------------------------------------------------------
@@ -792,29 +828,29 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
         seen[j] = k
     roots: dict[int, int] = {}
     for j in joints:
-        anc = _ancestors(nodes, j)
-        roots.setdefault(anc[0] if anc else j, j)
+        roots.setdefault(doc.root_of[j], j)
     if len(roots) > 1:
         (ra, ja), (rb, jb) = list(roots.items())[:2]
         raise ValueError(f"{w}.joints: nodes[{ja}] and nodes[{jb}] have no common root "
                          f"(their roots are nodes[{ra}] and nodes[{rb}])")
-    top = next(iter(roots))
-    order: list[int] = []
+    # depth-first order of the node tree; a joint's parent is its nearest joint ancestor and
+    # its chain the nodes from there (exclusive; from the root for root joints) down to it
+    order = sorted(joints, key=doc.preorder.__getitem__)
+    index_of = {n: k for k, n in enumerate(order)}
     parents: list[int] = []
     chains: list[tuple[int, ...]] = []
-    index_of: dict[int, int] = {}
-    stack: list[tuple[int, int, list[int]]] = [(top, -1, [])]            # node, nearest joint ancestor (skeleton index), folded path
-    while stack:
-        n, pj, path = stack.pop()
-        path = path + [n]
-        if n in seen:
-            index_of[n] = len(order)
-            order.append(n)
-            parents.append(pj)
-            chains.append(tuple(path))
-            pj, path = index_of[n], []
-        for c in reversed(nodes[n].children):
-            stack.append((c, pj, path))
+    for n in order:
+        chain = [n]
+        p = nodes[n].parent
+        while p >= 0 and p not in index_of:
+            chain.append(p)
+            p = nodes[p].parent
+        doc.chain_nodes += len(chain)
+        if doc.chain_nodes > _MAX_CHAIN_NODES:
+            raise ValueError(f"{w}: the joints' folded node chains exceed {_MAX_CHAIN_NODES} "
+                             "nodes in all (a node tree too deep)")
+        parents.append(index_of[p] if p >= 0 else -1)
+        chains.append(tuple(reversed(chain)))
     perm = np.array([seen[n] for n in order], dtype=np.intp)
     names = _unique_names([nodes[n].name for n in order])
     ibm_index = _get_index(d, "inverseBindMatrices", w, len(doc.accessors), "accessors")
@@ -825,13 +861,19 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
         if len(a) < len(joints):
             raise ValueError(f"{w}.inverseBindMatrices: accessors[{ibm_index}] has {len(a)} "
                              f"matrices for {len(joints)} joints")
-        ibm = a[:len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)[:, :3]
+        full = a[:len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)
+        off = np.abs(full[:, 3] - [0, 0, 0, 1]).max(axis=1)
+        if (off > 1e-5).any():
+            k = int(np.argmax(off > 1e-5))
+            raise ValueError(f"{w}.inverseBindMatrices: accessors[{ibm_index}] matrix {k} is "
+                             f"not affine (last row {full[k, 3].tolist()})")
+        ibm = full[:, :3]
     ibm = ibm[perm].astype(np.float32)
     rest = np.empty((len(order), 4, 4))
     for k, chain in enumerate(chains):
         m = np.eye(4)
-        for n in chain:
-            m = m @ _rest_matrix(nodes[n])
+        for node in chain:
+            m = m @ _rest_matrix(nodes[node])
         rest[k] = m
     ok, _ = _similar(rest[:, :3, :3])
     rest_arg = (_to_qts(rest) if ok.all() else rest[:, :3, :].astype(np.float32))
@@ -1067,7 +1109,12 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
                                         times=times.astype(np.float32),
                                         values=vals.astype(np.float32)))
         duration = max((float(c.times[-1]) for c in channels), default=0.0)
-        out.append(GltfAnimation(name=name, channels=tuple(channels), duration=duration))
+        by_node: dict[int, dict[str, GltfChannel]] = {}
+        for ch in channels:
+            if ch.path in _PATH_SIZE:
+                by_node.setdefault(ch.node, {})[ch.path] = ch
+        out.append(GltfAnimation(name=name, channels=tuple(channels), duration=duration,
+                                 by_node=by_node))
     return out
 
 
@@ -1159,7 +1206,7 @@ def _frame_count(anim: GltfAnimation, rate: float, joints: int) -> int:
 def _node_matrices(doc: _Doc, node: int, anim: GltfAnimation, t: F64) -> F64:
     """Local matrices (n, 4, 4) of a node at times t (n,), float64."""
     n = doc.node_objs[node]
-    chans = {c.path: c for c in anim.channels if c.node == node and c.path in _PATH_SIZE}
+    chans = anim.by_node.get(node, {})
     if not chans:
         return np.broadcast_to(_rest_matrix(n), (len(t), 4, 4))
     tr = chans["translation"].sample(t) if "translation" in chans else np.broadcast_to(n.t, (len(t), 3))
