@@ -840,17 +840,17 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
     parents: list[int] = []
     chains: list[tuple[int, ...]] = []
     for n in order:
-        chain = [n]
+        walk = [n]
         p = nodes[n].parent
         while p >= 0 and p not in index_of:
-            chain.append(p)
+            walk.append(p)
             p = nodes[p].parent
-        doc.chain_nodes += len(chain)
+        doc.chain_nodes += len(walk)
         if doc.chain_nodes > _MAX_CHAIN_NODES:
             raise ValueError(f"{w}: the joints' folded node chains exceed {_MAX_CHAIN_NODES} "
                              "nodes in all (a node tree too deep)")
         parents.append(index_of[p] if p >= 0 else -1)
-        chains.append(tuple(reversed(chain)))
+        chains.append(tuple(reversed(walk)))
     perm = np.array([seen[n] for n in order], dtype=np.intp)
     names = _unique_names([nodes[n].name for n in order])
     ibm_index = _get_index(d, "inverseBindMatrices", w, len(doc.accessors), "accessors")
