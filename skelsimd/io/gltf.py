@@ -99,7 +99,7 @@ import re
 import struct
 import urllib.parse
 import warnings
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 from numpy.typing import NDArray
@@ -133,7 +133,7 @@ _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, spar
 _MAX_CHAIN_NODES = 1 << 22      # nodes in all the skins' folded chains
 _DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
 _DECODE_FLOOR = 1 << 26
-_CHUNK = 4096                    # frames evaluated at a time (bounds the float64 scratch)
+_CHUNK = 1 << 16                 # joint-frames evaluated at a time (bounds the float64 scratch)
 
 _COMPONENTS: dict[int, np.dtype[Any]] = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
                5123: np.dtype("<u2"), 5125: np.dtype("<u4"), 5126: np.dtype("<f4")}
@@ -327,20 +327,25 @@ class GltfAsset:
         """Folded local joint matrices ``(F, J, 3, 4)`` float32 of a skin driven by an
         animation, exact for any scale (``local_to_global`` of them gives the world matrices)."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
-        m = _folded_locals(self, a, s, rate)
-        return m[..., :3, :].astype(np.float32)
+        frames = _frame_count(self.animations[a], rate, len(self.skins[s].nodes))
+        out = np.empty((frames, len(self.skins[s].nodes), 3, 4), dtype=np.float32)
+        for f0, m in _folded_locals(self, a, s, rate):
+            out[f0:f0 + len(m)] = m[..., :3, :]
+        return out
 
     def clip(self, animation: int, skin: int = 0, sample_rate: float | None = None) -> GltfClip:
         """The clip of skin ``skin`` driven by animation ``animation`` (any pair, driven or
         not), sampled at ``sample_rate`` (default: as ``clips``). ValueError naming the node
         and its scale where a joint's folded local is not a similarity."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
-        m = _folded_locals(self, a, s, rate)
-        sk = self.skins[s]
-        qts = _matrices_to_qts(m, sk, self._doc, self.animations[a], rate)
+        sk, anim = self.skins[s], self.animations[a]
+        frames = _frame_count(anim, rate, len(sk.nodes))
+        qts = np.empty((frames, len(sk.nodes), 8), dtype=np.float32)
+        for f0, m in _folded_locals(self, a, s, rate):
+            qts[f0:f0 + len(m)] = _matrices_to_qts(m, f0, sk, self._doc, anim, rate)
+        _continuous(qts)
         morph = {}
-        anim = self.animations[a]
-        t = np.arange(m.shape[0]) / rate
+        t = np.arange(frames) / rate
         for c in anim.channels:
             if c.path == "weights":
                 morph[c.node] = c.sample(t).astype(np.float32)
@@ -1215,19 +1220,22 @@ def _node_matrices(doc: _Doc, node: int, anim: GltfAnimation, t: F64) -> F64:
     return _trs_matrix(tr, ro, sc)
 
 
-def _folded_locals(asset: GltfAsset, a: int, s: int, rate: float) -> F64:
+def _folded_locals(asset: GltfAsset, a: int, s: int,
+                   rate: float) -> Iterator[tuple[int, F64]]:
+    """(first frame, folded local matrices (n, J, 4, 4) float64) in chunks of frames, so
+    that the float64 scratch stays within _CHUNK joint-frames."""
     anim, sk = asset.animations[a], asset.skins[s]
     frames = _frame_count(anim, rate, len(sk.nodes))
-    out = np.empty((frames, len(sk.nodes), 4, 4))
-    for f0 in range(0, frames, _CHUNK):
-        t = np.arange(f0, min(frames, f0 + _CHUNK)) / rate
+    step = max(1, _CHUNK // max(1, len(sk.nodes)))
+    for f0 in range(0, frames, step):
+        t = np.arange(f0, min(frames, f0 + step)) / rate
+        out = np.empty((len(t), len(sk.nodes), 4, 4))
         for j, chain in enumerate(sk.chains):
-            m = None
-            for node in chain:
-                x = _node_matrices(asset._doc, node, anim, t)
-                m = x if m is None else m @ x
-            out[f0:f0 + len(t), j] = m
-    return out
+            m = _node_matrices(asset._doc, chain[0], anim, t)
+            for node in chain[1:]:
+                m = m @ _node_matrices(asset._doc, node, anim, t)
+            out[:, j] = m
+        yield f0, out
 
 
 def _similar(a: F64) -> tuple[NDArray[np.bool_], F64]:
@@ -1268,11 +1276,14 @@ def _matrix_to_quat(r: F64) -> F64:
     return out
 
 
-def _matrices_to_qts(m: F64, sk: GltfSkin, doc: _Doc, anim: GltfAnimation,
+def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimation,
                      rate: float) -> NDArray[np.float32]:
+    """QTS of folded local matrices (n, J, 4, 4) of frames f0..; ValueError naming the node
+    and its scale where one is not a similarity."""
     ok, s2 = _similar(m[..., :3, :3])
     if not ok.all():
-        f, j = (int(x) for x in np.argwhere(~ok)[0])
+        fc, j = (int(x) for x in np.argwhere(~ok)[0])
+        f = f0 + fc
         t = np.array([f / rate])
         culprit = None
         for node in sk.chains[j]:
@@ -1282,20 +1293,23 @@ def _matrices_to_qts(m: F64, sk: GltfSkin, doc: _Doc, anim: GltfAnimation,
                 break
         joint = sk.skeleton.names[j]
         if culprit is None:
-            culprit = (sk.nodes[j], np.sqrt((m[f, j, :3, :3] ** 2).sum(axis=0)))
+            culprit = (sk.nodes[j], np.sqrt((m[fc, j, :3, :3] ** 2).sum(axis=0)))
         node, scale = culprit
         raise ValueError(
             f"nodes[{node}] ({doc.node_objs[node].name!r}): non-uniform scale "
             f"{np.array2string(scale, precision=6)} at frame {f} (joint {joint!r}); QTS clips carry "
             "a uniform scale: use GltfAsset.local_matrices() for the exact (F, J, 3, 4) matrices")
-    qts = _to_qts(m)
-    # keep quaternions continuous over frames (q and -q are the same rotation)
+    return _to_qts(m)
+
+
+def _continuous(qts: NDArray[np.float32]) -> None:
+    """Quaternions (F, J, 8) made continuous over frames in place: q and -q are the same
+    rotation, so a joint's quaternion is negated where it would jump to the other hemisphere."""
     q = qts[..., :4]
     if len(q) > 1:
-        dots = (q[1:] * q[:-1]).sum(axis=-1)
+        dots = (q[1:].astype(np.float64) * q[:-1]).sum(axis=-1)
         flips = np.cumsum(dots < 0, axis=0) % 2 == 1
         q[1:][flips] = -q[1:][flips]
-    return qts
 
 
 # --- the entry point ------------------------------------------------------------------------------
