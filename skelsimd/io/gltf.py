@@ -471,7 +471,7 @@ class _Doc:
             raise ValueError(f"asset.version: expected a glTF 2.x file, got {version!r:.40}")
         required = _get_list(j, "extensionsRequired", "glTF")
         for k, ext in enumerate(required):
-            if ext not in SUPPORTED_EXTENSIONS:
+            if not isinstance(ext, str) or ext not in SUPPORTED_EXTENSIONS:
                 raise ValueError(f"extensionsRequired[{k}]: {ext!r:.60} is not supported "
                                  f"(supported: {', '.join(sorted(SUPPORTED_EXTENSIONS))})")
         self.buffers_json = _get_list(j, "buffers", "glTF")
@@ -550,6 +550,10 @@ class _Doc:
         if not os.path.isfile(target):
             raise ValueError(f"{where}.uri: {uri!r:.80}: no such file next to the glTF file")
         try:
+            size = os.path.getsize(target)
+            if size < length:
+                raise ValueError(f"{where}: byteLength {length} exceeds the {size} bytes of "
+                                 f"{uri!r:.80}")
             with open(target, "rb") as f:
                 data = f.read(length)
         except OSError as exc:
@@ -584,7 +588,7 @@ class _Doc:
         if ct not in _COMPONENTS:
             raise ValueError(f"{aw}.componentType: {ct} is not a glTF component type")
         typ = acc.get("type")
-        if typ not in _TYPES:
+        if not isinstance(typ, str) or typ not in _TYPES:
             raise ValueError(f"{aw}.type: {typ!r:.40} is not a glTF accessor type")
         cols, rows = _TYPES[typ]
         dt = _COMPONENTS[ct]
