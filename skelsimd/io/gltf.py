@@ -192,8 +192,9 @@ class GltfMesh:
     triangles : ndarray, int32 (T, 3)
         Triangle strips and fans converted to triangles.
     joint_indices : ndarray, int32 (V, K)
-        Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set, or fewer
-        than 4 x sets when more than 8 only hold zero weights (sorted out, exactly).
+        Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set (8 or
+        12 with two or three sets). ``skelsimd.skin`` takes up to 8: see
+        :meth:`compact_influences` for three sets.
     weights : ndarray, float32 (V, K)
         Rows renormalised to sum to 1.
     """
@@ -207,6 +208,36 @@ class GltfMesh:
     triangles: Arr
     joint_indices: Arr
     weights: Arr
+
+    def compact_influences(self, max_influences: int = 8) -> GltfMesh:
+        """The mesh with at most ``max_influences`` columns of influences: each vertex's
+        non-zero weights moved first (in their order), then the columns that hold only zeros
+        dropped. Exact (the same skinned vertices); a ValueError naming the mesh and a vertex
+        when one has more non-zero weights than that.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
+        >>> _ = open(path, "wb").write(example_glb())
+        >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape
+        (4, 1)
+        """
+        if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
+                or max_influences < 1:
+            raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
+        w, ji = self.weights, self.joint_indices
+        order = np.argsort(w == 0, axis=1, kind="stable")
+        w = np.take_along_axis(w, order, axis=1)
+        ji = np.take_along_axis(ji, order, axis=1)
+        used = (w != 0).sum(axis=1)
+        if used.size and int(used.max()) > max_influences:
+            v = int(np.argmax(used > max_influences))
+            raise ValueError(f"{self.name}: vertex {v} has {int(used[v])} non-zero weights, more "
+                             f"than max_influences = {max_influences}")
+        k = min(max_influences, w.shape[1])
+        return dataclasses.replace(self, joint_indices=np.ascontiguousarray(ji[:, :k]),
+                                   weights=np.ascontiguousarray(w[:, :k]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -991,8 +1022,6 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                               f"differs from 1 by more than the tolerance; renormalised",
                               stacklevel=3)
             jidx: Arr = inverse_perm[ji.astype(np.intp)]
-            if jidx.shape[1] > 8:
-                jidx, wts = _compact(jidx, wts)
             idx_i = _get_index(prim, "indices", w, len(doc.accessors), "accessors")
             if idx_i is None:
                 idx = np.arange(V, dtype=np.int64)
@@ -1027,16 +1056,6 @@ def _normalize(w: F64, tol: float) -> tuple[F64, int]:
     w[zero, 0] = 1.0
     s[zero] = 1.0
     return w / s[:, None], bad
-
-
-def _compact(ji: Arr, w: F64) -> tuple[Arr, F64]:
-    """More than 8 influences: the non-zero weights moved first (stable), the columns that hold
-    only zeros dropped, keeping at least 8."""
-    order = np.argsort(w == 0, axis=1, kind="stable")
-    w = np.take_along_axis(w, order, axis=1)
-    ji = np.take_along_axis(ji, order, axis=1)
-    k = max(8, int((w != 0).sum(axis=1).max(initial=0)))
-    return ji[:, :k], w[:, :k]
 
 
 # --- animations ------------------------------------------------------------------------------------

@@ -306,7 +306,12 @@ def run_case(seed, index, directory):
             g = skelsimd.qts_local_to_global_matrix(clip.local[:1], clip.skeleton)
             palette = skelsimd.multiply_joints(g, asset.skins[s].inverse_bind)
             for m in asset.meshes:
-                if m.skin == s and m.joint_indices.shape[1] <= 8:
+                if m.skin == s:
+                    if m.joint_indices.shape[1] > 8:
+                        try:
+                            m = m.compact_influences()
+                        except ValueError:
+                            continue
                     skelsimd.skin(m.positions, m.joint_indices, m.weights, palette)
                     if m.triangles.size and m.triangles.max() >= len(m.positions):
                         return outcome, f"{m.name}: a triangle index past the vertices"
