@@ -270,7 +270,7 @@ BAD = [
     (_set(["nodes", 7, "skin"], 7), r"nodes\[7\]\.skin: skins\[7\] does not exist"),
     (_set(["animations", 0, "samplers", 0, "interpolation"], "BEZIER"), r"interpolation"),
     (_set(["meshes", 1, "primitives", 0, "mode"], 9), r"mode"),
-    (_set(["nodes", 2, "rotation"], [0, 0, 0, 0]), r"nodes\[2\]\.rotation: a zero quaternion"),
+    (_set(["nodes", 2, "rotation"], [0, 0, 0, 0]), r"nodes\[2\]\.rotation: expected a unit quaternion"),
     (_set(["nodes", 2, "translation"], [0, "a", 0]), r"nodes\[2\]\.translation"),
     (_set(["accessors"], {}), r"accessors: expected a JSON array"),
     (_set(["accessors", 0], {"componentType": 5126, "count": 10 ** 9, "type": "MAT4"}),

@@ -130,7 +130,7 @@ _MAX_RATE = 1000.0
 _DEFAULT_RATE = 30.0
 _MAX_JOINT_FRAMES = 1 << 24      # frames x joints of one clip (a 512 MB QTS array)
 _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, sparse) at most 64 MB
-_MAX_CHAIN_NODES = 1 << 22      # nodes in all the skins' folded chains
+_MAX_CHAIN_NODES = 1 << 20      # nodes in all the skins' folded chains (bounds the work)
 _DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
 _DECODE_FLOOR = 1 << 26
 _CHUNK = 1 << 16                 # joint-frames evaluated at a time (bounds the float64 scratch)
@@ -172,7 +172,8 @@ class GltfSkin:
     inverse_bind: Arr
     joints: Arr
     perm: Arr
-    chains: tuple[tuple[int, ...], ...] = dataclasses.field(repr=False, default=())   # folded nodes of each joint
+    chains: tuple[tuple[int, ...], ...] = dataclasses.field(repr=False, default=())
+    plan: _FoldPlan | None = dataclasses.field(repr=False, default=None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -343,7 +344,7 @@ class GltfAsset:
         for a, anim in enumerate(self.animations):
             moved = {c.node for c in anim.channels if c.path in _PATH_SIZE}
             for s, skin in enumerate(self.skins):
-                if any(moved.intersection(chain) for chain in skin.chains):
+                if skin.plan is not None and not moved.isdisjoint(skin.plan.index):
                     pairs.append((a, s))
         return pairs
 
@@ -361,6 +362,7 @@ class GltfAsset:
         frames = _frame_count(self.animations[a], rate, len(self.skins[s].nodes))
         out = np.empty((frames, len(self.skins[s].nodes), 3, 4), dtype=np.float32)
         for f0, m in _folded_locals(self, a, s, rate):
+            _check_finite(m, f0, self.skins[s], self.animations[a])
             out[f0:f0 + len(m)] = m[..., :3, :]
         return out
 
@@ -441,18 +443,18 @@ def _get_index(d: Json, key: str, where: str, count: int, what: str) -> int | No
     return int(v)
 
 
-def _get_numbers(d: Json, key: str, where: str, n: int, default: Any) -> F64:
+def _get_numbers(d: Json, key: str, where: str, n: int, default: list[float]) -> list[float]:
     v = d.get(key)
     if v is None:
-        return np.array(default, dtype=np.float64)
+        return default
     if (not isinstance(v, list) or len(v) != n
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
         raise ValueError(f"{where}.{key}: expected {n} numbers, got {v!r:.60}")
     try:
-        a = np.array([float(x) for x in v], dtype=np.float64)
+        a = [float(x) for x in v]
     except OverflowError:
-        a = np.array([np.inf])
-    if not np.isfinite(a).all():
+        a = [math.inf]
+    if not all(math.isfinite(x) for x in a):
         raise ValueError(f"{where}.{key}: expected finite numbers, got {v!r:.60}")
     return a
 
@@ -743,12 +745,11 @@ def _trs_matrix(t: Any, q: Any, s: Any) -> F64:
     return m
 
 
-def _unit(q: F64, where: str) -> F64:
-    n = np.sqrt((q * q).sum(axis=-1, keepdims=True))
-    if (n == 0).any():
-        raise ValueError(f"{where}: a zero quaternion")
-    out: F64 = q / n
-    return out
+def _unit(q: list[float], where: str) -> list[float]:
+    n = math.sqrt(math.fsum(x * x for x in q))
+    if n == 0 or not math.isfinite(n):
+        raise ValueError(f"{where}: expected a unit quaternion, got {q!r:.60}")
+    return [x / n for x in q]
 
 
 class _Node:
@@ -757,9 +758,9 @@ class _Node:
     name: str
     children: list[int]
     matrix: F64 | None
-    t: F64
-    r: F64
-    s: F64
+    t: list[float]
+    r: list[float]
+    s: list[float]
     mesh: int | None
     skin: int | None
     parent: int
@@ -781,14 +782,14 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
                                  f"(the file has {len(doc.nodes)} nodes)")
         n.children = kids
         if "matrix" in d:
-            m = _get_numbers(d, "matrix", w, 16, None)
+            m = np.array(_get_numbers(d, "matrix", w, 16, []))
             n.matrix = m.reshape(4, 4).T.copy()         # column-major in the file
             if np.abs(n.matrix[3] - [0, 0, 0, 1]).max() > 1e-6:
                 raise ValueError(f"{w}.matrix: expected an affine matrix (last row 0 0 0 1), "
                                  f"got last row {n.matrix[3].tolist()}")
             if "translation" in d or "rotation" in d or "scale" in d:
                 raise ValueError(f"{w}: has both matrix and translation/rotation/scale")
-            n.t = n.r = n.s = np.zeros(0)
+            n.t, n.r, n.s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
         else:
             n.matrix = None
             n.t = _get_numbers(d, "translation", w, 3, [0.0, 0.0, 0.0])
@@ -836,7 +837,7 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
 def _rest_matrix(node: _Node) -> F64:
     if node.matrix is not None:
         return node.matrix
-    return _trs_matrix(node.t, node.r, node.s)
+    return _trs_matrix(np.array(node.t), np.array(node.r), np.array(node.s))
 
 
 # --- skins -----------------------------------------------------------------------------------------
@@ -909,19 +910,108 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
                              f"not affine (last row {full[k, 3].tolist()})")
         ibm = full[:, :3]
     ibm = ibm[perm].astype(np.float32)
-    rest = np.empty((len(order), 4, 4))
-    for k, chain in enumerate(chains):
-        m = np.eye(4)
-        for node in chain:
-            m = m @ _rest_matrix(nodes[node])
-        rest[k] = m
+    plan = _FoldPlan(nodes, chains)
+    rest = plan.rest
+    if not np.isfinite(rest).all():
+        raise ValueError(f"{w}: the joints' rest matrices overflow (non-finite values)")
     ok, _ = _similar(rest[:, :3, :3])
     rest_arg = (_to_qts(rest) if ok.all() else rest[:, :3, :].astype(np.float32))
     name = d.get("name")
     skeleton = Skeleton(np.array(parents, dtype=np.int32), names, rest=rest_arg)
     return GltfSkin(name=name if isinstance(name, str) else f"skin{s}", skeleton=skeleton,
                     nodes=np.array(order, dtype=np.intp), inverse_bind=ibm,
-                    joints=np.array(joints, dtype=np.intp), perm=perm, chains=tuple(chains))
+                    joints=np.array(joints, dtype=np.intp), perm=perm, chains=tuple(chains),
+                    plan=plan)
+
+
+class _FoldPlan:
+    """How a skin's folded local matrices are evaluated, vectorized over joints and frames.
+
+    ``index`` maps the nodes of all the joints' chains to columns. For an animation, each chain
+    splits into segments: an animated node, or a run of nodes the animation does not move
+    (multiplied once into a constant). The segments are aligned at the chain's end (the joint
+    itself): step 0 sets every joint's last segment, step k multiplies the k-th segment from
+    the end on the left of the joints that have more than k. A deep chain of nodes that are
+    not animated therefore costs one constant, computed once per animation."""
+
+    def __init__(self, nodes: list[_Node], chains: list[tuple[int, ...]]) -> None:
+        used = sorted({n for c in chains for n in c})
+        self.index = {n: k for k, n in enumerate(used)}
+        self.t = np.array([nodes[n].t for n in used], dtype=np.float64).reshape(len(used), 3)
+        self.r = np.array([nodes[n].r for n in used], dtype=np.float64).reshape(len(used), 4)
+        self.s = np.array([nodes[n].s for n in used], dtype=np.float64).reshape(len(used), 3)
+        self.rest_local = _trs_matrix(self.t, self.r, self.s)
+        for k, n in enumerate(used):
+            m = nodes[n].matrix
+            if m is not None:
+                self.rest_local[k] = m
+        self.chains = [tuple(self.index[n] for n in c) for c in chains]
+        self._segments: dict[frozenset[int], tuple[list[tuple[Arr, Arr, Arr, Arr]], F64]] = {}
+        self.rest = self.fold(None, np.zeros(1))[0]
+
+    def segments(self, animated: frozenset[int]) -> tuple[list[tuple[Arr, Arr, Arr, Arr]], F64]:
+        """(steps, constants): step k is (joints, animated columns, joints, constant indices)."""
+        if animated in self._segments:
+            return self._segments[animated]
+        consts: list[F64] = []
+        steps: list[tuple[list[int], list[int], list[int], list[int]]] = []
+        for j, chain in enumerate(self.chains):
+            segs: list[tuple[bool, int]] = []
+            acc: F64 | None = None
+            for col in chain:
+                if col in animated:
+                    if acc is not None:
+                        consts.append(acc)
+                        segs.append((False, len(consts) - 1))
+                        acc = None
+                    segs.append((True, col))
+                else:
+                    m = self.rest_local[col]
+                    acc = m if acc is None else acc @ m
+            if acc is not None:
+                consts.append(acc)
+                segs.append((False, len(consts) - 1))
+            for k, (is_animated, x) in enumerate(reversed(segs)):
+                if k == len(steps):
+                    steps.append(([], [], [], []))
+                if is_animated:
+                    steps[k][0].append(j)
+                    steps[k][1].append(x)
+                else:
+                    steps[k][2].append(j)
+                    steps[k][3].append(x)
+        arrays = [tuple(np.array(v, dtype=np.intp) for v in st) for st in steps]
+        out = ([(a[0], a[1], a[2], a[3]) for a in arrays],
+               np.array(consts, dtype=np.float64).reshape(len(consts), 4, 4))
+        self._segments[animated] = out
+        return out
+
+    def fold(self, anim: GltfAnimation | None, t: F64) -> F64:
+        """Folded local matrices (n, J, 4, 4) of the joints at times t (n,)."""
+        cols = {} if anim is None else {self.index[n]: chans for n, chans in anim.by_node.items()
+                                          if n in self.index}
+        steps, consts = self.segments(frozenset(cols))
+        n = len(t)
+        order = sorted(cols)
+        pos = np.zeros(len(self.rest_local), dtype=np.intp)
+        pos[order] = np.arange(len(order))
+        tr = np.repeat(self.t[order][None], n, axis=0)
+        ro = np.repeat(self.r[order][None], n, axis=0)
+        sc = np.repeat(self.s[order][None], n, axis=0)
+        for k, col in enumerate(order):
+            for path, ch in cols[col].items():
+                target = tr if path == "translation" else ro if path == "rotation" else sc
+                target[:, k] = ch.sample(t)
+        local = _trs_matrix(tr, ro, sc)
+        out = np.empty((n, len(self.chains), 4, 4))
+        for k, (a_sel, a_col, c_sel, c_idx) in enumerate(steps):
+            if k == 0:
+                out[:, a_sel] = local[:, pos[a_col]]
+                out[:, c_sel] = consts[c_idx]
+            else:
+                out[:, a_sel] = local[:, pos[a_col]] @ out[:, a_sel]
+                out[:, c_sel] = consts[c_idx] @ out[:, c_sel]
+        return out
 
 
 # --- meshes ----------------------------------------------------------------------------------------
@@ -1234,9 +1324,12 @@ def _node_matrices(doc: _Doc, node: int, anim: GltfAnimation, t: F64) -> F64:
     chans = anim.by_node.get(node, {})
     if not chans:
         return np.broadcast_to(_rest_matrix(n), (len(t), 4, 4))
-    tr = chans["translation"].sample(t) if "translation" in chans else np.broadcast_to(n.t, (len(t), 3))
-    ro = chans["rotation"].sample(t) if "rotation" in chans else np.broadcast_to(n.r, (len(t), 4))
-    sc = chans["scale"].sample(t) if "scale" in chans else np.broadcast_to(n.s, (len(t), 3))
+    tr = (chans["translation"].sample(t) if "translation" in chans
+          else np.broadcast_to(np.array(n.t), (len(t), 3)))
+    ro = (chans["rotation"].sample(t) if "rotation" in chans
+          else np.broadcast_to(np.array(n.r), (len(t), 4)))
+    sc = (chans["scale"].sample(t) if "scale" in chans
+          else np.broadcast_to(np.array(n.s), (len(t), 3)))
     return _trs_matrix(tr, ro, sc)
 
 
@@ -1245,17 +1338,13 @@ def _folded_locals(asset: GltfAsset, a: int, s: int,
     """(first frame, folded local matrices (n, J, 4, 4) float64) in chunks of frames, so
     that the float64 scratch stays within _CHUNK joint-frames."""
     anim, sk = asset.animations[a], asset.skins[s]
+    plan = sk.plan
+    assert plan is not None
     frames = _frame_count(anim, rate, len(sk.nodes))
     step = max(1, _CHUNK // max(1, len(sk.nodes)))
     for f0 in range(0, frames, step):
         t = np.arange(f0, min(frames, f0 + step)) / rate
-        out = np.empty((len(t), len(sk.nodes), 4, 4))
-        for j, chain in enumerate(sk.chains):
-            m = _node_matrices(asset._doc, chain[0], anim, t)
-            for node in chain[1:]:
-                m = m @ _node_matrices(asset._doc, node, anim, t)
-            out[:, j] = m
-        yield f0, out
+        yield f0, plan.fold(anim, t)
 
 
 def _similar(a: F64) -> tuple[NDArray[np.bool_], F64]:
@@ -1300,6 +1389,7 @@ def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimati
                      rate: float) -> NDArray[np.float32]:
     """QTS of folded local matrices (n, J, 4, 4) of frames f0..; ValueError naming the node
     and its scale where one is not a similarity."""
+    _check_finite(m, f0, sk, anim)
     ok, s2 = _similar(m[..., :3, :3])
     if not ok.all():
         fc, j = (int(x) for x in np.argwhere(~ok)[0])
@@ -1320,6 +1410,14 @@ def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimati
             f"{np.array2string(scale, precision=6)} at frame {f} (joint {joint!r}); QTS clips carry "
             "a uniform scale: use GltfAsset.local_matrices() for the exact (F, J, 3, 4) matrices")
     return _to_qts(m)
+
+
+def _check_finite(m: F64, f0: int, sk: GltfSkin, anim: GltfAnimation) -> None:
+    bad = ~np.isfinite(m).all(axis=(-2, -1))
+    if bad.any():
+        f, j = (int(x) for x in np.argwhere(bad)[0])
+        raise ValueError(f"animation {anim.name!r:.40}: joint {sk.skeleton.names[j]!r:.40} has a "
+                         f"non-finite local matrix at frame {f0 + f} (values overflow)")
 
 
 def _continuous(qts: NDArray[np.float32]) -> None:
