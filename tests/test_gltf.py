@@ -36,6 +36,9 @@ def _check_contract(path, asset, frames_per_clip=6, atol=5e-5):
         assert clip.skin == s and isinstance(clip, GltfClip)
         assert clip.name == asset.animations[a].name
         frames = np.unique(np.linspace(0, clip.frames - 1, frames_per_clip).round().astype(int))
+        q = clip.local[..., :4].astype(np.float64)
+        np.testing.assert_allclose(np.linalg.norm(q, axis=-1), 1, atol=1e-6)
+        assert ((q[1:] * q[:-1]).sum(axis=-1) >= 0).all()          # continuous over frames
         g = skelsimd.qts_local_to_global_matrix(clip.local, clip.skeleton)
         exact = asset.local_matrices(a, s, clip.fps)
         g2 = skelsimd.local_to_global(exact, clip.skeleton)
@@ -148,6 +151,8 @@ def test_synthetic_character_matches_reference(tmp_path, kind):
     assert [(c.name, c.skin) for c in asset.clips] == [
         ("move", 0), ("move", 1), ("animation1", 0), ("animation1", 1)]
     assert set(asset.clips[0].morph_weights) == {7}
+    ch = [c for c in asset.animations[0].channels if c.path == "weights"][0]
+    np.testing.assert_allclose(asset.clips[0].morph_weights[7][:3], ch.values.reshape(3, 2))
     assert asset.clips[0].morph_weights[7].shape == (asset.clips[0].frames, 2)
     assert asset.clips[0].fps == 8.0
     _check_contract(path, asset, frames_per_clip=9)

@@ -117,7 +117,8 @@ WEIGHT_TOLERANCE = 1e-3
 #: lengths and dot products match ``s**2 I`` within this relative tolerance.
 SIMILARITY_TOLERANCE = 1e-5
 #: ``extensionsRequired`` entries the reader accepts (they do not change skins, meshes'
-#: positions or animations, or only widen the accessor types, which the reader decodes).
+#: positions or animations, or only widen the accessor types, which the reader decodes); every
+#: ``KHR_materials_*`` extension is accepted too (materials are not read).
 SUPPORTED_EXTENSIONS = frozenset({
     "KHR_mesh_quantization", "KHR_texture_transform", "KHR_texture_basisu", "EXT_texture_webp",
     "EXT_texture_avif", "KHR_lights_punctual", "KHR_materials_unlit", "KHR_xmp_json_ld"})
@@ -504,7 +505,8 @@ class _Doc:
             raise ValueError(f"asset.version: expected a glTF 2.x file, got {version!r:.40}")
         required = _get_list(j, "extensionsRequired", "glTF")
         for k, ext in enumerate(required):
-            if not isinstance(ext, str) or ext not in SUPPORTED_EXTENSIONS:
+            if not isinstance(ext, str) or (ext not in SUPPORTED_EXTENSIONS
+                                            and not ext.startswith("KHR_materials_")):
                 raise ValueError(f"extensionsRequired[{k}]: {ext!r:.60} is not supported "
                                  f"(supported: {', '.join(sorted(SUPPORTED_EXTENSIONS))})")
         self.buffers_json = _get_list(j, "buffers", "glTF")
