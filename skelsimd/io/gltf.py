@@ -66,7 +66,15 @@ before anything is read or allocated, so a bad file raises a ValueError naming t
 file (``accessors[12]: byteOffset + (count - 1) * byteStride + element size = 5000 exceeds
 bufferViews[3].byteLength 4096``) in bounded time and memory. A buffer ``uri`` must name a file
 inside the ``.gltf`` file's directory (after resolving ``..`` and symbolic links) or be a
-base64 ``data:`` URI.
+base64 ``data:`` URI. Limits that keep hostile files bounded: accessors decode at most 32
+bytes per byte of file plus 64 MB in all, an accessor without a ``bufferView`` holds at most
+64 MB, the skins' folded chains hold at most 2**20 nodes in all, a clip at most 2**24
+joint-frames (the frame count is checked when the file loads).
+
+Influences: ``joint_indices`` and ``weights`` have K = 4 columns per JOINTS_n/WEIGHTS_n set;
+:func:`skelsimd.skin` takes up to 8, so a mesh with three sets goes through
+:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 8 non-zero
+weights).
 
 Examples
 --------
