@@ -115,7 +115,8 @@ from numpy.typing import NDArray
 from ..clip import Clip
 from ..skeleton import Skeleton
 
-__all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh", "GltfAnimation", "GltfChannel",
+__all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
+           "GltfAnimation", "GltfChannel",
            "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -144,7 +145,8 @@ _DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus
 _DECODE_FLOOR = 1 << 26
 _CHUNK = 1 << 16                 # joint-frames evaluated at a time (bounds the float64 scratch)
 
-_COMPONENTS: dict[int, np.dtype[Any]] = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
+_COMPONENTS: dict[int, np.dtype[Any]] = {
+    5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
                5123: np.dtype("<u2"), 5125: np.dtype("<u4"), 5126: np.dtype("<f4")}
 _TYPES = {"SCALAR": (1, 1), "VEC2": (1, 2), "VEC3": (1, 3), "VEC4": (1, 4),
           "MAT2": (2, 2), "MAT3": (3, 3), "MAT4": (4, 4)}       # (columns, rows)
