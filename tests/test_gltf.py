@@ -381,3 +381,26 @@ def test_dataset_pipeline_reads_gltf(tmp_path):
     failure = dataset.read_clip(str(tmp_path / "still.gltf"))
     assert isinstance(failure, dataset.ClipFailure)
     assert "no animation drives a skin" in failure.error
+
+
+def test_buffers_without_uri_and_glb_chunks(tmp_path):
+    doc, binary = character().document("glb")
+    with pytest.raises(ValueError, match=r"buffers\[0\]: no uri and no GLB binary chunk"):
+        _load(write_document(tmp_path, doc, binary, "gltf"))
+    path = write_document(tmp_path, doc, binary, "glb")
+    data = open(path, "rb").read()
+    json_len = int.from_bytes(data[12:16], "little")
+    with open(path, "wb") as f:             # the JSON chunk alone
+        f.write(data[:8] + (20 + json_len).to_bytes(4, "little") + data[12:20 + json_len])
+    with pytest.raises(ValueError, match=r"buffers\[0\]: no uri and no GLB binary chunk"):
+        _load(path)
+    with open(path, "wb") as f:             # a version 1 header
+        f.write(data[:4] + (1).to_bytes(4, "little") + data[8:])
+    with pytest.raises(ValueError, match="GLB header: version 1"):
+        _load(path)
+
+
+def test_public_names():
+    import skelsimd.io
+    assert skelsimd.io.load_gltf is skelsimd.load_gltf is load_gltf
+    assert "load_gltf" in skelsimd.__all__ and "load_gltf" in skelsimd.io.__all__
