@@ -708,6 +708,12 @@ class _Doc:
         arr[idx] = parts[1]
         return arr
 
+    def release(self) -> None:
+        """Drop the file's bytes and decoded accessors (kept only while loading)."""
+        self._buffers.clear()
+        self._accessor_cache.clear()
+        self.bin = None
+
     def spend(self, nbytes: int, where: str) -> None:
         """Counts decoded bytes: a file whose accessors are read over and over (many meshes or
         channels on the same data) stops at a bound proportional to its size."""
@@ -1488,6 +1494,7 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None)
         r = rate if rate is not None else _implied_rate(anim)
         _frame_count(anim, r, max((len(s.nodes) for s in skins), default=1))
     raw = [dict(n) if isinstance(n, dict) else {} for n in doc.nodes]
+    doc.release()             # clips need the nodes and the keyframes only, not the buffers
     return GltfAsset(skins=skins, meshes=meshes, animations=animations, sample_rate=rate,
                      nodes=raw, _doc=doc)
 
