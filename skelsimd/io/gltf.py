@@ -143,6 +143,7 @@ _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, spar
 _MAX_CHAIN_NODES = 1 << 20      # nodes in all the skins' folded chains (bounds the work)
 _DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
 _DECODE_FLOOR = 1 << 26
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _CHUNK = 1 << 16                 # joint-frames evaluated at a time (bounds the float64 scratch)
 
 _COMPONENTS: dict[int, np.dtype[Any]] = {
@@ -930,8 +931,8 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
     ibm = ibm[perm].astype(np.float32)
     plan = _FoldPlan(nodes, chains)
     rest = plan.rest
-    if not np.isfinite(rest).all():
-        raise ValueError(f"{w}: the joints' rest matrices overflow (non-finite values)")
+    if not (np.abs(rest) <= _FLOAT32_MAX).all():
+        raise ValueError(f"{w}: the joints' rest matrices go beyond the float32 range")
     ok, _ = _similar(rest[:, :3, :3])
     rest_arg = (_to_qts(rest) if ok.all() else rest[:, :3, :].astype(np.float32))
     name = d.get("name")
@@ -1431,11 +1432,11 @@ def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimati
 
 
 def _check_finite(m: F64, f0: int, sk: GltfSkin, anim: GltfAnimation) -> None:
-    bad = ~np.isfinite(m).all(axis=(-2, -1))
+    bad = ~(np.abs(m) <= _FLOAT32_MAX).all(axis=(-2, -1))
     if bad.any():
         f, j = (int(x) for x in np.argwhere(bad)[0])
         raise ValueError(f"animation {anim.name!r:.40}: joint {sk.skeleton.names[j]!r:.40} has a "
-                         f"non-finite local matrix at frame {f0 + f} (values overflow)")
+                         f"local matrix beyond the float32 range at frame {f0 + f}")
 
 
 def _continuous(qts: NDArray[np.float32]) -> None:
