@@ -111,9 +111,9 @@ def _value(rng, old):
     if isinstance(old, bool):
         return not old
     if isinstance(old, int) and rng.integers(2):
-        return int(old + rng.choice([-1, 1, 3, 4, 1000, -1000, 10 ** 9]))
+        return old + int(rng.choice([-1, 1, 3, 4, 1000, -1000, 10 ** 9]))
     if isinstance(old, float) and rng.integers(2):
-        return float(old * rng.choice([-1.0, 0.0, 1e6, 1.0000001]))
+        return old * float(rng.choice([-1.0, 0.0, 1e6, 1.0000001]))
     return copy.deepcopy(choices[int(rng.integers(len(choices)))])
 
 
