@@ -1,4 +1,4 @@
-"""Quaternion interpolation and joint blending (seed 003 "Slerping Clock Cycles").
+"""Quaternion interpolation and joint blending ("Slerping Clock Cycles").
 
 Quaternions are float32 ``(..., 4)`` as ``(x, y, z, w)``; QTS joints ``(..., 8)`` as
 ``(qx, qy, qz, qw, tx, ty, tz, s)``. Every interpolation takes the shortest arc (``q1`` is negated

@@ -1,4 +1,5 @@
-"""Joint-matrix kernels: skeleton transforms over a flattened parent hierarchy (seeds 000, 002).
+"""Joint-matrix kernels: skeleton transforms over a flattened parent hierarchy
+("The Skeleton Assembly Line"; "Adventures in data-oriented design, part 2").
 
 Conventions
 -----------
@@ -6,7 +7,7 @@ Conventions
   ``R @ p + t`` and has an implied last row ``(0, 0, 0, 1)``.
 * A pose batch is ``(..., J, 3, 4)``: the leading dimensions are characters or frames that share
   one ``parents`` array of J integers, ``parents[j] == -1`` for a root (several roots are
-  allowed) and ``parents[j] < j`` otherwise (depth-first flattening, seed 002).
+  allowed) and ``parents[j] < j`` otherwise (depth-first flattening).
 * Multiplication order: ``global[j] = global[parents[j]] @ local[j]`` (column vectors, parent on
   the left).
 * Inputs are array_like, converted once to C-contiguous float32 (no copy when they already

@@ -1,4 +1,4 @@
-"""4x4 matrix kernels (seed 004, "Optimizing 4x4 matrix multiplication"): products with
+"""4x4 matrix kernels ("Optimizing 4x4 matrix multiplication"): products with
 broadcasting, the local-to-object chain on 4x4 matrices, and points transformed by 3x4 or 4x4
 matrices.
 

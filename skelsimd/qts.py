@@ -1,5 +1,5 @@
-"""QTS hierarchy walks: quaternion + translation + uniform scale poses to global poses (seed 002's
-comment thread: the quaternion walk; ozz-animation's LocalToModelJob for matrices out).
+"""QTS hierarchy walks: quaternion + translation + uniform scale poses to global poses (the
+quaternion walk of the comments on "Adventures in data-oriented design, part 2"; ozz-animation's LocalToModelJob for matrices out).
 
 A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``; a pose batch
 ``(..., J, 8)`` shares one ``parents`` array (``-1`` for a root, ``parents[j] < j``), as in

@@ -1,10 +1,10 @@
-"""Quaternion algebra and conversions (seeds 003 and 002).
+"""Quaternion algebra and conversions.
 
 Conventions
 -----------
 * A quaternion is float32 ``(..., 4)`` as ``(x, y, z, w)`` (SciPy's default order; the conversion
   functions take ``scalar_first=True`` for ``(w, x, y, z)``).
-* A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``: seed 003's JointQuat
+* A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``: the JointQuat of "Slerping Clock Cycles"
   (quaternion + vec4) with the 8th lane a uniform scale (1 = unscaled). ``qts_pack`` /
   ``qts_unpack`` build and split them.
 * A joint matrix is float32 ``(..., 3, 4)`` row-major ``[R | t]`` (see ``skelsimd.joints``).

@@ -1,5 +1,5 @@
 """Skeletons: a joint hierarchy validated once, with names, depths, children, subtrees, masks
-and reordering (seed 002: flattened hierarchies with parent indices).
+and reordering (flattened hierarchies with parent indices).
 
 A :class:`Skeleton` is accepted wherever a function takes ``parents`` (``local_to_global``,
 ``global_to_local`` and every later family), and it is *not* validated again there: its
@@ -12,8 +12,8 @@ Joint order
 -----------
 The kernels need ``parents[j] < j``. Depth-first order (the order a BVH file lists its joints)
 also makes every subtree a contiguous range ``start <= j < stop``, usable as the ``start`` /
-``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in seed 002's
-comments so that siblings such as fingers share their parent's cached matrix) is valid for the
+``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in the
+comments on "Adventures in data-oriented design, part 2" so that siblings such as fingers share their parent's cached matrix) is valid for the
 kernels too, but its subtrees are not contiguous. ``Skeleton.from_parents_any_order`` builds a
 skeleton from parents in any order (forward references, several roots); ``reorder`` converts
 between the orders. Both return the permutation to apply to pose arrays and its inverse::

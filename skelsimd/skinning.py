@@ -1,4 +1,5 @@
-"""The matrix palette and linear-blend skinning (seed 000 section 5, seed 002's comments).
+"""The matrix palette and linear-blend skinning ("The Skeleton Assembly Line",
+section 5).
 
 The palette of a posed character is ``global @ inverse_bind`` per joint: the animated global
 pose times the inverse of the bind (rest) pose, so a vertex stored in the bind pose is carried
@@ -49,8 +50,8 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
 
     Each joint's global pose is computed (as ``skelsimd.local_to_global`` does), multiplied by
     its inverse bind matrix, and only the product is written: the global poses never reach the
-    output (they live in registers and a small per-call scratch buffer, as seed 002's comments
-    suggest: "build global pose -> matrix palette into temporary memory").
+    output (they live in registers and a small per-call scratch buffer, as the comments on
+    "Adventures in data-oriented design, part 2" suggest: "build global pose -> matrix palette into temporary memory").
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Spring-grid surfaces: water, cloth and rubber (seed 001 "2D Surface Deformation").
+"""Spring-grid surfaces: water, cloth and rubber ("2D Surface Deformation").
 
 A :class:`Surface` is a ``rows x cols`` grid of particles. Every vertex is joined by springs to
 its east ``(r, c+1)``, south ``(r+1, c)`` and south-east ``(r+1, c+1)`` neighbours, which gives
@@ -184,7 +184,7 @@ def _vector3(x, name):
 
 
 class Surface:
-    """A spring-grid surface simulator (seed 001): water, cloth, rubber.
+    """A spring-grid surface simulator: water, cloth, rubber.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the spring-grid surface (seed 001).
+"""Benchmark workloads of the spring-grid surface ("2D Surface Deformation").
 
 Every workload is checked before it is timed: the NumPy formulation against the float64
 reference when the workload is built, and each SIMD variant (the `check` hook, run under every
