@@ -25,6 +25,7 @@ import sys
 import numpy as np
 
 from . import _core
+from ._rotation64 import quat_conj, quat_mul, quat_rotate
 from .blend import blend_joints
 from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
@@ -93,28 +94,6 @@ def _check_compatible(clip, other, name):
         raise ValueError(f"{name}.frame_time: expected {clip.frame_time:.9g} s like this clip, got "
                          f"{other.frame_time:.9g} s; resample it first: "
                          f"{name}.resample({clip.fps:.6g})")
-
-
-# --- quaternion helpers (float64) ------------------------------------------------------------------
-
-def _qmul(a, b):
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
-
-
-def _qrotate(q, v):
-    """R(q) v for unit quaternions q (..., 4) and vectors v (..., 3), float64."""
-    u, w = q[..., :3], q[..., 3:]
-    c = np.cross(u, v)
-    return v + 2.0 * (w * c + np.cross(u, c))
-
-
-def _conj(q):
-    return q * np.array([-1.0, -1.0, -1.0, 1.0])
 
 
 def _align_hemisphere(reference, local):
@@ -227,14 +206,14 @@ def _apply_ground(local, roots, q, t):
     out = local.copy()
     r = local[:, roots].astype(np.float64)
     qf, tf = q[:, None, :], t[:, None, :]
-    out[:, roots, :4] = _qmul(np.broadcast_to(qf, r[..., :4].shape), r[..., :4])
-    out[:, roots, 4:7] = _qrotate(np.broadcast_to(qf, r[..., :4].shape), r[..., 4:7]) + tf
+    out[:, roots, :4] = quat_mul(np.broadcast_to(qf, r[..., :4].shape), r[..., :4])
+    out[:, roots, 4:7] = quat_rotate(np.broadcast_to(qf, r[..., :4].shape), r[..., 4:7]) + tf
     return out
 
 
 def _inverse_ground(q, t):
-    qi = _conj(q)
-    return qi, -_qrotate(qi, t)
+    qi = quat_conj(q)
+    return qi, -quat_rotate(qi, t)
 
 
 def _remove_ground(local, roots, q, t):
@@ -243,9 +222,9 @@ def _remove_ground(local, roots, q, t):
     is the trajectory's joint gets x = z = 0 exactly)."""
     out = local.copy()
     r = local[:, roots].astype(np.float64)
-    qi = np.broadcast_to(_conj(q)[:, None, :], r[..., :4].shape)
-    out[:, roots, :4] = _qmul(qi, r[..., :4])
-    out[:, roots, 4:7] = _qrotate(qi, r[..., 4:7] - t[:, None, :])
+    qi = np.broadcast_to(quat_conj(q)[:, None, :], r[..., :4].shape)
+    out[:, roots, :4] = quat_mul(qi, r[..., :4])
+    out[:, roots, 4:7] = quat_rotate(qi, r[..., 4:7] - t[:, None, :])
     return out
 
 
@@ -540,8 +519,8 @@ class Clip:
             qa, ta = self._root_trajectory(slice(f, f + 1))
             qb, tb = other._root_trajectory(slice(0, 1))
             qi, ti = _inverse_ground(qb, tb)
-            q = _qmul(qa, qi)                            # T_a T_b^-1
-            t = _qrotate(qa, ti) + ta
+            q = quat_mul(qa, qi)                            # T_a T_b^-1
+            t = quat_rotate(qa, ti) + ta
             b = _apply_ground(b, other.skeleton.roots, np.repeat(q, other.frames, axis=0),
                               np.repeat(t, other.frames, axis=0))
         if n == 0:

@@ -42,6 +42,7 @@ import warnings
 import numpy as np
 
 from .. import _core
+from .._rotation64 import quat_to_matrix
 from ..bounds import fill_docstrings
 from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
@@ -485,16 +486,6 @@ def _format_rows(values):
 
 
 
-def _rotation_matrices64(q):
-    """(..., 4) unit quaternions (x, y, z, w), float64 -> (..., 3, 3) float64 rotations (the
-    writer extracts Euler angles in float64 for the round trip's accuracy)."""
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
-
 # Indentation stops growing below this depth, so the file of a deep chain stays linear in size.
 _MAX_INDENT = 32
 
@@ -606,7 +597,7 @@ def save_bvh(clip, path, order=None):
 
     q = local[..., :4].astype(np.float64)
     q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-300)
-    matrices = _rotation_matrices64(q)
+    matrices = quat_to_matrix(q)
     angles = np.empty(q.shape[:-1] + (3,))                                   # (F, J, 3)
     for o in set(orders):
         joints = [j for j in range(n) if orders[j] == o]
