@@ -10,19 +10,9 @@ import sys
 
 import numpy as np
 
+from ._validate import positive_int as _positive_int
+
 __all__ = ["empty_aligned", "zeros_aligned", "is_aligned"]
-
-
-def _positive_int(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected an int, got bool")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}") from None
-    if v <= 0:
-        raise ValueError(f"{name}: expected a positive int, got {v}")
-    return v
 
 
 def _shape(shape):

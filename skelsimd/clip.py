@@ -25,6 +25,10 @@ import sys
 import numpy as np
 
 from . import _core
+from ._validate import as_int as _as_int
+from ._validate import choice as _choice
+from ._validate import integer as _count
+from ._validate import positive_number as _positive_number
 from ._rotation64 import quat_conj, quat_mul, quat_rotate
 from .blend import blend_joints
 from .bounds import fill_docstrings
@@ -39,39 +43,6 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 # --- argument checks ------------------------------------------------------------------------------
-
-def _positive_number(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)):
-        raise TypeError(f"{name}: expected a positive number, got {type(value).__name__}")
-    try:
-        v = float(value)
-    except OverflowError:   # an int beyond the float range
-        v = math.inf
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name}: expected a positive finite number, got {value!r}")
-    return v
-
-
-def _count(value, name, low, high, high_from):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected an int, got bool")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}") from None
-    if not low <= n <= high:
-        raise ValueError(f"{name}: expected {low} <= {name} <= {high} ({high_from}), got {n}")
-    return n
-
-
-def _choice(value, name, choices):
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a str, got {type(value).__name__}")
-    if value not in choices:
-        raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
-    return value
-
 
 def _check_clip(other, name):
     if not isinstance(other, Clip):
@@ -229,16 +200,6 @@ def _remove_ground(local, roots, q, t):
 
 
 # --- the methods -----------------------------------------------------------------------------------
-
-def _as_int(x):
-    """operator.index(x) for ints (NumPy integers and 0-d integer arrays too), else None."""
-    if isinstance(x, (bool, np.bool_)):
-        return None
-    try:
-        return operator.index(x)
-    except TypeError:
-        return None
-
 
 def _frame_selection(frames, count):
     """`frames` checked as an index into `count` frames (an int, a slice, an integer array or a

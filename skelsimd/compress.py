@@ -44,6 +44,7 @@ import zlib
 import numpy as np
 
 from . import _core
+from ._validate import real as _real
 from .clip import Clip
 from .skeleton import Skeleton
 
@@ -147,22 +148,6 @@ def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_jo
         NaN when a NaN took part.
     """
     return _core.clip_error(raw_local, decoded_local, skeleton, shell_distance, per_joint)
-
-
-def _real(x, name, accept, expected):
-    """float(x), finite and accepted, else a TypeError/ValueError naming `name`."""
-    if isinstance(x, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}")
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
-    except OverflowError:
-        raise ValueError(f"{name}: expected {expected}, got an int beyond the float range") \
-            from None
-    if not (math.isfinite(v) and accept(v)):
-        raise ValueError(f"{name}: expected {expected}, got {v!r}")
-    return v
 
 
 class CompressedClip(_core.CompressedClipBase):

@@ -97,6 +97,7 @@ import sys
 import numpy as np
 
 from . import _core
+from ._validate import finite as _finite
 from .alignment import empty_aligned
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
@@ -131,21 +132,6 @@ def aliased_plane_stride(n):
     """A plane stride that is a multiple of 4 KiB, like separate NumPy arrays: every plane's
     element i on the same L1 set (for the layout benchmark only)."""
     return max(1024, -(-n // 1024) * 1024)
-
-
-def _finite(x, name):
-    try:
-        if isinstance(x, (str, bytes)):
-            raise TypeError
-        v = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
-    except OverflowError:   # an int beyond the float range
-        raise ValueError(f"{name}: expected a finite number, got an int of "
-                         f"{x.bit_length()} bits") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name}: expected a finite number, got {v}")
-    return v
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
