@@ -37,7 +37,6 @@ The method (see README "Animation-clip compression" for the format and the figur
 * Sampling: the two keys around ``t`` are decoded and interpolated (nlerp on the shortest arc
   for rotations, linear for translation and scale); at a raw frame time the key itself.
 """
-import math
 import struct
 import zlib
 

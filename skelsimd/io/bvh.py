@@ -33,7 +33,6 @@ Speed: the header is parsed in Python, the MOTION numbers by a C reader
 about 15 ms here (``benchmarks/sweep_skeleton.py``).
 """
 import gzip
-import operator
 import os
 import re
 import sys
@@ -44,9 +43,7 @@ import numpy as np
 from .. import _core
 from .._rotation64 import quat_to_matrix
 from ..bounds import fill_docstrings
-from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
-from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
 
 __all__ = ["load_bvh", "save_bvh", "rotation_to_euler"]
