@@ -8,7 +8,7 @@ skelsimd; everything is validated before anything is written; the GIL is release
 
 Accuracy (max abs component error against float64, unit quaternions, every SIMD variant; tested)
 -----------------------------------------------------------------------------------------------
-* ``slerp(method="fast")`` (the seed's optimised slerp: sqrt/atan2 identities and polynomial
+* ``slerp(method="fast")`` (van Waveren's optimised slerp: sqrt/atan2 identities and polynomial
   sine/arctangent, SIMD across lanes): <= [bound:slerp.fast] for every pair, including identical,
   near-parallel (|dot| > 0.9999) and antipodal ones, t in [0, 1] (2.74e-7 measured over 8M
   pairs). Outside [0, 1] the sine arguments are range-reduced (extrapolation along the great
@@ -43,7 +43,7 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
     out : ndarray, float32 (broadcast(...), 4), optional
         May be exactly ``q0`` or ``q1``.
     method : {"fast", "exact"}
-        "fast": the seed's optimised slerp, SIMD across 4 (SSE4.1) or 8 (AVX2) pairs;
+        "fast": van Waveren's optimised slerp, SIMD across 4 (SSE4.1) or 8 (AVX2) pairs;
         <= [bound:slerp.fast]. "exact": a scalar float32 trigonometric slerp; <= [bound:slerp.exact].
 
     Returns
@@ -59,7 +59,7 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
 
 
 def nlerp(q0, q1, t, out=None):
-    """Normalised linear interpolation (the seed's Lerp with renormalisation), shortest arc:
+    """Normalised linear interpolation (van Waveren's Lerp with renormalisation), shortest arc:
     ``normalize((1 - t) q0 + t q1')``.
 
     Same shapes and broadcasting as :func:`slerp`. The result is always normalised (non-unit
@@ -70,14 +70,14 @@ def nlerp(q0, q1, t, out=None):
 
 
 def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
-    """Blend two QTS poses: the seed's SlerpJoints / LerpJoints.
+    """Blend two QTS poses: van Waveren's SlerpJoints / LerpJoints.
 
     Parameters
     ----------
     joints, blend : array_like, (..., J, 8)
         QTS poses (qx, qy, qz, qw, tx, ty, tz, s); leading dimensions broadcast.
     t : array_like, scalar or (...)
-        Blend factor per pose, broadcast with the leading dimensions. The seed's shortcuts:
+        Blend factor per pose, broadcast with the leading dimensions. Van Waveren's shortcuts:
         ``t <= 0`` gives ``joints``, ``t >= 1`` copies ``blend`` into the selected joints (so t
         is effectively clamped to [0, 1]); otherwise rotations are interpolated by ``method``
         and translation and scale by ``a + t (b - a)`` (equal inputs, e.g. unit scales, stay
@@ -89,7 +89,7 @@ def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
     method : {"fast", "exact", "nlerp"}
         Rotation interpolation: slerp "fast" (SIMD) or "exact" (scalar), or "nlerp" (SIMD).
     out : ndarray, float32 (..., J, 8), optional
-        ``out=joints`` blends in place (the seed's usage); it must not be ``blend``.
+        ``out=joints`` blends in place (van Waveren's usage); it must not be ``blend``.
 
     Returns
     -------

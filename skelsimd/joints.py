@@ -47,7 +47,7 @@ __all__ = ["local_to_global", "global_to_local", "multiply_joints", "invert_join
 
 
 def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
-    """Local joint matrices to global (model-space) ones: the seed's TransformSkeleton.
+    """Local joint matrices to global (model-space) ones: van Waveren's TransformSkeleton.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
     ascending order; a root (``parents[j] == -1``) copies its local matrix.
@@ -59,9 +59,9 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
     parents : array_like of int, (J,)
         ``-1`` for a root, otherwise ``parents[j] < j``.
     out : ndarray, float32 (..., J, 3, 4), optional
-        Result array. ``out=local`` transforms in place (the seed's usage).
+        Result array. ``out=local`` transforms in place (van Waveren's usage).
     start, stop : int, optional
-        Restrict the pass to joints ``start <= j < stop`` (the seed's first/last joint, with
+        Restrict the pass to joints ``start <= j < stop`` (van Waveren's first/last joint, with
         ``stop`` exclusive), e.g. to transform a skeleton in sections and modify joints in
         between. Parents that lie before ``start`` are read from ``out`` as already-global
         matrices. Joints outside the range are not written when ``out`` is given; when ``out``
@@ -96,7 +96,7 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
 
 
 def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):
-    """Global joint matrices back to local ones: the seed's UntransformSkeleton.
+    """Global joint matrices back to local ones: van Waveren's UntransformSkeleton.
 
     ``local[..., j] = inverse(global[..., parents[j]]) @ global[..., j]`` for
     ``start <= j < stop``, processed in descending order so that ``out=global_`` works in place;
@@ -115,7 +115,7 @@ def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=Fal
     rigid : bool, default False
         False: the general affine inverse (adjugate / determinant), so scaled and sheared
         joints work; a singular parent rotation gives inf/nan (IEEE division by zero).
-        True: the seed's transpose shortcut ``R^-1 = R^T``, valid only for orthonormal R.
+        True: van Waveren's transpose shortcut ``R^-1 = R^T``, valid only for orthonormal R.
 
     Returns
     -------
@@ -130,7 +130,7 @@ def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=Fal
 
 def multiply_joints(a, b, out=None):
     """``a @ b`` per joint matrix, with NumPy broadcasting over the leading dimensions: the
-    seed's TransformJoints/MultiplyJoints (e.g. the matrix palette ``global @ inverse_bind``,
+    van Waveren's TransformJoints/MultiplyJoints (e.g. the matrix palette ``global @ inverse_bind``,
     shapes ``(N, J, 3, 4)`` and ``(J, 3, 4)``).
 
     Parameters

@@ -15,15 +15,15 @@ Conventions
 Determinism
 -----------
 ``matmul4`` and ``mat4_local_to_global`` (and ``transform_points``) give bit-identical results
-on every SIMD variant (scalar, sse41, avx2) for finite inputs, like the seed's binary-exact
+on every SIMD variant (scalar, sse41, avx2) for finite inputs, like Frechette's binary-exact
 versions (with NaN or infinities the values agree, NaN in the same places; only a NaN's sign and
 payload bits may differ): every variant
 evaluates element ``(i, c)`` of ``a @ b`` as
 ``((a[i,0] b[0,c] + a[i,1] b[1,c]) + a[i,2] b[2,c]) + a[i,3] b[3,c]`` in float32, with no FMA.
 For affine matrices that order adds the parent's translation last, exactly as the joint family
-does, so an affine 4x4 chain rounds like the 3x4 ``local_to_global``. (The seed's reference,
+does, so an affine 4x4 chain rounds like the 3x4 ``local_to_global``. (Frechette's reference,
 DirectX Math, sums ``(x B0 + z B2) + (y B1 + w B3)``; that order measured 1.4x the max error of
-this one on a 96-joint chain, so the seed's order is not reproduced.)
+this one on a 96-joint chain, so Frechette's order is not reproduced.)
 
 Accuracy (max abs error against float64; every variant; tested)
 ----------------------------------------------------------------
@@ -55,7 +55,7 @@ __all__ = ["matmul4", "mat4_local_to_global", "transform_points"]
 def matmul4(a, b, out=None):
     """``a @ b`` for 4x4 matrices, with NumPy broadcasting of the leading dimensions.
 
-    Covers the seed's three test cases with one function: an array times a constant matrix
+    Covers Frechette's three test cases with one function: an array times a constant matrix
     (shapes ``(N, 4, 4)`` and ``(4, 4)``), a constant times an array (``(4, 4)`` and
     ``(N, 4, 4)``), and one-off products (``(4, 4)`` and ``(4, 4)``).
 
@@ -77,7 +77,7 @@ def matmul4(a, b, out=None):
 
 
 def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
-    """Local 4x4 matrices to global (object-space) ones: the seed's second test case.
+    """Local 4x4 matrices to global (object-space) ones: Frechette's second test case.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
     ascending order; a root (``parents[j] == -1``) copies its local matrix. The full 4x4
