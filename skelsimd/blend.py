@@ -54,6 +54,14 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
     and ``slerp(q, -q, t) == q`` within the bound; never NaN). The inputs are assumed unit: the
     dot product is used as the cosine (clamped to [-1, 1]), so a non-unit input gives a finite
     but not a meaningful result. NaN inputs give NaN in that output.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> s = np.sqrt(0.5)
+    >>> q = skelsimd.slerp([0, 0, 0, 1], [0, 0, s, s], 0.5)       # halfway to 90 degrees about z
+    >>> np.round(q, 4)
+    array([0.    , 0.    , 0.3827, 0.9239], dtype=float32)
     """
     return _core.slerp(q0, q1, t, out, method)
 
@@ -65,6 +73,13 @@ def nlerp(q0, q1, t, out=None):
     Same shapes and broadcasting as :func:`slerp`. The result is always normalised (non-unit
     inputs are fine; a zero sum gives ``(0, 0, 0, 1)``). Traces the same great arc as slerp but
     not at constant speed. Error <= [bound:nlerp].
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> q = skelsimd.nlerp([0, 0, 0, 1], [0, 0, 1, 0], 0.5)
+    >>> np.round(q, 4)
+    array([0.    , 0.    , 0.7071, 0.7071], dtype=float32)
     """
     return _core.nlerp(q0, q1, t, out)
 
@@ -94,6 +109,14 @@ def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
     Returns
     -------
     ndarray, float32 (..., J, 8)
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = np.array([[0, 0, 0, 1, 0, 0, 0, 1]], np.float32)     # one joint: identity, at the origin
+    >>> b = np.array([[0, 0, 0, 1, 2, 0, 0, 1]], np.float32)     # identity, at x = 2
+    >>> skelsimd.blend_joints(a, b, 0.25)
+    array([[0. , 0. , 0. , 1. , 0.5, 0. , 0. , 1. ]], dtype=float32)
     """
     return _core.blend_joints(joints, blend, t, index, method, out)
 
@@ -118,6 +141,14 @@ def blend_layers(layers, weights, out=None):
     Rotation: the weighted sum of the layers' quaternions, each flipped to the hemisphere of the
     running sum (ozz-animation's rule; a zero-weight layer does not count), then normalised.
     Translation and scale: weighted means.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> layers = np.zeros((2, 1, 8), np.float32); layers[..., 3] = layers[..., 7] = 1
+    >>> layers[1, 0, 4] = 4.0                                    # layer 1 moves the joint to x = 4
+    >>> skelsimd.blend_layers(layers, [1.0, 3.0])[0, 4]          # weights 1 : 3
+    np.float32(3.0)
     """
     return _core.blend_layers(layers, weights, out)
 

@@ -266,6 +266,16 @@ class Clip:
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
     ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
     ``plot(frame)``, ``animate()``; notebooks show a summary table.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> clip.frames, len(clip.skeleton), round(clip.fps)
+    (240, 31, 120)
+    >>> half = clip.resample(clip.fps / 2)                       # every other frame
+    >>> half.frames, clip[10:20].frames
+    (120, 10)
     """
 
     def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None):

@@ -98,6 +98,14 @@ def compress(clip_or_local, skeleton=None, *, sample_rate=None, precision=0.01,
     TypeError, ValueError
         Bad arguments (naming the argument); a precision below what float32 can reproduce for
         this clip (the message gives the error the highest bit rates reach).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> packed = skelsimd.compress(clip, precision=0.01)
+    >>> packed.num_frames, packed.num_joints, packed.ratio > 5
+    (240, 31, True)
     """
     if isinstance(clip_or_local, Clip):
         clip = clip_or_local
@@ -145,6 +153,14 @@ def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_jo
     -------
     float, or ndarray of float64 (J,)
         NaN when a NaN took part.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> packed = skelsimd.compress(clip, precision=0.01)
+    >>> skelsimd.clip_error(clip.local, packed.decompress(), clip.skeleton) <= 0.01
+    True
     """
     return _core.clip_error(raw_local, decoded_local, skeleton, shell_distance, per_joint)
 
@@ -192,6 +208,16 @@ class CompressedClip(_core.CompressedClipBase):
         released.
     decompress(out=None) -> (F, J, 8) float32
         Every raw frame (the poses the bound is about), GIL released.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> packed = skelsimd.compress(skelsimd.data.load_example(), precision=0.01)
+    >>> packed.sample(0.5).shape                  # the local QTS pose at t = 0.5 s
+    (31, 8)
+    >>> back = skelsimd.CompressedClip.from_bytes(packed.to_bytes())
+    >>> back.num_frames == packed.num_frames
+    True
     """
 
     def __init__(self, data, skeleton, *, precision, shell_distance, max_error,

@@ -91,6 +91,16 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
     - "float64": ``|out - exact| <= 2**-24 * |exact| + 1e-12 * max(1, T)`` element-wise
       (correctly rounded up to float64 noise), so <= 2e-6 on every 96-joint skeleton
       (96-deep chain: 9.5e-7).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> local = np.zeros((3, 3, 4), np.float32); local[:, :, :3] = np.eye(3)
+    >>> local[:, :, 3] = [1, 0, 0]                  # every bone 1 unit along x
+    >>> skelsimd.local_to_global(local, [-1, 0, 1])[:, :, 3]
+    array([[1., 0., 0.],
+           [2., 0., 0.],
+           [3., 0., 0.]], dtype=float32)
     """
     return _core.local_to_global(local, parents, out, start, stop, precision)
 
@@ -124,6 +134,15 @@ def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=Fal
     Accuracy: the round trip ``global_to_local(local_to_global(x), ...)`` is within 2e-6 of x
     on 96-joint skeletons with unit-quaternion rotations and translations in [-1, 1].
     Each joint is ``inverse(R_p) @ (G_j - [0 | t_p])``: translations are subtracted first.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> from skelsimd import testing
+    >>> local = testing.random_joints((5,), np.random.default_rng(0))
+    >>> glob = skelsimd.local_to_global(local, [-1, 0, 1, 1, 3])
+    >>> bool(np.allclose(skelsimd.global_to_local(glob, [-1, 0, 1, 1, 3]), local, atol=1e-5))
+    True
     """
     return _core.global_to_local(global_, parents, out, start, stop, rigid)
 
@@ -146,6 +165,13 @@ def multiply_joints(a, b, out=None):
 
     Accuracy: <= [bound:multiply_joints] max abs error per product for unit-magnitude inputs; each element is
     ``((a_i0 b_0c + a_i1 b_1c) + a_i2 b_2c) + a_i3 [c == 3]`` in float32.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = np.zeros((3, 4), np.float32); a[:, :3] = np.eye(3); a[:, 3] = [0, 1, 0]
+    >>> skelsimd.multiply_joints(a, a)[:, 3]        # two translations by (0, 1, 0)
+    array([0., 2., 0.], dtype=float32)
     """
     return _core.multiply_joints(a, b, out)
 
@@ -165,6 +191,15 @@ def invert_joints(m, out=None, *, rigid=False):
     Returns
     -------
     ndarray, float32 (..., 3, 4)
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> from skelsimd import testing
+    >>> m = testing.random_joints((4,), np.random.default_rng(1))
+    >>> eye = skelsimd.multiply_joints(m, skelsimd.invert_joints(m))
+    >>> bool(np.allclose(eye[..., :3], np.eye(3), atol=1e-5))
+    True
     """
     return _core.invert_joints(m, out, rigid)
 

@@ -72,6 +72,13 @@ def matmul4(a, b, out=None):
 
     Accuracy: every element within ``4u / (1 - 4u) * (|a| @ |b|)`` (u = 2**-24) of the exact
     product of the float32 inputs; bit-identical on every SIMD variant (fixed order, no FMA).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = np.eye(4, dtype=np.float32); a[0, 3] = 1                 # translate x by 1
+    >>> skelsimd.matmul4(a, a)[0, 3]
+    np.float32(2.0)
     """
     return _core.matmul4(a, b, out)
 
@@ -115,6 +122,13 @@ def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precis
     Accuracy: as accurate as the same chain of float32 NumPy matmuls; ``(d + 1) * 2**-23 * max(1, T)``
     for depth d and global translations up to T (see the module docstring for the
     96-joint chain figures). Bit-identical on every SIMD variant.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> local = np.tile(np.eye(4, dtype=np.float32), (3, 1, 1)); local[:, 1, 3] = 1
+    >>> skelsimd.mat4_local_to_global(local, [-1, 0, 1])[:, 1, 3]
+    array([1., 2., 3.], dtype=float32)
     """
     return _core.mat4_local_to_global(local, parents, out, start, stop, precision)
 
@@ -143,5 +157,13 @@ def transform_points(m, points, out=None):
 
     Accuracy: ``4u / (1 - 4u) * (|R| |p| + |t|)`` per coordinate for affine matrices (u =
     2**-24), plus one rounded division for projective ones. Bit-identical on every variant.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> m = np.eye(4, dtype=np.float32); m[:3, 3] = [1, 2, 3]
+    >>> skelsimd.transform_points(m, [[0, 0, 0], [1, 1, 1]])
+    array([[1., 2., 3.],
+           [2., 3., 4.]], dtype=float32)
     """
     return _core.transform_points(m, points, out)

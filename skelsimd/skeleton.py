@@ -159,6 +159,13 @@ class Skeleton(_core.SkeletonBase):
     -----
     ``np.asarray(skeleton)`` is its parents array, so NumPy code that takes a parents array
     (e.g. ``skelsimd.reference``) takes a Skeleton too. Skeletons pickle.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skel = skelsimd.Skeleton([-1, 0, 1, 0], names=["hips", "spine", "head", "leg"])
+    >>> skel.roots, skel.index("head"), skel.parents[2]
+    (array([0], dtype=int32), 2, np.int32(1))
     """
 
     def __init__(self, parents, names=None, rest=None):
@@ -560,6 +567,12 @@ def mirror_pairs(skeleton_or_names):
     (``ThighL``); a lowercase ``l`` / ``r`` prefix of a lowercase name (``lhand`` / ``rhand``).
     Pairs must be mutual; joints without a counterpart (the spine, the head) are their own
     mirror.
+
+    Examples
+    --------
+    >>> from skelsimd.skeleton import mirror_pairs
+    >>> mirror_pairs(["Hips", "LeftFoot", "RightFoot", "l_hand", "r_hand"])
+    [(1, 2), (3, 4)]
     """
     names = list(getattr(skeleton_or_names, "names", skeleton_or_names))
     index = {}

@@ -202,6 +202,15 @@ class Surface:
         Writeable views of the state (planes x, y, z); assigning into them changes the state.
     pinned : ndarray, bool (rows, cols)
         Writeable view; pinned vertices never move.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> cloth = skelsimd.Surface(16, 16, preset="cloth", model="length")
+    >>> cloth.pinned[0, [0, -1]] = True                          # hang it by two corners
+    >>> _ = cloth.step(0.05, n=10, gravity=(0, -9.81, 0))   # 10 substeps in one C call
+    >>> bool(cloth.positions[1].min() < 0)                       # it sags
+    True
     """
 
     def __init__(self, rows, cols, *, spacing=1.0, elasticity=None, damping=None, mass=1.0,

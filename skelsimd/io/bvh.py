@@ -401,6 +401,13 @@ def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
         unclosed blocks.
     TypeError
         ``path_or_text`` of another type.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.load_bvh(skelsimd.data.example_path())
+    >>> clip.local.shape                           # (frames, joints, 8) QTS poses
+    (240, 31, 8)
     """
     data, _ = _read_source(path_or_text)
     if data.startswith(b"\xef\xbb\xbf"):     # a UTF-8 byte order mark (Windows editors write one)
@@ -557,6 +564,16 @@ def save_bvh(clip, path, order=None):
     Files are written as UTF-8. Raises ValueError when a scale lane differs from 1 (BVH has no
     scale channels), for a bad ``order``, or for a joint name a BVH file cannot hold (empty, a
     line break, leading or trailing whitespace, a trailing ``{``, not encodable as UTF-8).
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, skelsimd
+    >>> clip = skelsimd.data.load_example()[:10]
+    >>> path = os.path.join(tempfile.mkdtemp(), "walk.bvh")
+    >>> skelsimd.save_bvh(clip, path)
+    >>> back = skelsimd.load_bvh(path)
+    >>> back.frames, bool(np.allclose(back.global_positions(), clip.global_positions(), atol=1e-3))
+    (10, True)
     """
     if not isinstance(clip, Clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
