@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import skelsimd
-from skelsimd.reference.quat import qts_to_matrix_numpy32
+from skelsimd._bench.numpy_forms import qts_to_matrix_numpy32
 from skelsimd import bvh as B
 from skelsimd import testing as T
 from skelsimd.reference import joints as RJ
