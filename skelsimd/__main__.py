@@ -4,8 +4,8 @@
     python -m skelsimd demo --out DIR
     python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS]
     python -m skelsimd info
-    python -m skelsimd compress IN.bvh OUT [--precision P] [--shell-distance D]
-    python -m skelsimd decompress IN OUT.bvh
+    python -m skelsimd compress IN.bvh (OUT | --out OUT) [--precision P] [--end-sites]
+    python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
 """
 import argparse
 import os
@@ -187,12 +187,28 @@ def cmd_info(args):
     return 0
 
 
+def _output(args, parser_name):
+    """The output path from the positional OUT or --out (either, or both when equal)."""
+    if args.output is not None and args.out is not None and args.output != args.out:
+        print(f"error: {parser_name}: the output is given twice ({args.output!r} and --out "
+              f"{args.out!r}): give one", file=sys.stderr)
+        return None
+    out = args.output if args.output is not None else args.out
+    if out is None:
+        print(f"error: {parser_name}: the output file is missing (OUT or --out OUT)",
+              file=sys.stderr)
+    return out
+
+
 def cmd_compress(args):
     from .io.bvh import load_bvh
     from .compress import compress
 
+    args.output = _output(args, "compress")
+    if args.output is None:
+        return 2
     try:
-        clip = load_bvh(args.input, end_sites=True)
+        clip = load_bvh(args.input, end_sites=args.end_sites)
         c = compress(clip, precision=args.precision, shell_distance=args.shell_distance,
                      segment_length=args.segment_length)
     except (OSError, ValueError, TypeError) as exc:
@@ -213,11 +229,13 @@ def cmd_compress(args):
 
 def cmd_decompress(args):
     from .io.bvh import save_bvh
-    from .compress import CompressedClip
+    from .io.skc import read_skc
 
+    args.output = _output(args, "decompress")
+    if args.output is None:
+        return 2
     try:
-        with open(args.input, "rb") as f:
-            c = CompressedClip.from_bytes(f.read())
+        c = read_skc(args.input)
         save_bvh(c.to_clip(), args.output, order=args.order)
     except (OSError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -293,10 +311,15 @@ def build_parser():
     c = sub.add_parser("compress", help="compress a BVH clip (skelsimd.compress)",
                        description="Compress a BVH motion clip; every decompressed frame is within "
                                    "--precision of the file in object space (virtual vertices at "
-                                   "--shell-distance, file units). Writes CompressedClip.to_bytes().")
+                                   "--shell-distance, file units). Writes CompressedClip.to_bytes(). "
+                                   "The joints are load_bvh's (End Sites left out unless "
+                                   "--end-sites), as `dataset` reads them.")
     c.add_argument("input", metavar="IN.bvh", help="BVH file (.gz too)")
-    c.add_argument("output", metavar="OUT", help="compressed clip file to write (by convention "
-                   "OUT.skc, the suffix `dataset` reads)")
+    c.add_argument("output", metavar="OUT", nargs="?", help="compressed clip file to write (by "
+                   "convention OUT.skc, the suffix `dataset` reads); or --out OUT")
+    c.add_argument("--out", metavar="OUT", help="the same as the positional OUT")
+    c.add_argument("--end-sites", action="store_true",
+                   help="also keep every End Site as a leaf joint (load_bvh(end_sites=True))")
     c.add_argument("--precision", type=float, default=0.01, help="largest error (default 0.01)")
     c.add_argument("--shell-distance", type=float, default=3.0,
                    help="virtual vertex distance (default 3.0)")
@@ -308,7 +331,9 @@ def build_parser():
                                     "precision; BVH text adds its own rounding: Euler angles "
                                     "with 6 decimals).")
     dc.add_argument("input", metavar="IN", help="compressed clip file")
-    dc.add_argument("output", metavar="OUT.bvh", help="BVH file to write")
+    dc.add_argument("output", metavar="OUT.bvh", nargs="?", help="BVH file to write; or --out "
+                    "OUT.bvh")
+    dc.add_argument("--out", metavar="OUT.bvh", help="the same as the positional OUT.bvh")
     dc.add_argument("--order", default="ZYX", help="rotation channel order (default ZYX)")
     dc.set_defaults(func=cmd_decompress)
     return parser

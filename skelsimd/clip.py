@@ -255,6 +255,10 @@ class Clip:
         Local QTS poses ``(qx, qy, qz, qw, tx, ty, tz, s)`` per frame, in the skeleton's order.
     frame_time : float
         Seconds per frame.
+    frame_time_raw : float
+        The frame time as the file printed it (``load_bvh`` reads a rounded common rate such
+        as ``0.033333`` as ``1 / 30``; see :func:`skelsimd.io.bvh.file_frame_rate`); the same
+        as ``frame_time`` otherwise, and for clips made at another rate.
     channels : tuple of tuple of str
         The BVH channels of each joint as read (``()`` for End Sites), for reference.
     end_site : ndarray of bool (J,)
@@ -278,7 +282,8 @@ class Clip:
     (120, 10)
     """
 
-    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None):
+    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None,
+                 frame_time_raw=None):
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a skelsimd.Skeleton, got {type(skeleton).__name__}")
         local = _core._as_float32(local, "local")   # DLPack / __array__ too, see args.c
@@ -298,6 +303,7 @@ class Clip:
         self.skeleton = skeleton
         self.local = local
         self.frame_time = frame_time
+        self.frame_time_raw = frame_time if frame_time_raw is None else float(frame_time_raw)
         self.channels = tuple(tuple(c) for c in channels) if channels is not None else ((),) * n
         self.end_site = (np.zeros(n, dtype=bool) if end_site is None
                          else np.asarray(end_site, dtype=bool).reshape(n))
@@ -308,7 +314,10 @@ class Clip:
 
     @property
     def fps(self):
-        return 1.0 / self.frame_time
+        """Frames per second, ``1 / frame_time``; exactly the integer ``n`` when the frame time
+        is the float nearest ``1 / n`` (``1 / (1 / 49)`` is 49.00000000000001 otherwise)."""
+        n = round(1.0 / self.frame_time)
+        return float(n) if n >= 1 and 1.0 / n == self.frame_time else 1.0 / self.frame_time
 
     @property
     def duration(self):
@@ -342,14 +351,17 @@ class Clip:
         ``(clip, perm, inverse)``."""
         skel, perm, inverse = self.skeleton.reorder(order)
         clip = Clip(skel, self.local[:, perm], self.frame_time,
-                    channels=[self.channels[i] for i in perm], end_site=self.end_site[perm])
+                    channels=[self.channels[i] for i in perm], end_site=self.end_site[perm],
+                    frame_time_raw=self.frame_time_raw)
         return clip, perm, inverse
 
 
     def _with(self, local, frame_time=None, skeleton=None):
         return type(self)(self.skeleton if skeleton is None else skeleton, local,
                           self.frame_time if frame_time is None else frame_time,
-                          channels=self.channels, end_site=self.end_site)
+                          channels=self.channels, end_site=self.end_site,
+                          frame_time_raw=(self.frame_time_raw if frame_time in (None, self.frame_time)
+                                          else None))
 
     def __getitem__(self, key):
         """``clip[start:stop:step]``: a new clip of the selected frames, **always a copy** (its

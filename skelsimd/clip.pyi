@@ -22,11 +22,13 @@ class Clip:
     skeleton: Skeleton
     local: Float32Array
     frame_time: float
+    frame_time_raw: float
     channels: tuple[tuple[str, ...], ...]
     end_site: BoolArray
     def __init__(self, skeleton: Skeleton, local: ArrayLike, frame_time: float, *,
                  channels: Iterable[Iterable[str]] | None = None,
-                 end_site: ArrayLike | None = None) -> None: ...
+                 end_site: ArrayLike | None = None,
+                 frame_time_raw: float | None = None) -> None: ...
     @property
     def frames(self) -> int: ...
     @property

@@ -497,14 +497,14 @@ Frame Time: 0.033333
 
 
 def test_save_bvh_keeps_rotation_orders(cmu):
-    clip = S.load_bvh(MIXED)
+    clip = S.load_bvh(text=MIXED)
     buf = io.StringIO()
     S.save_bvh(clip, buf)
     text = buf.getvalue()
     assert "CHANNELS 6 Xposition Yposition Zposition Yrotation Xrotation Zrotation" in text
     assert "CHANNELS 3 Xrotation Yrotation Zrotation" in text
     assert "CHANNELS 3 Zrotation Xrotation Yrotation" in text     # Head: ZX completed with Y
-    again = S.load_bvh(text)
+    again = S.load_bvh(text=text)
     rot = [tuple(c for c in ch if c.endswith("rotation")) for ch in again.channels]
     assert rot[:2] == [("Yrotation", "Xrotation", "Zrotation"), ("Xrotation", "Yrotation", "Zrotation")]
     assert np.abs(again.global_positions() - clip.global_positions()).max() <= 1e-4
@@ -516,12 +516,12 @@ def test_save_bvh_keeps_rotation_orders(cmu):
     for clip in (cmu, S.load_bvh(DATA / "20tab_mocapbank_excerpt.bvh")):
         buf = io.StringIO()
         S.save_bvh(clip, buf)
-        assert S.load_bvh(buf.getvalue()).channels == clip.channels
+        assert S.load_bvh(text=buf.getvalue()).channels == clip.channels
     assert "Zrotation Xrotation Yrotation" in buf.getvalue()
 
 
 def test_save_bvh_bad_channels():
-    clip = S.load_bvh(MIXED)
+    clip = S.load_bvh(text=MIXED)
     bad = S.Clip(clip.skeleton, clip.local, clip.frame_time,
                  channels=[("Xrotation", "Xrotation")] + list(clip.channels[1:]))
     with pytest.raises(ValueError, match=r"clip.channels\[0\]: expected at most one Xrotation"):

@@ -88,7 +88,7 @@ def test_cli_compress_decompress(tmp_path, clips):
     out = tmp_path / "clip.skc"
     res = run_cli("compress", src, str(out), "--precision", "0.001")
     assert res.returncode == 0, res.stderr
-    assert "69 frames x 70 joints" in res.stdout and "max error" in res.stdout
+    assert "69 frames x 55 joints" in res.stdout and "max error" in res.stdout
     c = skelsimd.CompressedClip.from_bytes(out.read_bytes())
     assert c.precision == 0.001
     bvh = tmp_path / "back.bvh"
@@ -107,7 +107,40 @@ def test_cli_errors(tmp_path):
     bad = tmp_path / "bad.skc"
     bad.write_bytes(b"not a compressed clip")
     res = run_cli("decompress", str(bad), str(tmp_path / "x.bvh"))
-    assert res.returncode == 1 and "error: b: not a skelsimd compressed clip" in res.stderr
+    assert res.returncode == 1 and "error: " in res.stderr
+    assert f"{bad}: b: not a skelsimd compressed clip" in res.stderr
     res = run_cli("compress", os.path.join(DATA, "20tab_freebvh_excerpt.bvh"), str(tmp_path / "y"),
                   "--precision", "-1")
     assert res.returncode == 1 and "precision" in res.stderr
+
+
+def test_cli_compress_has_load_bvhs_joints(tmp_path):
+    """The CLI's joints are load_bvh's: End Sites only with --end-sites (31 and 38 joints)."""
+    src = os.path.join(DATA, "cmu_01_01_beyond_180.bvh")
+    for flags, clip in (([], skelsimd.load_bvh(src)),
+                        (["--end-sites"], skelsimd.load_bvh(src, end_sites=True))):
+        out = tmp_path / f"clip{len(flags)}.skc"
+        res = run_cli("compress", src, str(out), *flags)
+        assert res.returncode == 0, res.stderr
+        c = skelsimd.CompressedClip.from_bytes(out.read_bytes())
+        assert c.num_joints == len(clip.skeleton) == (38 if flags else 31)
+        assert c.skeleton.names == clip.skeleton.names
+        assert c.sample_rate == 120.0
+
+
+def test_cli_out_option(tmp_path):
+    """compress and decompress take --out as well as the positional OUT (like dataset and
+    demo); both at once must agree, and one of them is required."""
+    src = os.path.join(DATA, "cmu_01_01_beyond_180.bvh")
+    out = tmp_path / "a.skc"
+    res = run_cli("compress", src, "--out", str(out))
+    assert res.returncode == 0 and out.exists(), res.stderr
+    bvh = tmp_path / "a.bvh"
+    res = run_cli("decompress", str(out), "--out", str(bvh))
+    assert res.returncode == 0 and skelsimd.load_bvh(bvh).frames == 60, res.stderr
+    res = run_cli("compress", src, str(out), "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    res = run_cli("compress", src, str(tmp_path / "b.skc"), "--out", str(out))
+    assert res.returncode == 2 and "given twice" in res.stderr
+    res = run_cli("decompress", str(out))
+    assert res.returncode == 2 and "output file is missing" in res.stderr
