@@ -22,7 +22,8 @@ import numpy as np
 
 from .joints import local_to_global
 from .qts import qts_local_to_global
-from .skeleton import mirror_pairs
+from .clip import Clip
+from .skeleton import Skeleton, mirror_pairs
 from .surface import Surface
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
@@ -439,21 +440,12 @@ def animate_clip(clip, *, views=("front", "side"), frames=None, fps=None, color=
 
 
 class ClipPictures:
-    """``plot``, ``animate`` and the notebook summary of :class:`skelsimd.Clip`."""
+    """``plot``, ``animate`` and the notebook summary of :class:`skelsimd.Clip` as a mixin (kept
+    for code that used it; the methods are :class:`~skelsimd.Clip`'s own)."""
 
-    def plot(self, frame=0, ax=None, *, view=None, color="tab:blue"):
-        """A stick figure of one frame; see :func:`skelsimd.plotting.plot_clip`."""
-        return plot_clip(self, frame, ax, view=view, color=color)
-
-    def animate(self, *, views=("front", "side"), frames=None, fps=None, color="tab:blue",
-                dpi=80, size=3.2):
-        """A matplotlib animation that plays inline in Jupyter; see
-        :func:`skelsimd.plotting.animate_clip`."""
-        return animate_clip(self, views=views, frames=frames, fps=fps, color=color, dpi=dpi,
-                            size=size)
-
-    def _repr_html_(self):
-        return clip_html(self)
+    plot = Clip.plot
+    animate = Clip.animate
+    _repr_html_ = Clip._repr_html_
 
 
 def clip_html(clip):
@@ -562,15 +554,11 @@ def plot_skeleton(skeleton, ax=None, *, labels=None, view=None, color="tab:blue"
 
 
 class SkeletonPictures:
-    """``plot`` and the notebook summary of :class:`skelsimd.Skeleton`."""
+    """``plot`` and the notebook summary of :class:`skelsimd.Skeleton` as a mixin (kept for
+    code that used it; the methods are :class:`~skelsimd.Skeleton`'s own)."""
 
-    def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
-        """The rest pose as a stick figure (or the hierarchy as a tree without a rest pose);
-        see :func:`skelsimd.plotting.plot_skeleton`."""
-        return plot_skeleton(self, ax, labels=labels, view=view, color=color)
-
-    def _repr_html_(self):
-        return skeleton_html(self)
+    plot = Skeleton.plot
+    _repr_html_ = Skeleton._repr_html_
 
 
 def skeleton_html(skeleton):
@@ -593,10 +581,10 @@ def skeleton_html(skeleton):
 # --- surfaces ----------------------------------------------------------------------------------------
 
 class SurfacePictures:
-    """The notebook summary of :class:`skelsimd.Surface` (``plot`` is the Surface's own)."""
+    """The notebook summary of :class:`skelsimd.Surface` as a mixin (kept for code that used
+    it; the method is :class:`~skelsimd.Surface`'s own)."""
 
-    def _repr_html_(self):
-        return surface_html(self)
+    _repr_html_ = Surface._repr_html_
 
 
 def surface_html(surface):
