@@ -673,14 +673,7 @@ def _grid_positions(rows, cols, spacing, topology):
 
 
 def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
-    """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh.
-
-    matplotlib is imported only when this is called (NumPy stays the only runtime dependency;
-    install the ``bench`` extra). ``color_by``: ``"y"`` (height), ``"speed"`` or None. Extra
-    keywords go to ``plot_surface``. The axes' y axis is drawn vertical (y is up). Returns the
-    axes. With ``ax=None`` they are on a new ``matplotlib.figure.Figure`` (``ax.figure``), not
-    registered with pyplot, so nothing stays alive after the caller drops it (save it with
-    ``ax.figure.savefig``; it shows itself in Jupyter).
-    """
+    """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh: see
+    :func:`skelsimd.plotting.plot_surface` (imported when called: it needs matplotlib)."""
     from .plotting import plot_surface as draw
     return draw(surface, ax, color_by=color_by, cmap=cmap, **kwargs)
