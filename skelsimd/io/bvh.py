@@ -372,8 +372,8 @@ def file_frame_rate(token):
     >>> from skelsimd.io.bvh import file_frame_rate
     >>> file_frame_rate("0.033333"), file_frame_rate("0.0083333"), file_frame_rate("0.04")
     (30, 120, 25)
-    >>> file_frame_rate("0.0142857"), file_frame_rate("0.0123")    # 70 Hz; no single rate
-    (70, None)
+    >>> file_frame_rate("0.0142857"), file_frame_rate("0.008"), file_frame_rate("0.0123456")
+    (70, 125, None)
     """
     try:
         d = Decimal(token)
