@@ -77,7 +77,7 @@ class build_ext_per_target(build_ext):
     only what the change touches. ``build_ext --force`` compiles everything."""
 
     def build_extension(self, ext):
-        from setuptools._distutils.dep_util import newer_group
+        from setuptools.modified import newer_group
 
         ext_path = self.get_ext_fullpath(ext.name)
         if not (self.force or newer_group(list(ext.sources) + list(ext.depends), ext_path,

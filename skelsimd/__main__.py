@@ -2,7 +2,7 @@
 
     python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
     python -m skelsimd demo --out DIR
-    python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS]
+    python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS] [--resume]
     python -m skelsimd info
     python -m skelsimd compress IN.bvh (OUT | --out OUT) [--precision P] [--end-sites]
     python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
@@ -172,11 +172,17 @@ def cmd_dataset(args):
     try:
         report = dataset.build_dataset(args.source, args.out, steps=steps, scheduler=args.scheduler,
                                        workers=args.workers, progress=not args.no_progress,
-                                       overwrite=args.overwrite, chunk_frames=args.chunk_frames)
-    except (FileNotFoundError, FileExistsError) as exc:
+                                       overwrite=args.overwrite, chunk_frames=args.chunk_frames,
+                                       resume=args.resume)
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:       # before any clip was written (while files were found)
+        print("interrupted: nothing was written", file=sys.stderr)
+        return 130
     print(report.summary())
+    if report.interrupted:
+        return 130
     return 0 if report.ok else 1
 
 
@@ -282,7 +288,9 @@ def build_parser():
                                     "fail are reported with their path (and line) as they happen and "
                                     "in the closing summary; the others are written. Exit status 0 "
                                     "when every file was written, 1 when some failed, 2 on a usage "
-                                    "error. Needs pip install 'skelsimd[dask]'.")
+                                    "error, 130 when interrupted (Ctrl-C: the summary says what was "
+                                    "written; --resume continues). Needs pip install "
+                                    "'skelsimd[dask]'.")
     ds.add_argument("source", nargs="+", metavar="IN_DIR", help="directory, glob pattern or file")
     ds.add_argument("--out", metavar="OUT.zarr", required=True, help="the Zarr store to create")
     ds.add_argument("--workers", type=int, metavar="N",
@@ -304,6 +312,9 @@ def build_parser():
                     help="frames per Zarr chunk (default 4096)")
     ds.add_argument("--overwrite", action="store_true", help="replace OUT.zarr if it is a Zarr store (anything else "
                     "there is never removed)")
+    ds.add_argument("--resume", action="store_true",
+                    help="continue a run into an existing OUT.zarr (after Ctrl-C): complete groups "
+                         "(their zarr.json written last) are skipped, incomplete ones written again")
     ds.add_argument("--no-progress", action="store_true", help="no progress bar")
     ds.set_defaults(func=cmd_dataset)
     i = sub.add_parser("info", help="print the version and the SIMD variants")

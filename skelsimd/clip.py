@@ -268,6 +268,7 @@ class Clip:
     -----
     Editing (this module): ``clip[a:b:k]`` (a copy), ``sample(t)``,
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
+    ``blend(other, weight)``,
     ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
     ``plot(frame)``, ``animate()``; notebooks show a summary table.
 
@@ -515,6 +516,37 @@ class Clip:
         mixed = blend_joints(self.local[self.frames - n:], b[:n], w.astype(np.float32),
                              method=method)
         return self._with(np.concatenate([self.local[:self.frames - n], mixed, b[n:]], axis=0))
+
+    def blend(self, other, weight, *, method="fast"):
+        """This clip blended with ``other`` frame by frame: ``blend_joints(self.local,
+        other.local, weight)`` (rotations by ``method``, see :func:`blend_joints`; translation
+        and scale ``a + w (b - a)``). ``weight`` is a number in [0, 1] or one per frame
+        ``(F,)``: 0 gives this clip's frames exactly, 1 ``other``'s. ``other`` has the same
+        skeleton, frame time and frame count (resample or slice it first). Returns a new clip.
+
+        Examples
+        --------
+        >>> import skelsimd
+        >>> clip = skelsimd.data.load_example()
+        >>> half = clip.blend(clip.mirror(), 0.5)
+        >>> half.frames == clip.frames
+        True
+        """
+        _check_clip(other, "other")
+        _check_compatible(self, other, "other")
+        if other.frames != self.frames:
+            raise ValueError(f"other: expected a clip of {self.frames} frames like this clip, "
+                             f"got {other.frames}; slice or resample it first")
+        _choice(method, "method", ("fast", "exact", "nlerp"))
+        w = _core._as_array(weight, "weight")
+        if w.dtype.kind not in "biuf":
+            raise TypeError(f"weight: expected a real number or one per frame, got dtype "
+                            f"{w.dtype}")
+        if w.ndim > 1 or (w.ndim == 1 and w.shape[0] != self.frames):
+            raise ValueError(f"weight: expected a number or shape ({self.frames},) (one per "
+                             f"frame), got shape {w.shape}")
+        w = w.astype(np.float32)
+        return self._with(blend_joints(self.local, other.local, w, method=method))
 
     def mirror(self, axis="x", pairs=None):
         """The clip mirrored through the plane normal to ``axis`` ("x", "y" or "z"; "x" is the

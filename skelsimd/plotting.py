@@ -113,8 +113,9 @@ def _draw_3d(ax, positions, parents, color, extent=None, lw=2.0):
     from mpl_toolkits.mplot3d.art3d import Line3DCollection
     p, c = _bones(parents)
     xyz = positions[:, [0, 2, 1]]
-    ax.add_collection3d(Line3DCollection(np.stack([xyz[p], xyz[c]], axis=1), colors=color,
-                                         linewidths=lw))
+    if len(c):      # a one-joint skeleton has no bones (matplotlib refuses an empty collection)
+        ax.add_collection3d(Line3DCollection(np.stack([xyz[p], xyz[c]], axis=1), colors=color,
+                                             linewidths=lw))
     ax.scatter(xyz[:, 0], xyz[:, 1], xyz[:, 2], s=4, color="0.15")
     pts = (positions if extent is None else extent).reshape(-1, 3)
     lo, hi = pts.min(0), pts.max(0)
@@ -535,7 +536,7 @@ def plot_skeleton(skeleton, ax=None, *, labels=None, view=None, color="tab:blue"
         if labels:
             for j, name in enumerate(skeleton.names):
                 target.annotate(name, xy[j], xytext=(3, 3), textcoords="offset points",
-                                fontsize=6, rotation=45)
+                                fontsize=6, rotation=45, parse_math=False)
         target.set_xlim(xy[:, 0].min() - 1, xy[:, 0].max() + 1)
         target.set_ylim(xy[:, 1].min() - 0.7, 0.9)
         target.set_axis_off()
@@ -549,7 +550,8 @@ def plot_skeleton(skeleton, ax=None, *, labels=None, view=None, color="tab:blue"
             a, b = VIEWS["front" if (ax is None or view is None) else view]
             for j, name in enumerate(skeleton.names):
                 target.annotate(name, (pos[j, a], pos[j, b]), xytext=(2, 2),
-                                textcoords="offset points", fontsize=5, alpha=0.8)
+                                textcoords="offset points", fontsize=5, alpha=0.8,
+                                parse_math=False)     # names are plain text, never mathtext
     return result
 
 

@@ -539,3 +539,27 @@ def test_mirror_rest_as_matrices(isa):
     assert np.allclose(m2.skeleton.rest, S.qts_to_matrix(m1.skeleton.rest), atol=1e-6)
     assert np.array_equal(S.Clip(m2.skeleton, m2.local, 0.1).mirror("z").skeleton.rest,
                           as_matrices.rest)
+
+
+def test_blend_clips_frame_by_frame():
+    """Clip.blend: blend_joints of the two clips' frames, a weight or one per frame; the other
+    clip's skeleton, frame time and frame count are checked like crossfade's."""
+    clip = S.data.load_example()[:50]
+    other = clip.mirror()
+    w = np.linspace(0, 1, clip.frames)
+    mixed = clip.blend(other, w)
+    assert np.array_equal(mixed.local, S.blend_joints(clip.local, other.local, w.astype(np.float32)))
+    assert np.array_equal(mixed.local[0], clip.local[0]) and np.array_equal(mixed.local[-1], other.local[-1])
+    assert np.array_equal(clip.blend(other, 0).local, clip.local)
+    assert np.array_equal(clip.blend(other, 1.0, method="exact").local, other.local)
+    assert mixed.frame_time == clip.frame_time and mixed.skeleton is clip.skeleton
+    with pytest.raises(ValueError, match="other: expected a clip of 50 frames like this clip, got 49"):
+        clip.blend(other[:49], 0.5)
+    with pytest.raises(ValueError, match="other.frame_time"):
+        clip.blend(other.resample(60), 0.5)
+    with pytest.raises(TypeError, match="other: expected a skelsimd.Clip"):
+        clip.blend(other.local, 0.5)
+    with pytest.raises(ValueError, match=r"weight: expected a number or shape \(50,\)"):
+        clip.blend(other, np.zeros(3))
+    with pytest.raises(TypeError, match="weight"):
+        clip.blend(other, "half")

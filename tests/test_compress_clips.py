@@ -144,3 +144,20 @@ def test_cli_out_option(tmp_path):
     assert res.returncode == 2 and "given twice" in res.stderr
     res = run_cli("decompress", str(out))
     assert res.returncode == 2 and "output file is missing" in res.stderr
+
+
+def test_read_skc_allocates_what_the_file_holds(tmp_path):
+    """read_skc reads the file's size (at most the bound), not max_file_bytes: f.read(n)
+    allocates n bytes first (1 GiB per file before)."""
+    import tracemalloc
+    path = tmp_path / "a.skc"
+    skelsimd.save_skc(skelsimd.data.load_example()[:30], path, precision=0.01)
+    tracemalloc.start()
+    try:
+        assert skelsimd.load_skc(path).frames == 30
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, peak
+    with pytest.raises(ValueError, match="max_file_bytes"):
+        skelsimd.io.read_skc(path, max_file_bytes=100)
