@@ -180,6 +180,23 @@ _ROWS: Tuple[Tuple[str, str, str, str, str, str], ...] = (
      "3.8e-6 to 7.6e-6 on the CMU clips, 3.1e-5 on a 20tab clip"),
 )
 
+# The engine runtime: additive animation and inverse kinematics.
+_ROWS += (
+    ("additive.make", "make_additive", "4e-7", "max(1, |t|, |t_ref|, |s / s_ref|)",
+     "per component; rotations unit, scales of unit magnitude", ""),
+    ("additive.apply", "apply_additive", "6e-7", "max(1, |t_base| + |t_delta|, |s|)",
+     "per component, unit quaternions, weight in [-1, 1], masks in [0, 1]", ""),
+    ("additive.round_trip", "apply_additive(ref, make_additive(x, ref)) - x", "1e-6",
+     "max(1, |t|, |s|)", "per component, rotations up to sign", ""),
+    ("ik.two_bone.reach", "ik_two_bone, Skeleton.two_bone: end joint to target when reached",
+     "2e-5", "chain length", "soften = 1, weight = 1, reached; bones at least 1e-2 of the chain "
+     "and the target at least 1e-2 of the chain from full extension", ""),
+    ("ik.aim.angle", "ik_aim: angle between the corrected forward axis and the target", "2e-5",
+     "", "radians; offset 0, target at least 1e-3 of the joint's scale away", ""),
+    ("ik.correction", "ik_two_bone, ik_aim corrections against the float64 reference", "1e-4",
+     "", "per component, well-conditioned chains (see skelsimd.ik)", ""),
+)
+
 BOUNDS: Dict[str, Bound] = {row[0]: Bound(*row) for row in _ROWS}
 """Every documented bound, by key."""
 
