@@ -104,10 +104,10 @@ def make_additive(local: npt.ArrayLike,
     if isinstance(reference, str):
         if reference == "first":
             if x.ndim == 2:
-                ref = x[None]
+                ref = x[None].copy()   # a copy: out may be local (in place)
                 frames = 1
             else:
-                ref = np.ascontiguousarray(x[..., 0, :, :]).reshape(-1, J, 8)
+                ref = x[..., 0, :, :].copy().reshape(-1, J, 8)
                 frames = x.shape[-3]
         elif reference == "rest":
             ref = np.ascontiguousarray(np.broadcast_to(IDENTITY_QTS, (1, J, 8)))
@@ -205,6 +205,39 @@ def apply_additive(base: npt.ArrayLike, delta: npt.ArrayLike, weight: float = 1.
         if d.shape[:-2] != full and int(np.prod(d.shape[:-2], dtype=np.int64)) != 1:
             d = np.ascontiguousarray(np.broadcast_to(d, full + d.shape[-2:]))
     return _core.apply_additive(b, d, weight, mask, out)
+
+
+def _check_layer(name: str, pose_shape, delta: npt.ArrayLike, weight: float,
+                 mask: Optional[npt.ArrayLike] = None):
+    """An additive layer of blend_layers checked against the blended poses' shape before
+    anything is written: (delta float32 of one pose or of pose_shape, weight, mask float32)."""
+    if not isinstance(weight, (int, float, np.integer, np.floating)) or isinstance(weight, bool):
+        raise TypeError(f"{name}: weight: expected a number in [-1, 1], got "
+                        f"{type(weight).__name__}")
+    if not -1.0 <= float(weight) <= 1.0:
+        raise ValueError(f"{name}: weight: expected a number in [-1, 1], got {weight!r}")
+    d = _as_f32(delta, f"{name}: delta")
+    if pose_shape is not None:
+        J = pose_shape[-2]
+        if d.ndim < 2 or d.shape[-2:] != (J, 8):
+            raise ValueError(f"{name}: delta: expected shape (..., {J}, 8), got {d.shape}")
+        if int(np.prod(d.shape[:-2], dtype=np.int64)) != 1 and d.shape != pose_shape:
+            try:
+                ok = np.broadcast_shapes(d.shape, pose_shape) == pose_shape
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f"{name}: delta: expected one pose ({J}, 8) or poses "
+                                 f"broadcasting to {pose_shape}, got {d.shape}")
+            d = np.ascontiguousarray(np.broadcast_to(d, pose_shape))
+        if mask is not None:
+            m = _as_f32(mask, f"{name}: mask")
+            if m.shape != (J,):
+                raise ValueError(f"{name}: mask: expected shape ({J},), got {m.shape}")
+            if not np.all((m >= 0) & (m <= 1)):
+                raise ValueError(f"{name}: mask: expected per-joint weights in [0, 1]")
+            mask = m
+    return d, float(weight), mask
 
 
 fill_docstrings(globals())
