@@ -365,7 +365,7 @@ def solve_chain(skeleton, local: npt.ArrayLike, chain: Sequence[Union[int, str]]
     t = np.broadcast_to(t, shape + (3,))
     stop = idx[-1] + 1
     g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
-    pos = g[..., idx, :, 3].astype(np.float64)
+    pos = g[..., 3][..., idx, :].astype(np.float64)
     length = np.linalg.norm(np.diff(pos, axis=-2), axis=-1).sum(-1)
     limit = tolerance * np.maximum(length, np.finfo(np.float32).tiny)
     err = np.linalg.norm(g[..., idx[-1], :, 3] - t, axis=-1)
