@@ -38,24 +38,47 @@ def _select(mask, a, b):
     return np.where(mask[..., None], a, b)
 
 
-def _from_vectors(f, t):
-    nn = np.sqrt(_dot(f, f) * _dot(t, t))
-    real = nn + _dot(f, t)
-    none = nn < 1e-6
-    opposite = real < 1e-6 * nn
-    xa = np.abs(f[..., 0]) > np.abs(f[..., 2])
-    zero = np.zeros_like(nn)
-    half = np.stack([np.where(xa, -f[..., 1], zero), np.where(xa, f[..., 0], -f[..., 2]),
-                     np.where(xa, zero, f[..., 1]), zero], axis=-1)
-    q = _select(opposite, half, np.concatenate([np.cross(f, t), real[..., None]], axis=-1))
-    q = _select(none, _identity(nn.shape, f.dtype), q)
-    return q / np.sqrt(_dot(q, q))[..., None]
+def _rotation_about(d, a, b):
+    """The rotation about the unit axis d taking a's direction onto b's (both orthogonal to d):
+    normalize(d (d . (u x v)), |u + v|^2 / 2); identity when a or b is zero, a half turn about d
+    when opposite."""
+    la2, lb2 = _dot(a, a), _dot(b, b)
+    none = ~((la2 > 0) & (lb2 > 0))
+    u, v = a / np.sqrt(la2)[..., None], b / np.sqrt(lb2)[..., None]
+    h = u + v
+    sn = _dot(d, np.cross(u, v))
+    w = _dot(h, h) * 0.5
+    n2 = sn * sn + w * w
+    opposite = n2 < 1e-12
+    f = 1 / np.sqrt(np.where(opposite, 1, n2))
+    k = np.where(opposite, 1, sn * f)
+    q = np.concatenate([d * k[..., None], np.where(opposite, 0, w * f)[..., None]], -1)
+    return _select(none, _identity(w.shape, a.dtype), q)
 
 
-def _from_axis_cos(axis, c):
-    h = (1 + c) * 0.5
-    return np.concatenate([axis * np.sqrt(np.maximum(1 - h, 0))[..., None],
-                           np.sqrt(np.maximum(h, 0))[..., None]], axis=-1)
+def _orthogonal(a):
+    xa = np.abs(a[..., 0]) > np.abs(a[..., 2])
+    zero = np.zeros_like(a[..., 0])
+    o = np.stack([np.where(xa, -a[..., 1], zero), np.where(xa, a[..., 0], -a[..., 2]),
+                  np.where(xa, zero, a[..., 1])], axis=-1)
+    n = np.sqrt(_dot(o, o))[..., None]
+    return np.where(n > 0, o / np.where(n > 0, n, 1), 0)
+
+
+def _rotation_between(a, b, min_nn, half_axis):
+    """The shortest rotation taking a's direction onto b's: normalize(u x v, |u + v|^2 / 2) of
+    the unit vectors; identity when |a| |b| <= min_nn, a half turn about half_axis when
+    opposite."""
+    la2, lb2 = _dot(a, a), _dot(b, b)
+    none = ~(np.sqrt(la2 * lb2) > min_nn)
+    u, v = a / np.sqrt(la2)[..., None], b / np.sqrt(lb2)[..., None]
+    c, h = np.cross(u, v), u + v
+    w = _dot(h, h) * 0.5
+    n2 = _dot(c, c) + w * w
+    opposite = n2 < 1e-12
+    q = np.concatenate([c, w[..., None]], -1) / np.sqrt(np.where(opposite, 1, n2))[..., None]
+    q = _select(opposite, np.concatenate([half_axis, np.zeros_like(w)[..., None]], -1), q)
+    return _select(none, _identity(w.shape, a.dtype), q)
 
 
 def _weighted(q, weight):
@@ -124,16 +147,17 @@ def two_bone(start, mid, end, target, pole, mid_axis, twist, soften, weight, dty
         mid_q = np.concatenate([axis * np.sin(half)[:, None], np.cos(half)[:, None]], axis=-1)
         pole_ss = app(is_, pole)
         me_final = app(is_, app(rm, quat_rotate(mid_q, mid_end_ms)))
-        e2t = _from_vectors(mid_ss + me_final, tgt)
+        se_final = mid_ss + me_final
+        e2t = _rotation_between(se_final, tgt, 1e-6, _orthogonal(se_final))
         ref_n = np.cross(tgt, pole_ss)
         jpn = quat_rotate(e2t, app(is_, app(rm, axis)))
+        direction = tgt / np.sqrt(lts)[:, None]
+        jpn = jpn - direction * _dot(jpn, direction)[:, None]
         ref_n2, jpn2 = _dot(ref_n, ref_n), _dot(jpn, jpn)
         has_dir = lts > 0
         plane_ok = has_dir & (ref_n2 > 0) & (jpn2 > 0)
-        cosang = np.clip(_dot(ref_n / np.sqrt(ref_n2)[:, None], jpn / np.sqrt(jpn2)[:, None]), -1, 1)
-        direction = tgt / np.sqrt(lts)[:, None]
-        flip = np.where(_dot(jpn, pole_ss) < 0, -1, 1)[:, None]
-        plane_q = _select(plane_ok, _from_axis_cos(direction * flip, cosang), _identity((n,), dtype))
+        plane_q = _select(plane_ok, _rotation_about(direction, jpn, ref_n),
+                          _identity((n,), dtype))
         twist_q = np.concatenate([direction * np.sin(twist / 2)[:, None], np.cos(twist / 2)[:, None]], -1)
         twist_q = _select(has_dir, twist_q, _identity((n,), dtype))
         start_q = quat_mul(quat_mul(twist_q, plane_q), e2t)
@@ -163,7 +187,7 @@ def aim(joint, target, pole, forward, up, offset, twist, weight, dtype=np.float6
         reached = ~(acl2 > r2)
         ail = np.sqrt(np.maximum(r2 - acl2, 0))
         off_fwd = offset + forward * (ail - aol)[:, None]
-        e2t = _from_vectors(off_fwd, tjs)
+        e2t = _rotation_between(off_fwd, tjs, 1e-6, _orthogonal(off_fwd))
         cup = quat_rotate(e2t, up)
         pole_js = app(ij, pole)
         ref_n, jn = np.cross(pole_js, tjs), np.cross(cup, tjs)
@@ -171,9 +195,8 @@ def aim(joint, target, pole, forward, up, offset, twist, weight, dtype=np.float6
         has_dir = r2 > 0
         plane_ok = has_dir & (jn2 > 0) & (ref_n2 > 0)
         direction = tjs / np.sqrt(r2)[:, None]
-        cosang = np.clip(_dot(jn / np.sqrt(jn2)[:, None], ref_n / np.sqrt(ref_n2)[:, None]), -1, 1)
-        flip = np.where(_dot(ref_n, cup) < 0, -1, 1)[:, None]
-        plane_q = _select(plane_ok, _from_axis_cos(direction * flip, cosang), _identity((n,), dtype))
+        plane_q = _select(plane_ok, _rotation_about(direction, jn, ref_n),
+                          _identity((n,), dtype))
         twist_q = np.concatenate([direction * np.sin(twist / 2)[:, None], np.cos(twist / 2)[:, None]], -1)
         twist_q = _select(has_dir, twist_q, _identity((n,), dtype))
         q = _weighted(quat_mul(quat_mul(twist_q, plane_q), e2t), weight)

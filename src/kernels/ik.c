@@ -21,9 +21,12 @@
  *      mid_axis: dot(cross(start_mid_ms, axis), mid_end_ms) < 0); the correction is the rotation
  *      about mid_axis by theta - theta0, built from the half-angle sines and cosines.
  *   4. Start joint: the rotation taking the corrected start-to-end vector onto the (softened)
- *      target (from_vectors), then the rotation about the target direction taking the chain's
- *      plane normal (mid_axis in start space, rotated) onto the plane of the target and the pole
- *      vector, then the twist about the target direction: start = (twist * plane) * to_target.
+ *      target (rotation_between), then the rotation about the target direction taking the
+ *      chain's plane normal (mid_axis in start space, rotated, its component along the target
+ *      direction removed) onto the normal of the target and pole plane, then the twist about the
+ *      target direction: start = (twist * plane) * to_target. ozz takes the plane angle from the
+ *      cosine of the normals (and the side from the pole); rotation_about's half-angle form is
+ *      the same rotation without the loss of accuracy of an arc cosine near 0 and pi.
  *   5. Weight: both quaternions flipped to w >= 0; weight < 1 nlerps from the identity
  *      (normalize(identity + (q - identity) weight)); weight <= 0 is the identity.
  * IKAimJob: the target in joint space; the forward vector is moved by the offset to the point
@@ -40,9 +43,11 @@
 #include "ik.h"
 #include "quat_ops.h"
 
-/* from_vectors: below this |from| |to| no rotation (the identity); a real part below this
- * fraction of it is a half turn (ozz's thresholds). */
+/* rotation_between: below this |from| |to| no rotation onto the target (ozz's threshold), and
+ * below this squared norm of (u x v, |u + v|^2 / 2) the directions are opposite (an angle from
+ * the half turn under 1e-6, where u x v has no direction left). */
 #define IK_FROM_VECTORS_MIN 1e-6f
+#define IK_OPPOSITE_N2 1e-12f
 
 typedef struct v3 {
     vf x, y, z;
@@ -146,33 +151,71 @@ static SKS_ALWAYS_INLINE quat_soa quat_normalize(quat_soa q)
     return r;
 }
 
-/* The shortest rotation taking the direction of `from` onto that of `to`
- * (normalize(from x to, |from| |to| + from . to)); the identity when |from| |to| < 1e-6, a half
- * turn about an axis orthogonal to `from` when they are opposite. */
-static SKS_ALWAYS_INLINE quat_soa from_vectors(v3 from, v3 to)
+/* The shortest rotation taking the direction of `a` onto that of `b`, in a form that stays
+ * accurate for nearly opposite directions: with u = a / |a|, v = b / |b|,
+ *     q = normalize(u x v, |u + v|^2 / 2)
+ * (|u + v|^2 / 2 = 1 + u . v, but without its cancellation: the angle keeps about an ulp of
+ * accuracy near a half turn, where 1 + u . v loses all of it). The identity when
+ * |a| |b| <= min_nn (no direction); a half turn about `half_axis` (unit, orthogonal to a) when
+ * the directions are opposite to float32 precision. */
+static SKS_ALWAYS_INLINE quat_soa rotation_between(v3 a, v3 b, vf min_nn, v3 half_axis)
 {
-    const vf nn = vf_sqrt(vf_mul(v3_dot(from, from), v3_dot(to, to)));
-    const vf real = vf_add(nn, v3_dot(from, to));
-    const vm none = vf_lt(nn, vf_set1(IK_FROM_VECTORS_MIN));
-    const vm opposite = vf_lt(real, vf_mul(vf_set1(IK_FROM_VECTORS_MIN), nn));
-    const vm x_axis = vf_gt(vf_abs(from.x), vf_abs(from.z));
-    const v3 c = v3_cross(from, to);
+    const vf one = vf_set1(1.0f);
+    const vf la2 = v3_dot(a, a), lb2 = v3_dot(b, b);
+    const vm none = vm_not(vf_gt(vf_sqrt(vf_mul(la2, lb2)), min_nn));
+    const v3 u = v3_scale(a, vf_div(one, vf_sqrt(la2))), v = v3_scale(b, vf_div(one, vf_sqrt(lb2)));
+    const v3 c = v3_cross(u, v), h = v3_add(u, v);
+    const vf w = vf_mul(v3_dot(h, h), vf_set1(0.5f));
+    const vf n2 = vf_add(v3_dot(c, c), vf_mul(w, w));
+    const vm opposite = vf_lt(n2, vf_set1(IK_OPPOSITE_N2));
+    const vf len = vf_sqrt(vf_select(opposite, one, n2));
     quat_soa q;
-    q.x = vf_select(opposite, vf_if(x_axis, vf_neg(from.y)), c.x);
-    q.y = vf_select(opposite, vf_select(x_axis, from.x, vf_neg(from.z)), c.y);
-    q.z = vf_select(opposite, vf_ifnot(x_axis, from.y), c.z);
-    q.w = vf_ifnot(opposite, real);
-    return quat_select(none, quat_identity(), quat_normalize(quat_select(none, quat_identity(), q)));
+    q.x = vf_select(opposite, half_axis.x, vf_div(c.x, len));
+    q.y = vf_select(opposite, half_axis.y, vf_div(c.y, len));
+    q.z = vf_select(opposite, half_axis.z, vf_div(c.z, len));
+    q.w = vf_ifnot(opposite, vf_div(w, len));
+    return quat_select(none, quat_identity(), q);
 }
 
-/* The rotation about the unit `axis` by the angle of cosine c (in [-1, 1]):
- * (axis sqrt(1 - h), sqrt(h)) with h = (1 + c) / 2. */
-static SKS_ALWAYS_INLINE quat_soa from_axis_cos(v3 axis, vf c)
+/* The rotation about the unit axis `dir` taking the direction of `a` onto that of `b` (both
+ * orthogonal to dir): with u = a / |a|, v = b / |b| and the angle alpha between them,
+ *     q = normalize(dir (dir . (u x v)), |u + v|^2 / 2) = normalize(dir sin(alpha), 1 + cos(alpha))
+ * The axis is dir itself (a rotation about it keeps the target where it is, however badly the
+ * angle is conditioned), and the angle stays accurate near 0 and near a half turn (then
+ * a half turn about dir). The identity when a or b is zero. */
+static SKS_ALWAYS_INLINE quat_soa rotation_about(v3 dir, v3 a, v3 b)
 {
-    const vf h = vf_mul(vf_add(vf_set1(1.0f), c), vf_set1(0.5f));
-    const vf s = vf_sqrt(vf_sub(vf_set1(1.0f), h));
-    quat_soa q = {vf_mul(axis.x, s), vf_mul(axis.y, s), vf_mul(axis.z, s), vf_sqrt(h)};
-    return q;
+    const vf one = vf_set1(1.0f);
+    const vf la2 = v3_dot(a, a), lb2 = v3_dot(b, b);
+    const vm none = vm_not(vm_and(vf_gt(la2, vf_zero()), vf_gt(lb2, vf_zero())));
+    const v3 u = v3_scale(a, vf_div(one, vf_sqrt(la2))), v = v3_scale(b, vf_div(one, vf_sqrt(lb2)));
+    const v3 h = v3_add(u, v);
+    const vf sn = v3_dot(dir, v3_cross(u, v));
+    const vf w = vf_mul(v3_dot(h, h), vf_set1(0.5f));
+    const vf n2 = vf_add(vf_mul(sn, sn), vf_mul(w, w));
+    const vm opposite = vf_lt(n2, vf_set1(IK_OPPOSITE_N2));
+    const vf f = vf_div(one, vf_sqrt(vf_select(opposite, one, n2)));
+    const vf k = vf_select(opposite, one, vf_mul(sn, f));
+    quat_soa q;
+    q.x = vf_mul(dir.x, k);
+    q.y = vf_mul(dir.y, k);
+    q.z = vf_mul(dir.z, k);
+    q.w = vf_ifnot(opposite, vf_mul(w, f));
+    return quat_select(none, quat_identity(), q);
+}
+
+/* A unit axis orthogonal to a (ozz's choice: (-ay, ax, 0) when |ax| > |az|, else
+ * (0, -az, ay), normalised); a zero a gives (0, 0, 0) (then unused). */
+static SKS_ALWAYS_INLINE v3 orthogonal_axis(v3 a)
+{
+    const vm x_axis = vf_gt(vf_abs(a.x), vf_abs(a.z));
+    v3 o;
+    vf n2;
+    o.x = vf_if(x_axis, vf_neg(a.y));
+    o.y = vf_select(x_axis, a.x, vf_neg(a.z));
+    o.z = vf_ifnot(x_axis, a.y);
+    n2 = v3_dot(o, o);
+    return v3_scale(o, vf_if(vf_gt(n2, vf_zero()), vf_div(vf_set1(1.0f), vf_sqrt(n2))));
 }
 
 static SKS_ALWAYS_INLINE vf clamp_unit(vf c)
@@ -386,20 +429,21 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
             const v3 ref_n = v3_cross(tgt, pole_ss);
             const v3 axis_ss = m33_apply(&is, m33_apply(&rm, axis));
             v3 jpn, dir;
-            vf ref_n2, jpn2, rx, ry, rz, cosang;
+            vf ref_n2, jpn2, rx;
             vm has_dir, plane_ok;
-            e2t = from_vectors(v3_add(mid_ss, me_final), tgt);
+            const v3 se_final = v3_add(mid_ss, me_final);
+            e2t = rotation_between(se_final, tgt, vf_set1(IK_FROM_VECTORS_MIN), orthogonal_axis(se_final));
             jpn = quat_rotate(e2t, axis_ss);
+            has_dir = vf_gt(lts, zero);
+            rx = vf_div(one, vf_sqrt(lts));
+            dir = v3_scale(tgt, rx);
+            /* the chain's plane normal about the target direction onto the pole plane's normal:
+             * both taken orthogonal to the direction (ref_n is), so the rotation is about it */
+            jpn = v3_sub(jpn, v3_scale(dir, v3_dot(jpn, dir)));
             ref_n2 = v3_dot(ref_n, ref_n);
             jpn2 = v3_dot(jpn, jpn);
-            has_dir = vf_gt(lts, zero);
             plane_ok = vm_and(has_dir, vm_and(vf_gt(ref_n2, zero), vf_gt(jpn2, zero)));
-            rx = vf_div(one, vf_sqrt(lts));
-            ry = vf_div(one, vf_sqrt(ref_n2));
-            rz = vf_div(one, vf_sqrt(jpn2));
-            cosang = clamp_unit(v3_dot(v3_scale(ref_n, ry), v3_scale(jpn, rz)));
-            dir = v3_scale(tgt, rx);
-            plane_q = from_axis_cos(v3_xor(dir, vf_and(sign, v3_dot(jpn, pole_ss))), cosang);
+            plane_q = rotation_about(dir, jpn, ref_n);
             plane_q = quat_select(plane_ok, plane_q, quat_identity());
             twist_q.x = vf_mul(dir.x, tw_s);
             twist_q.y = vf_mul(dir.y, tw_s);
@@ -437,7 +481,7 @@ static void two_bone(const sks_ik_two_bone_args *a)
 
 static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size_t n)
 {
-    const vf zero = vf_zero(), one = vf_set1(1.0f), sign = vf_set1(-0.0f);
+    const vf zero = vf_zero(), one = vf_set1(1.0f);
     m33 rj, ij;
     v3 pj, target, pole, forward, up, offset;
     vf tw_s, tw_c, weight, det, acc;
@@ -462,18 +506,16 @@ static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size
         vm reached = vm_not(vf_gt(acl2, r2));
         const vf ail = vf_sqrt(vf_max(zero, vf_sub(r2, acl2)));
         const v3 off_fwd = v3_add(offset, v3_scale(forward, vf_sub(ail, aol)));
-        const quat_soa e2t = from_vectors(off_fwd, tjs);
+        const quat_soa e2t = rotation_between(off_fwd, tjs, vf_set1(IK_FROM_VECTORS_MIN), orthogonal_axis(off_fwd));
         const v3 cup = quat_rotate(e2t, up);
         const v3 pole_js = m33_apply(&ij, pole);
+        /* both normals orthogonal to the target direction: the rotation is about it */
         const v3 ref_n = v3_cross(pole_js, tjs), jn = v3_cross(cup, tjs);
         const vf ref_n2 = v3_dot(ref_n, ref_n), jn2 = v3_dot(jn, jn);
         const vm has_dir = vf_gt(r2, zero);
         const vm plane_ok = vm_and(has_dir, vm_and(vf_gt(jn2, zero), vf_gt(ref_n2, zero)));
-        const vf rx = vf_div(one, vf_sqrt(r2)), ry = vf_div(one, vf_sqrt(jn2));
-        const vf rz = vf_div(one, vf_sqrt(ref_n2));
-        const v3 dir = v3_scale(tjs, rx);
-        const vf cosang = clamp_unit(v3_dot(v3_scale(jn, ry), v3_scale(ref_n, rz)));
-        quat_soa plane_q = from_axis_cos(v3_xor(dir, vf_and(sign, v3_dot(ref_n, cup))), cosang);
+        const v3 dir = v3_scale(tjs, vf_div(one, vf_sqrt(r2)));
+        quat_soa plane_q = rotation_about(dir, jn, ref_n);
         quat_soa twist_q, q;
         vm ok;
         plane_q = quat_select(plane_ok, plane_q, quat_identity());
