@@ -14,8 +14,9 @@ operand broadcasts over the leading dimensions (one target for many characters, 
 frame and character); the kernels run SKS_W chains side by side per SIMD vector, bit-identical on
 every target.
 
-Degenerate inputs never give NaN: a chain with a non-finite input, a singular joint matrix or a
-zero-length bone gets identity corrections and ``reached = False``; a pole vector parallel to the
+Degenerate inputs never give NaN: a chain with a non-finite input, a singular joint matrix, a
+zero-length bone or a zero ``mid_axis`` / ``forward`` gets identity corrections and
+``reached = False``; a pole vector parallel to the
 start-target line (or an aim's up vector parallel to the target direction) skips the plane
 rotation (the chain turns onto the target and keeps its plane as far as possible); a target at
 the start joint gives no rotation onto it (the mid joint still folds to the reachable length).
@@ -63,16 +64,18 @@ def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]):
         a = _as_f32(value, name)
         tr = _TRAILING[width]
         k = len(tr)
-        if a.ndim < k or a.shape[a.ndim - k:] != tr:
+        if a.ndim < k or (k and a.shape[a.ndim - k:] != tr):
             raise ValueError(f"{name}: expected shape {_LAYOUT[width]}, got {a.shape}")
         arrays.append(a)
         leads.append(a.shape[:a.ndim - k])
-    try:
-        shape = np.broadcast_shapes(*leads)
-    except ValueError:
-        got = ", ".join(f"{s[0]} {a.shape}" for s, a in zip(specs, arrays))
-        raise ValueError(f"{func}: the leading dimensions of the operands do not broadcast: "
-                         f"{got}") from None
+    shape = max(leads, key=len)
+    if not all(lead == shape or not lead for lead in leads):   # else: NumPy's rules
+        try:
+            shape = np.broadcast_shapes(*leads)
+        except ValueError:
+            got = ", ".join(f"{s[0]} {a.shape}" for s, a in zip(specs, arrays))
+            raise ValueError(f"{func}: the leading dimensions of the operands do not broadcast: "
+                             f"{got}") from None
     n = 1
     for d in shape:
         n *= d
@@ -82,22 +85,6 @@ def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]):
             a = np.ascontiguousarray(np.broadcast_to(a, shape + _TRAILING[width]))
         out.append(a)
     return shape, n, out
-
-
-def _unit(v: npt.ArrayLike, name: str) -> np.ndarray:
-    """v / |v| in float64 rounded to float32; ValueError for a zero vector (NaN passes: the
-    kernels give the identity for it)."""
-    a = np.asarray(v)
-    if a.dtype.kind not in "biuf":
-        raise TypeError(f"{name}: expected a real numeric array, got dtype {a.dtype}")
-    a = a.astype(np.float64)
-    if a.ndim < 1 or a.shape[-1] != 3:
-        raise ValueError(f"{name}: expected shape (..., 3), got {a.shape}")
-    n = np.sqrt((a * a).sum(-1, keepdims=True))
-    if np.any(n == 0):
-        raise ValueError(f"{name}: expected non-zero axes, got a zero vector")
-    with np.errstate(invalid="ignore"):
-        return np.asarray(a / n, dtype=_F32, order="C")
 
 
 _ZERO, _ONE = np.zeros((), _F32), np.ones((), _F32)
@@ -111,18 +98,6 @@ def _twist(twist: npt.ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
         raise TypeError(f"twist: expected a real number or array, got dtype {t.dtype}")
     half = 0.5 * t.astype(np.float64)
     return np.sin(half).astype(_F32), np.cos(half).astype(_F32)
-
-
-_DEFAULT_AXES = {}
-
-
-def _default_unit(v, name):
-    if isinstance(v, tuple):
-        key = (name, v)
-        if key not in _DEFAULT_AXES:
-            _DEFAULT_AXES[key] = _unit(v, name)
-        return _DEFAULT_AXES[key]
-    return _unit(v, name)
 
 
 def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
@@ -142,8 +117,8 @@ def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
     pole : array_like, (..., 3)
         Model-space direction the chain's plane should contain (where the knee points).
     mid_axis : array_like, (..., 3), default (0, 0, 1)
-        The mid joint's bending axis in its own space (normalised here; the chain bends
-        positively about it). A zero axis is a ValueError.
+        The mid joint's bending axis in its own space (normalised by the kernel; the chain bends
+        positively about it). A zero axis is degenerate: identity corrections, not reached.
     twist : float or array_like (...), default 0
         Rotation of the chain's plane about the start-to-target line, in radians.
     soften : float or array_like (...), default 1
@@ -181,7 +156,7 @@ def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
     ts, tc = _twist(twist)
     shape, n, ops = _batch("ik_two_bone", [
         ("start", start, 12), ("mid", mid, 12), ("end", end, 12), ("target", target, 3),
-        ("pole", pole, 3), ("mid_axis", _default_unit(mid_axis, "mid_axis"), 3),
+        ("pole", pole, 3), ("mid_axis", mid_axis, 3),
         ("twist", ts, 1), ("twist", tc, 1), ("soften", soften, 1), ("weight", weight, 1)])
     qs, qm, reached = _core.ik_two_bone(n, *ops)
     return qs.reshape(shape + (4,)), qm.reshape(shape + (4,)), reached.reshape(shape)
@@ -202,7 +177,8 @@ def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLik
     target : array_like, (..., 3)
         Model-space point to aim at.
     forward : array_like, (..., 3), default (1, 0, 0)
-        The aiming axis in joint space (normalised here; zero is a ValueError).
+        The aiming axis in joint space (normalised by the kernel; a zero axis gives the
+        identity, not reached).
     up : array_like, (..., 3), default (0, 1, 0)
         Joint-space axis to turn towards the pole (any length; parallel to the target direction:
         no plane rotation).
@@ -237,7 +213,7 @@ def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLik
     ts, tc = _twist(twist)
     shape, n, ops = _batch("ik_aim", [
         ("joint", joint, 12), ("target", target, 3), ("pole", pole, 3),
-        ("forward", _default_unit(forward, "forward"), 3), ("up", up, 3), ("offset", offset, 3),
+        ("forward", forward, 3), ("up", up, 3), ("offset", offset, 3),
         ("twist", ts, 1), ("twist", tc, 1), ("weight", weight, 1)])
     q, reached = _core.ik_aim(n, *ops)
     return q.reshape(shape + (4,)), reached.reshape(shape)
@@ -311,7 +287,11 @@ def look_at(skeleton, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
     if not np.all(np.isfinite(w)):
         raise ValueError("weights: expected finite weights")
     g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, max(idx) + 1, None)
-    fwd = np.asarray(_unit(forward, "forward"), np.float64)
+    fwd = np.asarray(_as_f32(forward, "forward"), np.float64)
+    if fwd.shape[-1:] != (3,):
+        raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fwd = fwd / np.linalg.norm(fwd, axis=-1, keepdims=True)
     off = np.asarray(_as_f32(offset, "offset"), np.float64)
     out = None
     prev_corrected = None

@@ -143,11 +143,11 @@ static SKS_ALWAYS_INLINE v3 quat_rotate(quat_soa q, v3 v)
     return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(u, t));
 }
 
-/* q / |q| (q not zero). */
+/* q (1 / |q|) (q not zero): one division per quaternion. */
 static SKS_ALWAYS_INLINE quat_soa quat_normalize(quat_soa q)
 {
-    const vf len = vf_sqrt(quat_soa_dot(q, q));
-    quat_soa r = {vf_div(q.x, len), vf_div(q.y, len), vf_div(q.z, len), vf_div(q.w, len)};
+    const vf f = vf_div(vf_set1(1.0f), vf_sqrt(quat_soa_dot(q, q)));
+    quat_soa r = {vf_mul(q.x, f), vf_mul(q.y, f), vf_mul(q.z, f), vf_mul(q.w, f)};
     return r;
 }
 
@@ -168,12 +168,12 @@ static SKS_ALWAYS_INLINE quat_soa rotation_between(v3 a, v3 b, vf min_nn, v3 hal
     const vf w = vf_mul(v3_dot(h, h), vf_set1(0.5f));
     const vf n2 = vf_add(v3_dot(c, c), vf_mul(w, w));
     const vm opposite = vf_lt(n2, vf_set1(IK_OPPOSITE_N2));
-    const vf len = vf_sqrt(vf_select(opposite, one, n2));
+    const vf f = vf_div(one, vf_sqrt(vf_select(opposite, one, n2)));
     quat_soa q;
-    q.x = vf_select(opposite, half_axis.x, vf_div(c.x, len));
-    q.y = vf_select(opposite, half_axis.y, vf_div(c.y, len));
-    q.z = vf_select(opposite, half_axis.z, vf_div(c.z, len));
-    q.w = vf_ifnot(opposite, vf_div(w, len));
+    q.x = vf_select(opposite, half_axis.x, vf_mul(c.x, f));
+    q.y = vf_select(opposite, half_axis.y, vf_mul(c.y, f));
+    q.z = vf_select(opposite, half_axis.z, vf_mul(c.z, f));
+    q.w = vf_ifnot(opposite, vf_mul(w, f));
     return quat_select(none, quat_identity(), q);
 }
 
@@ -371,6 +371,8 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
     acc = nonfinite_m(nonfinite_m(nonfinite_m(zero, &rs, ps), &rm, pm), &re, pe);
     acc = nonfinite_v3(nonfinite_v3(nonfinite_v3(acc, target), pole), axis);
     acc = nonfinite_acc(nonfinite_acc(nonfinite_acc(nonfinite_acc(acc, tw_s), tw_c), soften), weight);
+    axis = v3_scale(axis, vf_div(one, vf_sqrt(v3_dot(axis, axis))));   /* a zero axis: NaN, identity */
+    acc = nonfinite_v3(acc, axis);
 
     is = m33_inverse(&rs, &det_s);
     im = m33_inverse(&rm, &det_m);
@@ -497,6 +499,8 @@ static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size
     acc = nonfinite_m(zero, &rj, pj);
     acc = nonfinite_v3(nonfinite_v3(nonfinite_v3(nonfinite_v3(nonfinite_v3(acc, target), pole), forward), up), offset);
     acc = nonfinite_acc(nonfinite_acc(nonfinite_acc(acc, tw_s), tw_c), weight);
+    forward = v3_scale(forward, vf_div(one, vf_sqrt(v3_dot(forward, forward))));   /* zero: identity */
+    acc = nonfinite_v3(acc, forward);
     ij = m33_inverse(&rj, &det);
     {
         const v3 tjs = m33_apply(&ij, v3_sub(target, pj));

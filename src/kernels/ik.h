@@ -13,8 +13,8 @@
 
 typedef struct sks_ik_two_bone_args {
     const float *start, *mid, *end;        /* matrices */
-    const float *target, *pole, *mid_axis; /* target and pole in model space, mid_axis (unit) in
-                                              the mid joint's space */
+    const float *target, *pole, *mid_axis; /* target and pole in model space, mid_axis (normalised
+                                              here) in the mid joint's space */
     const float *twist_sin, *twist_cos;    /* sin and cos of half the twist angle */
     const float *soften, *weight;
     size_t start_step, mid_step, end_step, target_step, pole_step, mid_axis_step, twist_sin_step,
@@ -27,7 +27,7 @@ typedef struct sks_ik_two_bone_args {
 typedef struct sks_ik_aim_args {
     const float *joint;                    /* matrices */
     const float *target, *pole;            /* model space */
-    const float *forward, *up, *offset;    /* joint space; forward unit */
+    const float *forward, *up, *offset;    /* joint space; forward normalised here */
     const float *twist_sin, *twist_cos, *weight;
     size_t joint_step, target_step, pole_step, forward_step, up_step, offset_step, twist_sin_step,
         twist_cos_step, weight_step;
