@@ -43,13 +43,32 @@ __all__ = ["ik_two_bone", "ik_aim", "two_bone", "look_at", "solve_chain"]
 _F32 = np.float32
 
 
+_CONSTANTS: dict = {}
+
+
+_F32D = np.dtype(np.float32)
+
+
 def _as_f32(x: npt.ArrayLike, name: str) -> np.ndarray:
-    if isinstance(x, np.ndarray) and x.dtype == _F32 and x.flags.c_contiguous:
+    if type(x) is np.ndarray and x.dtype is _F32D:   # the glue makes it contiguous if needed
         return x
+    if type(x) in (float, int, tuple):   # per-frame callers: defaults and literals, converted once
+        try:
+            return _CONSTANTS[x]
+        except (KeyError, TypeError):
+            pass
     a = np.asarray(x)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected a real numeric array, got dtype {a.dtype}")
-    return np.asarray(a, dtype=_F32, order="C")
+    a = np.asarray(a, dtype=_F32, order="C")
+    if type(x) in (float, int, tuple) and a.ndim <= 1 and len(_CONSTANTS) < 256:
+        try:
+            a = a.copy()
+            a.flags.writeable = False
+            _CONSTANTS[x] = a
+        except TypeError:
+            pass
+    return a
 
 
 _TRAILING = {12: (3, 4), 3: (3,), 1: ()}
