@@ -54,7 +54,8 @@ def test_page_examples_run(path, tmp_path, monkeypatch):
                     f"{len(blocks) - len(needs_dask)} ran")
 
 
-DOCTEST_MODULES = ["skelsimd.bounds", "skelsimd.dask.dataset"]
+DOCTEST_MODULES = ["skelsimd.bounds", "skelsimd.dask.dataset", "skelsimd.additive", "skelsimd.ik",
+                   "skelsimd.skeleton"]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)
