@@ -29,7 +29,7 @@ float64 reference per component; ``apply_additive`` within [bound:additive.apply
 """
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -207,8 +207,8 @@ def apply_additive(base: npt.ArrayLike, delta: npt.ArrayLike, weight: float = 1.
     return _core.apply_additive(b, d, weight, mask, out)
 
 
-def _check_layer(name: str, pose_shape, delta: npt.ArrayLike, weight: float,
-                 mask: Optional[npt.ArrayLike] = None):
+def _check_layer(name: str, pose_shape: Any, delta: npt.ArrayLike, weight: float,
+                 mask: Optional[npt.ArrayLike] = None) -> Tuple[np.ndarray, float, Any]:
     """An additive layer of blend_layers checked against the blended poses' shape before
     anything is written: (delta float32 of one pose or of pose_shape, weight, mask float32)."""
     if not isinstance(weight, (int, float, np.integer, np.floating)) or isinstance(weight, bool):

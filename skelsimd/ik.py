@@ -29,7 +29,7 @@ well-conditioned chains (the bend away from full extension and the target away f
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,7 @@ __all__ = ["ik_two_bone", "ik_aim", "two_bone", "look_at", "solve_chain"]
 _F32 = np.float32
 
 
-_CONSTANTS: dict = {}
+_CONSTANTS: Dict[Any, np.ndarray] = {}
 
 
 _F32D = np.dtype(np.float32)
@@ -75,7 +75,8 @@ _TRAILING = {12: (3, 4), 3: (3,), 1: ()}
 _LAYOUT = {12: "(..., 3, 4)", 3: "(..., 3)", 1: "a number or (...)"}
 
 
-def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]):
+def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]
+           ) -> Tuple[Tuple[int, ...], int, List[np.ndarray]]:
     """Converts the operands (name, value, floats per item), checks their trailing shapes and
     broadcasts their leading dimensions: (shape, n, [arrays of 1 or n items])."""
     arrays, leads = [], []
@@ -245,7 +246,7 @@ def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return quat_multiply(a, b)
 
 
-def _local_pose(local: npt.ArrayLike, skeleton) -> np.ndarray:
+def _local_pose(local: npt.ArrayLike, skeleton: Any) -> np.ndarray:
     x = _as_f32(local, "local")
     if x.ndim < 2 or x.shape[-2:] != (len(skeleton), 8):
         raise ValueError(f"local: expected shape (..., {len(skeleton)}, 8) for this skeleton of "
@@ -253,7 +254,7 @@ def _local_pose(local: npt.ArrayLike, skeleton) -> np.ndarray:
     return x
 
 
-def _check_descending(skeleton, joints, name):
+def _check_descending(skeleton: Any, joints: Sequence[int], name: str) -> None:
     """Each joint an ancestor of the next (joints[0] the top)."""
     p = skeleton.parents
     for a, b in zip(joints[:-1], joints[1:]):
@@ -265,10 +266,10 @@ def _check_descending(skeleton, joints, name):
                              f"expected each joint an ancestor of the next")
 
 
-def two_bone(skeleton, local: npt.ArrayLike, joints: Sequence[Union[int, str]],
+def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, str]],
              target: npt.ArrayLike, *, pole: npt.ArrayLike, mid_axis: npt.ArrayLike = (0, 0, 1),
              twist: npt.ArrayLike = 0.0, soften: npt.ArrayLike = 1.0,
-             weight: npt.ArrayLike = 1.0, return_reached: bool = False):
+             weight: npt.ArrayLike = 1.0, return_reached: bool = False) -> Any:
     """Two-bone IK on local QTS poses: ``Skeleton.two_bone``. See that method."""
     x = _local_pose(local, skeleton)
     if isinstance(joints, (str, int, np.integer)) or len(joints) != 3:
@@ -287,11 +288,11 @@ def two_bone(skeleton, local: npt.ArrayLike, joints: Sequence[Union[int, str]],
     return (out, reached) if return_reached else out
 
 
-def look_at(skeleton, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
+def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
             target: npt.ArrayLike, weights: Optional[npt.ArrayLike] = None, *,
             forward: npt.ArrayLike = (1, 0, 0), up: npt.ArrayLike = (0, 1, 0),
             offset: npt.ArrayLike = (0, 0, 0), pole: npt.ArrayLike = (0, 1, 0),
-            twist: npt.ArrayLike = 0.0):
+            twist: npt.ArrayLike = 0.0) -> Float32Array:
     """Aim spread over a chain of ancestors on local QTS poses: ``Skeleton.look_at``. See that
     method."""
     x = _local_pose(local, skeleton)
@@ -306,14 +307,14 @@ def look_at(skeleton, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
     if not np.all(np.isfinite(w)):
         raise ValueError("weights: expected finite weights")
     g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, max(idx) + 1, None)
-    fwd = np.asarray(_as_f32(forward, "forward"), np.float64)
+    fwd: Any = np.asarray(_as_f32(forward, "forward"), np.float64)
     if fwd.shape[-1:] != (3,):
         raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
     with np.errstate(invalid="ignore", divide="ignore"):
         fwd = fwd / np.linalg.norm(fwd, axis=-1, keepdims=True)
-    off = np.asarray(_as_f32(offset, "offset"), np.float64)
-    out = None
-    prev_corrected = None
+    off: Any = np.asarray(_as_f32(offset, "offset"), np.float64)
+    out: Any = None
+    prev_corrected: Any = None
     for i, j in enumerate(idx):
         if i > 0:
             # the first joint's offset point and forward axis, as corrected so far, in j's space
@@ -337,12 +338,13 @@ def look_at(skeleton, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
         if i == 0:
             fwd = np.broadcast_to(fwd, q.shape[:-1] + (3,))
             off = np.broadcast_to(off, q.shape[:-1] + (3,))
-    return out
+    result: Float32Array = out
+    return result
 
 
-def solve_chain(skeleton, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
+def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
                 target: npt.ArrayLike, *, iterations: int = 16, tolerance: float = 1e-3,
-                return_error: bool = False):
+                return_error: bool = False) -> Any:
     """Cyclic coordinate descent on local QTS poses: ``Skeleton.solve_chain``. See that
     method."""
     x = _local_pose(local, skeleton)
