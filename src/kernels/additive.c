@@ -15,7 +15,7 @@
  * where ozz uses estimates), a = |w| m_j, d the delta's quaternion with its sign flipped to
  * d.w >= 0 (xor with the sign of d.w: the shortest path from the identity):
  *     r = (a d.x, a d.y, a d.z, (d.w - 1) a + 1),  n2 = dot(r, r) (quat_soa_dot's order)
- *     r = r / sqrt(n2) per component (the identity when n2 < 1e-30: a zero delta at a = 1)
+ *     r = r (1 / sqrt(n2)) (one division; the identity when n2 < 1e-30: a zero delta at a = 1)
  *     q = q_base * r, or q_base * conj(r) when w < 0 (subtracting the delta)
  *     t = t_base + (w m_j) t_d
  *     f = s_d a + (1 - a);  s = s_base f, or s_base / f when w < 0
@@ -82,7 +82,7 @@ static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float 
     const quat_soa bq = half_load(b, n), dq = half_load(dl, n), dts = half_load(dl + 4, n);
     quat_soa ts = half_load(b + 4, n), r, q;
     const vf flip = vf_and(sign, dq.w);
-    vf n2, len, f;
+    vf n2, inv, f;
     vm ok;
     r.x = vf_mul(vf_xor(dq.x, flip), a);
     r.y = vf_mul(vf_xor(dq.y, flip), a);
@@ -90,11 +90,11 @@ static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float 
     r.w = vf_add(vf_mul(vf_sub(vf_xor(dq.w, flip), one), a), one);
     n2 = quat_soa_dot(r, r);
     ok = vf_ge(n2, vf_set1(ADD_NORM2_MIN));
-    len = vf_select(ok, vf_sqrt(n2), one);
-    r.x = vf_if(ok, vf_div(r.x, len));
-    r.y = vf_if(ok, vf_div(r.y, len));
-    r.z = vf_if(ok, vf_div(r.z, len));
-    r.w = vf_select(ok, vf_div(r.w, len), one);
+    inv = vf_div(one, vf_select(ok, vf_sqrt(n2), one));   /* one division per joint */
+    r.x = vf_if(ok, vf_mul(r.x, inv));
+    r.y = vf_if(ok, vf_mul(r.y, inv));
+    r.z = vf_if(ok, vf_mul(r.z, inv));
+    r.w = vf_select(ok, vf_mul(r.w, inv), one);
     if (subtract) {
         r.x = vf_neg(r.x);
         r.y = vf_neg(r.y);
