@@ -23,6 +23,8 @@ from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # no
                    quat_to_matrix)
 from .surface import Surface, plot_surface  # noqa: F401
 from .compress import CompressedClip, clip_error, compress  # noqa: F401
+from .additive import apply_additive, make_additive  # noqa: F401  (engine runtime)
+from .ik import ik_aim, ik_two_bone  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -41,4 +43,5 @@ __all__ = [
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",
     "Surface", "plot_surface",
     "CompressedClip", "compress", "clip_error",
+    "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
 ]

@@ -24,6 +24,8 @@ Accuracy (max abs component error against float64, unit quaternions, every SIMD 
 Every SIMD variant evaluates the same operations in the same order: results are bit-identical
 across variants (slerp "exact" runs the same scalar code everywhere).
 """
+import numpy as np
+
 from . import _core
 from .bounds import fill_docstrings
 
@@ -121,7 +123,7 @@ def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
     return _core.blend_joints(joints, blend, t, index, method, out)
 
 
-def blend_layers(layers, weights, out=None):
+def blend_layers(layers, weights, out=None, *, additive=None):
     """N-way weighted blend of QTS poses, as game runtimes blend more than two animations.
 
     Parameters
@@ -133,6 +135,13 @@ def blend_layers(layers, weights, out=None):
         >= 0, and every joint needs at least one positive weight (a joint whose weights are all
         0 is a ValueError naming it; no silent fallback). They are normalised per joint.
     out : ndarray, float32 (..., J, 8), optional
+    additive : sequence of (delta, weight) or (delta, weight, mask), optional
+        Additive layers applied after the blend, in order, as ozz-animation's BlendingJob
+        applies its ``additive_layers`` after its normal layers: each is
+        ``apply_additive(result, delta, weight, mask, out=result)`` (see
+        :func:`skelsimd.apply_additive`: weight in [-1, 1], a negative weight subtracts the
+        delta, mask (J,) per-joint weights in [0, 1]). ``delta`` must broadcast to the blended
+        pose's shape (one delta pose, or one per pose).
 
     Returns
     -------
@@ -150,7 +159,25 @@ def blend_layers(layers, weights, out=None):
     >>> skelsimd.blend_layers(layers, [1.0, 3.0])[0, 4]          # weights 1 : 3
     np.float32(3.0)
     """
-    return _core.blend_layers(layers, weights, out)
+    if additive is None:
+        return _core.blend_layers(layers, weights, out)
+    if isinstance(additive, (str, bytes)) or not hasattr(additive, "__iter__"):
+        raise TypeError(f"additive: expected a sequence of (delta, weight[, mask]) tuples, got "
+                        f"{type(additive).__name__}")
+    additive = list(additive)
+    for i, layer in enumerate(additive):
+        if not isinstance(layer, (tuple, list)) or len(layer) not in (2, 3):
+            raise TypeError(f"additive[{i}]: expected a (delta, weight) or (delta, weight, mask) "
+                            f"tuple, got {layer!r:.60}")
+    from .additive import _check_layer
+    lay = np.asarray(layers)
+    pose_shape = lay.shape[:-3] + lay.shape[-2:] if lay.ndim >= 3 else None
+    checked = [_check_layer(f"additive[{i}]", pose_shape, *layer) for i, layer in
+               enumerate(additive)]
+    result = _core.blend_layers(layers, weights, out)
+    for delta, w, mask in checked:
+        _core.apply_additive(result, delta, w, mask, result)
+    return result
 
 
 fill_docstrings(globals())

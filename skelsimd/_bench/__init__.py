@@ -18,6 +18,10 @@ FAMILIES = {
     "compress": compress.headline,
 }
 
+from . import runtime  # noqa: E402  (the engine runtime: additive layers and IK)
+
+FAMILIES["runtime"] = runtime.headline
+
 REPORTS = {
     "compress": compress.report,
 }
