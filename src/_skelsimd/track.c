@@ -1,0 +1,239 @@
+/*
+ * track.c (glue) -- Python entry points of the track family. The public class with its
+ * documentation is skelsimd.Track (skelsimd/track.py), which validates the keys once when a track
+ * is built (times strictly increasing and finite, values finite); the kernels are in
+ * src/kernels/track.c.
+ *
+ * Positional arguments only:
+ *   track_sample(key_times, values, tangents, times, interp, loop, normalize, out)
+ *       key_times (K,), values (K, C) with 1 <= C <= 4, tangents (K, C) or None (required for
+ *       interp "cubic"), times of any shape -> out times.shape + (C,)
+ *   track_locate(key_times, times, loop) -> (index int32, alpha float32), both times.shape
+ *   track_edges(key_times, values, threshold, step, wrap) -> (times float32 (E,), direction
+ *       int8 (E,))
+ * Keys that are not increasing give meaningless values, never a crash or an endless loop (the
+ * segment search always narrows).
+ */
+#include "args.h"
+
+#include <string.h>
+
+#include "../kernels/track.h"
+
+static const char *const interp_names[] = {"step", "linear", "cubic", NULL};
+
+/* key_times as a 1-D float32 array with at least one key (new reference). */
+static PyArrayObject *key_times_arg(PyObject *obj)
+{
+    PyArrayObject *kt = sks_as_float32(obj, "key_times");
+    if (kt == NULL) return NULL;
+    if (PyArray_NDIM(kt) != 1 || PyArray_DIM(kt, 0) < 1) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(kt), PyArray_DIMS(kt));
+        PyErr_Format(PyExc_ValueError, "key_times: expected shape (K,) with K >= 1, got %s", got);
+        Py_DECREF(kt);
+        return NULL;
+    }
+    return kt;
+}
+
+/* values (or tangents) as a float32 (K, C) array, 1 <= C <= 4 (new reference). */
+static PyArrayObject *key_values_arg(PyObject *obj, const char *name, npy_intp nkeys,
+                                     npy_intp ncomp)
+{
+    PyArrayObject *v = sks_as_float32(obj, name);
+    if (v == NULL) return NULL;
+    if (PyArray_NDIM(v) != 2 || PyArray_DIM(v, 0) != nkeys || PyArray_DIM(v, 1) < 1 ||
+        PyArray_DIM(v, 1) > 4 || (ncomp > 0 && PyArray_DIM(v, 1) != ncomp)) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(v), PyArray_DIMS(v));
+        PyErr_Format(PyExc_ValueError, "%s: expected shape (K, C) with K = %ld keys and %s, got %s",
+                     name, (long)nkeys, ncomp > 0 ? "C like values" : "1 <= C <= 4", got);
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+static PyObject *py_track_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *kt = NULL, *values = NULL, *tangents = NULL, *times = NULL, *out = NULL;
+    npy_intp shape[NPY_MAXDIMS], nkeys, ncomp;
+    int interp, loop, normalize, ndim;
+    (void)self;
+    if (!sks_check_nargs("track_sample", nargs, 8)) return NULL;
+    interp = sks_parse_choice(args[4], "interpolation", interp_names, 1);
+    if (interp < 0) return NULL;
+    loop = sks_parse_bool(args[5], "loop", 0);
+    if (loop < 0) return NULL;
+    normalize = sks_parse_bool(args[6], "normalize", 0);
+    if (normalize < 0) return NULL;
+    kt = key_times_arg(args[0]);
+    if (kt == NULL) goto fail;
+    nkeys = PyArray_DIM(kt, 0);
+    values = key_values_arg(args[1], "values", nkeys, 0);
+    if (values == NULL) goto fail;
+    ncomp = PyArray_DIM(values, 1);
+    if (args[2] != Py_None) {
+        tangents = key_values_arg(args[2], "tangents", nkeys, ncomp);
+        if (tangents == NULL) goto fail;
+    } else if (interp == SKS_TRACK_CUBIC) {
+        PyErr_SetString(PyExc_ValueError, "tangents: expected a (K, C) array for cubic "
+                        "interpolation, got None");
+        goto fail;
+    }
+    times = sks_as_float32(args[3], "times");
+    if (times == NULL) goto fail;
+    ndim = PyArray_NDIM(times);
+    if (sks_check_rank(ndim + 1, "times") < 0) goto fail;
+    memcpy(shape, PyArray_DIMS(times), (size_t)ndim * sizeof(npy_intp));
+    shape[ndim] = ncomp;
+    out = sks_prepare_out(args[7], "out", ndim + 1, shape);
+    if (out == NULL) goto fail;
+    if (sks_check_overlap(out, "out", times, "times", 0) < 0 ||
+        sks_check_overlap(out, "out", values, "values", 0) < 0 ||
+        sks_check_overlap(out, "out", kt, "key_times", 0) < 0 ||
+        (tangents && sks_check_overlap(out, "out", tangents, "tangents", 0) < 0))
+        goto fail;
+    if (PyArray_SIZE(out) > 0) {
+        const sks_track_kernels *k = SKS_KERNELS(track);
+        float *o = (float *)PyArray_DATA(out);
+        const float *ktd = (const float *)PyArray_DATA(kt), *vd = (const float *)PyArray_DATA(values);
+        const float *td = tangents ? (const float *)PyArray_DATA(tangents) : NULL;
+        const float *sd = (const float *)PyArray_DATA(times);
+        const size_t n = (size_t)PyArray_SIZE(times);
+        Py_BEGIN_ALLOW_THREADS
+        k->sample(o, ktd, vd, td, (size_t)nkeys, (size_t)ncomp, sd, n, interp, loop, normalize);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(kt);
+    Py_DECREF(values);
+    Py_XDECREF(tangents);
+    Py_DECREF(times);
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(kt);
+    Py_XDECREF(values);
+    Py_XDECREF(tangents);
+    Py_XDECREF(times);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static PyObject *py_track_locate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *kt = NULL, *times = NULL, *index = NULL, *alpha = NULL;
+    int loop;
+    (void)self;
+    if (!sks_check_nargs("track_locate", nargs, 3)) return NULL;
+    loop = sks_parse_bool(args[2], "loop", 0);
+    if (loop < 0) return NULL;
+    kt = key_times_arg(args[0]);
+    if (kt == NULL) goto fail;
+    times = sks_as_float32(args[1], "times");
+    if (times == NULL) goto fail;
+    index = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(times), PyArray_DIMS(times), NPY_INT32);
+    if (index == NULL) goto fail;
+    alpha = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(times), PyArray_DIMS(times), NPY_FLOAT32);
+    if (alpha == NULL) goto fail;
+    if (PyArray_SIZE(times) > 0) {
+        const sks_track_kernels *k = SKS_KERNELS(track);
+        int32_t *id = (int32_t *)PyArray_DATA(index);
+        float *ad = (float *)PyArray_DATA(alpha);
+        const float *ktd = (const float *)PyArray_DATA(kt), *sd = (const float *)PyArray_DATA(times);
+        const size_t nkeys = (size_t)PyArray_DIM(kt, 0), n = (size_t)PyArray_SIZE(times);
+        Py_BEGIN_ALLOW_THREADS
+        k->locate(id, ad, ktd, nkeys, sd, n, loop);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(kt);
+    Py_DECREF(times);
+    return Py_BuildValue("(NN)", index, alpha);
+fail:
+    Py_XDECREF(kt);
+    Py_XDECREF(times);
+    Py_XDECREF(index);
+    Py_XDECREF(alpha);
+    return NULL;
+}
+
+static PyObject *py_track_edges(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *kt = NULL, *values = NULL, *et = NULL, *dir = NULL;
+    npy_intp nkeys, count = 0;
+    double threshold;
+    int step, wrap;
+    (void)self;
+    if (!sks_check_nargs("track_edges", nargs, 5)) return NULL;
+    threshold = PyFloat_AsDouble(args[2]);
+    if (threshold == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "threshold: expected a real number, got %s",
+                     Py_TYPE(args[2])->tp_name);
+        return NULL;
+    }
+    step = sks_parse_bool(args[3], "step", 0);
+    if (step < 0) return NULL;
+    wrap = sks_parse_bool(args[4], "wrap", 0);
+    if (wrap < 0) return NULL;
+    kt = key_times_arg(args[0]);
+    if (kt == NULL) goto fail;
+    nkeys = PyArray_DIM(kt, 0);
+    values = sks_as_float32(args[1], "values");
+    if (values == NULL) goto fail;
+    if (PyArray_SIZE(values) != nkeys || PyArray_NDIM(values) < 1 || PyArray_NDIM(values) > 2) {
+        char got[128];
+        sks_format_shape(got, sizeof got, PyArray_NDIM(values), PyArray_DIMS(values));
+        PyErr_Format(PyExc_ValueError, "values: expected shape (K,) or (K, 1) with K = %ld keys, "
+                     "got %s", (long)nkeys, got);
+        goto fail;
+    }
+    et = (PyArrayObject *)PyArray_SimpleNew(1, &nkeys, NPY_FLOAT32);
+    if (et == NULL) goto fail;
+    dir = (PyArrayObject *)PyArray_SimpleNew(1, &nkeys, NPY_INT8);
+    if (dir == NULL) goto fail;
+    {
+        const sks_track_kernels *k = SKS_KERNELS(track);
+        float *etd = (float *)PyArray_DATA(et);
+        int8_t *dd = (int8_t *)PyArray_DATA(dir);
+        const float *ktd = (const float *)PyArray_DATA(kt), *vd = (const float *)PyArray_DATA(values);
+        const float thr = (float)threshold;
+        size_t c;
+        Py_BEGIN_ALLOW_THREADS
+        c = k->edges(etd, dd, ktd, vd, (size_t)nkeys, thr, step, wrap);
+        Py_END_ALLOW_THREADS
+        count = (npy_intp)c;
+    }
+    Py_DECREF(kt);
+    Py_DECREF(values);
+    {
+        /* views of the first `count` edges (the arrays keep at most K floats and bytes alive) */
+        npy_intp zero = 0;
+        PyObject *a = PySequence_GetSlice((PyObject *)et, zero, count);
+        PyObject *b = a ? PySequence_GetSlice((PyObject *)dir, zero, count) : NULL;
+        Py_DECREF(et);
+        Py_DECREF(dir);
+        if (b == NULL) {
+            Py_XDECREF(a);
+            return NULL;
+        }
+        return Py_BuildValue("(NN)", a, b);
+    }
+fail:
+    Py_XDECREF(kt);
+    Py_XDECREF(values);
+    Py_XDECREF(et);
+    Py_XDECREF(dir);
+    return NULL;
+}
+
+PyMethodDef sks_track_methods[] = {
+    {"track_sample", (PyCFunction)(void (*)(void))py_track_sample, METH_FASTCALL,
+     "track_sample(key_times, values, tangents, times, interpolation, loop, normalize, out): "
+     "see skelsimd.Track.sample"},
+    {"track_locate", (PyCFunction)(void (*)(void))py_track_locate, METH_FASTCALL,
+     "track_locate(key_times, times, loop) -> (index, alpha): see skelsimd.Track.sample"},
+    {"track_edges", (PyCFunction)(void (*)(void))py_track_edges, METH_FASTCALL,
+     "track_edges(key_times, values, threshold, step, wrap) -> (times, direction): see "
+     "skelsimd.Track.triggers"},
+    {NULL, NULL, 0, NULL}};

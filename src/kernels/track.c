@@ -1,0 +1,296 @@
+/*
+ * track.c -- track sampling and edge detection (see track.h), written once against the vector
+ * vocabulary and compiled per target.
+ *
+ * Sampling works on blocks of SKS_W sample times. Finding each time's segment is scalar (a
+ * remembered segment tried first, then its successor, then a binary search: increasing sample
+ * times, the usual case, cost one or two comparisons; the segment found does not depend on the
+ * way it was found, so every target finds the same). The keys' times and values are gathered
+ * into one vector per quantity, and the fraction and the interpolation are computed SKS_W
+ * samples at a time with the vocabulary's IEEE operations in a fixed order (no FMA): every
+ * target gives the bits of the scalar one.
+ *
+ * Edge detection compares SKS_W consecutive segments at a time (their start and end values
+ * loaded as two shifted vectors), computes the crossing times of the block in vectors and
+ * writes the detected lanes in order.
+ */
+#include "target.h"
+#include "track.h"
+
+#include <math.h>
+
+/* The wrapped, clamped time of one sample and its segment k (see track.h). *hint is the last
+ * segment found (a valid segment index). */
+static SKS_ALWAYS_INLINE size_t locate_one(const float *kt, size_t nkeys, float t, int loop,
+                                           size_t *hint, float *tw)
+{
+    const size_t last = nkeys - 1;
+    size_t k, lo, hi;
+    if (t != t) {
+        *tw = t;
+        return 0;
+    }
+    if (loop) {
+        const double period = (double)kt[last] - (double)kt[0];
+        double d = fmod((double)t - (double)kt[0], period);   /* exact; NaN for inf t */
+        if (d < 0.0) d += period;
+        t = (float)((double)kt[0] + d);
+        if (t != t) {
+            *tw = t;
+            return 0;
+        }
+    }
+    if (t <= kt[0]) {
+        *tw = kt[0];
+        return 0;
+    }
+    if (t >= kt[last]) {
+        *tw = kt[last];
+        return last - 1;
+    }
+    *tw = t;
+    k = *hint;
+    if (kt[k] <= t && t < kt[k + 1]) return k;
+    if (k + 2 <= last && kt[k + 1] <= t && t < kt[k + 2]) {
+        *hint = k + 1;
+        return k + 1;
+    }
+    lo = 0; /* kt[lo] <= t < kt[hi] */
+    hi = last;
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (kt[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    *hint = lo;
+    return lo;
+}
+
+/* One block of n <= SKS_W samples: gathered quantities, lane l = sample l (lanes >= n repeat
+ * sample 0, computed and not stored). */
+typedef struct sample_block {
+    SKS_ALIGNED(32) float tw[SKS_W], ta[SKS_W], tb[SKS_W];
+    SKS_ALIGNED(32) float v0[4][SKS_W], v1[4][SKS_W], m0[4][SKS_W], m1[4][SKS_W];
+    SKS_ALIGNED(32) float res[4][SKS_W];
+} sample_block;
+
+static SKS_ALWAYS_INLINE void gather(sample_block *b, const float *kt, const float *values,
+                                     const float *tangents, size_t nkeys, size_t ncomp,
+                                     const float *times, size_t n, int loop, int cubic,
+                                     size_t *hint)
+{
+    size_t l, c;
+    for (l = 0; l < SKS_W; l++) {
+        const float t = times[l < n ? l : 0];
+        size_t k0, k1;
+        float tw;
+        if (nkeys == 1) {
+            /* one key: a = 0 on a unit segment (NaN stays NaN) */
+            k0 = k1 = 0;
+            b->tw[l] = t != t ? t : 0.0f;
+            b->ta[l] = 0.0f;
+            b->tb[l] = 1.0f;
+        } else {
+            k0 = locate_one(kt, nkeys, t, loop, hint, &tw);
+            k1 = k0 + 1;
+            b->tw[l] = tw;
+            b->ta[l] = kt[k0];
+            b->tb[l] = kt[k1];
+        }
+        for (c = 0; c < ncomp; c++) {
+            b->v0[c][l] = values[k0 * ncomp + c];
+            b->v1[c][l] = values[k1 * ncomp + c];
+            if (cubic) {
+                b->m0[c][l] = tangents[k0 * ncomp + c];
+                b->m1[c][l] = tangents[k1 * ncomp + c];
+            }
+        }
+    }
+}
+
+static SKS_ALWAYS_INLINE void sample_block_run(float *out, const float *kt, const float *values,
+                                               const float *tangents, size_t nkeys, size_t ncomp,
+                                               const float *times, size_t n, int interp, int loop,
+                                               int normalize, size_t *hint)
+{
+    sample_block b;
+    size_t l, c;
+    vf tw, ta, tb, h, a, one, two, three, a2, a3, h00, h01, h10, h11;
+    vm nan, end;
+    gather(&b, kt, values, tangents, nkeys, ncomp, times, n, loop, interp == SKS_TRACK_CUBIC, hint);
+    tw = vf_load(b.tw);
+    ta = vf_load(b.ta);
+    tb = vf_load(b.tb);
+    h = vf_sub(tb, ta);
+    a = vf_div(vf_sub(tw, ta), h);
+    nan = vf_unordered(a, a);
+    end = vf_ge(a, vf_set1(1.0f));
+    one = vf_set1(1.0f);
+    two = vf_set1(2.0f);
+    three = vf_set1(3.0f);
+    a2 = vf_mul(a, a);
+    a3 = vf_mul(a2, a);
+    h00 = vf_add(vf_sub(vf_mul(two, a3), vf_mul(three, a2)), one);
+    h01 = vf_sub(vf_mul(three, a2), vf_mul(two, a3));
+    h10 = vf_add(vf_sub(a3, vf_mul(two, a2)), a);
+    h11 = vf_sub(a3, a2);
+    for (c = 0; c < ncomp; c++) {
+        const vf v0 = vf_load(b.v0[c]), v1 = vf_load(b.v1[c]);
+        vf r;
+        if (interp == SKS_TRACK_STEP) {
+            r = vf_select(end, v1, v0);
+        } else if (interp == SKS_TRACK_LINEAR) {
+            r = vf_select(end, v1, vf_add(v0, vf_mul(a, vf_sub(v1, v0))));
+        } else {
+            const vf m0 = vf_load(b.m0[c]), m1 = vf_load(b.m1[c]);
+            r = vf_add(vf_add(vf_mul(h00, v0), vf_mul(h01, v1)),
+                       vf_mul(h, vf_add(vf_mul(h10, m0), vf_mul(h11, m1))));
+        }
+        vf_store(b.res[c], vf_select(nan, a, r));
+    }
+    if (normalize) {
+        const vf x = vf_load(b.res[0]), y = vf_load(b.res[1]), z = vf_load(b.res[2]),
+                 w = vf_load(b.res[3]);
+        const vf n2 = vf_add(vf_add(vf_mul(x, x), vf_mul(z, z)), vf_add(vf_mul(y, y), vf_mul(w, w)));
+        const vm zero = vf_eq(n2, vf_zero());
+        const vf inv = vf_div(one, vf_sqrt(vf_select(zero, one, n2)));
+        vf_store(b.res[0], vf_ifnot(zero, vf_mul(x, inv)));
+        vf_store(b.res[1], vf_ifnot(zero, vf_mul(y, inv)));
+        vf_store(b.res[2], vf_ifnot(zero, vf_mul(z, inv)));
+        vf_store(b.res[3], vf_select(zero, one, vf_mul(w, inv)));
+    }
+    for (l = 0; l < n; l++)
+        for (c = 0; c < ncomp; c++) out[l * ncomp + c] = b.res[c][l];
+}
+
+static SKS_ALWAYS_INLINE void sample_run(float *out, const float *kt, const float *values,
+                                         const float *tangents, size_t nkeys, size_t ncomp,
+                                         const float *times, size_t ntimes, int interp, int loop,
+                                         int normalize)
+{
+    size_t i, hint = 0;
+    for (i = 0; i < ntimes; i += SKS_W) {
+        const size_t n = ntimes - i < SKS_W ? ntimes - i : SKS_W;
+        sample_block_run(out + i * ncomp, kt, values, tangents, nkeys, ncomp, times + i, n, interp,
+                         loop, normalize, &hint);
+    }
+}
+
+/* The interpolation and the component count as constants (one specialised loop each). */
+#define SKS_TRACK_CASE(I, C)                                                                     \
+    sample_run(out, kt, values, tangents, nkeys, C, times, ntimes, I, loop, normalize)
+
+static void sample(float *out, const float *kt, const float *values, const float *tangents,
+                   size_t nkeys, size_t ncomp, const float *times, size_t ntimes, int interp,
+                   int loop, int normalize)
+{
+    loop = loop && nkeys > 1;
+    normalize = normalize && ncomp == 4;
+    if (interp != SKS_TRACK_CUBIC) tangents = NULL;
+#define SKS_TRACK_COMPS(I)                                                                       \
+    switch (ncomp) {                                                                             \
+    case 1: SKS_TRACK_CASE(I, 1); break;                                                         \
+    case 2: SKS_TRACK_CASE(I, 2); break;                                                         \
+    case 3: SKS_TRACK_CASE(I, 3); break;                                                         \
+    default: SKS_TRACK_CASE(I, 4); break;                                                        \
+    }
+    if (interp == SKS_TRACK_STEP) {
+        SKS_TRACK_COMPS(SKS_TRACK_STEP)
+    } else if (interp == SKS_TRACK_LINEAR) {
+        SKS_TRACK_COMPS(SKS_TRACK_LINEAR)
+    } else {
+        SKS_TRACK_COMPS(SKS_TRACK_CUBIC)
+    }
+#undef SKS_TRACK_COMPS
+}
+
+static void locate(int32_t *index, float *alpha, const float *kt, size_t nkeys, const float *times,
+                   size_t ntimes, int loop)
+{
+    size_t i, l, hint = 0;
+    loop = loop && nkeys > 1;
+    for (i = 0; i < ntimes; i += SKS_W) {
+        const size_t n = ntimes - i < SKS_W ? ntimes - i : SKS_W;
+        SKS_ALIGNED(32) float tw[SKS_W], ta[SKS_W], tb[SKS_W], res[SKS_W];
+        int32_t k[SKS_W];
+        for (l = 0; l < SKS_W; l++) {
+            const float t = times[i + (l < n ? l : 0)];
+            if (nkeys == 1) {
+                k[l] = 0;
+                tw[l] = t != t ? t : 0.0f;
+                ta[l] = 0.0f;
+                tb[l] = 1.0f;
+            } else {
+                const size_t s = locate_one(kt, nkeys, t, loop, &hint, &tw[l]);
+                k[l] = (int32_t)s;
+                ta[l] = kt[s];
+                tb[l] = kt[s + 1];
+            }
+        }
+        {
+            const vf ta_v = vf_load(ta);
+            vf_store(res, vf_div(vf_sub(vf_load(tw), ta_v), vf_sub(vf_load(tb), ta_v)));
+        }
+        for (l = 0; l < n; l++) {
+            index[i + l] = k[l];
+            alpha[i + l] = res[l];
+        }
+    }
+}
+
+/* Segments i0 .. i0 + SKS_W - 1 (segment i from key i - 1 to key i; n of them valid), their
+ * start and end values and times at v0/v1, t0/t1 (pointers to the first segment's). */
+static SKS_ALWAYS_INLINE size_t edge_block(float *et, int8_t *dir, const float *t0p,
+                                           const float *t1p, const float *v0p, const float *v1p,
+                                           size_t n, float threshold, int step)
+{
+    const vf v0 = vf_load_n(v0p, n), v1 = vf_load_n(v1p, n);
+    const vf t0 = vf_load_n(t0p, n), t1 = vf_load_n(t1p, n);
+    const vf thr = vf_set1(threshold);
+    const vm rising = vm_and(vf_le(v0, thr), vf_gt(v1, thr));
+    const vm falling = vm_and(vf_gt(v0, thr), vf_le(v1, thr));
+    unsigned bits = vm_bits(vm_and(vm_or(rising, falling), vm_first_n(n)));
+    const unsigned up = vm_bits(rising);
+    SKS_ALIGNED(32) float times[SKS_W];
+    size_t count = 0, l;
+    if (!bits) return 0;
+    if (step) {
+        vf_store(times, t1);
+    } else {
+        /* the crossing, clamped to the segment; lanes without an edge are not stored */
+        const vf alpha = vf_div(vf_sub(thr, v0), vf_sub(v1, v0));
+        const vf e = vf_add(t0, vf_mul(vf_sub(t1, t0), alpha));
+        vf_store(times, vf_min(vf_max(e, t0), t1));
+    }
+    for (l = 0; l < SKS_W; l++) {
+        if (!(bits >> l & 1u)) continue;
+        et[count] = times[l];
+        dir[count] = (up >> l & 1u) ? (int8_t)1 : (int8_t)-1;
+        count++;
+    }
+    return count;
+}
+
+static size_t edges(float *edge_times, int8_t *direction, const float *kt, const float *values,
+                    size_t nkeys, float threshold, int step, int wrap)
+{
+    size_t count = 0, i;
+    if (nkeys == 0) return 0;
+    if (wrap && nkeys > 1) {
+        /* from the last key to the first: a jump at the first key's time */
+        const float v0 = values[nkeys - 1], v1 = values[0];
+        if ((v0 <= threshold && v1 > threshold) || (v0 > threshold && v1 <= threshold)) {
+            edge_times[count] = kt[0];
+            direction[count] = v1 > threshold ? (int8_t)1 : (int8_t)-1;
+            count++;
+        }
+    }
+    for (i = 1; i < nkeys; i += SKS_W) {
+        const size_t n = nkeys - i < SKS_W ? nkeys - i : SKS_W;
+        count += edge_block(edge_times + count, direction + count, kt + i - 1, kt + i,
+                            values + i - 1, values + i, n, threshold, step);
+    }
+    return count;
+}
+
+SKS_ROW(track) = {sample, locate, edges};
