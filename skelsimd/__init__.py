@@ -24,6 +24,9 @@ from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # no
 from .surface import Surface, plot_surface  # noqa: F401
 from .compress import CompressedClip, clip_error, compress  # noqa: F401
 
+from .track import Track  # noqa: F401
+from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -41,4 +44,5 @@ __all__ = [
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",
     "Surface", "plot_surface",
     "CompressedClip", "compress", "clip_error",
+    "Track", "blend_motion", "motion_deltas", "accumulate_motion",
 ]

@@ -180,6 +180,20 @@ _ROWS: Tuple[Tuple[str, str, str, str, str, str], ...] = (
      "3.8e-6 to 7.6e-6 on the CMU clips, 3.1e-5 on a 20tab clip"),
 )
 
+# Tracks (skelsimd.track): values in [-1, 1], key spacing within a factor 100 of its neighbours'.
+_ROWS += (
+    ("track.linear", "Track.sample (linear floats)", "1e-6", "", "values in [-1, 1]", ""),
+    ("track.cubic", "Track.sample (cubic floats)", "4e-6", "",
+     "values in [-1, 1], neighbouring key spacings within a factor 100", ""),
+    ("track.quat", "Track.sample (linear quaternions: slerp)", "1e-6", "",
+     "per component, unit keys", ""),
+    ("track.quat_cubic", "Track.sample (cubic quaternions)", "4e-6", "",
+     "per component, unit keys, neighbouring key spacings within a factor 100", ""),
+    ("track.edges", "Track.triggers (edge times of linear tracks)", "1e-6", "max(|t_k|, |t_k+1|)",
+     "the times of the crossing's keys; the threshold rounded to float32 first; step tracks "
+     "exact", ""),
+)
+
 BOUNDS: Dict[str, Bound] = {row[0]: Bound(*row) for row in _ROWS}
 """Every documented bound, by key."""
 
