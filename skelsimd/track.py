@@ -51,7 +51,9 @@ crossing's keys; the threshold is rounded to float32 first).
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import math
+from bisect import bisect_left
+from typing import Any, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -64,6 +66,27 @@ __all__ = ["Track", "contact_labels", "step_track"]
 
 _INTERPOLATIONS = ("step", "linear", "cubic")
 _MAX_EDGES = 10_000_000   # a triggers() range that would list more edges is refused
+
+
+class _Edges(NamedTuple):
+    """One pass of a track's edges for one threshold (cached by Track.triggers)."""
+    threshold: float
+    rel: npt.NDArray[np.float64]     # edge time - times[0], increasing
+    dirs: npt.NDArray[np.int8]
+    rel_list: List[float]
+    dir_list: List[int]
+    first: float                     # times[0]
+    period: float                    # times[-1] - times[0]
+
+
+def _finite(x: Any, name: str) -> float:
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"{name}: expected a finite number, got {f}")
+    return f
 
 
 def _float32_keys(x: Any, name: str) -> npt.NDArray[np.float32]:
@@ -205,7 +228,7 @@ class Track:
         self._values2d = v2
         self._tangents = (_tangents(t, v2, self.loop, quaternion) if interpolation == "cubic"
                           else None)
-        self._edges: Optional[Tuple[float, Any, Any]] = None
+        self._edges: Optional[_Edges] = None
 
     def __repr__(self) -> str:
         kind = "quaternion" if self.quaternion else f"float{self._values2d.shape[1]}"
@@ -250,10 +273,9 @@ class Track:
             if not isinstance(o, np.ndarray):
                 raise TypeError(f"out: expected a numpy.ndarray, got {type(o).__name__}")
             o = o[..., None]   # the kernel's (..., 1) view; checked there
-        if self.quaternion and self.interpolation == "linear" and len(self.times) > 1:
-            index, alpha = _core.track_locate(self.times, times, self.loop)
-            v = self._values2d
-            res = slerp(v[index], v[index + 1], alpha, out=o)
+        if self.quaternion and self.interpolation == "linear":
+            q0, q1, alpha = _core.track_segments(self.times, self._values2d, times, self.loop)
+            res = slerp(q0, q1, alpha, out=q0 if o is None else o)
         else:
             res = _core.track_sample(self.times, self._values2d, self._tangents, times,
                                      self.interpolation, self.loop,
@@ -264,15 +286,18 @@ class Track:
 
     __call__ = sample
 
-    def _period_edges(self, threshold: float) -> Tuple[Any, Any]:
+    def _period_edges(self, threshold: float) -> "_Edges":
         cached = self._edges
-        if cached is not None and cached[0] == threshold:
-            return cached[1], cached[2]
+        if cached is not None and cached.threshold == threshold:
+            return cached
         et, d = _core.track_edges(self.times, self._values2d, threshold,
                                   self.interpolation == "step", self.loop)
-        et = et.astype(np.float64)
-        self._edges = (threshold, et, d)
-        return et, d
+        first = float(self.times[0])
+        rel = et.astype(np.float64) - first
+        edges = _Edges(threshold, rel, d, rel.tolist(), d.tolist(), first,
+                       float(self.times[-1]) - first)
+        self._edges = edges
+        return edges
 
     def triggers(self, t0: float, t1: float,
                  threshold: float = 0.0) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int8]]:
@@ -314,49 +339,66 @@ class Track:
         if self.interpolation == "cubic":
             raise ValueError("triggers: expected a step or linear track, got a cubic one (a cubic "
                              "segment can cross the threshold between keys that do not)")
-        lo_hi = []
-        for name, x in (("t0", t0), ("t1", t1), ("threshold", threshold)):
-            try:
-                f = float(x)
-            except (TypeError, ValueError):
-                raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
-            if not np.isfinite(f):
-                raise ValueError(f"{name}: expected a finite number, got {f}")
-            lo_hi.append(f)
-        a, b, thr = lo_hi
-        empty = (np.zeros(0, np.float64), np.zeros(0, np.int8))
+        a = _finite(t0, "t0")
+        b = _finite(t1, "t1")
+        thr = _finite(threshold, "threshold")
         if a == b:
-            return empty
+            return np.zeros(0, np.float64), np.zeros(0, np.int8)
         forward = b > a
         lo, hi = (a, b) if forward else (b, a)
-        et, d = self._period_edges(float(np.float32(thr)))
-        if et.size == 0:
-            return empty
-        first, last = float(self.times[0]), float(self.times[-1])
+        e = self._period_edges(float(np.float32(thr)))
+        if not e.rel_list:
+            return np.zeros(0, np.float64), np.zeros(0, np.int8)
+        # global time of edge j in pass n: (first + n period) + rel[j]; pass n keeps the edges
+        # with lo <= time and (time < hi or hi >= the pass's end)
         if not self.loop:
-            keep = (et >= lo) & ((et < hi) | (hi >= last))
-            times, dirs = et[keep], d[keep]
+            first_n = last_n = 0
         else:
-            period = last - first
-            rel = et - first
-            n_lo = int(np.floor((lo - first) / period))
-            n_hi = int(np.ceil((hi - first) / period)) - 1   # the last period starting before hi
-            loops = n_hi - n_lo + 1
-            if loops <= 0:
-                return empty
-            if loops * et.size > _MAX_EDGES:
-                raise ValueError(f"t0, t1: the range [{lo}, {hi}) covers {loops} periods of "
-                                 f"{et.size} edges, more than {_MAX_EDGES} edges")
-            n = np.arange(n_lo, n_hi + 1, dtype=np.float64)[:, None]
-            start = first + n * period
-            g = start + rel                                     # (loops, E) global times
-            keep = (g >= lo) & ((g < hi) | (hi >= start + period))
-            times = g[keep]
-            dirs = np.broadcast_to(d, g.shape)[keep]
+            first_n = math.floor((lo - e.first) / e.period)
+            last_n = math.ceil((hi - e.first) / e.period) - 1   # the last pass starting before hi
+        passes = last_n - first_n + 1
+        size = len(e.rel_list)
+        if passes <= 0:
+            return np.zeros(0, np.float64), np.zeros(0, np.int8)
+        if passes * size > _MAX_EDGES:
+            raise ValueError(f"t0, t1: the range [{lo}, {hi}) covers {passes} periods of "
+                             f"{size} edges, more than {_MAX_EDGES} edges")
+        if passes <= 2:
+            times: List[float] = []
+            dirs: List[int] = []
+            for n in range(first_n, last_n + 1):
+                start = e.first + n * e.period
+                end = start + e.period
+                rel = e.rel_list
+                i = bisect_left(rel, lo - start)      # then exact comparisons at the ends
+                while i > 0 and start + rel[i - 1] >= lo:
+                    i -= 1
+                while i < size and start + rel[i] < lo:
+                    i += 1
+                if hi >= end:
+                    j = size
+                else:
+                    j = bisect_left(rel, hi - start)
+                    while j > i and start + rel[j - 1] >= hi:
+                        j -= 1
+                    while j < size and start + rel[j] < hi:
+                        j += 1
+                times.extend(start + r for r in rel[i:j])
+                dirs.extend(e.dir_list[i:j])
+            if not forward:
+                times.reverse()
+                dirs = [-x for x in reversed(dirs)]
+            return np.array(times, np.float64), np.array(dirs, np.int8)
+        n_ = np.arange(first_n, last_n + 1, dtype=np.float64)[:, None]
+        start_ = e.first + n_ * e.period
+        g = start_ + e.rel                                   # (passes, E) global times
+        keep = (g >= lo) & ((g < hi) | (hi >= start_ + e.period))
+        out_t = g[keep]
+        out_d = np.broadcast_to(e.dirs, g.shape)[keep]
         if not forward:
-            times = times[::-1].copy()
-            dirs = -dirs[::-1]
-        return times, np.ascontiguousarray(dirs, dtype=np.int8)
+            out_t = out_t[::-1].copy()
+            out_d = -out_d[::-1]
+        return out_t, np.ascontiguousarray(out_d, dtype=np.int8)
 
 
 def _close_runs(mask: npt.NDArray[np.bool_], value: bool, shorter_than: int) -> None:

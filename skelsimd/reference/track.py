@@ -107,18 +107,18 @@ def triggers(key_times, values, threshold, step, loop, t0, t1):
         return np.zeros(0), np.zeros(0, np.int8)
     lo, hi = min(t0, t1), max(t0, t1)
     times, dirs = [], []
+    period = kt[-1] - kt[0]
     if not loop:
-        passes = [(0.0, kt[-1])]
+        passes = [(kt[0], kt[-1])]
     else:
-        period = kt[-1] - kt[0]
         n = int(np.floor((lo - kt[0]) / period))
         passes = []
         while kt[0] + n * period < hi:
-            passes.append((n * period, kt[0] + (n + 1) * period))
+            passes.append((kt[0] + n * period, kt[0] + n * period + period))
             n += 1
-    for shift, end in passes:
+    for start, end in passes:
         for e, s in zip(et, d):
-            g = e + shift
+            g = start + (e - kt[0])
             if g >= lo and (g < hi or hi >= end):
                 times.append(g)
                 dirs.append(s)

@@ -8,7 +8,8 @@
  *   track_sample(key_times, values, tangents, times, interp, loop, normalize, out)
  *       key_times (K,), values (K, C) with 1 <= C <= 4, tangents (K, C) or None (required for
  *       interp "cubic"), times of any shape -> out times.shape + (C,)
- *   track_locate(key_times, times, loop) -> (index int32, alpha float32), both times.shape
+ *   track_segments(key_times, values, times, loop) -> (v0, v1, alpha): the keys around every
+ *       time, times.shape + (C,) each, and the fraction, times.shape
  *   track_edges(key_times, values, threshold, step, wrap) -> (times float32 (E,), direction
  *       int8 (E,))
  * Keys that are not increasing give meaningless values, never a crash or an endless loop (the
@@ -120,39 +121,53 @@ fail:
     return NULL;
 }
 
-static PyObject *py_track_locate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_track_segments(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyArrayObject *kt = NULL, *times = NULL, *index = NULL, *alpha = NULL;
-    int loop;
+    PyArrayObject *kt = NULL, *values = NULL, *times = NULL, *v0 = NULL, *v1 = NULL, *alpha = NULL;
+    npy_intp shape[NPY_MAXDIMS], ncomp;
+    int loop, ndim;
     (void)self;
-    if (!sks_check_nargs("track_locate", nargs, 3)) return NULL;
-    loop = sks_parse_bool(args[2], "loop", 0);
+    if (!sks_check_nargs("track_segments", nargs, 4)) return NULL;
+    loop = sks_parse_bool(args[3], "loop", 0);
     if (loop < 0) return NULL;
     kt = key_times_arg(args[0]);
     if (kt == NULL) goto fail;
-    times = sks_as_float32(args[1], "times");
+    values = key_values_arg(args[1], "values", PyArray_DIM(kt, 0), 0);
+    if (values == NULL) goto fail;
+    ncomp = PyArray_DIM(values, 1);
+    times = sks_as_float32(args[2], "times");
     if (times == NULL) goto fail;
-    index = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(times), PyArray_DIMS(times), NPY_INT32);
-    if (index == NULL) goto fail;
-    alpha = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(times), PyArray_DIMS(times), NPY_FLOAT32);
+    ndim = PyArray_NDIM(times);
+    if (sks_check_rank(ndim + 1, "times") < 0) goto fail;
+    memcpy(shape, PyArray_DIMS(times), (size_t)ndim * sizeof(npy_intp));
+    shape[ndim] = ncomp;
+    v0 = (PyArrayObject *)PyArray_SimpleNew(ndim + 1, shape, NPY_FLOAT32);
+    if (v0 == NULL) goto fail;
+    v1 = (PyArrayObject *)PyArray_SimpleNew(ndim + 1, shape, NPY_FLOAT32);
+    if (v1 == NULL) goto fail;
+    alpha = (PyArrayObject *)PyArray_SimpleNew(ndim, shape, NPY_FLOAT32);
     if (alpha == NULL) goto fail;
     if (PyArray_SIZE(times) > 0) {
         const sks_track_kernels *k = SKS_KERNELS(track);
-        int32_t *id = (int32_t *)PyArray_DATA(index);
+        float *o0 = (float *)PyArray_DATA(v0), *o1 = (float *)PyArray_DATA(v1);
         float *ad = (float *)PyArray_DATA(alpha);
-        const float *ktd = (const float *)PyArray_DATA(kt), *sd = (const float *)PyArray_DATA(times);
+        const float *ktd = (const float *)PyArray_DATA(kt), *vd = (const float *)PyArray_DATA(values);
+        const float *sd = (const float *)PyArray_DATA(times);
         const size_t nkeys = (size_t)PyArray_DIM(kt, 0), n = (size_t)PyArray_SIZE(times);
         Py_BEGIN_ALLOW_THREADS
-        k->locate(id, ad, ktd, nkeys, sd, n, loop);
+        k->segments(o0, o1, ad, ktd, vd, nkeys, (size_t)ncomp, sd, n, loop);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(kt);
+    Py_DECREF(values);
     Py_DECREF(times);
-    return Py_BuildValue("(NN)", index, alpha);
+    return Py_BuildValue("(NNN)", v0, v1, alpha);
 fail:
     Py_XDECREF(kt);
+    Py_XDECREF(values);
     Py_XDECREF(times);
-    Py_XDECREF(index);
+    Py_XDECREF(v0);
+    Py_XDECREF(v1);
     Py_XDECREF(alpha);
     return NULL;
 }
@@ -231,8 +246,9 @@ PyMethodDef sks_track_methods[] = {
     {"track_sample", (PyCFunction)(void (*)(void))py_track_sample, METH_FASTCALL,
      "track_sample(key_times, values, tangents, times, interpolation, loop, normalize, out): "
      "see skelsimd.Track.sample"},
-    {"track_locate", (PyCFunction)(void (*)(void))py_track_locate, METH_FASTCALL,
-     "track_locate(key_times, times, loop) -> (index, alpha): see skelsimd.Track.sample"},
+    {"track_segments", (PyCFunction)(void (*)(void))py_track_segments, METH_FASTCALL,
+     "track_segments(key_times, values, times, loop) -> (v0, v1, alpha): see "
+     "skelsimd.Track.sample"},
     {"track_edges", (PyCFunction)(void (*)(void))py_track_edges, METH_FASTCALL,
      "track_edges(key_times, values, threshold, step, wrap) -> (times, direction): see "
      "skelsimd.Track.triggers"},

@@ -25,7 +25,7 @@ static SKS_ALWAYS_INLINE size_t locate_one(const float *kt, size_t nkeys, float 
                                            size_t *hint, float *tw)
 {
     const size_t last = nkeys - 1;
-    size_t k, lo, hi;
+    size_t k, lo, len;
     if (t != t) {
         *tw = t;
         return 0;
@@ -55,12 +55,14 @@ static SKS_ALWAYS_INLINE size_t locate_one(const float *kt, size_t nkeys, float 
         *hint = k + 1;
         return k + 1;
     }
-    lo = 0; /* kt[lo] <= t < kt[hi] */
-    hi = last;
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (kt[mid] <= t) lo = mid;
-        else hi = mid;
+    /* kt[0] <= t < kt[last]: the last lo < last with kt[lo] <= t, without branches on the
+     * comparisons (random sample times would mispredict about half of them) */
+    lo = 0;
+    len = last;
+    while (len > 1) {
+        const size_t half = len / 2;
+        lo = kt[lo + half] <= t ? lo + half : lo;
+        len -= half;
     }
     *hint = lo;
     return lo;
@@ -204,37 +206,38 @@ static void sample(float *out, const float *kt, const float *values, const float
 #undef SKS_TRACK_COMPS
 }
 
-static void locate(int32_t *index, float *alpha, const float *kt, size_t nkeys, const float *times,
-                   size_t ntimes, int loop)
+static SKS_ALWAYS_INLINE void segments_run(float *v0, float *v1, float *alpha, const float *kt,
+                                           const float *values, size_t nkeys, size_t ncomp,
+                                           const float *times, size_t ntimes, int loop)
 {
-    size_t i, l, hint = 0;
-    loop = loop && nkeys > 1;
+    size_t i, l, c, hint = 0;
     for (i = 0; i < ntimes; i += SKS_W) {
         const size_t n = ntimes - i < SKS_W ? ntimes - i : SKS_W;
-        SKS_ALIGNED(32) float tw[SKS_W], ta[SKS_W], tb[SKS_W], res[SKS_W];
-        int32_t k[SKS_W];
-        for (l = 0; l < SKS_W; l++) {
-            const float t = times[i + (l < n ? l : 0)];
-            if (nkeys == 1) {
-                k[l] = 0;
-                tw[l] = t != t ? t : 0.0f;
-                ta[l] = 0.0f;
-                tb[l] = 1.0f;
-            } else {
-                const size_t s = locate_one(kt, nkeys, t, loop, &hint, &tw[l]);
-                k[l] = (int32_t)s;
-                ta[l] = kt[s];
-                tb[l] = kt[s + 1];
-            }
-        }
+        sample_block b;
+        gather(&b, kt, values, NULL, nkeys, ncomp, times + i, n, loop, 0, &hint);
         {
-            const vf ta_v = vf_load(ta);
-            vf_store(res, vf_div(vf_sub(vf_load(tw), ta_v), vf_sub(vf_load(tb), ta_v)));
+            const vf ta = vf_load(b.ta);
+            vf_store(b.res[0], vf_div(vf_sub(vf_load(b.tw), ta), vf_sub(vf_load(b.tb), ta)));
         }
         for (l = 0; l < n; l++) {
-            index[i + l] = k[l];
-            alpha[i + l] = res[l];
+            alpha[i + l] = b.res[0][l];
+            for (c = 0; c < ncomp; c++) {
+                v0[(i + l) * ncomp + c] = b.v0[c][l];
+                v1[(i + l) * ncomp + c] = b.v1[c][l];
+            }
         }
+    }
+}
+
+static void segments(float *v0, float *v1, float *alpha, const float *kt, const float *values,
+                     size_t nkeys, size_t ncomp, const float *times, size_t ntimes, int loop)
+{
+    loop = loop && nkeys > 1;
+    switch (ncomp) {
+    case 1: segments_run(v0, v1, alpha, kt, values, nkeys, 1, times, ntimes, loop); break;
+    case 2: segments_run(v0, v1, alpha, kt, values, nkeys, 2, times, ntimes, loop); break;
+    case 3: segments_run(v0, v1, alpha, kt, values, nkeys, 3, times, ntimes, loop); break;
+    default: segments_run(v0, v1, alpha, kt, values, nkeys, 4, times, ntimes, loop); break;
     }
 }
 
@@ -293,4 +296,4 @@ static size_t edges(float *edge_times, int8_t *direction, const float *kt, const
     return count;
 }
 
-SKS_ROW(track) = {sample, locate, edges};
+SKS_ROW(track) = {sample, segments, edges};

@@ -32,10 +32,12 @@ typedef struct sks_track_kernels {
     void (*sample)(float *out, const float *key_times, const float *values, const float *tangents,
                    size_t nkeys, size_t ncomp, const float *times, size_t ntimes, int interp,
                    int loop, int normalize);
-    /* The segment and the fraction of the same rules: index[i] = k, alpha[i] = a (index[i] + 1
-     * is the other key, nkeys - 1 when nkeys == 1 too). A NaN time gives k = 0, a = NaN. */
-    void (*locate)(int32_t *index, float *alpha, const float *key_times, size_t nkeys,
-                   const float *times, size_t ntimes, int loop);
+    /* The segment's keys and the fraction of the same rules, for interpolations done elsewhere
+     * (slerp): v0[i ncomp ..] = values of key k, v1[i ncomp ..] = values of key k + 1, alpha[i] =
+     * a. One key: both are that key, a = 0. A NaN time gives a = NaN (keys 0 and 1). */
+    void (*segments)(float *v0, float *v1, float *alpha, const float *key_times,
+                     const float *values, size_t nkeys, size_t ncomp, const float *times,
+                     size_t ntimes, int loop);
     /* The edges of a float track (ncomp 1) over one pass of its keys, in time order: for every
      * segment from key i - 1 to key i (i = 1 .. nkeys - 1, and i = 0 from the last key to the
      * first when `wrap`, at time key_times[0]), rising when v_i-1 <= threshold < v_i, falling
