@@ -175,10 +175,10 @@ def accumulate_motion(deltas: npt.ArrayLike,
     d = _qts(deltas, "deltas", 2)
     if d.ndim != 2:
         raise ValueError(f"deltas: expected shape (F - 1, 8), got {d.shape}")
-    s = (np.float32([0, 0, 0, 1, 0, 0, 0, 1]) if start is None
-         else _qts(start, "start").reshape(-1))
+    s = (np.array([0, 0, 0, 1, 0, 0, 0, 1], np.float32) if start is None
+         else _qts(start, "start"))
     if s.shape != (8,):
-        raise ValueError(f"start: expected shape (8,), got {np.shape(start)}")
+        raise ValueError(f"start: expected shape (8,), got {s.shape}")
     n = d.shape[0] + 1
     out = np.zeros((n, 8), np.float32)
     q = s[:4].astype(np.float64)

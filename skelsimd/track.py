@@ -199,9 +199,9 @@ class Track:
             raise ValueError(f"times[{i}] = {t[i]!r} after times[{i - 1}] = {t[i - 1]!r}: expected "
                              f"strictly increasing key times (as float32)")
         v2 = v.reshape(k, -1)
-        bad = np.argwhere(~np.isfinite(v2))
-        if bad.size:
-            i = int(bad[0][0])
+        bad_rows = np.flatnonzero(~np.isfinite(v2).all(axis=1))
+        if bad_rows.size:
+            i = int(bad_rows[0])
             raise ValueError(f"values[{i}] = {v[i]}: expected finite values")
         quaternion = bool(quaternion)
         if quaternion:
@@ -363,7 +363,7 @@ class Track:
         if passes * size > _MAX_EDGES:
             raise ValueError(f"t0, t1: the range [{lo}, {hi}) covers {passes} periods of "
                              f"{size} edges, more than {_MAX_EDGES} edges")
-        if passes <= 2:
+        if passes <= 2 and size <= 256:
             times: List[float] = []
             dirs: List[int] = []
             for n in range(first_n, last_n + 1):
