@@ -182,16 +182,17 @@ _ROWS: Tuple[Tuple[str, str, str, str, str, str], ...] = (
 
 # Tracks (skelsimd.track): values in [-1, 1], key spacing within a factor 100 of its neighbours'.
 _ROWS += (
-    ("track.linear", "Track.sample (linear floats)", "1e-6", "", "values in [-1, 1]", ""),
-    ("track.cubic", "Track.sample (cubic floats)", "4e-6", "",
-     "values in [-1, 1], neighbouring key spacings within a factor 100", ""),
+    ("track.linear", "Track.sample (linear floats)", "1e-6", "", "values in [-1, 1]",
+     "1.9e-7 over 720,000 samples"),
+    ("track.cubic", "Track.sample (cubic floats)", "2e-6", "",
+     "values in [-1, 1], neighbouring key spacings within a factor 100", "4.2e-7"),
     ("track.quat", "Track.sample (linear quaternions: slerp)", "1e-6", "",
-     "per component, unit keys", ""),
+     "per component, unit keys (up to sign)", "2.7e-7"),
     ("track.quat_cubic", "Track.sample (cubic quaternions)", "4e-6", "",
-     "per component, unit keys, neighbouring key spacings within a factor 100", ""),
+     "per component, unit keys, neighbouring key spacings within a factor 100", "2.5e-7"),
     ("track.edges", "Track.triggers (edge times of linear tracks)", "1e-6", "max(|t_k|, |t_k+1|)",
      "the times of the crossing's keys; the threshold rounded to float32 first; step tracks "
-     "exact", ""),
+     "exact", "5.5e-8"),
 )
 
 BOUNDS: Dict[str, Bound] = {row[0]: Bound(*row) for row in _ROWS}

@@ -65,7 +65,7 @@ from .bounds import fill_docstrings
 __all__ = ["Track", "contact_labels", "step_track"]
 
 _INTERPOLATIONS = ("step", "linear", "cubic")
-_MAX_EDGES = 10_000_000   # a triggers() range that would list more edges is refused
+_MAX_EDGES = 1_000_000    # a triggers() range that would list more edges is refused
 
 
 class _Edges(NamedTuple):
@@ -272,7 +272,10 @@ class Track:
         if o is not None and scalar_track:
             if not isinstance(o, np.ndarray):
                 raise TypeError(f"out: expected a numpy.ndarray, got {type(o).__name__}")
-            o = o[..., None]   # the kernel's (..., 1) view; checked there
+            if o.shape != np.shape(times):
+                raise ValueError(f"out: expected shape {np.shape(times)} (that of times), got "
+                                 f"{o.shape}")
+            o = o[..., None]   # the kernel's (..., 1) view; dtype and layout checked there
         if self.quaternion and self.interpolation == "linear":
             q0, q1, alpha = _core.track_segments(self.times, self._values2d, times, self.loop)
             res = slerp(q0, q1, alpha, out=q0 if o is None else o)

@@ -277,6 +277,8 @@ def test_contacts_height_and_filters():
         clip.contacts("LeftToe", speed=1.0, min_gap=-1)
     with pytest.raises(ValueError, match="joint"):
         clip.contacts("NoSuchFoot", speed=1.0)
+    one = clip[:1].contacts(["LeftToe", "RightToe"], speed=15.0)
+    assert [len(t) for t in one] == [1, 1] and one[0].values[0] == 1.0
 
 
 # --- root motion -------------------------------------------------------------------------
@@ -372,6 +374,15 @@ def test_track_more_errors():
     assert (out == -7.25).all()
     with pytest.raises(TypeError, match="out"):
         tr.sample([0.0, 0.5], out=np.zeros(2))
+    with pytest.raises(ValueError, match=r"out: expected shape \(2,\)"):
+        tr.sample([0.0, 0.5], out=np.zeros((2, 1), np.float32))
+    with pytest.raises(ValueError, match="contiguous|C-contiguous"):
+        tr.sample([0.0, 0.5], out=np.zeros(4, np.float32)[::2])
+    q = skelsimd.Track([0, 1], [[0, 0, 0, 1], [0, 0, 1, 0]], quaternion=True)
+    qout = np.full((2, 4), -7.25, np.float32)
+    with pytest.raises(ValueError, match="out"):
+        q.sample([0.0, 0.5, 1.0], out=qout)
+    assert (qout == -7.25).all()
     with pytest.raises(TypeError, match="out"):
         tr.sample([0.0, 0.5], out=[0.0, 0.0])
     with pytest.raises(ValueError, match="t0"):
