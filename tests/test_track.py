@@ -417,3 +417,39 @@ def test_core_rejects_bad_shapes():
     # keys out of order: meaningless values, no crash
     core.track_sample([3.0, 1.0, 2.0, 0.0], np.zeros((4, 2)), None, np.linspace(-1, 4, 50),
                       "linear", True, False, None)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "float64", "list"])
+def test_sample_input_layouts(isa, layout):
+    rng = np.random.default_rng(5)
+    tr = skelsimd.Track(np.arange(8) * 0.5, rng.uniform(-1, 1, (8, 2)), "cubic", loop=True)
+    base = rng.uniform(-2, 6, 40)
+    want = tr.sample(base.astype(np.float32))
+    t = {"contiguous": base.astype(np.float32),
+         "strided": np.repeat(base.astype(np.float32), 2)[::2],
+         "reversed": base.astype(np.float32)[::-1].copy()[::-1],
+         "float64": base.astype(np.float32).astype(np.float64),
+         "list": base.astype(np.float32).tolist()}[layout]
+    np.testing.assert_array_equal(tr.sample(t), want)
+    q = skelsimd.Track([0, 1, 2], rng.normal(size=(3, 4)), quaternion=True)
+    np.testing.assert_array_equal(q.sample(t), q.sample(base.astype(np.float32)))
+
+
+def test_sampling_and_triggers_from_threads():
+    """The kernels release the GIL and keep no global state: concurrent calls on one track give
+    the single-threaded results."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(9)
+    tr = skelsimd.Track(np.cumsum(rng.uniform(0.1, 1, 200)), rng.uniform(-1, 1, 200), loop=True)
+    times = [rng.uniform(-50, 150, 20_000).astype(np.float32) for _ in range(8)]
+    want = [tr.sample(t) for t in times]
+    ranges = [(float(a), float(b)) for a, b in rng.uniform(-50, 150, (8, 2))]
+    want_edges = [tr.triggers(a, b) for a, b in ranges]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(tr.sample, times))
+        got_edges = list(pool.map(lambda r: tr.triggers(*r), ranges))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    for (gt, gd), (wt, wd) in zip(got_edges, want_edges):
+        np.testing.assert_array_equal(gt, wt)
+        np.testing.assert_array_equal(gd, wd)
