@@ -290,15 +290,32 @@ def random_deltas(rng, shape):
     return d.astype(np.float32)
 
 
-@given(st.integers(1, 5), st.sampled_from([(), (3,), (2, 4)]), st.integers(0, 2**32 - 1))
-def test_blend_motion_matches_reference(nlayers, lead, seed):
+@given(st.integers(1, 9), st.sampled_from([(), (3,), (2, 4), (11,), (2, 9)]),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_blend_motion_matches_reference(isa, nlayers, lead, shared, seed):
     rng = np.random.default_rng(seed)
     d = random_deltas(rng, lead + (nlayers,))
-    w = rng.uniform(-0.5, 1, lead + (nlayers,)).astype(np.float32)
+    w = rng.uniform(-0.5, 1, (nlayers,) if shared else lead + (nlayers,)).astype(np.float32)
+    w[rng.random(w.shape) < 0.1] = 0.0
     got = skelsimd.blend_motion(d, w)
     want = R.blend_motion(d, w)
     assert got.shape == lead + (8,)
-    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * nlayers)
+    np.testing.assert_allclose(got, want, rtol=0, atol=bound("blend_motion") * nlayers)
+
+
+@given(st.integers(0, 6), st.integers(0, 40), st.integers(0, 2**32 - 1))
+def test_blend_motion_variants_bit_identical(nlayers, n, seed):
+    rng = np.random.default_rng(seed)
+    d = random_deltas(rng, (n, nlayers))
+    d[rng.random((n, nlayers)) < 0.1, 4:7] = 0.0          # zero-length translations
+    w = rng.uniform(-0.5, 1, (n, nlayers)).astype(np.float32)
+    w[rng.random(w.shape) < 0.1] = np.nan
+    results = []
+    for name in supported_isas():
+        with use_isa(name):
+            results.append(skelsimd.blend_motion(d, w))
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
 
 
 def test_blend_motion_cases():
@@ -317,6 +334,14 @@ def test_blend_motion_cases():
         skelsimd.blend_motion([1, 2, 3], [1.0])
     with pytest.raises(TypeError, match="out"):
         skelsimd.blend_motion([fwd], [1.0], out=np.empty(8))
+    d = np.float32([fwd, side])
+    with pytest.raises(ValueError, match="out"):
+        skelsimd.blend_motion(d, [1.0, 1.0], out=d[0])
+    with pytest.raises(TypeError, match="weights"):
+        skelsimd.blend_motion(d, ["a", "b"])
+    assert skelsimd.blend_motion(np.zeros((0, 2, 8), np.float32), [1, 1]).shape == (0, 8)
+    np.testing.assert_array_equal(skelsimd.blend_motion(np.zeros((3, 0, 8)), np.zeros((3, 0))),
+                                  np.tile(np.float32([0, 0, 0, 1, 0, 0, 0, 1]), (3, 1)))
 
 
 def test_motion_deltas_accumulate_round_trip():

@@ -12,6 +12,8 @@
  *       time, times.shape + (C,) each, and the fraction, times.shape
  *   track_edges(key_times, values, threshold, step, wrap) -> (times float32 (E,), direction
  *       int8 (E,))
+ *   motion_blend(deltas, weights, out): deltas (..., L, 8), weights (L,) or deltas.shape[:-1]
+ *       -> out (..., 8)
  * Keys that are not increasing give meaningless values, never a crash or an endless loop (the
  * segment search always narrows).
  */
@@ -242,6 +244,68 @@ fail:
     return NULL;
 }
 
+/* deltas (..., L, 8), weights (L,) or deltas.shape[:-1] -> out (..., 8) */
+static PyObject *py_motion_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *deltas = NULL, *w = NULL, *out = NULL;
+    npy_intp shape[NPY_MAXDIMS], nlayers;
+    int ndim, d, shared;
+    (void)self;
+    if (!sks_check_nargs("motion_blend", nargs, 3)) return NULL;
+    deltas = sks_as_float32(args[0], "deltas");
+    if (deltas == NULL) goto fail;
+    ndim = PyArray_NDIM(deltas);
+    if (ndim < 2 || PyArray_DIM(deltas, ndim - 1) != 8) {
+        char got[128];
+        sks_format_shape(got, sizeof got, ndim, PyArray_DIMS(deltas));
+        PyErr_Format(PyExc_ValueError, "deltas: expected shape (..., L, 8) QTS deltas, got %s", got);
+        goto fail;
+    }
+    nlayers = PyArray_DIM(deltas, ndim - 2);
+    w = sks_as_float32(args[1], "weights");
+    if (w == NULL) goto fail;
+    shared = PyArray_NDIM(w) == 1 && PyArray_DIM(w, 0) == nlayers;
+    if (!shared) {
+        int same = PyArray_NDIM(w) == ndim - 1;
+        for (d = 0; same && d < ndim - 1; d++) same = PyArray_DIM(w, d) == PyArray_DIM(deltas, d);
+        if (!same) {
+            char got[128], want[128];
+            sks_format_shape(got, sizeof got, PyArray_NDIM(w), PyArray_DIMS(w));
+            sks_format_shape(want, sizeof want, ndim - 1, PyArray_DIMS(deltas));
+            PyErr_Format(PyExc_ValueError, "weights: expected shape (L,) = (%ld,) or "
+                         "deltas.shape[:-1] = %s, got %s", (long)nlayers, want, got);
+            goto fail;
+        }
+    }
+    for (d = 0; d < ndim - 2; d++) shape[d] = PyArray_DIM(deltas, d);
+    shape[ndim - 2] = 8;
+    out = sks_prepare_out(args[2], "out", ndim - 1, shape);
+    if (out == NULL) goto fail;
+    if (sks_check_overlap(out, "out", deltas, "deltas", 0) < 0 ||
+        sks_check_overlap(out, "out", w, "weights", 0) < 0)
+        goto fail;
+    if (PyArray_SIZE(out) > 0) {
+        const sks_track_kernels *k = SKS_KERNELS(track);
+        float *o = (float *)PyArray_DATA(out);
+        const float *x = (const float *)PyArray_DATA(deltas), *wd = (const float *)PyArray_DATA(w);
+        const size_t nout = (size_t)(PyArray_SIZE(out) / 8);
+        Py_BEGIN_ALLOW_THREADS
+        if (nlayers > 0)
+            k->motion_blend(o, x, wd, nout, (size_t)nlayers, shared ? 0 : (size_t)nlayers);
+        else
+            k->motion_blend(o, x, wd, nout, 0, 0);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(deltas);
+    Py_DECREF(w);
+    return (PyObject *)out;
+fail:
+    Py_XDECREF(deltas);
+    Py_XDECREF(w);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 PyMethodDef sks_track_methods[] = {
     {"track_sample", (PyCFunction)(void (*)(void))py_track_sample, METH_FASTCALL,
      "track_sample(key_times, values, tangents, times, interpolation, loop, normalize, out): "
@@ -252,4 +316,6 @@ PyMethodDef sks_track_methods[] = {
     {"track_edges", (PyCFunction)(void (*)(void))py_track_edges, METH_FASTCALL,
      "track_edges(key_times, values, threshold, step, wrap) -> (times, direction): see "
      "skelsimd.Track.triggers"},
+    {"motion_blend", (PyCFunction)(void (*)(void))py_motion_blend, METH_FASTCALL,
+     "motion_blend(deltas, weights, out): see skelsimd.blend_motion"},
     {NULL, NULL, 0, NULL}};

@@ -16,6 +16,7 @@
  */
 #include "target.h"
 #include "track.h"
+#include "quat_ops.h"
 
 #include <math.h>
 
@@ -296,4 +297,76 @@ static size_t edges(float *edge_times, int8_t *direction, const float *kt, const
     return count;
 }
 
-SKS_ROW(track) = {sample, segments, edges};
+/* Motion blending, SKS_W outputs side by side (structure of arrays in the vocabulary's item
+ * order: rotations and translations loaded as quaternion blocks, weights gathered per block). */
+static SKS_ALWAYS_INLINE void motion_block(float *out, const float *deltas, const float *weights,
+                                           size_t n, size_t nlayers, size_t weight_stride)
+{
+    const ptrdiff_t step = (ptrdiff_t)(8 * nlayers);
+    const vf zero = vf_zero(), one = vf_set1(1.0f);
+    vf acc = zero, dl = zero;
+    quat_soa dt, dr, res, tr;
+    size_t layer, l;
+    dt.x = dt.y = dt.z = dt.w = zero;
+    dr = dt;
+    for (layer = 0; layer < nlayers; layer++) {
+        SKS_ALIGNED(32) float wb[SKS_W];
+        const float *p = deltas + 8 * layer;
+        const quat_soa q = n == SKS_W ? quat_soa_load(p, step) : quat_soa_load_n(p, step, n);
+        const quat_soa t = n == SKS_W ? quat_soa_load(p + 4, step) : quat_soa_load_n(p + 4, step, n);
+        vf w, len, denom, signed_w;
+        for (l = 0; l < SKS_W; l++) wb[l] = l < n ? weights[l * weight_stride + layer] : 0.0f;
+        w = vf_load_items(wb);
+        w = vf_if(vf_gt(w, zero), w);                       /* <= 0 and NaN: ignored */
+        acc = vf_add(acc, w);
+        len = vf_sqrt(vf_add(vf_add(vf_mul(t.x, t.x), vf_mul(t.y, t.y)), vf_mul(t.z, t.z)));
+        dl = vf_add(dl, vf_mul(len, w));
+        denom = vf_ifnot(vf_eq(len, zero), vf_div(w, vf_select(vf_eq(len, zero), one, len)));
+        dt.x = vf_add(dt.x, vf_mul(t.x, denom));
+        dt.y = vf_add(dt.y, vf_mul(t.y, denom));
+        dt.z = vf_add(dt.z, vf_mul(t.z, denom));
+        signed_w = vf_select(vf_lt(quat_soa_dot(dr, q), zero), vf_neg(w), w);
+        dr.x = vf_add(dr.x, vf_mul(q.x, signed_w));
+        dr.y = vf_add(dr.y, vf_mul(q.y, signed_w));
+        dr.z = vf_add(dr.z, vf_mul(q.z, signed_w));
+        dr.w = vf_add(dr.w, vf_mul(q.w, signed_w));
+    }
+    {
+        const vf ulen = vf_sqrt(vf_add(vf_add(vf_mul(dt.x, dt.x), vf_mul(dt.y, dt.y)),
+                                       vf_mul(dt.z, dt.z)));
+        const vf den = vf_mul(ulen, acc);
+        const vm pos = vf_gt(den, zero);
+        const vf norm = vf_if(pos, vf_div(dl, vf_select(pos, den, one)));
+        const vf n2 = quat_soa_dot(dr, dr);
+        const vm rot = vf_gt(n2, zero);
+        const vf inv = vf_div(one, vf_sqrt(vf_select(rot, n2, one)));
+        tr.x = vf_mul(dt.x, norm);
+        tr.y = vf_mul(dt.y, norm);
+        tr.z = vf_mul(dt.z, norm);
+        tr.w = one;
+        res.x = vf_if(rot, vf_mul(dr.x, inv));
+        res.y = vf_if(rot, vf_mul(dr.y, inv));
+        res.z = vf_if(rot, vf_mul(dr.z, inv));
+        res.w = vf_select(rot, vf_mul(dr.w, inv), one);
+    }
+    if (n == SKS_W) {
+        quat_soa_store(out, 8, res);
+        quat_soa_store(out + 4, 8, tr);
+    } else {
+        quat_soa_store_n(out, 8, res, n);
+        quat_soa_store_n(out + 4, 8, tr, n);
+    }
+}
+
+static void motion_blend(float *out, const float *deltas, const float *weights, size_t nout,
+                         size_t nlayers, size_t weight_stride)
+{
+    size_t i;
+    for (i = 0; i < nout; i += SKS_W) {
+        const size_t n = nout - i < SKS_W ? nout - i : SKS_W;
+        motion_block(out + 8 * i, deltas + 8 * nlayers * i, weights + weight_stride * i, n, nlayers,
+                     weight_stride);
+    }
+}
+
+SKS_ROW(track) = {sample, segments, edges, motion_blend};

@@ -47,6 +47,15 @@ typedef struct sks_track_kernels {
      * falling) for e < the returned count (<= nkeys). */
     size_t (*edges)(float *edge_times, int8_t *direction, const float *key_times,
                     const float *values, size_t nkeys, float threshold, int step, int wrap);
+    /* Root-motion blending (ozz's MotionBlendingJob) of nout outputs: output p blends the nlayers
+     * QTS deltas at deltas + p * nlayers * 8 with the weights weights[p * weight_stride + l]
+     * (weight_stride nlayers, or 0: one weight row for all). Weights <= 0 or NaN are ignored;
+     * with a = sum w, d = sum w |t_l|, u = sum (w / |t_l|) t_l (zero-length layers add nothing),
+     * r = sum w_l' q_l (w_l' = -w when dot(r so far, q_l) < 0):
+     *   t = u (|u| a > 0 ? d / (|u| a) : 0),  q = |r|^2 > 0 ? r / |r| : (0, 0, 0, 1),  s = 1.
+     * |t| is ((x x + y y) + z z)^(1/2), dots pairwise. out may not overlap the inputs. */
+    void (*motion_blend)(float *out, const float *deltas, const float *weights, size_t nout,
+                         size_t nlayers, size_t weight_stride);
 } sks_track_kernels;
 
 /* Indexed by enum sks_isa: each target's row (track.c compiled once per target; dispatch.c). */

@@ -1,7 +1,7 @@
 /*
  * check_track.c -- the track family (src/kernels/track.c) of a target against the scalar target,
  * bit for bit: sample (step, linear, cubic; 1 to 4 components; clamped and looping; with and
- * without normalisation), segments and edges (step and linear, with and without the seam) on every
+ * without normalisation), segments, edges and motion_blend (step and linear, with and without the seam) on every
  * key count 1..40 and sample count 0..40 (every tail of every vector width) and larger ones,
  * keys on uneven spacings, sample times inside, at and outside the keys, NaN and inf, in order
  * and shuffled.
@@ -87,6 +87,26 @@ static int check_one(const sks_track_kernels *k, const sks_track_kernels *ref, c
                 failures += check_same(what, name, ga, wa, gc);
             }
         }
+    {   /* motion blending: n outputs of (nkeys % 7) layers, shared or per-output weights */
+        const size_t nl = nkeys % 7, shared = (size_t)rng_below(r, 2);
+        float *x = check_alloc((8 * nl * n + 1) * sizeof(float)), *w = check_alloc((nl * n + 1) * sizeof(float));
+        float *o1 = check_alloc((8 * n + 1) * sizeof(float)), *o2 = check_alloc((8 * n + 1) * sizeof(float));
+        size_t i;
+        for (i = 0; i < n * nl; i++) {
+            random_quat(x + 8 * i, r);
+            fill_uniform(x + 8 * i + 4, 3, -1.0f, 1.0f, r);
+            x[8 * i + 7] = 1.0f;
+            if (rng_below(r, 8) == 0) memset(x + 8 * i + 4, 0, 3 * sizeof(float));
+            if (rng_below(r, 16) == 0) sprinkle_specials(x + 8 * i, 8, 0.3, r);
+        }
+        fill_uniform(w, nl * n, -0.5f, 1.0f, r);
+        for (i = 0; i < nl * n; i++) if (rng_below(r, 10) == 0) w[i] = i % 2 ? 0.0f : NAN;
+        snprintf(what, sizeof what, "motion_blend n=%zu L=%zu shared %zu", n, nl, shared);
+        k->motion_blend(o1, x, w, n, nl, shared ? 0 : nl);
+        ref->motion_blend(o2, x, w, n, nl, shared ? 0 : nl);
+        failures += check_same(what, name, o1, o2, 8 * n);
+        free(x); free(w); free(o1); free(o2);
+    }
     free(kt); free(v); free(m); free(t); free(got); free(want); free(ga); free(wa);  free(gd); free(wd);
     return failures;
 }
