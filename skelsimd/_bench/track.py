@@ -127,6 +127,32 @@ def triggers_per_frame_workload(seed=4):
     )
 
 
+def motion_workload(batch=1000, layers=3, seed=5):
+    """blend_motion of `batch` outputs of `layers` root-motion deltas (ozz's MotionBlendingJob,
+    one character per output)."""
+    from .. import motion
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(batch, layers, 4))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    d = np.concatenate([q, rng.uniform(-1, 1, (batch, layers, 3)), np.ones((batch, layers, 1))],
+                       -1).astype(np.float32)
+    w = rng.uniform(0, 1, (batch, layers)).astype(np.float32)
+    out = np.empty((batch, 8), np.float32)
+    copy = np.empty_like(out)
+    expected = RT.blend_motion(d[:200], w[:200])
+
+    def check(res):
+        err = np.abs(np.asarray(res, np.float64)[:200] - expected).max()
+        assert err <= 1e-6 * layers, f"blend_motion differs from the float64 reference by {err:.3g}"
+    return Workload(
+        name=f"blend_motion[{batch}x{layers}]", title=f"blend_motion {batch} x {layers} layers",
+        family="track", unit="blend", units=batch,
+        kernel=lambda: motion.blend_motion(d, w, out=out),
+        numpy=lambda: RT.blend_motion_numpy32(d, w), limit=lambda: np.copyto(copy, out),
+        check=check, params={"batch": batch, "layers": layers},
+    )
+
+
 def headline():
     return [
         sample_workload(64, 100_000, 3, "linear", "sorted"),
@@ -137,4 +163,6 @@ def headline():
         quat_sample_workload(),
         edges_workload(),
         triggers_per_frame_workload(),
+        motion_workload(1, 3),
+        motion_workload(1000, 3),
     ]

@@ -2,7 +2,8 @@
 written for clarity: one sample, one edge at a time where that is clearer."""
 import numpy as np
 
-__all__ = ["wrap_time", "tangents", "sample", "edges", "triggers", "blend_motion"]
+__all__ = ["wrap_time", "tangents", "sample", "edges", "triggers", "blend_motion",
+           "blend_motion_numpy32"]
 
 
 def _f64(x):
@@ -156,3 +157,30 @@ def blend_motion(deltas, weights):
         out[p, :4] = dr / n if n > 0 else (0, 0, 0, 1)
         out[p, 7] = 1.0
     return out.reshape(lead + (8,))
+
+
+def blend_motion_numpy32(deltas, weights):
+    """The NumPy float32 formulation of blend_motion the benchmarks race against (vectorised over
+    the outputs, one step per layer)."""
+    x = np.asarray(deltas, np.float32)
+    w = np.broadcast_to(np.asarray(weights, np.float32), x.shape[:-1])
+    w = np.where(w > 0, w, np.float32(0))
+    lead = x.shape[:-2]
+    acc, dl = np.zeros(lead, np.float32), np.zeros(lead, np.float32)
+    dt, dr = np.zeros(lead + (3,), np.float32), np.zeros(lead + (4,), np.float32)
+    for layer in range(x.shape[-2]):
+        wl, q, t = w[..., layer], x[..., layer, :4], x[..., layer, 4:7]
+        acc += wl
+        length = np.sqrt((t * t).sum(-1))
+        dl += length * wl
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dt += t * np.where(length > 0, wl / length, np.float32(0))[..., None]
+        dr += q * np.where((dr * q).sum(-1) < 0, -wl, wl)[..., None]
+    out = np.empty(lead + (8,), np.float32)
+    denom = np.sqrt((dt * dt).sum(-1)) * acc
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[..., 4:7] = dt * np.where(denom > 0, dl / denom, np.float32(0))[..., None]
+        n = np.sqrt((dr * dr).sum(-1, keepdims=True))
+        out[..., :4] = np.where(n > 0, dr / n, np.float32([0, 0, 0, 1]))
+    out[..., 7] = 1.0
+    return out
