@@ -66,6 +66,7 @@ __all__ = ["Track", "contact_labels", "step_track"]
 
 _INTERPOLATIONS = ("step", "linear", "cubic")
 _MAX_EDGES = 1_000_000    # a triggers() range that would list more edges is refused
+_PYTHON_EDGES = 256       # up to this many edges per pass, ranges are selected by bisection
 
 
 class _Edges(NamedTuple):
@@ -297,8 +298,9 @@ class Track:
                                   self.interpolation == "step", self.loop)
         first = float(self.times[0])
         rel = et.astype(np.float64) - first
-        edges = _Edges(threshold, rel, d, rel.tolist(), d.tolist(), first,
-                       float(self.times[-1]) - first)
+        small = rel.size <= _PYTHON_EDGES     # the lists serve the bisection path only
+        edges = _Edges(threshold, rel, d, rel.tolist() if small else [],
+                       d.tolist() if small else [], first, float(self.times[-1]) - first)
         self._edges = edges
         return edges
 
@@ -350,7 +352,8 @@ class Track:
         forward = b > a
         lo, hi = (a, b) if forward else (b, a)
         e = self._period_edges(float(np.float32(thr)))
-        if not e.rel_list:
+        size = e.rel.size
+        if size == 0:
             return np.zeros(0, np.float64), np.zeros(0, np.int8)
         # global time of edge j in pass n: (first + n period) + rel[j]; pass n keeps the edges
         # with lo <= time and (time < hi or hi >= the pass's end)
@@ -360,13 +363,12 @@ class Track:
             first_n = math.floor((lo - e.first) / e.period)
             last_n = math.ceil((hi - e.first) / e.period) - 1   # the last pass starting before hi
         passes = last_n - first_n + 1
-        size = len(e.rel_list)
         if passes <= 0:
             return np.zeros(0, np.float64), np.zeros(0, np.int8)
         if passes * size > _MAX_EDGES:
             raise ValueError(f"t0, t1: the range [{lo}, {hi}) covers {passes} periods of "
                              f"{size} edges, more than {_MAX_EDGES} edges")
-        if passes <= 2 and size <= 256:
+        if passes <= 2 and size <= _PYTHON_EDGES:
             times: List[float] = []
             dirs: List[int] = []
             for n in range(first_n, last_n + 1):

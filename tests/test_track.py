@@ -478,3 +478,22 @@ def test_sampling_and_triggers_from_threads():
     for (gt, gd), (wt, wd) in zip(got_edges, want_edges):
         np.testing.assert_array_equal(gt, wt)
         np.testing.assert_array_equal(gd, wd)
+
+
+@given(edge_tracks(), st.integers(0, 2**32 - 1))
+def test_triggers_bisection_and_vectorised_paths_agree(track, seed):
+    """Small passes are selected by bisection, large ones with NumPy: the same edges."""
+    import skelsimd.track as module
+    rng = np.random.default_rng(seed)
+    rs = ranges(track, rng)
+    small = [track.triggers(a, b, 0.25) for a, b in rs]
+    saved = module._PYTHON_EDGES
+    try:
+        module._PYTHON_EDGES = -1
+        fresh = skelsimd.Track(track.times, track.values, track.interpolation, loop=track.loop)
+        large = [fresh.triggers(a, b, 0.25) for a, b in rs]
+    finally:
+        module._PYTHON_EDGES = saved
+    for (st_, sd), (lt, ld) in zip(small, large):
+        np.testing.assert_array_equal(st_, lt)
+        np.testing.assert_array_equal(sd, ld)
