@@ -648,7 +648,8 @@ class Clip:
         joints : str, int or sequence of them
             The joints (by name or index), e.g. ``["LeftToeBase", "RightToeBase"]``.
         speed : float
-            Speed threshold in the clip's units per second (CMU clips: about 15 for the feet).
+            Speed threshold in the clip's units per second (the CMU clips: 15 to 20 for the
+            toes and ankles).
         height : float, optional
             Height threshold in the clip's units.
         min_gap, min_contact : float, default 0.05
