@@ -26,6 +26,9 @@ from .compress import CompressedClip, clip_error, compress  # noqa: F401
 from .additive import apply_additive, make_additive  # noqa: F401  (engine runtime)
 from .ik import ik_aim, ik_two_bone  # noqa: F401
 
+from .track import Track  # noqa: F401
+from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -44,4 +47,5 @@ __all__ = [
     "Surface", "plot_surface",
     "CompressedClip", "compress", "clip_error",
     "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
+    "Track", "blend_motion", "motion_deltas", "accumulate_motion",
 ]

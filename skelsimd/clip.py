@@ -35,6 +35,7 @@ from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
+from .track import contact_labels, step_track
 
 __all__ = ["Clip"]
 
@@ -624,6 +625,67 @@ class Clip:
         trajectory[:, 4:7] = t
         trajectory[:, 7] = 1.0
         return trajectory, self._with(in_place)
+
+    def contacts(self, joints, speed, height=None, *, min_gap=0.05, min_contact=0.05):
+        """Label the contacts of joints with the ground (feet) as step tracks.
+
+        A joint is in contact on a frame when the speed of its global position (central
+        differences over the neighbouring frames, in the clip's units per second) is below
+        ``speed`` and, when ``height`` is given, its height (y, as root_motion) is below
+        ``height``. The labels are then filtered: gaps shorter than ``min_gap`` seconds between
+        two contacts are closed (a foot that slows for a frame, a marker's jitter), then
+        contacts shorter than ``min_contact`` seconds are dropped (a swinging foot passing
+        through zero speed).
+
+        Parameters
+        ----------
+        joints : str, int or sequence of them
+            The joints (by name or index), e.g. ``["LeftToeBase", "RightToeBase"]``.
+        speed : float
+            Speed threshold in the clip's units per second (the CMU clips: 15 to 20 for the
+            toes and ankles).
+        height : float, optional
+            Height threshold in the clip's units.
+        min_gap, min_contact : float, default 0.05
+            Seconds (rounded to whole frames).
+
+        Returns
+        -------
+        Track or list of Track
+            One step :class:`skelsimd.Track` per joint (a list when ``joints`` is a sequence):
+            1.0 in contact and 0.0 otherwise, keyed where the label changes, from time 0 to the
+            last frame's. ``track.triggers(t0, t1, 0.5)`` gives the footsteps (rising edges:
+            the foot lands) and lift-offs (falling edges) between ``t0`` and ``t1``.
+
+        Examples
+        --------
+        >>> import skelsimd
+        >>> clip = skelsimd.data.load_example()
+        >>> left = clip.contacts("LeftToe", speed=15.0)
+        >>> times, directions = left.triggers(0.0, clip.duration, 0.5)
+        """
+        single = isinstance(joints, (str, int, np.integer))
+        idx = [self.skeleton.index(j) for j in ([joints] if single else list(joints))]
+        for name, value in (("speed", speed), ("height", height)):
+            if value is None and name == "height":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise ValueError(f"{name}: expected a finite number, got {value}")
+        frames = {}
+        for name, value in (("min_gap", min_gap), ("min_contact", min_contact)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name}: expected a non-negative number of seconds, got {value}")
+            frames[name] = int(round(value / self.frame_time))
+        positions = self.global_positions()[:, idx]
+        labels = contact_labels(positions, self.frame_time, float(speed),
+                                None if height is None else float(height),
+                                min_gap=frames["min_gap"], min_contact=frames["min_contact"])
+        tracks = [step_track(row, self.frame_time) for row in labels]
+        return tracks[0] if single else tracks
 
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 

@@ -10,6 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from .plotting import ClipAnimation
 from .skeleton import Skeleton
+from .track import Track
 
 __all__ = ["Clip"]
 
@@ -55,6 +56,14 @@ class Clip:
                pairs: Iterable[tuple[int | str, int | str]] | None = None) -> Self: ...
     def root_motion(self, joint: int | str | None = None, *,
                     heading: bool = True) -> tuple[Float32Array, Self]: ...
+    @overload
+    def contacts(self, joints: int | str, speed: float, height: float | None = None, *,
+                 min_gap: float = 0.05, min_contact: float = 0.05) -> Track: ...
+    @overload
+    def contacts(self, joints: list[int | str] | tuple[int | str, ...] | NDArray[np.integer[Any]],
+                 speed: float,
+                 height: float | None = None, *, min_gap: float = 0.05,
+                 min_contact: float = 0.05) -> list[Track]: ...
     @overload
     def plot(self, frame: int = 0, ax: None = None, *, view: _View | None = None,
              color: Any = "tab:blue") -> Figure: ...

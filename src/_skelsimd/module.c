@@ -31,6 +31,7 @@ extern PyMethodDef sks_compress_methods[];
 extern int sks_compress_add_types(PyObject *module);
 extern PyMethodDef sks_additive_methods[];
 extern PyMethodDef sks_ik_methods[];
+extern PyMethodDef sks_track_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -139,6 +140,7 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_compress_methods) < 0 || sks_compress_add_types(m) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_additive_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_ik_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_track_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "qts.h"
 #include "additive.h"
 #include "ik.h"
+#include "track.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -51,3 +52,4 @@ SKS_VARIANTS(skinning);
 SKS_VARIANTS(qts);
 SKS_VARIANTS(additive);
 SKS_VARIANTS(ik);
+SKS_VARIANTS(track);
