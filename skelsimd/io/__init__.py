@@ -1,7 +1,9 @@
-"""File formats: BVH motion capture (:mod:`skelsimd.io.bvh`) and skelsimd's compressed clip
-files (:mod:`skelsimd.io.skc`). Each format module reads into and writes from the model types
-(:class:`skelsimd.Clip`, :class:`skelsimd.Skeleton`, :class:`skelsimd.CompressedClip`)."""
+"""File formats: BVH motion capture (:mod:`skelsimd.io.bvh`), skelsimd's compressed clip
+files (:mod:`skelsimd.io.skc`) and glTF 2.0 characters (:mod:`skelsimd.io.gltf`). Each format
+module reads into and writes from the model types (:class:`skelsimd.Clip`,
+:class:`skelsimd.Skeleton`, :class:`skelsimd.CompressedClip`)."""
 from .bvh import load_bvh, save_bvh
 from .skc import load_skc, read_skc, save_skc
+from .gltf import load_gltf
 
-__all__ = ["load_bvh", "save_bvh", "load_skc", "read_skc", "save_skc"]
+__all__ = ["load_bvh", "save_bvh", "load_skc", "read_skc", "save_skc", "load_gltf"]
