@@ -104,7 +104,7 @@ def example_mesh(skeleton=None, *, sides=8, rings=5, radius=None):
         verts.append(ring_pos.reshape(-1, 3))
         normals.append(np.broadcast_to(radial, (rings, sides, 3)).reshape(-1, 3))
         above = int(parents[p]) if parents[p] >= 0 else p
-        share = np.clip(0.5 - u, 0.0, 0.5)                   # half the first ring's weight above
+        share = np.clip(0.5 - u, 0.0, 0.5) * (above != p)    # half the first ring's weight above
         wr = np.repeat(np.stack([1 - share, share], axis=1), sides, axis=0)
         w.append(wr)
         ji.append(np.tile([p, above], (rings * sides, 1)))

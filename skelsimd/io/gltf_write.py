@@ -370,6 +370,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         _finite(ib, "inverse_bind")
         ib[..., 3] *= scale
     m = _mesh_arrays(mesh, n) if mesh is not None else None
+    if m is not None:
+        m["positions"] *= scale
 
     buf = _Buffer()
     gltf: dict[str, Any] = {"asset": {"version": "2.0", "generator": "skelsimd save_gltf"}}
