@@ -25,6 +25,11 @@ import sys
 import numpy as np
 
 from . import _core
+from ._validate import as_int as _as_int
+from ._validate import choice as _choice
+from ._validate import integer as _count
+from ._validate import positive_number as _positive_number
+from ._rotation64 import quat_conj, quat_mul, quat_rotate
 from .blend import blend_joints
 from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
@@ -38,39 +43,6 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 # --- argument checks ------------------------------------------------------------------------------
-
-def _positive_number(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)):
-        raise TypeError(f"{name}: expected a positive number, got {type(value).__name__}")
-    try:
-        v = float(value)
-    except OverflowError:   # an int beyond the float range
-        v = math.inf
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name}: expected a positive finite number, got {value!r}")
-    return v
-
-
-def _count(value, name, low, high, high_from):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected an int, got bool")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}") from None
-    if not low <= n <= high:
-        raise ValueError(f"{name}: expected {low} <= {name} <= {high} ({high_from}), got {n}")
-    return n
-
-
-def _choice(value, name, choices):
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a str, got {type(value).__name__}")
-    if value not in choices:
-        raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
-    return value
-
 
 def _check_clip(other, name):
     if not isinstance(other, Clip):
@@ -93,28 +65,6 @@ def _check_compatible(clip, other, name):
         raise ValueError(f"{name}.frame_time: expected {clip.frame_time:.9g} s like this clip, got "
                          f"{other.frame_time:.9g} s; resample it first: "
                          f"{name}.resample({clip.fps:.6g})")
-
-
-# --- quaternion helpers (float64) ------------------------------------------------------------------
-
-def _qmul(a, b):
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
-
-
-def _qrotate(q, v):
-    """R(q) v for unit quaternions q (..., 4) and vectors v (..., 3), float64."""
-    u, w = q[..., :3], q[..., 3:]
-    c = np.cross(u, v)
-    return v + 2.0 * (w * c + np.cross(u, c))
-
-
-def _conj(q):
-    return q * np.array([-1.0, -1.0, -1.0, 1.0])
 
 
 def _align_hemisphere(reference, local):
@@ -227,14 +177,14 @@ def _apply_ground(local, roots, q, t):
     out = local.copy()
     r = local[:, roots].astype(np.float64)
     qf, tf = q[:, None, :], t[:, None, :]
-    out[:, roots, :4] = _qmul(np.broadcast_to(qf, r[..., :4].shape), r[..., :4])
-    out[:, roots, 4:7] = _qrotate(np.broadcast_to(qf, r[..., :4].shape), r[..., 4:7]) + tf
+    out[:, roots, :4] = quat_mul(np.broadcast_to(qf, r[..., :4].shape), r[..., :4])
+    out[:, roots, 4:7] = quat_rotate(np.broadcast_to(qf, r[..., :4].shape), r[..., 4:7]) + tf
     return out
 
 
 def _inverse_ground(q, t):
-    qi = _conj(q)
-    return qi, -_qrotate(qi, t)
+    qi = quat_conj(q)
+    return qi, -quat_rotate(qi, t)
 
 
 def _remove_ground(local, roots, q, t):
@@ -243,23 +193,13 @@ def _remove_ground(local, roots, q, t):
     is the trajectory's joint gets x = z = 0 exactly)."""
     out = local.copy()
     r = local[:, roots].astype(np.float64)
-    qi = np.broadcast_to(_conj(q)[:, None, :], r[..., :4].shape)
-    out[:, roots, :4] = _qmul(qi, r[..., :4])
-    out[:, roots, 4:7] = _qrotate(qi, r[..., 4:7] - t[:, None, :])
+    qi = np.broadcast_to(quat_conj(q)[:, None, :], r[..., :4].shape)
+    out[:, roots, :4] = quat_mul(qi, r[..., :4])
+    out[:, roots, 4:7] = quat_rotate(qi, r[..., 4:7] - t[:, None, :])
     return out
 
 
 # --- the methods -----------------------------------------------------------------------------------
-
-def _as_int(x):
-    """operator.index(x) for ints (NumPy integers and 0-d integer arrays too), else None."""
-    if isinstance(x, (bool, np.bool_)):
-        return None
-    try:
-        return operator.index(x)
-    except TypeError:
-        return None
-
 
 def _frame_selection(frames, count):
     """`frames` checked as an index into `count` frames (an int, a slice, an integer array or a
@@ -326,6 +266,16 @@ class Clip:
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
     ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
     ``plot(frame)``, ``animate()``; notebooks show a summary table.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> clip.frames, len(clip.skeleton), round(clip.fps)
+    (240, 31, 120)
+    >>> half = clip.resample(clip.fps / 2)                       # every other frame
+    >>> half.frames, clip[10:20].frames
+    (120, 10)
     """
 
     def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None):
@@ -540,8 +490,8 @@ class Clip:
             qa, ta = self._root_trajectory(slice(f, f + 1))
             qb, tb = other._root_trajectory(slice(0, 1))
             qi, ti = _inverse_ground(qb, tb)
-            q = _qmul(qa, qi)                            # T_a T_b^-1
-            t = _qrotate(qa, ti) + ta
+            q = quat_mul(qa, qi)                            # T_a T_b^-1
+            t = quat_rotate(qa, ti) + ta
             b = _apply_ground(b, other.skeleton.roots, np.repeat(q, other.frames, axis=0),
                               np.repeat(t, other.frames, axis=0))
         if n == 0:

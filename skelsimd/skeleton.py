@@ -1,5 +1,5 @@
 """Skeletons: a joint hierarchy validated once, with names, depths, children, subtrees, masks
-and reordering (seed 002: flattened hierarchies with parent indices).
+and reordering (flattened hierarchies with parent indices).
 
 A :class:`Skeleton` is accepted wherever a function takes ``parents`` (``local_to_global``,
 ``global_to_local`` and every later family), and it is *not* validated again there: its
@@ -12,8 +12,8 @@ Joint order
 -----------
 The kernels need ``parents[j] < j``. Depth-first order (the order a BVH file lists its joints)
 also makes every subtree a contiguous range ``start <= j < stop``, usable as the ``start`` /
-``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in seed 002's
-comments so that siblings such as fingers share their parent's cached matrix) is valid for the
+``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in the
+comments on "Adventures in data-oriented design, part 2" so that siblings such as fingers share their parent's cached matrix) is valid for the
 kernels too, but its subtrees are not contiguous. ``Skeleton.from_parents_any_order`` builds a
 skeleton from parents in any order (forward references, several roots); ``reorder`` converts
 between the orders. Both return the permutation to apply to pose arrays and its inverse::
@@ -159,6 +159,13 @@ class Skeleton(_core.SkeletonBase):
     -----
     ``np.asarray(skeleton)`` is its parents array, so NumPy code that takes a parents array
     (e.g. ``skelsimd.reference``) takes a Skeleton too. Skeletons pickle.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skel = skelsimd.Skeleton([-1, 0, 1, 0], names=["hips", "spine", "head", "leg"])
+    >>> skel.roots, skel.index("head"), skel.parents[2]
+    (array([0], dtype=int32), 2, np.int32(1))
     """
 
     def __init__(self, parents, names=None, rest=None):
@@ -560,6 +567,12 @@ def mirror_pairs(skeleton_or_names):
     (``ThighL``); a lowercase ``l`` / ``r`` prefix of a lowercase name (``lhand`` / ``rhand``).
     Pairs must be mutual; joints without a counterpart (the spine, the head) are their own
     mirror.
+
+    Examples
+    --------
+    >>> from skelsimd.skeleton import mirror_pairs
+    >>> mirror_pairs(["Hips", "LeftFoot", "RightFoot", "l_hand", "r_hand"])
+    [(1, 2), (3, 4)]
     """
     names = list(getattr(skeleton_or_names, "names", skeleton_or_names))
     index = {}

@@ -1,6 +1,6 @@
 """Compression of real motion-capture clips (tests/data): the strict bound on every frame and
 joint at ACL's default precision (0.01) and at 0.001, the sizes against ACL 2.1.0's figures for
-the same files (issue 9's table), every variant's decoder, and the command line."""
+the same files (the compression comparison's table), every variant's decoder, and the command line."""
 import os
 import subprocess
 import sys
@@ -15,7 +15,7 @@ from skelsimd.reference import compress as R
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 # ACL 2.1.0 compressed sizes in bytes (its defaults: precision 0.01, shell distance 3.0 in file
-# units; and at 0.001), measured on the same files (issue 9).
+# units; and at 0.001), measured on the same files.
 ACL = {
     "cmu_01_01": (208905, 298663),
     "cmu_131_01": (68585, 100177),
@@ -48,7 +48,7 @@ def test_bound_is_strict_on_real_clips(clips, compressed, name, precision):
 
 @pytest.mark.parametrize("column, precision", [(0, 0.01), (1, 0.001)])
 def test_total_size_at_least_ten_percent_under_acl(compressed, column, precision):
-    """Issue 9's stretch target: the total over the five clips 10% under ACL's (a regression
+    """The stretch target: the total over the five clips 10% under ACL's (a regression
     guard; the figures are in the README)."""
     ours = sum(compressed[name, precision].nbytes for name in ACL)
     acl = sum(v[column] for v in ACL.values())

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the quaternion families (seeds 003 and 002): slerp and nlerp
+"""Benchmark workloads of the quaternion families ("Slerping Clock Cycles"): slerp and nlerp
 on 1024 pairs, blend_joints and blend_layers on an army, and the QTS hierarchy walks."""
 import numpy as np
 

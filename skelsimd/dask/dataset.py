@@ -79,6 +79,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "pip install 'skelsimd[dask]'") from exc
 
 from .. import __version__
+from .._rotation64 import quat_rotate
 from ..blend import blend_joints
 from ..clip import Clip
 from ..io.bvh import load_bvh
@@ -299,7 +300,7 @@ class RootFeatures:
         up[_AXIS[self.up]] = 1.0
         fw[_AXIS[self.forward]] = 1.0
         side = np.cross(up, fw)                                          # (side, up, forward)
-        f = _rotate(q, fw)                                               # (F, 3)
+        f = quat_rotate(q, fw)                                               # (F, 3)
         heading = np.arctan2(f @ side, f @ fw)                           # from forward towards side
         c, s = np.cos(heading)[:, None], np.sin(heading)[:, None]
         origin = p[:, self.root, :] - (p[:, self.root, :] @ up)[:, None] * up
@@ -369,14 +370,6 @@ class Compress:
             clip = Clip(clip.skeleton, c.decompress(), clip.frame_time, channels=clip.channels,
                         end_site=clip.end_site)
         return dataclasses.replace(item, clip=clip, arrays=arrays, attrs=attrs)
-
-
-def _rotate(q, v):
-    """R(q) v for unit quaternions q (F, 4) (x, y, z, w) and one vector v, in float64."""
-    x, y, z, w = q[:, 0:1], q[:, 1:2], q[:, 2:3], q[:, 3:4]
-    u = np.concatenate([x, y, z], axis=1)
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 def _facing(v, c, s, side, up, fw):

@@ -42,7 +42,7 @@ def nlerp(q0, q1, t):
 
 
 def blend_joints(joints, blend, t, index=None, method="fast"):
-    """The seed's SlerpJoints / LerpJoints on QTS poses (..., J, 8) in float64: t <= 0 gives
+    """van Waveren's SlerpJoints / LerpJoints on QTS poses (..., J, 8) in float64: t <= 0 gives
     joints, t >= 1 gives blend on the selected joints, otherwise rotations by slerp (methods
     "fast"/"exact") or nlerp and translation/scale by linear interpolation. `t` broadcasts with
     the leading dims."""
