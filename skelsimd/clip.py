@@ -259,6 +259,8 @@ class Clip:
         The BVH channels of each joint as read (``()`` for End Sites), for reference.
     end_site : ndarray of bool (J,)
         Joints that were BVH End Sites (only present with ``load_bvh(..., end_sites=True)``).
+    name : str or None
+        The clip's name where the file gives one (a glTF animation's name); kept by editing.
 
     Notes
     -----
@@ -278,7 +280,7 @@ class Clip:
     (120, 10)
     """
 
-    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None):
+    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None, name=None):
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a skelsimd.Skeleton, got {type(skeleton).__name__}")
         local = _core._as_float32(local, "local")   # DLPack / __array__ too, see args.c
@@ -301,6 +303,9 @@ class Clip:
         self.channels = tuple(tuple(c) for c in channels) if channels is not None else ((),) * n
         self.end_site = (np.zeros(n, dtype=bool) if end_site is None
                          else np.asarray(end_site, dtype=bool).reshape(n))
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name: expected a str or None, got {type(name).__name__}")
+        self.name = name
 
     @property
     def frames(self):
@@ -341,15 +346,16 @@ class Clip:
         """The clip with its joints in another order (see :meth:`Skeleton.reorder`); returns
         ``(clip, perm, inverse)``."""
         skel, perm, inverse = self.skeleton.reorder(order)
-        clip = Clip(skel, self.local[:, perm], self.frame_time,
-                    channels=[self.channels[i] for i in perm], end_site=self.end_site[perm])
+        clip = type(self)(skel, self.local[:, perm], self.frame_time,
+                          channels=[self.channels[i] for i in perm], end_site=self.end_site[perm],
+                          name=self.name)
         return clip, perm, inverse
 
 
     def _with(self, local, frame_time=None, skeleton=None):
         return type(self)(self.skeleton if skeleton is None else skeleton, local,
                           self.frame_time if frame_time is None else frame_time,
-                          channels=self.channels, end_site=self.end_site)
+                          channels=self.channels, end_site=self.end_site, name=self.name)
 
     def __getitem__(self, key):
         """``clip[start:stop:step]``: a new clip of the selected frames, **always a copy** (its

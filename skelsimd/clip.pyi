@@ -24,9 +24,10 @@ class Clip:
     frame_time: float
     channels: tuple[tuple[str, ...], ...]
     end_site: BoolArray
+    name: str | None
     def __init__(self, skeleton: Skeleton, local: ArrayLike, frame_time: float, *,
                  channels: Iterable[Iterable[str]] | None = None,
-                 end_site: ArrayLike | None = None) -> None: ...
+                 end_site: ArrayLike | None = None, name: str | None = None) -> None: ...
     @property
     def frames(self) -> int: ...
     @property

@@ -1,0 +1,328 @@
+"""load_gltf against the float64 reference (skelsimd.reference.gltf) on the real assets in
+tests/data/gltf and on synthetic files (tests/gltf_files.py), at keys and between keys, and
+its refusals of bad files."""
+import json
+import os
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+
+import skelsimd
+from skelsimd.io.gltf import GltfClip, load_gltf
+from skelsimd.reference import gltf as ref
+
+from gltf_files import Builder, character, write_document
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*mode 1 .points or lines.")
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "gltf")
+REAL = sorted(f for f in os.listdir(DATA) if f.endswith((".gltf", ".glb")))
+
+
+def _load(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_gltf(path, **kw)
+
+
+def _check_contract(path, asset, frames_per_clip=6, atol=5e-5):
+    """World matrices and skinned vertices of every clip equal the reference's."""
+    doc = ref.Document(path)
+    assert asset.clip_pairs(), path
+    for (a, s), clip in zip(asset.clip_pairs(), asset.clips):
+        skin = asset.skins[s]
+        assert clip.skin == s and isinstance(clip, GltfClip)
+        assert clip.name == asset.animations[a].name
+        frames = np.unique(np.linspace(0, clip.frames - 1, frames_per_clip).round().astype(int))
+        g = skelsimd.qts_local_to_global_matrix(clip.local, clip.skeleton)
+        exact = asset.local_matrices(a, s, clip.fps)
+        g2 = skelsimd.local_to_global(exact, clip.skeleton)
+        for f in frames:
+            t = f / clip.fps
+            worlds = ref.world_matrices(doc, a, t)
+            want = np.array([worlds[n][:3] for n in skin.nodes])
+            scale = max(1.0, np.abs(want).max())
+            np.testing.assert_allclose(g[f], want, atol=atol * scale, err_msg=f"{path} {a} {f}")
+            np.testing.assert_allclose(g2[f], want, atol=atol * scale)
+            palette = skelsimd.multiply_joints(g[f], skin.inverse_bind)
+            for m in asset.meshes:
+                if m.skin != s:
+                    continue
+                got = skelsimd.skin(m.positions, m.joint_indices, m.weights, palette)
+                want_v = ref.skinned_vertices(doc, m.node, m.primitive, a, t)
+                vs = max(1.0, np.abs(want_v).max())
+                np.testing.assert_allclose(got, want_v, atol=atol * vs * 4,
+                                           err_msg=f"{path} {m.name} frame {f}")
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_files_match_reference(name):
+    path = os.path.join(DATA, name)
+    asset = _load(path)
+    doc = ref.Document(path)
+    for sk in asset.skins:          # inverse bind matrices and joint order
+        js = doc.json["skins"][asset.skins.index(sk)]["joints"]
+        assert sorted(sk.nodes.tolist()) == sorted(js)
+        assert sk.skeleton.is_depth_first
+        assert sk.inverse_bind.shape == (len(js), 3, 4) and sk.inverse_bind.dtype == np.float32
+    for m in asset.meshes:
+        assert m.positions.dtype == np.float32 and m.triangles.dtype == np.int32
+        assert m.joint_indices.dtype == np.int32 and m.weights.dtype == np.float32
+        np.testing.assert_allclose(m.weights.sum(axis=1), 1, atol=1e-6)
+        want = ref.skinned_vertices(doc, m.node, m.primitive)   # rest pose
+        g = skelsimd.local_to_global(
+            np.stack([np.eye(4)[:3]] * len(asset.skins[m.skin].nodes)).astype(np.float32) * 0
+            + _rest_world(doc, asset.skins[m.skin]), -np.ones(len(asset.skins[m.skin].nodes),
+                                                               np.int32))
+        got = skelsimd.skin(m.positions, m.joint_indices, m.weights,
+                            skelsimd.multiply_joints(g, asset.skins[m.skin].inverse_bind))
+        np.testing.assert_allclose(got, want, atol=1e-4 * max(1, np.abs(want).max()))
+    if asset.clip_pairs():
+        _check_contract(path, asset)
+        # between keys
+        _check_contract(path, _load(path, sample_rate=37.0), frames_per_clip=5)
+
+
+def _rest_world(doc, skin):
+    w = ref.world_matrices(doc)
+    return np.array([w[n][:3] for n in skin.nodes], np.float32)
+
+
+def test_real_file_facts():
+    fox = _load(os.path.join(DATA, "Fox.glb"))
+    assert [a.name for a in fox.animations] == ["Survey", "Walk", "Run"]
+    assert [c.name for c in fox.clips] == ["Survey", "Walk", "Run"]
+    assert len(fox.skins[0].nodes) == 24 and fox.meshes[0].positions.shape == (1728, 3)
+    six = _load(os.path.join(DATA, "Animation_Skin_06.gltf"))
+    assert [(c.name, c.skin) for c in six.clips] == [("animation0", 0), ("animation0", 1)]
+    assert _load(os.path.join(DATA, "Animation_SkinType_01.gltf")).clips == []
+    rigged = _load(os.path.join(DATA, "rigged_simple.gltf"))
+    assert rigged.clips[0].fps == 24.0        # keys from 0.042 s: frame 0 holds the first key
+    assert rigged.clips[0].frames == 51
+
+
+def test_interpolation_channels_match_reference():
+    path = os.path.join(DATA, "interpolation_test.gltf")
+    asset = _load(path)
+    doc = ref.Document(path)
+    assert asset.clips == [] and len(asset.animations) == 9
+    for a, anim in enumerate(asset.animations):
+        ch = anim.channels[0]
+        times = np.concatenate([ch.times, (ch.times[:-1] + ch.times[1:]) / 2,
+                                [-0.5, anim.duration + 1]])
+        got = ch.sample(times)
+        want = np.array([ref.sample_channel(doc, a, 0, t) for t in times.astype(np.float64)])
+        np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["gltf", "external", "glb"])
+def test_synthetic_character_matches_reference(tmp_path, kind):
+    path = character().write(tmp_path, kind)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asset = load_gltf(path)
+    assert any("mode 1" in str(w.message) for w in caught)      # the lines primitive
+    names = asset.skins[0].skeleton.names
+    assert names == ("hip", "spine", "head", "head.1", "arm")
+    assert asset.skins[0].nodes.tolist() == [2, 3, 5, 9, 6]
+    assert asset.skins[0].skeleton.parents.tolist() == [-1, 0, 1, 2, 1]
+    assert asset.skins[1].skeleton.names == ("spine", "head", "arm")
+    assert asset.skins[1].skeleton.parents.tolist() == [-1, 0, 0]
+    body = asset.meshes[0]
+    assert body.joint_indices.shape == (40, 8)               # 12 influences, <= 8 non-zero
+    assert body.normals.shape == (40, 3)
+    np.testing.assert_array_equal(body.positions[[3, 17]], [[0.5, 0.5, 0.5], [-0.5, 0.25, 0]])
+    strip, fan = asset.meshes[1], asset.meshes[2]
+    assert strip.triangles.tolist() == [[0, 1, 2], [1, 3, 2], [2, 3, 4], [3, 5, 4], [4, 5, 6]]
+    assert fan.triangles[:2].tolist() == [[1, 2, 0], [2, 3, 0]]
+    assert [(c.name, c.skin) for c in asset.clips] == [
+        ("move", 0), ("move", 1), ("animation1", 0), ("animation1", 1)]
+    assert set(asset.clips[0].morph_weights) == {7}
+    assert asset.clips[0].morph_weights[7].shape == (asset.clips[0].frames, 2)
+    assert asset.clips[0].fps == 8.0
+    _check_contract(path, asset, frames_per_clip=9)
+    _check_contract(path, load_gltf(path, sample_rate=13.0), frames_per_clip=14)
+
+
+def test_clip_name_and_skin_survive_editing(tmp_path):
+    asset = load_gltf(character().write(tmp_path))
+    clip = asset.clips[1]
+    for edited in (clip[1:5], clip.resample(20), clip.mirror(), clip.reorder("breadth-first")[0],
+                   clip.concatenate(clip)):
+        assert isinstance(edited, GltfClip)
+        assert (edited.name, edited.skin) == ("move", 1)
+    assert skelsimd.Clip(clip.skeleton, clip.local, 0.1).name is None
+
+
+def test_nonuniform_scale(tmp_path):
+    path = character(nonuniform=True).write(tmp_path)
+    asset = load_gltf(path)
+    with pytest.raises(ValueError, match=r"nodes\[2\] \('hip'\): non-uniform scale \[1\.? +2\.? +1\.?\]"):
+        asset.clips
+    with pytest.raises(ValueError, match="non-uniform scale"):
+        asset.clip(0, 0)
+    assert asset.skins[0].skeleton.rest.shape == (5, 3, 4)
+    doc = ref.Document(path)
+    m = asset.local_matrices(0, 0)
+    g = skelsimd.local_to_global(m, asset.skins[0].skeleton)
+    for f in (0, 3, 8):
+        worlds = ref.world_matrices(doc, 0, f / 8.0)
+        want = np.array([worlds[n][:3] for n in asset.skins[0].nodes])
+        np.testing.assert_allclose(g[f], want, atol=2e-5 * np.abs(want).max())
+    with pytest.raises(ValueError, match=r"nodes\[2\] \('hip'\).*joint 'spine'"):
+        asset.clip(0, 1)   # skin 1's root joint 'spine' has 'hip' folded into it
+
+
+def test_unnormalised_weights_warn(tmp_path):
+    path = character(unnormalized=True).write(tmp_path)
+    with pytest.warns(UserWarning, match=r"meshes\[0\]\.primitives\[0\] \('body'\): 40 of 40"):
+        asset = load_gltf(path)
+    np.testing.assert_allclose(asset.meshes[0].weights.sum(axis=1), 1, atol=1e-6)
+
+
+def test_no_animation_and_identity_bind(tmp_path):
+    b = character()
+    b.json["animations"] = []
+    asset = load_gltf(b.write(tmp_path))
+    assert asset.clips == [] and asset.animations == []
+    np.testing.assert_array_equal(asset.skins[1].inverse_bind, np.tile(np.eye(4)[:3], (3, 1, 1)))
+
+
+def test_rate_and_bad_arguments(tmp_path):
+    path = character().write(tmp_path)
+    with pytest.raises(ValueError, match="sample_rate"):
+        load_gltf(path, sample_rate=0)
+    with pytest.raises(TypeError, match="sample_rate"):
+        load_gltf(path, sample_rate="30")
+    asset = load_gltf(path, sample_rate=10)
+    assert asset.clips[0].frames == 11     # t = 0 .. 1 s, the last key
+    assert asset.clips[2].frames == 16     # the second animation ends at 1.5 s
+    with pytest.raises(ValueError, match="animation"):
+        asset.clip(5)
+
+
+# --- bad files -------------------------------------------------------------------------------------
+
+def _edited(tmp_path, edit, kind="gltf"):
+    doc, binary = character().document("external" if kind == "external" else kind)
+    out = edit(doc)
+    if out is not None:
+        doc = out
+    return write_document(tmp_path, doc, binary, kind)
+
+
+def _set(path, value):
+    def edit(doc):
+        d = doc
+        for k in path[:-1]:
+            d = d[k]
+        d[path[-1]] = value
+    return edit
+
+
+BAD = [
+    (_set(["accessors", 3, "count"], 10 ** 6), r"accessors\[3\]: byteOffset \+ \(count - 1\) \* "
+     r"byteStride \+ element size = \d+ exceeds bufferViews\[\d+\]\.byteLength"),
+    (_set(["bufferViews", 2, "byteLength"], 10 ** 9), r"bufferViews\[2\]: byteOffset \+ byteLength"),
+    (_set(["buffers", 0, "byteLength"], 10 ** 9), r"buffers\[0\]: byteLength"),
+    (_set(["nodes", 3, "children"], [4, 6, 2]), r"nodes\[2\]: a child of nodes\[1\] and of nodes\[3\]"),
+    (_set(["nodes", 6, "children"], [0]), r"nodes\[0\]: a child of|cycle"),
+    (_set(["nodes", 9, "children"], [9]), r"cycle|child of"),
+    (_set(["extensionsRequired"], ["KHR_draco_mesh_compression"]),
+     r"extensionsRequired\[0\]: 'KHR_draco_mesh_compression' is not supported"),
+    (_set(["accessors", 0, "componentType"], 1234), r"accessors\[0\]\.componentType"),
+    (_set(["accessors", 0, "count"], 2 ** 60), r"accessors\[0\]"),
+    (_set(["skins", 0, "joints"], [6, 2, 5, 9, 3, 3]), r"skins\[0\]\.joints\[5\]"),
+    (_set(["asset", "version"], "1.0"), r"asset\.version"),
+    (_set(["nodes", 7, "skin"], 7), r"nodes\[7\]\.skin: skins\[7\] does not exist"),
+    (_set(["animations", 0, "samplers", 0, "interpolation"], "BEZIER"), r"interpolation"),
+    (_set(["meshes", 1, "primitives", 0, "mode"], 9), r"mode"),
+    (_set(["nodes", 2, "rotation"], [0, 0, 0, 0]), r"nodes\[2\]\.rotation: a zero quaternion"),
+    (_set(["nodes", 2, "translation"], [0, "a", 0]), r"nodes\[2\]\.translation"),
+    (_set(["accessors"], {}), r"accessors: expected a JSON array"),
+]
+
+
+@pytest.mark.parametrize("edit, match", BAD)
+def test_bad_files(tmp_path, edit, match):
+    with pytest.raises(ValueError, match=match):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _load(_edited(tmp_path, edit)).clips
+
+
+def test_skin_without_common_root(tmp_path):
+    def edit(doc):
+        doc["nodes"].append({"name": "stray"})
+        doc["skins"][1]["joints"].append(len(doc["nodes"]) - 1)
+    with pytest.raises(ValueError, match=r"skins\[1\]\.joints: nodes\[\d+\] and nodes\[10\] have "
+                                         "no common root"):
+        _load(_edited(tmp_path, edit))
+
+
+def test_index_past_vertex_count(tmp_path):
+    b = character()
+    bad = b.accessor(np.array([0, 1, 99], np.uint16))
+    b.json["meshes"][1]["primitives"][0]["indices"] = bad
+    with pytest.raises(ValueError, match=r"meshes\[1\]\.primitives\[0\]\.indices: index 99 at "
+                                         "position 2 exceeds the vertex count 10"):
+        _load(b.write(tmp_path))
+
+
+def test_joint_index_past_skin(tmp_path):
+    b = character()
+    b.json["meshes"][1]["primitives"][0]["attributes"]["JOINTS_0"] = b.accessor(
+        np.full((10, 4), 7, np.uint8))
+    with pytest.raises(ValueError, match=r"JOINTS_0: vertex 0 has joint 7, the skin has 3"):
+        _load(b.write(tmp_path))
+
+
+def test_malformed_json_and_glb(tmp_path):
+    p = tmp_path / "a.gltf"
+    p.write_text('{"asset": {"version": "2.0"}, ')
+    with pytest.raises(ValueError, match="malformed JSON"):
+        load_gltf(p)
+    p.write_text("[" * 100000)
+    with pytest.raises(ValueError, match="malformed JSON"):
+        load_gltf(p)
+    good = open(character().write(tmp_path, "glb"), "rb").read()
+    for cut in (10, 30, len(good) // 2, len(good) - 3):
+        q = tmp_path / f"cut{cut}.glb"
+        q.write_bytes(good[:cut])
+        with pytest.raises(ValueError):
+            _load(q)
+
+
+def test_missing_and_short_buffer(tmp_path):
+    path = character().write(tmp_path, "external")
+    os.rename(tmp_path / "x.bin", tmp_path / "y.bin")
+    with pytest.raises(ValueError, match=r"buffers\[0\]\.uri: 'x\.bin': no such file"):
+        load_gltf(path)
+    data = open(tmp_path / "y.bin", "rb").read()
+    (tmp_path / "x.bin").write_bytes(data[:100])
+    with pytest.raises(ValueError, match=r"buffers\[0\]: byteLength \d+ exceeds the 100 bytes"):
+        load_gltf(path)
+
+
+@pytest.mark.parametrize("uri", ["../x.bin", "/etc/passwd", "sub/../../x.bin", "link.bin",
+                                 "file:///etc/passwd", "http://example.com/x.bin", "C:/x.bin",
+                                 "%2e%2e/x.bin"])
+def test_uri_cannot_leave_the_directory(tmp_path, uri):
+    outside = tmp_path / "x.bin"
+    inner = tmp_path / "inner"
+    path = character().write(inner, "external")
+    shutil.copy(inner / "x.bin", outside)
+    os.symlink(outside, inner / "link.bin")
+    doc = json.load(open(path))
+    doc["buffers"][0]["uri"] = uri
+    json.dump(doc, open(path, "w"))
+    with pytest.raises(ValueError, match=r"buffers\[0\]\.uri"):
+        load_gltf(path)
+    # a relative path inside the directory is fine
+    os.makedirs(inner / "sub", exist_ok=True)
+    shutil.copy(inner / "x.bin", inner / "sub" / "y.bin")
+    doc["buffers"][0]["uri"] = "sub/y.bin"
+    json.dump(doc, open(path, "w"))
+    load_gltf(path)
