@@ -10,7 +10,8 @@ three.js open:
   pose's global matrices: the mesh was bound in the rest pose);
 * the clip as one animation: per joint a ``translation``, ``rotation`` (unit quaternions) and
   ``scale`` (the QTS uniform scale on the three axes) channel, LINEAR, frame f at time
-  ``f / fps``; a channel equal to the node's rest value on every frame is left out (the joint
+  ``f / fps`` (a rate within 10 ppm of a whole number of Hz is taken as that number: a BVH
+  file's frame time 0.0083333 s is 1/120 s, and the reader infers whole rates); a channel equal to the node's rest value on every frame is left out (the joint
   keeps its rest transform, which is the same thing);
 * optionally a skinned mesh: ``POSITION``, ``NORMAL``, ``JOINTS_n`` / ``WEIGHTS_n`` (one set
   per four influences) and triangle ``indices``, in a node that references the skin.
@@ -438,7 +439,10 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
 
     if local is not None and clip is not None:
         f = local.shape[0]
-        times = (np.arange(f, dtype=np.float64) * clip.frame_time).astype(np.float32)
+        fps = clip.fps
+        if abs(fps - round(fps)) <= 1e-5 * fps:   # 0.0083333 s in a BVH file is 1/120 s
+            fps = float(round(fps))
+        times = (np.arange(f, dtype=np.float64) / fps).astype(np.float32)
         t_acc = buf.add(times, "SCALAR", _FLOAT, minmax=True)
         samplers: list[dict[str, Any]] = []
         channels: list[dict[str, Any]] = []
