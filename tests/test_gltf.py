@@ -326,3 +326,19 @@ def test_uri_cannot_leave_the_directory(tmp_path, uri):
     doc["buffers"][0]["uri"] = "sub/y.bin"
     json.dump(doc, open(path, "w"))
     load_gltf(path)
+
+
+def test_dataset_pipeline_reads_gltf(tmp_path):
+    pytest.importorskip("dask.bag")
+    pytest.importorskip("zarr")
+    from skelsimd.dask import dataset
+    shutil.copy(os.path.join(DATA, "Fox.glb"), tmp_path / "fox.glb")
+    shutil.copy(os.path.join(DATA, "Animation_SkinType_01.gltf"), tmp_path / "still.gltf")
+    shutil.copy(os.path.join(DATA, "Animation_SkinType_01.bin"), tmp_path)
+    found = dataset.find_motion_files(str(tmp_path))
+    assert sorted(os.path.basename(p) for p in found) == ["fox.glb", "still.gltf"]
+    item = dataset.process_clip(str(tmp_path / "fox.glb"), dataset.default_steps())
+    assert item.clip.name == "Survey" and item.clip.frames == 83
+    failure = dataset.read_clip(str(tmp_path / "still.gltf"))
+    assert isinstance(failure, dataset.ClipFailure)
+    assert "no animation drives a skin" in failure.error

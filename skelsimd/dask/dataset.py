@@ -56,7 +56,9 @@ Extending the pipeline
   compressed clip's bytes as the ``uint8`` array ``compressed`` and its settings and measured
   error as the attribute ``compression``.
 * Readers: ``readers={".suffix": callable(path) -> skelsimd.Clip}`` for other motion formats;
-  the default reads ``.bvh`` and ``.bvh.gz`` with :func:`skelsimd.load_bvh` and compressed
+  the default reads ``.bvh`` and ``.bvh.gz`` with :func:`skelsimd.load_bvh`, ``.gltf`` and
+  ``.glb`` with :func:`skelsimd.io.gltf.load_gltf_clip` (the file's first clip: its first
+  animation with the first skin that animation drives) and compressed
   clips (``.skc``, ``CompressedClip.to_bytes()``) with :func:`load_compressed`. Readers and steps are passed with the tasks, so they work on local
   processes and on distributed workers alike (they must be importable there).
 """
@@ -83,6 +85,7 @@ from .._rotation64 import quat_rotate
 from ..blend import blend_joints
 from ..clip import Clip
 from ..io.bvh import load_bvh
+from ..io.gltf import load_gltf_clip
 from ..io.skc import load_skc
 from ..qts import qts_local_to_global_matrix
 
@@ -104,7 +107,8 @@ def load_compressed(path, *, max_bytes=None):
 #: Compressed clip files carry the suffix ``.skc`` (skelsimd clip) by convention.
 COMPRESSED_SUFFIX = ".skc"
 
-DEFAULT_READERS = {".bvh": load_bvh, ".bvh.gz": load_bvh, COMPRESSED_SUFFIX: load_compressed}
+DEFAULT_READERS = {".bvh": load_bvh, ".bvh.gz": load_bvh, COMPRESSED_SUFFIX: load_compressed,
+                   ".gltf": load_gltf_clip, ".glb": load_gltf_clip}
 
 
 # --- records -------------------------------------------------------------------------------------

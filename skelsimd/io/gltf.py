@@ -71,9 +71,9 @@ base64 ``data:`` URI.
 Examples
 --------
 >>> import skelsimd, tempfile, os
->>> from skelsimd.io.gltf import _example_glb
+>>> from skelsimd.io.gltf import example_glb
 >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
->>> _ = open(path, "wb").write(_example_glb())
+>>> _ = open(path, "wb").write(example_glb())
 >>> asset = skelsimd.load_gltf(path)
 >>> asset.skins[0].skeleton.names
 ('root', 'tip')
@@ -105,7 +105,7 @@ import numpy as np
 from ..clip import Clip
 from ..skeleton import Skeleton
 
-__all__ = ["load_gltf", "GltfAsset", "GltfSkin", "GltfMesh", "GltfAnimation", "GltfChannel",
+__all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh", "GltfAnimation", "GltfChannel",
            "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -1239,9 +1239,9 @@ def load_gltf(path: str | os.PathLike, *, sample_rate: float | None = None) -> G
     Examples
     --------
     >>> import skelsimd, tempfile, os
-    >>> from skelsimd.io.gltf import _example_glb
+    >>> from skelsimd.io.gltf import example_glb
     >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
-    >>> _ = open(path, "wb").write(_example_glb())
+    >>> _ = open(path, "wb").write(example_glb())
     >>> asset = skelsimd.load_gltf(path, sample_rate=20)
     >>> [(c.name, c.frames) for c in asset.clips]
     [('bend', 21)]
@@ -1263,11 +1263,42 @@ def load_gltf(path: str | os.PathLike, *, sample_rate: float | None = None) -> G
                      nodes=raw, _doc=doc)
 
 
+def load_gltf_clip(path: str | os.PathLike, *, sample_rate: float | None = None) -> GltfClip:
+    """The first clip of a glTF file (the first animation, with the first skin it drives): the
+    reader of ``.gltf`` and ``.glb`` files in the dataset pipeline.
+
+    Raises
+    ------
+    ValueError
+        A bad file, or a file without an animation that drives a skin.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
+    >>> _ = open(path, "wb").write(example_glb())
+    >>> load_gltf_clip(path).name
+    'bend'
+    """
+    asset = load_gltf(path, sample_rate=sample_rate)
+    pairs = asset.clip_pairs()
+    if not pairs:
+        raise ValueError(f"{os.fspath(path)!s}: no animation drives a skin "
+                         f"({len(asset.animations)} animations, {len(asset.skins)} skins)")
+    return asset.clip(*pairs[0])
+
+
 # --- a tiny example file ----------------------------------------------------------------------------
 
-def _example_glb() -> bytes:
-    """A two-joint bending strip (4 vertices, 2 triangles, one LINEAR animation over 1 s at
-    10 Hz keys) as GLB bytes, for the examples."""
+def example_glb() -> bytes:
+    """A two-joint bending strip (4 vertices, 2 triangles, one LINEAR rotation over 1 s with
+    keys at 10 Hz) as GLB bytes, for examples and tests.
+
+    Examples
+    --------
+    >>> example_glb()[:4]
+    b'glTF'
+    """
     pos = np.array([[-0.1, 0, 0], [0.1, 0, 0], [-0.1, 2, 0], [0.1, 2, 0]], np.float32)
     idx = np.array([0, 1, 2, 2, 1, 3], np.uint16)
     joints = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], np.uint8)
