@@ -38,7 +38,7 @@ def test_page_examples_run(path, tmp_path, monkeypatch):
         pytest.skip("no python examples")
     code = "\n".join(blocks)
     have_dask = all(importlib.util.find_spec(m) is not None for m in ("dask", "zarr"))
-    if ".plot(" in code or "plot_surface" in code or ".animate(" in code:
+    if ".plot(" in code or "plot_surface" in code or ".animate(" in code or "plot_mesh(" in code:
         pytest.importorskip("matplotlib")
         monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)
