@@ -83,12 +83,19 @@ def skinned_vertices(mesh: Any, skin: Any, clip: Clip,
     ib = _inverse_bind(skin, clip)
     one = not isinstance(frames, slice)
     if one:
-        from .plotting import _frame_index
         f = _frame_index(frames, clip.frames)
         frames = slice(f, f + 1)
     pal = skinning_palette(clip.local_matrices()[frames], clip.skeleton, ib)
-    out = _skin(_get(mesh, "positions"), _get(mesh, "joint_indices"), _get(mesh, "weights"), pal)
+    out: np.ndarray = _skin(_get(mesh, "positions"), _get(mesh, "joint_indices"),
+                            _get(mesh, "weights"), pal)
     return out[0] if one else out
+
+
+def _frame_index(frame: Any, frames: int) -> int:
+    """The frame number (negative counts from the end), as the clip pictures check it."""
+    from . import plotting
+    check: Any = getattr(plotting, "_frame_index")
+    return int(check(frame, frames))
 
 
 def _camera(azimuth: float, elevation: float) -> np.ndarray:
@@ -96,7 +103,7 @@ def _camera(azimuth: float, elevation: float) -> np.ndarray:
     a, e = math.radians(azimuth), math.radians(elevation)
     ry = np.array([[math.cos(a), 0, -math.sin(a)], [0, 1, 0], [math.sin(a), 0, math.cos(a)]])
     rx = np.array([[1, 0, 0], [0, math.cos(e), -math.sin(e)], [0, math.sin(e), math.cos(e)]])
-    return rx @ ry
+    return np.asarray(rx @ ry)
 
 
 def _angle(value: Any, name: str) -> float:
@@ -149,7 +156,8 @@ def plot_mesh(mesh: Any, skin: Any, clip: Clip, frame: int = 0, ax: Any = None, 
     from matplotlib.collections import PolyCollection
     from matplotlib.colors import to_rgb
 
-    from .plotting import _frame_index, _new_figure
+    from . import plotting
+    new_figure: Any = getattr(plotting, "_new_figure")
     f = _frame_index(frame, clip.frames) if isinstance(clip, Clip) else frame
     az, el = _angle(azimuth, "azimuth"), _angle(elevation, "elevation")
     verts = skinned_vertices(mesh, skin, clip, f).astype(np.float64)
@@ -159,7 +167,7 @@ def plot_mesh(mesh: Any, skin: Any, clip: Clip, frame: int = 0, ax: Any = None, 
     polys = cam[tri[order]][..., :2]
     fig = None
     if ax is None:
-        fig = _new_figure(4.8, 4.8)
+        fig = new_figure(4.8, 4.8)
         ax = fig.add_subplot(1, 1, 1)
     ax.add_collection(PolyCollection(polys, facecolors=colors[order], edgecolors=colors[order],
                                      linewidths=0.3))

@@ -97,7 +97,7 @@ def _unit_quats(q: np.ndarray, name: str) -> np.ndarray:
     if (n == 0).any():
         idx = tuple(int(i) for i in np.argwhere(n[..., 0] == 0)[0])
         raise ValueError(f"{name}: expected non-zero quaternions, got a zero one at {idx}")
-    return q / n
+    return np.asarray(q / n)
 
 
 def _qts_matrices(x: np.ndarray) -> np.ndarray:
@@ -325,10 +325,11 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     suffix = os.path.splitext(fspath)[1].lower()
     if suffix not in (".gltf", ".glb"):
         raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
+    anim: Optional[Clip]
     if isinstance(clip, Clip):
-        skeleton = clip.skeleton
+        skeleton, anim = clip.skeleton, clip
     elif isinstance(clip, Skeleton):
-        skeleton, clip = clip, None
+        skeleton, anim = clip, None
     else:
         raise TypeError(f"clip: expected a skelsimd.Clip or Skeleton, got {type(clip).__name__}")
     if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float, np.integer,
@@ -336,8 +337,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         raise TypeError(f"scale: expected a positive number, got {type(scale).__name__}")
     if not (scale > 0 and math.isfinite(scale)):
         raise ValueError(f"scale: expected a positive finite number, got {scale!r}")
-    if name is None and clip is not None:
-        name = getattr(clip, "name", None)
+    if name is None and anim is not None:
+        name = getattr(anim, "name", None)
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name: expected a str, got {type(name).__name__}")
     if not isinstance(mesh_name, str):
@@ -347,8 +348,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     names = list(skeleton.names)
 
     local = None
-    if clip is not None and clip.frames:
-        local = clip.local.astype(np.float64)
+    if anim is not None and anim.frames:
+        local = anim.local.astype(np.float64)
         _finite(local, "clip.local")
         local[..., :4] = _unit_quats(local[..., :4], "clip.local")
         local[..., 4:7] *= scale
@@ -437,9 +438,9 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         nodes.append({"name": mesh_name, "mesh": 0, "skin": 0})
         scene_nodes.append(len(nodes) - 1)
 
-    if local is not None and clip is not None:
+    if local is not None and anim is not None:
         f = local.shape[0]
-        fps = clip.fps
+        fps = anim.fps
         if abs(fps - round(fps)) <= 1e-5 * fps:   # 0.0083333 s in a BVH file is 1/120 s
             fps = float(round(fps))
         times = (np.arange(f, dtype=np.float64) / fps).astype(np.float32)
@@ -463,10 +464,10 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
                                  "interpolation": "LINEAR"})
                 channels.append({"sampler": len(samplers) - 1,
                                  "target": {"node": j, "path": path_}})
-        anim: dict[str, Any] = {"channels": channels, "samplers": samplers}
+        animation: dict[str, Any] = {"channels": channels, "samplers": samplers}
         if name is not None:
-            anim = {"name": name, **anim}
-        gltf["animations"] = [anim]
+            animation = {"name": name, **animation}
+        gltf["animations"] = [animation]
 
     gltf["scene"] = 0
     gltf["scenes"] = [{"nodes": scene_nodes}]
