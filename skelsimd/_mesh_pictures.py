@@ -27,7 +27,8 @@ from .joints import invert_joints, local_to_global
 from .qts import qts_local_to_global_matrix
 from .skinning import skin as _skin, skinning_palette
 
-__all__ = ["skinned_vertices", "plot_mesh", "animate_mesh", "MeshAnimation"]
+__all__ = ["skinned_vertices", "plot_mesh", "animate_mesh", "MeshAnimation", "plot_gltf",
+           "animate_gltf"]
 
 _LIGHT = np.array([-0.4, 0.6, 1.0]) / np.linalg.norm([-0.4, 0.6, 1.0])
 _AMBIENT = 0.25
@@ -395,3 +396,66 @@ def animate_mesh(mesh: Any, skin: Any, clip: Clip, *, frames: Optional[slice] = 
     tri = _triangles(mesh, verts.shape[1])
     return MeshAnimation(verts, tri, fps=float(fps), first=first, step=step, azimuth=az,
                          elevation=el, color=color, size=int(size))
+
+
+def _asset_parts(asset: Any, mesh: int, clip: Any) -> tuple[Any, Any, Clip]:
+    """The mesh, its skin and the clip of a loaded glTF asset (see plot_gltf)."""
+    meshes = getattr(asset, "meshes", None)
+    if meshes is None or not hasattr(asset, "skins") or not hasattr(asset, "clips"):
+        raise TypeError(f"asset: expected what skelsimd.load_gltf returns, got "
+                        f"{type(asset).__name__}")
+    if isinstance(mesh, bool) or not isinstance(mesh, (int, np.integer)):
+        raise TypeError(f"mesh: expected an int index into asset.meshes, got {type(mesh).__name__}")
+    if not 0 <= mesh < len(meshes):
+        raise ValueError(f"mesh: expected 0 <= mesh < {len(meshes)} (the file's skinned "
+                         f"meshes), got {mesh}")
+    m = meshes[mesh]
+    skin = asset.skins[m.skin]
+    if clip is None:
+        found = [c for c in asset.clips if getattr(c, "skin", None) == m.skin]
+        if not found:
+            raise ValueError(f"asset: no clip animates skin {m.skin} of mesh {mesh}; pass "
+                             f"clip= (a Clip of the skin's skeleton)")
+        return m, skin, found[0]
+    if isinstance(clip, Clip):
+        return m, skin, clip
+    if isinstance(clip, bool) or not isinstance(clip, (int, np.integer)):
+        raise TypeError(f"clip: expected None, an int index into asset.clips or a Clip, got "
+                        f"{type(clip).__name__}")
+    clips = asset.clips
+    if not 0 <= clip < len(clips):
+        raise ValueError(f"clip: expected 0 <= clip < {len(clips)}, got {clip}")
+    if getattr(clips[clip], "skin", m.skin) != m.skin:
+        raise ValueError(f"clip: asset.clips[{clip}] animates skin {clips[clip].skin}, mesh "
+                         f"{mesh} is bound to skin {m.skin}")
+    return m, skin, clips[clip]
+
+
+def plot_gltf(asset: Any, frame: int = 0, ax: Any = None, *, mesh: int = 0, clip: Any = None,
+              azimuth: float = 30.0, elevation: float = 10.0, color: Any = "#6f9bd1") -> Any:
+    """:func:`plot_mesh` of a loaded glTF asset: mesh ``mesh`` (an index into
+    ``asset.meshes``), its skin, and ``clip`` (None: the first clip animating that skin; an
+    index into ``asset.clips``; or a Clip of the skin's skeleton)."""
+    m, skin, c = _asset_parts(asset, mesh, clip)
+    return plot_mesh(m, skin, c, frame, ax, azimuth=azimuth, elevation=elevation, color=color)
+
+
+def animate_gltf(asset: Any, *, mesh: int = 0, clip: Any = None, frames: Optional[slice] = None,
+                 fps: Optional[float] = None, azimuth: float = 30.0, elevation: float = 10.0,
+                 color: Any = "#6f9bd1", size: int = 400) -> MeshAnimation:
+    """:func:`animate_mesh` of a loaded glTF asset (``mesh`` and ``clip`` as in
+    :func:`plot_gltf`).
+
+    Examples
+    --------
+    >>> import os, tempfile, skelsimd
+    >>> from skelsimd.plotting import animate_gltf
+    >>> clip = skelsimd.data.load_example()[:30]
+    >>> path = skelsimd.save_gltf(os.path.join(tempfile.mkdtemp(), "walk.glb"), clip,
+    ...                           mesh=skelsimd.data.example_mesh(clip.skeleton))
+    >>> animate_gltf(skelsimd.load_gltf(path))
+    MeshAnimation(30 frames, 800 vertices, 1280 triangles at 120 fps)
+    """
+    m, skin, c = _asset_parts(asset, mesh, clip)
+    return animate_mesh(m, skin, c, frames=frames, fps=fps, azimuth=azimuth,
+                        elevation=elevation, color=color, size=size)

@@ -24,12 +24,13 @@ from .joints import local_to_global
 from .qts import qts_local_to_global
 from .skeleton import mirror_pairs
 from .surface import Surface
-from ._mesh_pictures import MeshAnimation, animate_mesh, plot_mesh, skinned_vertices  # skinned meshes
+from ._mesh_pictures import (MeshAnimation, animate_gltf, animate_mesh, plot_gltf,  # skinned meshes
+                              plot_mesh, skinned_vertices)
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
            "surface_html", "plot_surface", "plot_mesh", "animate_mesh", "MeshAnimation",
-           "skinned_vertices"]
+           "skinned_vertices", "plot_gltf", "animate_gltf"]
 
 VIEWS = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
 _VIEW_NAMES = tuple(VIEWS) + ("perspective",)

@@ -196,3 +196,26 @@ def test_player_renders_the_character_in_chromium(character, tmp_path):
     assert len(colours) > 20                         # Lambert shading, not one flat colour
     blue = img[ink].mean(axis=0)
     assert blue[2] > blue[0] + 30                    # the mesh's colour (#6f9bd1), shaded
+
+
+def test_asset_pictures(character, tmp_path):
+    from skelsimd.plotting import animate_gltf, plot_gltf
+    clip, mesh = character
+    asset = skelsimd.load_gltf(skelsimd.save_gltf(tmp_path / "c.glb", clip[:12], mesh=mesh))
+    anim = animate_gltf(asset, frames=slice(0, 12, 2))
+    assert anim.vertices.shape == (6, len(mesh["positions"]), 3)
+    np.testing.assert_allclose(anim.vertices[1], skinned_vertices(mesh, None, clip, 2), atol=1e-3)
+    assert animate_gltf(asset, clip=0).vertices.shape[0] == 12
+    assert animate_gltf(asset, clip=clip[:3]).vertices.shape[0] == 3
+    with pytest.raises(ValueError, match=r"mesh: expected 0 <= mesh < 1"):
+        animate_gltf(asset, mesh=1)
+    with pytest.raises(ValueError, match=r"clip: expected 0 <= clip < 1"):
+        animate_gltf(asset, clip=4)
+    with pytest.raises(TypeError, match="asset: expected what skelsimd.load_gltf returns"):
+        animate_gltf(mesh)
+    still = skelsimd.load_gltf(skelsimd.save_gltf(tmp_path / "s.glb", clip.skeleton, mesh=mesh))
+    with pytest.raises(ValueError, match="asset: no clip animates skin 0 of mesh 0"):
+        animate_gltf(still)
+    pytest.importorskip("matplotlib")
+    fig = plot_gltf(asset, 3)
+    assert "frame 3 of 12" in fig.axes[0].get_title()
