@@ -416,3 +416,12 @@ def test_real_assets_round_trip(path, tmp_path):
             v1 = skelsimd.plotting.skinned_vertices(mesh, skin, clip)
             v2 = skelsimd.plotting.skinned_vertices(back.meshes[0], bskin, bclip)
             np.testing.assert_allclose(v2, v1, atol=1e-6 * max(1.0, float(np.abs(v1).max())))
+
+
+def test_mesh_node_name_differs_from_the_joints(tmp_path):
+    skel = skelsimd.Skeleton([-1, 0], ["mesh", "_mesh"], rest=np.tile([0, 0, 0, 1, 0, 1, 0, 1],
+                                                                      (2, 1)))
+    mesh = {"positions": np.eye(3), "normals": None, "triangles": [[0, 1, 2]],
+            "joint_indices": [[0], [1], [1]], "weights": [[1], [1], [1]]}
+    gltf, _ = decode(skelsimd.save_gltf(tmp_path / "n.gltf", skel, mesh=mesh))
+    assert gltf["meshes"][0]["name"] == "mesh" and gltf["nodes"][2]["name"] == "__mesh"

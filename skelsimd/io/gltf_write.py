@@ -289,7 +289,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     name : str, optional
         The animation's name (default: ``clip.name`` when the clip has one).
     mesh_name : str
-        The mesh's and its node's name.
+        The mesh's and its node's name (the node's prefixed with "_" while a joint has it:
+        viewers such as three.js bind animation channels by node name).
     scale : float
         A factor on every length written (translations, positions, inverse bind
         translations): 0.01 turns a centimetre BVH into glTF's metres. Rotations and scales
@@ -435,7 +436,11 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         ind = buf.add(idx, "SCALAR", ctype, target=_ELEMENT_ARRAY_BUFFER)
         gltf["meshes"] = [{"name": mesh_name,
                            "primitives": [{"attributes": attrs, "indices": ind, "mode": 4}]}]
-        nodes.append({"name": mesh_name, "mesh": 0, "skin": 0})
+        node_name = mesh_name                     # animation bindings go by node name
+        used = {node["name"] for node in nodes}
+        while node_name in used:
+            node_name = "_" + node_name
+        nodes.append({"name": node_name, "mesh": 0, "skin": 0})
         scene_nodes.append(len(nodes) - 1)
 
     if local is not None and anim is not None:
