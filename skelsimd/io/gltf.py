@@ -95,12 +95,14 @@ import dataclasses
 import json
 import math
 import os
+import re
 import struct
 import urllib.parse
 import warnings
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..clip import Clip
 from ..skeleton import Skeleton
@@ -120,13 +122,20 @@ SUPPORTED_EXTENSIONS = frozenset({
     "KHR_mesh_quantization", "KHR_texture_transform", "KHR_texture_basisu", "EXT_texture_webp",
     "EXT_texture_avif", "KHR_lights_punctual", "KHR_materials_unlit", "KHR_xmp_json_ld"})
 
+Arr = NDArray[Any]
+F64 = NDArray[np.float64]
+Json = dict[str, Any]
+
 _MAX_RATE = 1000.0
 _DEFAULT_RATE = 30.0
 _MAX_JOINT_FRAMES = 1 << 24      # frames x joints of one clip (a 512 MB QTS array)
 _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, sparse) at most 64 MB
-_CHUNK = 4096                    # frames evaluated at a time (bounds the float64 scratch)
+_MAX_CHAIN_NODES = 1 << 22      # nodes in all the skins' folded chains
+_DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
+_DECODE_FLOOR = 1 << 26
+_CHUNK = 1 << 16                 # joint-frames evaluated at a time (bounds the float64 scratch)
 
-_COMPONENTS = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
+_COMPONENTS: dict[int, np.dtype[Any]] = {5120: np.dtype("<i1"), 5121: np.dtype("<u1"), 5122: np.dtype("<i2"),
                5123: np.dtype("<u2"), 5125: np.dtype("<u4"), 5126: np.dtype("<f4")}
 _TYPES = {"SCALAR": (1, 1), "VEC2": (1, 2), "VEC3": (1, 3), "VEC4": (1, 4),
           "MAT2": (2, 2), "MAT3": (3, 3), "MAT4": (4, 4)}       # (columns, rows)
@@ -159,11 +168,11 @@ class GltfSkin:
     """
     name: str
     skeleton: Skeleton
-    nodes: np.ndarray
-    inverse_bind: np.ndarray
-    joints: np.ndarray
-    perm: np.ndarray
-    chains: tuple = dataclasses.field(repr=False, default=())   # folded nodes of each joint
+    nodes: Arr
+    inverse_bind: Arr
+    joints: Arr
+    perm: Arr
+    chains: tuple[tuple[int, ...], ...] = dataclasses.field(repr=False, default=())   # folded nodes of each joint
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,11 +202,11 @@ class GltfMesh:
     mesh: int
     primitive: int
     skin: int
-    positions: np.ndarray
-    normals: np.ndarray | None
-    triangles: np.ndarray
-    joint_indices: np.ndarray
-    weights: np.ndarray
+    positions: Arr
+    normals: Arr | None
+    triangles: Arr
+    joint_indices: Arr
+    weights: Arr
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,10 +227,10 @@ class GltfChannel:
     node: int
     path: str
     interpolation: str
-    times: np.ndarray
-    values: np.ndarray
+    times: Arr
+    values: Arr
 
-    def sample(self, t: Any) -> np.ndarray:
+    def sample(self, t: Any) -> F64:
         """The channel's values at times ``t`` (seconds, any shape), float64 ``(..., C)``,
         with glTF interpolation (rotations unit length)."""
         return _sample(self, np.asarray(t, dtype=np.float64))
@@ -232,8 +241,9 @@ class GltfAnimation:
     """An animation's keyframes: ``name`` (``animation<i>`` when it has none), ``channels``
     (:class:`GltfChannel`) and ``duration`` (its last key time, seconds)."""
     name: str
-    channels: tuple
+    channels: tuple[GltfChannel, ...]
     duration: float
+    by_node: dict[int, dict[str, GltfChannel]] = dataclasses.field(repr=False, default_factory=dict)
 
 
 class GltfClip(Clip):
@@ -245,17 +255,18 @@ class GltfClip(Clip):
     ``skin``; ``morph_weights`` is dropped there (its frames no longer match)."""
 
     def __init__(self, skeleton: Skeleton, local: Any, frame_time: float, *,
-                 skin: int | None = None, morph_weights: dict | None = None, **kwargs: Any):
+                 skin: int | None = None, morph_weights: dict[int, Arr] | None = None, **kwargs: Any):
         super().__init__(skeleton, local, frame_time, **kwargs)
         self.skin = skin
         self.morph_weights = {} if morph_weights is None else dict(morph_weights)
 
-    def _with(self, local, frame_time=None, skeleton=None):
+    def _with(self, local: Any, frame_time: float | None = None,
+              skeleton: Skeleton | None = None) -> GltfClip:
         clip = super()._with(local, frame_time, skeleton)
         clip.skin = self.skin
         return clip
 
-    def reorder(self, order="depth-first"):
+    def reorder(self, order: Any = "depth-first") -> tuple[GltfClip, Arr, Arr]:
         clip, perm, inverse = super().reorder(order)
         clip.skin = self.skin
         return clip, perm, inverse
@@ -281,21 +292,21 @@ class GltfAsset:
         node folded into one), animations first: built when first read; a ValueError when a
         skin's scale is not uniform (use :meth:`local_matrices`).
     """
-    skins: list
-    meshes: list
-    animations: list
+    skins: list[GltfSkin]
+    meshes: list[GltfMesh]
+    animations: list[GltfAnimation]
     sample_rate: float | None
-    nodes: list
+    nodes: list[Json]
     _doc: Any = dataclasses.field(repr=False, default=None)
-    _clips: list | None = dataclasses.field(repr=False, default=None)
+    _clips: list[GltfClip] | None = dataclasses.field(repr=False, default=None)
 
     @property
-    def clips(self) -> list:
+    def clips(self) -> list[GltfClip]:
         if self._clips is None:
             self._clips = [self.clip(a, s) for a, s in self.clip_pairs()]
         return self._clips
 
-    def clip_pairs(self) -> list:
+    def clip_pairs(self) -> list[tuple[int, int]]:
         """``(animation, skin)`` index pairs, one per clip, in the order of ``clips``."""
         pairs = []
         for a, anim in enumerate(self.animations):
@@ -312,30 +323,36 @@ class GltfAsset:
         return _implied_rate(self.animations[animation])
 
     def local_matrices(self, animation: int, skin: int = 0,
-                       sample_rate: float | None = None) -> np.ndarray:
+                       sample_rate: float | None = None) -> Arr:
         """Folded local joint matrices ``(F, J, 3, 4)`` float32 of a skin driven by an
         animation, exact for any scale (``local_to_global`` of them gives the world matrices)."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
-        m = _folded_locals(self, a, s, rate)
-        return m[..., :3, :].astype(np.float32)
+        frames = _frame_count(self.animations[a], rate, len(self.skins[s].nodes))
+        out = np.empty((frames, len(self.skins[s].nodes), 3, 4), dtype=np.float32)
+        for f0, m in _folded_locals(self, a, s, rate):
+            out[f0:f0 + len(m)] = m[..., :3, :]
+        return out
 
     def clip(self, animation: int, skin: int = 0, sample_rate: float | None = None) -> GltfClip:
         """The clip of skin ``skin`` driven by animation ``animation`` (any pair, driven or
         not), sampled at ``sample_rate`` (default: as ``clips``). ValueError naming the node
         and its scale where a joint's folded local is not a similarity."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
-        m = _folded_locals(self, a, s, rate)
-        sk = self.skins[s]
-        qts = _matrices_to_qts(m, sk, self._doc, self.animations[a], rate)
+        sk, anim = self.skins[s], self.animations[a]
+        frames = _frame_count(anim, rate, len(sk.nodes))
+        qts = np.empty((frames, len(sk.nodes), 8), dtype=np.float32)
+        for f0, m in _folded_locals(self, a, s, rate):
+            qts[f0:f0 + len(m)] = _matrices_to_qts(m, f0, sk, self._doc, anim, rate)
+        _continuous(qts)
         morph = {}
-        anim = self.animations[a]
-        t = np.arange(m.shape[0]) / rate
+        t = np.arange(frames) / rate
         for c in anim.channels:
             if c.path == "weights":
                 morph[c.node] = c.sample(t).astype(np.float32)
         return GltfClip(sk.skeleton, qts, 1.0 / rate, name=anim.name, skin=s, morph_weights=morph)
 
-    def _check_pair(self, animation, skin, sample_rate):
+    def _check_pair(self, animation: int, skin: int,
+                    sample_rate: float | None) -> tuple[int, int, float]:
         for value, name, n in ((animation, "animation", len(self.animations)),
                                (skin, "skin", len(self.skins))):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -349,18 +366,18 @@ class GltfAsset:
 
 # --- small JSON checks ---------------------------------------------------------------------------
 
-def _is_int(v):
+def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _get_list(d, key, where):
+def _get_list(d: Json, key: str, where: str) -> list[Any]:
     v = d.get(key, [])
     if not isinstance(v, list):
         raise ValueError(f"{where}.{key}: expected a JSON array, got {type(v).__name__}")
     return v
 
 
-def _get_obj(lst, i, where):
+def _get_obj(lst: list[Any], i: int, where: str) -> Json:
     if not 0 <= i < len(lst):
         raise ValueError(f"{where}[{i}]: index out of range, the file has {len(lst)}")
     v = lst[i]
@@ -369,7 +386,8 @@ def _get_obj(lst, i, where):
     return v
 
 
-def _get_int(d, key, where, low=0, high=None, default=None):
+def _get_int(d: Json, key: str, where: str, low: int = 0, high: int | None = None,
+             default: int | None = None) -> int:
     v = d.get(key, default)
     if v is None:
         raise ValueError(f"{where}.{key}: required, missing")
@@ -378,10 +396,10 @@ def _get_int(d, key, where, low=0, high=None, default=None):
     if v < low or (high is not None and v > high):
         span = f"{low} <= {key}" + (f" <= {high}" if high is not None else "")
         raise ValueError(f"{where}.{key}: expected {span}, got {v}")
-    return v
+    return int(v)
 
 
-def _get_index(d, key, where, count, what):
+def _get_index(d: Json, key: str, where: str, count: int, what: str) -> int | None:
     v = d.get(key)
     if v is None:
         return None
@@ -389,23 +407,26 @@ def _get_index(d, key, where, count, what):
         raise ValueError(f"{where}.{key}: expected an index of {what}, got {v!r:.40}")
     if not 0 <= v < count:
         raise ValueError(f"{where}.{key}: {what}[{v}] does not exist (the file has {count})")
-    return v
+    return int(v)
 
 
-def _get_numbers(d, key, where, n, default):
+def _get_numbers(d: Json, key: str, where: str, n: int, default: Any) -> F64:
     v = d.get(key)
     if v is None:
         return np.array(default, dtype=np.float64)
     if (not isinstance(v, list) or len(v) != n
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
         raise ValueError(f"{where}.{key}: expected {n} numbers, got {v!r:.60}")
-    a = np.array(v, dtype=np.float64)
+    try:
+        a = np.array([float(x) for x in v], dtype=np.float64)
+    except OverflowError:
+        a = np.array([np.inf])
     if not np.isfinite(a).all():
         raise ValueError(f"{where}.{key}: expected finite numbers, got {v!r:.60}")
     return a
 
 
-def _get_str(d, key, where, default=None):
+def _get_str(d: Json, key: str, where: str, default: str | None = None) -> str | None:
     v = d.get(key, default)
     if v is not None and not isinstance(v, str):
         raise ValueError(f"{where}.{key}: expected a string, got {type(v).__name__}")
@@ -415,12 +436,19 @@ def _get_str(d, key, where, default=None):
 # --- the document: JSON and buffers ----------------------------------------------------------------
 
 class _Doc:
-    def __init__(self, path):
-        self.path = os.fspath(path)
+    node_objs: list[_Node]
+    preorder: list[int]
+    root_of: list[int]
+    chain_nodes: int = 0
+    spent: int = 0
+
+    def __init__(self, path: Any) -> None:
+        self.path = str(os.fsdecode(path))
         with open(self.path, "rb") as f:
             data = f.read()
+        self.file_bytes = len(data)
         self.directory = os.path.dirname(os.path.abspath(self.path))
-        self.bin = None
+        self.bin: memoryview | None = None
         if data[:4] == b"glTF":
             text = self._glb(data)
         else:
@@ -429,7 +457,7 @@ class _Doc:
             j = json.loads(text.decode("utf-8-sig") if isinstance(text, bytes) else text)
         except UnicodeDecodeError as exc:
             raise ValueError(f"{self.path}: the JSON is not UTF-8 ({exc})") from None
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:      # json.JSONDecodeError, or an integer of too many digits
             raise ValueError(f"{self.path}: malformed JSON: {exc}") from None
         except RecursionError:
             raise ValueError(f"{self.path}: malformed JSON: nested too deeply") from None
@@ -453,10 +481,10 @@ class _Doc:
         self.meshes = _get_list(j, "meshes", "glTF")
         self.skins = _get_list(j, "skins", "glTF")
         self.animations = _get_list(j, "animations", "glTF")
-        self._buffers = {}
-        self._accessor_cache = {}
+        self._buffers: dict[int, memoryview] = {}
+        self._accessor_cache: dict[int, Arr] = {}
 
-    def _glb(self, data):
+    def _glb(self, data: bytes) -> bytes:
         if len(data) < 20:
             raise ValueError(f"{self.path}: GLB header: {len(data)} bytes, expected at least 20")
         magic, version, length = struct.unpack_from("<III", data, 0)
@@ -464,14 +492,15 @@ class _Doc:
             raise ValueError(f"GLB header: version {version}, expected 2")
         if length > len(data):
             raise ValueError(f"GLB header: length {length} exceeds the file's {len(data)} bytes")
-        data = memoryview(data)[:length]
-        pos, chunks = 12, []
+        view = memoryview(data)[:length]
+        pos = 12
+        chunks: list[tuple[int, memoryview]] = []
         while pos + 8 <= length:
-            clen, ctype = struct.unpack_from("<II", data, pos)
+            clen, ctype = struct.unpack_from("<II", view, pos)
             if pos + 8 + clen > length:
                 raise ValueError(f"GLB chunk {len(chunks)}: chunkLength {clen} at byte {pos} "
                                  f"exceeds the file's length {length}")
-            chunks.append((ctype, data[pos + 8:pos + 8 + clen]))
+            chunks.append((ctype, view[pos + 8:pos + 8 + clen]))
             pos += 8 + clen
         if not chunks or chunks[0][0] != _JSON_CHUNK:
             raise ValueError("GLB chunk 0: expected the JSON chunk")
@@ -479,13 +508,14 @@ class _Doc:
             self.bin = chunks[1][1]
         return bytes(chunks[0][1])
 
-    def buffer(self, i):
+    def buffer(self, i: int) -> memoryview:
         if i in self._buffers:
             return self._buffers[i]
         where = f"buffers[{i}]"
         b = _get_obj(self.buffers_json, i, "buffers")
         length = _get_int(b, "byteLength", where, 1)
         uri = _get_str(b, "uri", where)
+        data: bytes | memoryview
         if uri is None:
             if i != 0 or self.bin is None:
                 raise ValueError(f"{where}: no uri and no GLB binary chunk")
@@ -502,14 +532,14 @@ class _Doc:
             data = self._external(uri, where, length)
         if len(data) < length:
             raise ValueError(f"{where}: byteLength {length} exceeds the {len(data)} bytes of its data")
-        data = memoryview(data)[:length]
-        self._buffers[i] = data
-        return data
+        chunk = memoryview(data)[:length]
+        self._buffers[i] = chunk
+        return chunk
 
-    def _external(self, uri, where, length):
+    def _external(self, uri: str, where: str, length: int) -> bytes:
         name = urllib.parse.unquote(uri)
-        scheme = urllib.parse.urlsplit(uri).scheme
-        if (scheme and len(scheme) > 1) or os.path.isabs(name) or name.startswith(("/", "\\")) \
+        scheme = re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", uri)
+        if scheme or os.path.isabs(name) or name.startswith(("/", "\\")) \
                 or (len(name) > 1 and name[1] == ":") or "\0" in name:
             raise ValueError(f"{where}.uri: {uri!r:.80} is not a relative path inside the "
                              "file's directory")
@@ -519,12 +549,17 @@ class _Doc:
             raise ValueError(f"{where}.uri: {uri!r:.80} leads outside the file's directory")
         if not os.path.isfile(target):
             raise ValueError(f"{where}.uri: {uri!r:.80}: no such file next to the glTF file")
-        with open(target, "rb") as f:
-            return f.read(length)
+        try:
+            with open(target, "rb") as f:
+                data = f.read(length)
+        except OSError as exc:
+            raise ValueError(f"{where}.uri: {uri!r:.80}: {exc.strerror or exc}") from None
+        self.file_bytes += len(data)
+        return data
 
     # --- accessors ---
 
-    def view(self, v, where):
+    def view(self, v: int, where: str) -> tuple[memoryview, int | None]:
         bv = _get_obj(self.views, v, "bufferViews")
         vw = f"bufferViews[{v}]"
         b = _get_int(bv, "buffer", vw, 0, len(self.buffers_json) - 1)
@@ -539,7 +574,7 @@ class _Doc:
                              f"buffers[{b}].byteLength {len(data)}")
         return data[off:off + length], stride
 
-    def accessor(self, i, where):
+    def accessor(self, i: int, where: str) -> Arr:
         """The accessor's elements (count, n) in its component dtype, sparse applied."""
         if i in self._accessor_cache:
             return self._accessor_cache[i]
@@ -559,9 +594,8 @@ class _Doc:
         col_bytes = rows * dt.itemsize
         col_stride = (col_bytes + 3) & ~3 if cols > 1 else col_bytes
         elem = col_stride * cols if cols > 1 else col_bytes
-        v = acc.get("bufferView")
+        v = _get_index(acc, "bufferView", aw, len(self.views), "bufferViews")
         if v is not None:
-            v = _get_index(acc, "bufferView", aw, len(self.views), "bufferViews")
             data, stride = self.view(v, aw)
             stride = stride or elem
             off = _get_int(acc, "byteOffset", aw, 0, default=0)
@@ -586,10 +620,11 @@ class _Doc:
             arr = self._sparse(arr, sparse, aw, dt, n)
         if dt.kind == "f" and not np.isfinite(arr).all():
             raise ValueError(f"{aw}: non-finite values (nan or inf)")
+        self.spend(arr.nbytes, aw)
         self._accessor_cache[i] = arr
         return arr
 
-    def _sparse(self, arr, sparse, aw, dt, n):
+    def _sparse(self, arr: Arr, sparse: Any, aw: str, dt: np.dtype[Any], n: int) -> Arr:
         sw = f"{aw}.sparse"
         if not isinstance(sparse, dict):
             raise ValueError(f"{sw}: expected a JSON object")
@@ -624,7 +659,16 @@ class _Doc:
         arr[idx] = parts[1]
         return arr
 
-    def floats(self, i, where, allowed, types):
+    def spend(self, nbytes: int, where: str) -> None:
+        """Counts decoded bytes: a file whose accessors are read over and over (many meshes or
+        channels on the same data) stops at a bound proportional to its size."""
+        self.spent += nbytes
+        budget = _DECODE_FACTOR * self.file_bytes + _DECODE_FLOOR
+        if self.spent > budget:
+            raise ValueError(f"{where}: decoding the file's accessors takes more than {budget} "
+                             f"bytes ({_DECODE_FACTOR} x its size + {_DECODE_FLOOR})")
+
+    def floats(self, i: int, where: str, allowed: set[int], types: tuple[str, ...]) -> F64:
         """Accessor i as float64 (count, n) with normalized integers decoded; `allowed` is the
         set of component types, `types` the accessor types accepted."""
         arr = self.accessor(i, where)
@@ -636,6 +680,7 @@ class _Doc:
         if ct not in allowed:
             raise ValueError(f"{where}: accessors[{i}].componentType {ct} is not allowed here "
                              f"(expected one of {sorted(allowed)})")
+        self.spend(arr.size * 8, where)
         out = arr.astype(np.float64)
         if ct != 5126 and acc.get("normalized", False) is True:
             out = np.maximum(out / _NORM_SCALE[ct], -1.0)
@@ -644,7 +689,7 @@ class _Doc:
 
 # --- nodes -----------------------------------------------------------------------------------------
 
-def _trs_matrix(t, q, s):
+def _trs_matrix(t: Any, q: Any, s: Any) -> F64:
     """4x4 float64 T R S of (..., 3), (..., 4) unit quaternion, (..., 3)."""
     x, y, z, w = np.moveaxis(q, -1, 0)
     m = np.zeros(q.shape[:-1] + (4, 4))
@@ -663,18 +708,29 @@ def _trs_matrix(t, q, s):
     return m
 
 
-def _unit(q, where):
+def _unit(q: F64, where: str) -> F64:
     n = np.sqrt((q * q).sum(axis=-1, keepdims=True))
     if (n == 0).any():
         raise ValueError(f"{where}: a zero quaternion")
-    return q / n
+    out: F64 = q / n
+    return out
 
 
 class _Node:
     __slots__ = ("index", "name", "children", "matrix", "t", "r", "s", "mesh", "skin", "parent")
+    index: int
+    name: str
+    children: list[int]
+    matrix: F64 | None
+    t: F64
+    r: F64
+    s: F64
+    mesh: int | None
+    skin: int | None
+    parent: int
 
 
-def _read_nodes(doc):
+def _read_nodes(doc: _Doc) -> list[_Node]:
     nodes = []
     for i in range(len(doc.nodes)):
         w = f"nodes[{i}]"
@@ -692,9 +748,12 @@ def _read_nodes(doc):
         if "matrix" in d:
             m = _get_numbers(d, "matrix", w, 16, None)
             n.matrix = m.reshape(4, 4).T.copy()         # column-major in the file
+            if np.abs(n.matrix[3] - [0, 0, 0, 1]).max() > 1e-6:
+                raise ValueError(f"{w}.matrix: expected an affine matrix (last row 0 0 0 1), "
+                                 f"got last row {n.matrix[3].tolist()}")
             if "translation" in d or "rotation" in d or "scale" in d:
                 raise ValueError(f"{w}: has both matrix and translation/rotation/scale")
-            n.t = n.r = n.s = None
+            n.t = n.r = n.s = np.zeros(0)
         else:
             n.matrix = None
             n.t = _get_numbers(d, "translation", w, 3, [0.0, 0.0, 0.0])
@@ -722,28 +781,32 @@ def _read_nodes(doc):
                              " -> ".join(f"nodes[{k}]" for k in reversed(cyc + [j])))
         for k in walk:
             state[k] = 2
+    # depth-first pre-order position and root of every node (scene roots in index order)
+    doc.preorder = [0] * len(nodes)
+    doc.root_of = [0] * len(nodes)
+    position = 0
+    for r in range(len(nodes)):
+        if nodes[r].parent >= 0:
+            continue
+        stack = [r]
+        while stack:
+            k = stack.pop()
+            doc.preorder[k] = position
+            doc.root_of[k] = r
+            position += 1
+            stack.extend(reversed(nodes[k].children))
     return nodes
 
 
-def _rest_matrix(node):
+def _rest_matrix(node: _Node) -> F64:
     if node.matrix is not None:
         return node.matrix
     return _trs_matrix(node.t, node.r, node.s)
 
 
-def _ancestors(nodes, i):
-    """Node i's ancestors from the root down (excluding i)."""
-    out = []
-    j = nodes[i].parent
-    while j >= 0:
-        out.append(j)
-        j = nodes[j].parent
-    return out[::-1]
-
-
 # --- skins -----------------------------------------------------------------------------------------
 
-def _unique_names(names):
+def _unique_names(names: Iterable[str]) -> list[str]:
     seen, out = set(), []
     for name in names:
         new, k = name, 1
@@ -755,42 +818,44 @@ def _unique_names(names):
     return out
 
 
-def _read_skin(doc, nodes, s):
+def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
     w = f"skins[{s}]"
     d = _get_obj(doc.skins, s, "skins")
     joints = _get_list(d, "joints", w)
     if not joints:
         raise ValueError(f"{w}.joints: expected at least one joint")
-    seen = {}
+    seen: dict[int, int] = {}
     for k, j in enumerate(joints):
         if not _is_int(j) or not 0 <= j < len(nodes):
             raise ValueError(f"{w}.joints[{k}]: {j!r:.40} is not a node index")
         if j in seen:
             raise ValueError(f"{w}.joints[{k}]: nodes[{j}] is already joints[{seen[j]}]")
         seen[j] = k
-    roots = {}
+    roots: dict[int, int] = {}
     for j in joints:
-        anc = _ancestors(nodes, j)
-        roots.setdefault(anc[0] if anc else j, j)
+        roots.setdefault(doc.root_of[j], j)
     if len(roots) > 1:
         (ra, ja), (rb, jb) = list(roots.items())[:2]
         raise ValueError(f"{w}.joints: nodes[{ja}] and nodes[{jb}] have no common root "
                          f"(their roots are nodes[{ra}] and nodes[{rb}])")
-    top = next(iter(roots))
-    order, parents, chains = [], [], []
-    index_of = {}
-    stack = [(top, -1, [])]            # node, nearest joint ancestor (skeleton index), folded path
-    while stack:
-        n, pj, path = stack.pop()
-        path = path + [n]
-        if n in seen:
-            index_of[n] = len(order)
-            order.append(n)
-            parents.append(pj)
-            chains.append(tuple(path))
-            pj, path = index_of[n], []
-        for c in reversed(nodes[n].children):
-            stack.append((c, pj, path))
+    # depth-first order of the node tree; a joint's parent is its nearest joint ancestor and
+    # its chain the nodes from there (exclusive; from the root for root joints) down to it
+    order = sorted(joints, key=doc.preorder.__getitem__)
+    index_of = {n: k for k, n in enumerate(order)}
+    parents: list[int] = []
+    chains: list[tuple[int, ...]] = []
+    for n in order:
+        walk = [n]
+        p = nodes[n].parent
+        while p >= 0 and p not in index_of:
+            walk.append(p)
+            p = nodes[p].parent
+        doc.chain_nodes += len(walk)
+        if doc.chain_nodes > _MAX_CHAIN_NODES:
+            raise ValueError(f"{w}: the joints' folded node chains exceed {_MAX_CHAIN_NODES} "
+                             "nodes in all (a node tree too deep)")
+        parents.append(index_of[p] if p >= 0 else -1)
+        chains.append(tuple(reversed(walk)))
     perm = np.array([seen[n] for n in order], dtype=np.intp)
     names = _unique_names([nodes[n].name for n in order])
     ibm_index = _get_index(d, "inverseBindMatrices", w, len(doc.accessors), "accessors")
@@ -801,16 +866,22 @@ def _read_skin(doc, nodes, s):
         if len(a) < len(joints):
             raise ValueError(f"{w}.inverseBindMatrices: accessors[{ibm_index}] has {len(a)} "
                              f"matrices for {len(joints)} joints")
-        ibm = a[:len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)[:, :3]
+        full = a[:len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)
+        off = np.abs(full[:, 3] - [0, 0, 0, 1]).max(axis=1)
+        if (off > 1e-5).any():
+            k = int(np.argmax(off > 1e-5))
+            raise ValueError(f"{w}.inverseBindMatrices: accessors[{ibm_index}] matrix {k} is "
+                             f"not affine (last row {full[k, 3].tolist()})")
+        ibm = full[:, :3]
     ibm = ibm[perm].astype(np.float32)
     rest = np.empty((len(order), 4, 4))
     for k, chain in enumerate(chains):
         m = np.eye(4)
-        for n in chain:
-            m = m @ _rest_matrix(nodes[n])
+        for node in chain:
+            m = m @ _rest_matrix(nodes[node])
         rest[k] = m
     ok, _ = _similar(rest[:, :3, :3])
-    rest_arg = (_to_qts(rest, None) if ok.all() else rest[:, :3, :].astype(np.float32))
+    rest_arg = (_to_qts(rest) if ok.all() else rest[:, :3, :].astype(np.float32))
     name = d.get("name")
     skeleton = Skeleton(np.array(parents, dtype=np.int32), names, rest=rest_arg)
     return GltfSkin(name=name if isinstance(name, str) else f"skin{s}", skeleton=skeleton,
@@ -820,7 +891,7 @@ def _read_skin(doc, nodes, s):
 
 # --- meshes ----------------------------------------------------------------------------------------
 
-def _triangles(idx, mode, where):
+def _triangles(idx: Arr, mode: int, where: str) -> Arr:
     n = len(idx)
     if mode == 4:
         if n % 3:
@@ -834,7 +905,7 @@ def _triangles(idx, mode, where):
     return np.stack([idx[i + 1], idx[i + 2], np.broadcast_to(idx[0], i.shape)], axis=1)  # fan
 
 
-def _read_meshes(doc, nodes, skins):
+def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[GltfMesh]:
     out = []
     for node in nodes:
         if node.mesh is None or node.skin is None:
@@ -858,21 +929,27 @@ def _read_meshes(doc, nodes, skins):
             if not isinstance(attrs, dict):
                 raise ValueError(f"{w}.attributes: expected a JSON object")
 
-            def attr(key, allowed, types, required=False):
+            def attr(key: str, allowed: set[int], types: tuple[str, ...]) -> F64 | None:
                 i = _get_index(attrs, key, f"{w}.attributes", len(doc.accessors), "accessors")
                 if i is None:
-                    if required:
-                        raise ValueError(f"{w}.attributes.{key}: required, missing")
                     return None
                 return doc.floats(i, f"{w}.attributes.{key}", allowed, types)
 
-            pos = attr("POSITION", set(_COMPONENTS), ("VEC3",), required=True)
+            def need(key: str, allowed: set[int], types: tuple[str, ...]) -> F64:
+                a = attr(key, allowed, types)
+                if a is None:
+                    raise ValueError(f"{w}.attributes.{key}: required, missing")
+                return a
+
+            pos = need("POSITION", set(_COMPONENTS), ("VEC3",))
             V = len(pos)
             normals = attr("NORMAL", {5120, 5122, 5126}, ("VEC3",))
-            sets_j, sets_w, k = [], [], 0
+            sets_j: list[F64] = []
+            sets_w: list[F64] = []
+            k = 0
             while f"JOINTS_{k}" in attrs or f"WEIGHTS_{k}" in attrs:
-                jn = attr(f"JOINTS_{k}", {5121, 5123}, ("VEC4",), required=True)
-                wt = attr(f"WEIGHTS_{k}", {5121, 5123, 5126}, ("VEC4",), required=True)
+                jn = need(f"JOINTS_{k}", {5121, 5123}, ("VEC4",))
+                wt = need(f"WEIGHTS_{k}", {5121, 5123, 5126}, ("VEC4",))
                 sets_j.append(jn)
                 sets_w.append(wt)
                 k += 1
@@ -887,6 +964,10 @@ def _read_meshes(doc, nodes, skins):
                     raise ValueError(f"{w}.attributes.{key}: {len(a)} elements, POSITION has {V}")
             ji = np.concatenate(sets_j, axis=1)
             wts = np.concatenate(sets_w, axis=1)
+            for i in range(len(sets_j)):
+                if doc.accessors[attrs[f"JOINTS_{i}"]].get("normalized", False) is True:
+                    raise ValueError(f"{w}.attributes.JOINTS_{i}: joint indices must not be "
+                                     "normalized")
             if ji.size and ji.max() >= len(sk.perm):
                 v, c = np.argwhere(ji >= len(sk.perm))[0]
                 raise ValueError(f"{w}.attributes.JOINTS_{c // 4}: vertex {v} has joint "
@@ -905,9 +986,9 @@ def _read_meshes(doc, nodes, skins):
                 warnings.warn(f"{w} ({mname!r}): {bad} of {V} vertices have weights whose sum "
                               f"differs from 1 by more than the tolerance; renormalised",
                               stacklevel=3)
-            ji = inverse_perm[ji.astype(np.intp)]
-            if ji.shape[1] > 8:
-                ji, wts = _compact(ji, wts)
+            jidx: Arr = inverse_perm[ji.astype(np.intp)]
+            if jidx.shape[1] > 8:
+                jidx, wts = _compact(jidx, wts)
             idx_i = _get_index(prim, "indices", w, len(doc.accessors), "accessors")
             if idx_i is None:
                 idx = np.arange(V, dtype=np.int64)
@@ -927,12 +1008,12 @@ def _read_meshes(doc, nodes, skins):
                 name=f"{mname}[{p}]", node=node.index, mesh=m, primitive=p, skin=node.skin,
                 positions=pos.astype(np.float32),
                 normals=None if normals is None else normals.astype(np.float32),
-                triangles=np.ascontiguousarray(tri), joint_indices=np.ascontiguousarray(ji),
+                triangles=np.ascontiguousarray(tri), joint_indices=np.ascontiguousarray(jidx),
                 weights=np.ascontiguousarray(wts, dtype=np.float32)))
     return out
 
 
-def _normalize(w, tol):
+def _normalize(w: F64, tol: float) -> tuple[F64, int]:
     """Rows divided by their sums (float64, rounded once); zero rows get 1 on the first
     influence. Returns (weights, number of rows off by more than tol)."""
     s = w.sum(axis=1)
@@ -944,7 +1025,7 @@ def _normalize(w, tol):
     return w / s[:, None], bad
 
 
-def _compact(ji, w):
+def _compact(ji: Arr, w: F64) -> tuple[Arr, F64]:
     """More than 8 influences: the non-zero weights moved first (stable), the columns that hold
     only zeros dropped, keeping at least 8."""
     order = np.argsort(w == 0, axis=1, kind="stable")
@@ -956,7 +1037,7 @@ def _compact(ji, w):
 
 # --- animations ------------------------------------------------------------------------------------
 
-def _read_animations(doc, nodes):
+def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
     out = []
     for a in range(len(doc.animations)):
         w = f"animations[{a}]"
@@ -964,7 +1045,8 @@ def _read_animations(doc, nodes):
         name = d.get("name")
         name = name if isinstance(name, str) and name else f"animation{a}"
         samplers = _get_list(d, "samplers", w)
-        channels, targeted = [], {}
+        channels: list[GltfChannel] = []
+        targeted: dict[tuple[int, str], int] = {}
         for c, ch in enumerate(_get_list(d, "channels", w)):
             cw = f"{w}.channels[{c}]"
             if not isinstance(ch, dict):
@@ -1032,11 +1114,16 @@ def _read_animations(doc, nodes):
                                         times=times.astype(np.float32),
                                         values=vals.astype(np.float32)))
         duration = max((float(c.times[-1]) for c in channels), default=0.0)
-        out.append(GltfAnimation(name=name, channels=tuple(channels), duration=duration))
+        by_node: dict[int, dict[str, GltfChannel]] = {}
+        for ch in channels:
+            if ch.path in _PATH_SIZE:
+                by_node.setdefault(ch.node, {})[ch.path] = ch
+        out.append(GltfAnimation(name=name, channels=tuple(channels), duration=duration,
+                                 by_node=by_node))
     return out
 
 
-def _sample(ch, t):
+def _sample(ch: GltfChannel, t: F64) -> F64:
     """Values of a channel at times t (float64, any shape) -> (..., C) float64."""
     times = ch.times.astype(np.float64)
     vals = ch.values.astype(np.float64)
@@ -1072,7 +1159,7 @@ def _sample(ch, t):
     return out.reshape(t.shape + (out.shape[-1],))
 
 
-def _slerp(a, b, u):
+def _slerp(a: F64, b: F64, u: F64) -> F64:
     d = (a * b).sum(axis=-1, keepdims=True)
     b = np.where(d < 0, -b, b)
     d = np.abs(d)
@@ -1083,10 +1170,11 @@ def _slerp(a, b, u):
     wa = np.where(small, 1 - u, np.sin((1 - u) * theta) / safe)
     wb = np.where(small, u, np.sin(u * theta) / safe)
     q = wa * a + wb * b
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+    out: F64 = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return out
 
 
-def _check_rate(rate):
+def _check_rate(rate: Any) -> float:
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
         raise TypeError(f"sample_rate: expected a positive number (Hz), got {type(rate).__name__}")
     r = float(rate)
@@ -1095,7 +1183,7 @@ def _check_rate(rate):
     return r
 
 
-def _implied_rate(anim):
+def _implied_rate(anim: GltfAnimation) -> float:
     times = np.unique(np.concatenate([c.times.astype(np.float64) for c in anim.channels]
                                      or [np.zeros(1)]))
     if len(times) < 2:
@@ -1110,7 +1198,7 @@ def _implied_rate(anim):
     return float(rate)
 
 
-def _frame_count(anim, rate, joints):
+def _frame_count(anim: GltfAnimation, rate: float, joints: int) -> int:
     f = math.floor(anim.duration * rate + 1e-4) + 1
     if f * max(joints, 1) > _MAX_JOINT_FRAMES:
         raise ValueError(f"animations {anim.name!r:.40}: {f} frames ({anim.duration:.6g} s at "
@@ -1120,10 +1208,10 @@ def _frame_count(anim, rate, joints):
 
 # --- clips -----------------------------------------------------------------------------------------
 
-def _node_matrices(doc, node, anim, t):
+def _node_matrices(doc: _Doc, node: int, anim: GltfAnimation, t: F64) -> F64:
     """Local matrices (n, 4, 4) of a node at times t (n,), float64."""
     n = doc.node_objs[node]
-    chans = {c.path: c for c in anim.channels if c.node == node and c.path in _PATH_SIZE}
+    chans = anim.by_node.get(node, {})
     if not chans:
         return np.broadcast_to(_rest_matrix(n), (len(t), 4, 4))
     tr = chans["translation"].sample(t) if "translation" in chans else np.broadcast_to(n.t, (len(t), 3))
@@ -1132,22 +1220,25 @@ def _node_matrices(doc, node, anim, t):
     return _trs_matrix(tr, ro, sc)
 
 
-def _folded_locals(asset, a, s, rate):
+def _folded_locals(asset: GltfAsset, a: int, s: int,
+                   rate: float) -> Iterator[tuple[int, F64]]:
+    """(first frame, folded local matrices (n, J, 4, 4) float64) in chunks of frames, so
+    that the float64 scratch stays within _CHUNK joint-frames."""
     anim, sk = asset.animations[a], asset.skins[s]
     frames = _frame_count(anim, rate, len(sk.nodes))
-    out = np.empty((frames, len(sk.nodes), 4, 4))
-    for f0 in range(0, frames, _CHUNK):
-        t = np.arange(f0, min(frames, f0 + _CHUNK)) / rate
+    step = max(1, _CHUNK // max(1, len(sk.nodes)))
+    for f0 in range(0, frames, step):
+        t = np.arange(f0, min(frames, f0 + step)) / rate
+        out = np.empty((len(t), len(sk.nodes), 4, 4))
         for j, chain in enumerate(sk.chains):
-            m = None
-            for node in chain:
-                x = _node_matrices(asset._doc, node, anim, t)
-                m = x if m is None else m @ x
-            out[f0:f0 + len(t), j] = m
-    return out
+            m = _node_matrices(asset._doc, chain[0], anim, t)
+            for node in chain[1:]:
+                m = m @ _node_matrices(asset._doc, node, anim, t)
+            out[:, j] = m
+        yield f0, out
 
 
-def _similar(a):
+def _similar(a: F64) -> tuple[NDArray[np.bool_], F64]:
     """(ok (...,) bool, s2 (...,)) for 3x3 matrices a: a^T a == s^2 I within tolerance."""
     g = np.swapaxes(a, -1, -2) @ a
     s2 = np.trace(g, axis1=-2, axis2=-1) / 3.0
@@ -1155,7 +1246,7 @@ def _similar(a):
     return dev <= SIMILARITY_TOLERANCE * np.maximum(s2, 1e-300), s2
 
 
-def _to_qts(m, where):
+def _to_qts(m: F64) -> NDArray[np.float32]:
     """QTS float32 (..., 8) of similarity matrices (..., 4, 4) float64."""
     a = m[..., :3, :3]
     s = np.sqrt(np.trace(np.swapaxes(a, -1, -2) @ a, axis1=-2, axis2=-1) / 3.0)
@@ -1166,7 +1257,7 @@ def _to_qts(m, where):
     return np.concatenate([q, m[..., :3, 3], s[..., None]], axis=-1).astype(np.float32)
 
 
-def _matrix_to_quat(r):
+def _matrix_to_quat(r: F64) -> F64:
     """Unit quaternions (x, y, z, w) of rotation matrices (..., 3, 3), float64 (Shepperd's
     method: the largest of 4w^2, 4x^2, 4y^2, 4z^2 picks the stable formula)."""
     m00, m01, m02 = r[..., 0, 0], r[..., 0, 1], r[..., 0, 2]
@@ -1181,13 +1272,18 @@ def _matrix_to_quat(r):
     pick = np.argmax(diag, axis=-1)
     q = np.take_along_axis(cands, pick[..., None, None], axis=-2)[..., 0, :]
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    return np.where(q[..., 3:] < 0, -q, q)
+    out: F64 = np.where(q[..., 3:] < 0, -q, q)
+    return out
 
 
-def _matrices_to_qts(m, sk, doc, anim, rate):
+def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimation,
+                     rate: float) -> NDArray[np.float32]:
+    """QTS of folded local matrices (n, J, 4, 4) of frames f0..; ValueError naming the node
+    and its scale where one is not a similarity."""
     ok, s2 = _similar(m[..., :3, :3])
     if not ok.all():
-        f, j = (int(x) for x in np.argwhere(~ok)[0])
+        fc, j = (int(x) for x in np.argwhere(~ok)[0])
+        f = f0 + fc
         t = np.array([f / rate])
         culprit = None
         for node in sk.chains[j]:
@@ -1197,25 +1293,28 @@ def _matrices_to_qts(m, sk, doc, anim, rate):
                 break
         joint = sk.skeleton.names[j]
         if culprit is None:
-            culprit = (sk.nodes[j], np.sqrt((m[f, j, :3, :3] ** 2).sum(axis=0)))
+            culprit = (sk.nodes[j], np.sqrt((m[fc, j, :3, :3] ** 2).sum(axis=0)))
         node, scale = culprit
         raise ValueError(
             f"nodes[{node}] ({doc.node_objs[node].name!r}): non-uniform scale "
             f"{np.array2string(scale, precision=6)} at frame {f} (joint {joint!r}); QTS clips carry "
             "a uniform scale: use GltfAsset.local_matrices() for the exact (F, J, 3, 4) matrices")
-    qts = _to_qts(m, None)
-    # keep quaternions continuous over frames (q and -q are the same rotation)
+    return _to_qts(m)
+
+
+def _continuous(qts: NDArray[np.float32]) -> None:
+    """Quaternions (F, J, 8) made continuous over frames in place: q and -q are the same
+    rotation, so a joint's quaternion is negated where it would jump to the other hemisphere."""
     q = qts[..., :4]
     if len(q) > 1:
-        dots = (q[1:] * q[:-1]).sum(axis=-1)
+        dots = (q[1:].astype(np.float64) * q[:-1]).sum(axis=-1)
         flips = np.cumsum(dots < 0, axis=0) % 2 == 1
         q[1:][flips] = -q[1:][flips]
-    return qts
 
 
 # --- the entry point ------------------------------------------------------------------------------
 
-def load_gltf(path: str | os.PathLike, *, sample_rate: float | None = None) -> GltfAsset:
+def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None) -> GltfAsset:
     """Read a glTF 2.0 file (``.gltf`` with embedded or neighbouring buffers, or ``.glb``).
 
     Parameters
@@ -1263,7 +1362,7 @@ def load_gltf(path: str | os.PathLike, *, sample_rate: float | None = None) -> G
                      nodes=raw, _doc=doc)
 
 
-def load_gltf_clip(path: str | os.PathLike, *, sample_rate: float | None = None) -> GltfClip:
+def load_gltf_clip(path: str | os.PathLike[str], *, sample_rate: float | None = None) -> GltfClip:
     """The first clip of a glTF file (the first animation, with the first skin it drives): the
     reader of ``.gltf`` and ``.glb`` files in the dataset pipeline.
 
@@ -1309,8 +1408,9 @@ def example_glb() -> bytes:
     angle = np.linspace(0, np.pi / 2, 11)
     rot = np.stack([np.zeros(11), np.zeros(11), np.sin(angle / 2), np.cos(angle / 2)],
                    1).astype(np.float32)
-    blobs = [pos, idx, joints, weights, ibm, times, rot]
-    binary, views = b"", []
+    blobs: list[Arr] = [pos, idx, joints, weights, ibm, times, rot]
+    binary = b""
+    views: list[Json] = []
     for b in blobs:
         views.append({"buffer": 0, "byteOffset": len(binary), "byteLength": b.nbytes})
         binary += b.tobytes() + b"\0" * (-b.nbytes % 4)
