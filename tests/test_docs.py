@@ -75,6 +75,8 @@ def test_docstring_examples(name):
     if name.startswith("skelsimd.dask"):
         pytest.importorskip("dask.bag")
         pytest.importorskip("zarr")
+    if name == "skelsimd._mesh_pictures":
+        pytest.importorskip("matplotlib")       # plot_mesh draws with it
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0, result
 
