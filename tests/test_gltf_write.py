@@ -425,3 +425,62 @@ def test_mesh_node_name_differs_from_the_joints(tmp_path):
             "joint_indices": [[0], [1], [1]], "weights": [[1], [1], [1]]}
     gltf, _ = decode(skelsimd.save_gltf(tmp_path / "n.gltf", skel, mesh=mesh))
     assert gltf["meshes"][0]["name"] == "mesh" and gltf["nodes"][2]["name"] == "__mesh"
+
+
+def _big_cases():
+    """A 300-joint chain (JOINTS as unsigned short) skinning a 70,000-vertex mesh (indices as
+    unsigned int)."""
+    n, v = 300, 70_000
+    rng = np.random.default_rng(3)
+    skel = skelsimd.Skeleton(np.arange(n) - 1, rest=np.tile([0, 0, 0, 1, 0, 0.1, 0, 1], (n, 1)))
+    clip = skelsimd.Clip(skel, np.tile(skel.rest, (2, 1, 1)), 0.5)
+    mesh = {"positions": rng.normal(size=(v, 3)), "normals": rng.normal(size=(v, 3)),
+            "triangles": rng.integers(0, v, (v, 3)), "joint_indices": rng.integers(0, n, (v, 1)),
+            "weights": np.ones((v, 1))}
+    return clip, mesh
+
+
+def test_large_index_types(tmp_path):
+    clip, mesh = _big_cases()
+    gltf, got = decode(skelsimd.save_gltf(tmp_path / "big.glb", clip, mesh=mesh))
+    prim = gltf["meshes"][0]["primitives"][0]
+    assert gltf["accessors"][prim["indices"]]["componentType"] == 5125
+    assert gltf["accessors"][prim["attributes"]["JOINTS_0"]]["componentType"] == 5123
+    (m,) = got["meshes"]
+    np.testing.assert_array_equal(m["triangles"], mesh["triangles"])
+    np.testing.assert_array_equal(m["joint_indices"][:, 0], mesh["joint_indices"][:, 0])
+    if hasattr(skelsimd, "load_gltf"):
+        back = skelsimd.load_gltf(str(tmp_path / "big.glb")).meshes[0]
+        np.testing.assert_array_equal(back.triangles, mesh["triangles"])
+        np.testing.assert_array_equal(back.joint_indices[:, 0], mesh["joint_indices"][:, 0])
+
+
+def test_gltfpack_accepts_the_files(example, tmp_path):
+    """gltfpack (Debian's package; its cgltf loader validates the file's structure: buffer
+    bounds, indices, skins, animations) reads every kind of file save_gltf writes."""
+    import shutil
+    import subprocess
+    tool = shutil.which("gltfpack")
+    if tool is None:
+        if os.environ.get("CI"):
+            pytest.fail("gltfpack is required in CI (.ci/run installs it)")
+        pytest.skip("gltfpack is not installed (apt-get install gltfpack)")
+    clip, mesh = example
+    skel = skelsimd.Skeleton([-1, 0, -1], rest=np.tile([0, 0, 0, 1, 0, 1, 0, 1], (3, 1)))
+    six = {"positions": np.eye(3), "normals": None, "triangles": [[0, 1, 2]],
+           "joint_indices": [[0, 1, 2, 0, 1, 2]] * 3, "weights": [[1, 2, 3, 4, 5, 6]] * 3}
+    big_clip, big_mesh = _big_cases()
+    cases = [("walk.glb", clip, mesh), ("walk.gltf", clip, mesh), ("bones.glb", clip, None),
+             ("roots.gltf", skelsimd.Clip(skel, np.tile(skel.rest, (4, 1, 1)), 0.1), six),
+             ("big.glb", big_clip, big_mesh)]
+    for name, c, m in cases:
+        path = skelsimd.save_gltf(tmp_path / name, c, mesh=m)
+        res = subprocess.run([tool, "-i", path, "-o", str(tmp_path / ("packed_" + name))],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, (name, res.stdout, res.stderr)
+    bad = json.loads((tmp_path / "walk.gltf").read_text())
+    bad["skins"][0]["joints"][0] = 9999                   # the tool does refuse a broken file
+    (tmp_path / "bad.gltf").write_text(json.dumps(bad))
+    res = subprocess.run([tool, "-i", str(tmp_path / "bad.gltf"), "-o", str(tmp_path / "x.glb")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0
