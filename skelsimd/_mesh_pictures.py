@@ -32,6 +32,8 @@ __all__ = ["skinned_vertices", "plot_mesh", "animate_mesh", "MeshAnimation", "pl
 
 _LIGHT = np.array([-0.4, 0.6, 1.0]) / np.linalg.norm([-0.4, 0.6, 1.0])
 _AMBIENT = 0.25
+#: The most vertex data (float32 bytes, frames x vertices x 12) animate_mesh skins and ships.
+_MAX_PLAYER_BYTES = 256 << 20
 
 
 def _get(mesh: Any, key: str) -> Any:
@@ -392,6 +394,13 @@ def animate_mesh(mesh: Any, skin: Any, clip: Clip, *, frames: Optional[slice] = 
         raise ValueError(f"size: expected 16 <= size <= 4096 pixels, got {size}")
     az, el = _angle(azimuth, "azimuth"), _angle(elevation, "elevation")
     _rgb(color)
+    positions = _get(mesh, "positions")
+    vertices = int(np.shape(positions)[0]) if positions is not None and np.ndim(positions) else 0
+    if count * vertices * 12 > _MAX_PLAYER_BYTES:
+        raise ValueError(f"frames: {count} frames of {vertices} vertices are "
+                         f"{count * vertices * 12 / 2**20:.0f} MiB of vertices, more than the "
+                         f"player ships ({_MAX_PLAYER_BYTES >> 20} MiB); pass fewer frames, "
+                         f"e.g. frames=slice(0, None, {-(-count * vertices * 12 // _MAX_PLAYER_BYTES)})")
     verts = skinned_vertices(mesh, skin, clip, frames)
     tri = _triangles(mesh, verts.shape[1])
     return MeshAnimation(verts, tri, fps=float(fps), first=first, step=step, azimuth=az,

@@ -80,6 +80,9 @@ def test_bad_arguments(character):
         animate_mesh(mesh, None, clip, size=3)
     with pytest.raises(ValueError, match="azimuth: expected a finite"):
         animate_mesh(mesh, None, clip, azimuth=float("nan"))
+    big = dict(mesh, positions=np.broadcast_to(np.zeros(3, np.float32), (30_000_000, 3)))
+    with pytest.raises(ValueError, match=r"frames: 240 frames of 30000000 vertices are .* MiB"):
+        animate_mesh(big, None, clip)
     bad = dict(mesh, triangles=mesh["triangles"] + len(mesh["positions"]))
     with pytest.raises(ValueError, match=r"mesh.triangles: expected vertex indices in \[0, "):
         animate_mesh(bad, None, clip)
