@@ -396,11 +396,12 @@ def animate_mesh(mesh: Any, skin: Any, clip: Clip, *, frames: Optional[slice] = 
     _rgb(color)
     positions = _get(mesh, "positions")
     vertices = int(np.shape(positions)[0]) if positions is not None and np.ndim(positions) else 0
-    if count * vertices * 12 > _MAX_PLAYER_BYTES:
+    size_bytes = count * vertices * 12
+    if size_bytes > _MAX_PLAYER_BYTES:
         raise ValueError(f"frames: {count} frames of {vertices} vertices are "
-                         f"{count * vertices * 12 / 2**20:.0f} MiB of vertices, more than the "
-                         f"player ships ({_MAX_PLAYER_BYTES >> 20} MiB); pass fewer frames, "
-                         f"e.g. frames=slice(0, None, {-(-count * vertices * 12 // _MAX_PLAYER_BYTES)})")
+                         f"{size_bytes / 2**20:.0f} MiB of vertices, more than the player ships "
+                         f"({_MAX_PLAYER_BYTES >> 20} MiB); pass fewer frames, e.g. "
+                         f"frames=slice(0, None, {-(-size_bytes // _MAX_PLAYER_BYTES)})")
     verts = skinned_vertices(mesh, skin, clip, frames)
     tri = _triangles(mesh, verts.shape[1])
     return MeshAnimation(verts, tri, fps=float(fps), first=first, step=step, azimuth=az,
