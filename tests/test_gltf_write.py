@@ -484,3 +484,14 @@ def test_gltfpack_accepts_the_files(example, tmp_path):
     res = subprocess.run([tool, "-i", str(tmp_path / "bad.gltf"), "-o", str(tmp_path / "x.glb")],
                          capture_output=True, text=True, timeout=60)
     assert res.returncode != 0
+
+
+def test_lengths_beyond_float32(example, tmp_path):
+    clip, mesh = example
+    with pytest.raises(ValueError, match=r"clip.skeleton.rest: expected values within float32's "
+                                         r"range \(times scale\)"):
+        skelsimd.save_gltf(tmp_path / "o.glb", clip, mesh=mesh, scale=1e300)
+    big = dict(mesh, positions=mesh["positions"] * 1e36)
+    with pytest.raises(ValueError, match=r"mesh.positions: expected values within float32's"):
+        skelsimd.save_gltf(tmp_path / "o.glb", clip, mesh=big, scale=1e3)
+    assert list(tmp_path.iterdir()) == []

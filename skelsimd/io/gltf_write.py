@@ -55,8 +55,10 @@ class _Buffer:
         self.accessors: list[dict[str, Any]] = []
 
     def add(self, data: np.ndarray, kind: str, component: int, *, target: Optional[int] = None,
-            minmax: bool = False) -> int:
+            minmax: bool = False, what: str = "") -> int:
         """Append ``data`` (rows of ``kind``) as a new view and accessor; returns its index."""
+        if component == _FLOAT:
+            _float32_range(data, what)
         raw = np.ascontiguousarray(data).tobytes()
         pad = -self.size % 4                     # every view starts on a 4-byte boundary
         if pad:
@@ -82,6 +84,18 @@ class _Buffer:
     def data(self) -> bytes:
         blob = b"".join(self.parts)
         return blob + b"\0" * (-len(blob) % 4)
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    """float32 of a float64 array; values beyond float32's range become inf (checked later)."""
+    with np.errstate(over="ignore"):
+        return a.astype(np.float32)
+
+
+def _float32_range(a: np.ndarray, name: str) -> None:
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name}: expected values within float32's range (times scale), got "
+                         f"some beyond it")
 
 
 def _finite(a: np.ndarray, name: str) -> None:
@@ -383,7 +397,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     for j in range(n):
         if parents[j] >= 0:
             children[parents[j]].append(j)
-    rest32 = rest.astype(np.float32)
+    rest32 = _f32(rest)
+    _float32_range(rest32, "clip.skeleton.rest")
     for j in range(n):
         node: dict[str, Any] = {"name": names[j]}
         t, q, s = rest32[j, 4:7], rest32[j, :4], rest32[j, 7]
@@ -408,18 +423,19 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     skin_root = scene_nodes[0]
 
     ib4 = np.zeros((n, 4, 4), dtype=np.float32)   # glTF matrices are column-major 4x4
-    ib4[:, :3, :] = ib
+    ib4[:, :3, :] = _f32(ib)
     ib4[:, 3, 3] = 1
-    ib_acc = buf.add(np.ascontiguousarray(ib4.transpose(0, 2, 1)).reshape(n, 16), "MAT4", _FLOAT)
+    ib_acc = buf.add(np.ascontiguousarray(ib4.transpose(0, 2, 1)).reshape(n, 16), "MAT4", _FLOAT,
+                     what="inverse_bind")
     gltf["skins"] = [{"joints": list(range(n)), "inverseBindMatrices": ib_acc,
                       "skeleton": skin_root}]
 
     if m is not None:
         attrs: dict[str, int] = {
-            "POSITION": buf.add(m["positions"].astype(np.float32), "VEC3", _FLOAT,
-                                target=_ARRAY_BUFFER, minmax=True)}
+            "POSITION": buf.add(_f32(m["positions"]), "VEC3", _FLOAT,
+                                target=_ARRAY_BUFFER, minmax=True, what="mesh.positions")}
         if m["normals"] is not None:
-            attrs["NORMAL"] = buf.add(m["normals"].astype(np.float32), "VEC3", _FLOAT,
+            attrs["NORMAL"] = buf.add(_f32(m["normals"]), "VEC3", _FLOAT,
                                       target=_ARRAY_BUFFER)
         jp, wp = m["joint_indices"], m["weights"]
         for k in range(jp.shape[1] // 4):
@@ -452,7 +468,7 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         t_acc = buf.add(times, "SCALAR", _FLOAT, minmax=True)
         samplers: list[dict[str, Any]] = []
         channels: list[dict[str, Any]] = []
-        l32 = local.astype(np.float32)
+        l32 = _f32(local)
         for j in range(n):
             for path_, lanes, kind in (("translation", slice(4, 7), "VEC3"),
                                        ("rotation", slice(0, 4), "VEC4"),
@@ -465,7 +481,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
                 if path_ == "scale":
                     values = np.repeat(values, 3, axis=1)
                 samplers.append({"input": t_acc, "output": buf.add(np.ascontiguousarray(values),
-                                                                     kind, _FLOAT),
+                                                                     kind, _FLOAT,
+                                                                     what="clip.local"),
                                  "interpolation": "LINEAR"})
                 channels.append({"sampler": len(samplers) - 1,
                                  "target": {"node": j, "path": path_}})
