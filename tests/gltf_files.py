@@ -111,7 +111,7 @@ def _column_major(m):
     return np.asarray(m, np.float64).T.reshape(-1).tolist()
 
 
-def character(rng=None, *, nonuniform=False, unnormalized=False):
+def character(rng=None, *, nonuniform=False, unnormalized=False, quantized_rotation=False):
     """A Builder holding a synthetic character:
 
     nodes: 0 'world' (matrix root: rotation, translation, uniform scale 2) > 1 'armature'
@@ -221,9 +221,12 @@ def character(rng=None, *, nonuniform=False, unnormalized=False):
     # animation 0
     samplers, channels = [], []
 
-    def channel(node, path, times, values, interp="LINEAR", sparse=None):
+    def channel(node, path, times, values, interp="LINEAR", sparse=None, int16=False):
         i = b.accessor(np.asarray(times, np.float32))
-        o = b.accessor(np.asarray(values, np.float32), sparse=sparse)
+        if int16:      # normalized SHORT rotation keys (KHR_mesh_quantization allows them)
+            o = b.accessor(np.round(np.asarray(values) * 32767).astype(np.int16), normalized=True)
+        else:
+            o = b.accessor(np.asarray(values, np.float32), sparse=sparse)
         samplers.append({"input": i, "output": o, "interpolation": interp})
         channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": path}})
 
@@ -238,7 +241,10 @@ def character(rng=None, *, nonuniform=False, unnormalized=False):
     t6 = 0.25 + np.arange(5) / 8.0
     q6 = np.array([_quat([0, 1, 1], 0.5 + 0.9 * k) for k in range(5)])
     q6[2] = -q6[2]                          # the other hemisphere: shortest arc must flip it
-    channel(6, "rotation", t6, q6, sparse=([1], [q6[1] * 0 + _quat([0, 1, 1], 0.8)]))
+    if quantized_rotation:
+        channel(6, "rotation", t6, q6, int16=True)
+    else:
+        channel(6, "rotation", t6, q6, sparse=([1], [q6[1] * 0 + _quat([0, 1, 1], 0.8)]))
     channel(7, "weights", t[:3], rng.uniform(0, 1, 6))
     b.json["animations"].append({"name": "move", "samplers": samplers, "channels": channels})
     samplers, channels = [], []

@@ -50,6 +50,8 @@ def _check_contract(path, asset, frames_per_clip=6, atol=5e-5):
             for m in asset.meshes:
                 if m.skin != s:
                     continue
+                if m.weights.shape[1] > 8:
+                    m = m.compact_influences()
                 got = skelsimd.skin(m.positions, m.joint_indices, m.weights, palette)
                 want_v = ref.skinned_vertices(doc, m.node, m.primitive, a, t)
                 vs = max(1.0, np.abs(want_v).max())
@@ -94,6 +96,8 @@ def test_real_file_facts():
     fox = _load(os.path.join(DATA, "Fox.glb"))
     assert [a.name for a in fox.animations] == ["Survey", "Walk", "Run"]
     assert [c.name for c in fox.clips] == ["Survey", "Walk", "Run"]
+    # 24 Hz keys (Run's last keys are off the 24 Hz grid: sampled between them)
+    assert [(c.fps, c.frames) for c in fox.clips] == [(24.0, 83), (24.0, 18), (24.0, 28)]
     assert len(fox.skins[0].nodes) == 24 and fox.meshes[0].positions.shape == (1728, 3)
     six = _load(os.path.join(DATA, "Animation_Skin_06.gltf"))
     assert [(c.name, c.skin) for c in six.clips] == [("animation0", 0), ("animation0", 1)]
@@ -131,7 +135,11 @@ def test_synthetic_character_matches_reference(tmp_path, kind):
     assert asset.skins[1].skeleton.names == ("spine", "head", "arm")
     assert asset.skins[1].skeleton.parents.tolist() == [-1, 0, 0]
     body = asset.meshes[0]
-    assert body.joint_indices.shape == (40, 8)               # 12 influences, <= 8 non-zero
+    assert body.joint_indices.shape == (40, 12)              # three sets, <= 8 non-zero
+    small = body.compact_influences()
+    assert small.joint_indices.shape == (40, 8) and small.weights.shape == (40, 8)
+    with pytest.raises(ValueError, match=r"body\[0\]: vertex \d+ has \d non-zero weights"):
+        body.compact_influences(4)
     assert body.normals.shape == (40, 3)
     np.testing.assert_array_equal(body.positions[[3, 17]], [[0.5, 0.5, 0.5], [-0.5, 0.25, 0]])
     strip, fan = asset.meshes[1], asset.meshes[2]
@@ -144,6 +152,29 @@ def test_synthetic_character_matches_reference(tmp_path, kind):
     assert asset.clips[0].fps == 8.0
     _check_contract(path, asset, frames_per_clip=9)
     _check_contract(path, load_gltf(path, sample_rate=13.0), frames_per_clip=14)
+
+
+def test_quantized_rotation_keys(tmp_path):
+    path = character(quantized_rotation=True).write(tmp_path, "glb")
+    asset = _load(path)
+    ch = asset.animations[0].channels[3]
+    assert ch.path == "rotation" and ch.node == 6 and ch.values.dtype == np.float32
+    assert np.abs(ch.values).max() <= 1.0
+    _check_contract(path, asset, frames_per_clip=9)
+    _check_contract(path, _load(path, sample_rate=29.0), frames_per_clip=12)
+
+
+def test_implied_rate_falls_back_to_30(tmp_path):
+    b = character()
+    b.json["animations"] = b.json["animations"][1:]          # keys at 0, 0.5 and 1.5 s: 2 Hz
+    assert _load(b.write(tmp_path)).clips[0].fps == 2.0
+    b2 = character()
+    acc = b2.accessor(np.array([0.0, 0.37], np.float32))     # 2.7 Hz: not an integer rate
+    b2.json["animations"][1]["samplers"][0]["input"] = acc
+    b2.json["animations"][1]["samplers"][1]["input"] = acc
+    b2.json["animations"][1]["samplers"][1]["output"] = b2.accessor(
+        np.array([[1, 1, 1], [2, 2, 2]], np.float32))
+    assert _load(b2.write(tmp_path / "b")).clips[2].fps == 30.0
 
 
 def test_clip_name_and_skin_survive_editing(tmp_path):
@@ -242,6 +273,9 @@ BAD = [
     (_set(["nodes", 2, "rotation"], [0, 0, 0, 0]), r"nodes\[2\]\.rotation: a zero quaternion"),
     (_set(["nodes", 2, "translation"], [0, "a", 0]), r"nodes\[2\]\.translation"),
     (_set(["accessors"], {}), r"accessors: expected a JSON array"),
+    (_set(["accessors", 0], {"componentType": 5126, "count": 10 ** 9, "type": "MAT4"}),
+     r"accessors\[0\]: count 1000000000 without a bufferView would take"),
+    (_set(["nodes", 5, "matrix"], list(range(16))), r"nodes\[5\]\.matrix: expected an affine"),
 ]
 
 

@@ -39,9 +39,9 @@ Sampling: frame ``f`` is the pose at ``t = f / sample_rate`` seconds on the file
 before its first key and its last value after its last key), for ``t`` up to the animation's
 last key. Interpolation is glTF's: ``STEP``; ``LINEAR`` (rotations by shortest-arc slerp);
 ``CUBICSPLINE`` (Hermite with the tangents scaled by the key interval; rotations renormalised).
-The default rate is the one the keys imply (``1 / d`` for the smallest key interval ``d`` when
-it is within 1e-6 of an integer rate of at most 1000 Hz and every key lies within 1e-3 frame
-of a frame), else 30 Hz.
+The default rate is the one the keys imply: ``1 / d`` for the smallest key interval ``d`` of
+the animation, when that is within 0.1% of an integer rate from 1 to 1000 Hz (float32 key times
+of a 24 Hz animation give 23.99998 Hz: 24 Hz), else 30 Hz.
 
 Scale: QTS carries a uniform scale. Where a joint's folded local matrix is not a similarity
 (a non-uniform ``scale`` or a ``matrix`` with shear on the joint or on a folded node; relative
@@ -192,8 +192,9 @@ class GltfMesh:
     triangles : ndarray, int32 (T, 3)
         Triangle strips and fans converted to triangles.
     joint_indices : ndarray, int32 (V, K)
-        Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set, or fewer
-        than 4 x sets when more than 8 only hold zero weights (sorted out, exactly).
+        Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set (8 or
+        12 with two or three sets). ``skelsimd.skin`` takes up to 8: see
+        :meth:`compact_influences` for three sets.
     weights : ndarray, float32 (V, K)
         Rows renormalised to sum to 1.
     """
@@ -207,6 +208,36 @@ class GltfMesh:
     triangles: Arr
     joint_indices: Arr
     weights: Arr
+
+    def compact_influences(self, max_influences: int = 8) -> GltfMesh:
+        """The mesh with at most ``max_influences`` columns of influences: each vertex's
+        non-zero weights moved first (in their order), then the columns that hold only zeros
+        dropped. Exact (the same skinned vertices); a ValueError naming the mesh and a vertex
+        when one has more non-zero weights than that.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
+        >>> _ = open(path, "wb").write(example_glb())
+        >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape
+        (4, 1)
+        """
+        if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
+                or max_influences < 1:
+            raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
+        w, ji = self.weights, self.joint_indices
+        order = np.argsort(w == 0, axis=1, kind="stable")
+        w = np.take_along_axis(w, order, axis=1)
+        ji = np.take_along_axis(ji, order, axis=1)
+        used = (w != 0).sum(axis=1)
+        if used.size and int(used.max()) > max_influences:
+            v = int(np.argmax(used > max_influences))
+            raise ValueError(f"{self.name}: vertex {v} has {int(used[v])} non-zero weights, more "
+                             f"than max_influences = {max_influences}")
+        k = min(max_influences, w.shape[1])
+        return dataclasses.replace(self, joint_indices=np.ascontiguousarray(ji[:, :k]),
+                                   weights=np.ascontiguousarray(w[:, :k]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -471,7 +502,7 @@ class _Doc:
             raise ValueError(f"asset.version: expected a glTF 2.x file, got {version!r:.40}")
         required = _get_list(j, "extensionsRequired", "glTF")
         for k, ext in enumerate(required):
-            if ext not in SUPPORTED_EXTENSIONS:
+            if not isinstance(ext, str) or ext not in SUPPORTED_EXTENSIONS:
                 raise ValueError(f"extensionsRequired[{k}]: {ext!r:.60} is not supported "
                                  f"(supported: {', '.join(sorted(SUPPORTED_EXTENSIONS))})")
         self.buffers_json = _get_list(j, "buffers", "glTF")
@@ -550,6 +581,10 @@ class _Doc:
         if not os.path.isfile(target):
             raise ValueError(f"{where}.uri: {uri!r:.80}: no such file next to the glTF file")
         try:
+            size = os.path.getsize(target)
+            if size < length:
+                raise ValueError(f"{where}: byteLength {length} exceeds the {size} bytes of "
+                                 f"{uri!r:.80}")
             with open(target, "rb") as f:
                 data = f.read(length)
         except OSError as exc:
@@ -584,7 +619,7 @@ class _Doc:
         if ct not in _COMPONENTS:
             raise ValueError(f"{aw}.componentType: {ct} is not a glTF component type")
         typ = acc.get("type")
-        if typ not in _TYPES:
+        if not isinstance(typ, str) or typ not in _TYPES:
             raise ValueError(f"{aw}.type: {typ!r:.40} is not a glTF accessor type")
         cols, rows = _TYPES[typ]
         dt = _COMPONENTS[ct]
@@ -987,8 +1022,6 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                               f"differs from 1 by more than the tolerance; renormalised",
                               stacklevel=3)
             jidx: Arr = inverse_perm[ji.astype(np.intp)]
-            if jidx.shape[1] > 8:
-                jidx, wts = _compact(jidx, wts)
             idx_i = _get_index(prim, "indices", w, len(doc.accessors), "accessors")
             if idx_i is None:
                 idx = np.arange(V, dtype=np.int64)
@@ -1023,16 +1056,6 @@ def _normalize(w: F64, tol: float) -> tuple[F64, int]:
     w[zero, 0] = 1.0
     s[zero] = 1.0
     return w / s[:, None], bad
-
-
-def _compact(ji: Arr, w: F64) -> tuple[Arr, F64]:
-    """More than 8 influences: the non-zero weights moved first (stable), the columns that hold
-    only zeros dropped, keeping at least 8."""
-    order = np.argsort(w == 0, axis=1, kind="stable")
-    w = np.take_along_axis(w, order, axis=1)
-    ji = np.take_along_axis(ji, order, axis=1)
-    k = max(8, int((w != 0).sum(axis=1).max(initial=0)))
-    return ji[:, :k], w[:, :k]
 
 
 # --- animations ------------------------------------------------------------------------------------
@@ -1191,9 +1214,6 @@ def _implied_rate(anim: GltfAnimation) -> float:
     d = float(np.diff(times).min())
     rate = round(1.0 / d) if d > 0 else 0
     if not 1 <= rate <= _MAX_RATE or abs(1.0 / d - rate) > 1e-3 * rate:
-        return _DEFAULT_RATE
-    frames = times * rate
-    if np.abs(frames - np.round(frames)).max() > 1e-3:
         return _DEFAULT_RATE
     return float(rate)
 

@@ -1,8 +1,8 @@
-"""Runs the fuzzers (api_fuzz.py, bvh_fuzz.py) for a bounded time, each in a child process, so
+"""Runs the fuzzers (api_fuzz.py, bvh_fuzz.py, gltf_fuzz.py) for a bounded time, each in a child process, so
 that a crash or a hang fails the run instead of killing it.
 
-    python tests/fuzz/run.py --seconds 60 --bvh-seconds 30          # CI (.ci/sanitize, sanitizer build)
-    python tests/fuzz/run.py --seconds 3600 --bvh-seconds 1800      # before a release
+    python tests/fuzz/run.py --seconds 60 --bvh-seconds 30 --gltf-seconds 30   # CI (.ci/sanitize)
+    python tests/fuzz/run.py --seconds 3600 --bvh-seconds 1800 --gltf-seconds 1800  # a release
 
 A child that dies from a signal (a segfault, an AddressSanitizer or UBSan abort) or stops making
 progress for --hang seconds is reported with the case it was running (replay it with
@@ -73,6 +73,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=60.0, help="API fuzzer time")
     ap.add_argument("--bvh-seconds", type=float, default=30.0, help="BVH mutation fuzzer time")
+    ap.add_argument("--gltf-seconds", type=float, default=30.0, help="glTF mutation fuzzer time")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--hang", type=float, default=60.0,
                     help="seconds without progress that count as a hang")
@@ -87,7 +88,8 @@ def main(argv=None):
           flush=True)
     total_failures = 0
     for script, seconds, label in (("api_fuzz.py", args.seconds, "api"),
-                                   ("bvh_fuzz.py", args.bvh_seconds, "bvh")):
+                                   ("bvh_fuzz.py", args.bvh_seconds, "bvh"),
+                                   ("gltf_fuzz.py", args.gltf_seconds, "gltf")):
         if seconds <= 0:
             continue
         t0 = time.monotonic()
