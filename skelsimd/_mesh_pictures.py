@@ -89,9 +89,27 @@ def skinned_vertices(mesh: Any, skin: Any, clip: Clip,
         f = _frame_index(frames, clip.frames)
         frames = slice(f, f + 1)
     pal = skinning_palette(clip.local_matrices()[frames], clip.skeleton, ib)
-    out: np.ndarray = _skin(_get(mesh, "positions"), _get(mesh, "joint_indices"),
-                            _get(mesh, "weights"), pal)
+    ji, w = _influences(mesh)
+    out: np.ndarray = _skin(_get(mesh, "positions"), ji, w, pal)
     return out[0] if one else out
+
+
+def _influences(mesh: Any) -> tuple[Any, Any]:
+    """The mesh's joint indices and weights with at most 8 columns (what ``skin`` takes): with
+    more (three JOINTS/WEIGHTS sets), each vertex's non-zero weights are moved first and the
+    columns of zeros dropped, exactly; a vertex with more than 8 non-zero weights is an error."""
+    ji, w = _get(mesh, "joint_indices"), _get(mesh, "weights")
+    if np.ndim(w) != 2 or np.shape(w)[1] <= 8 or np.shape(ji) != np.shape(w):
+        return ji, w                              # skin checks these itself
+    w, ji = np.asarray(w), np.asarray(ji)
+    order = np.argsort(w == 0, axis=1, kind="stable")
+    w, ji = np.take_along_axis(w, order, axis=1), np.take_along_axis(ji, order, axis=1)
+    used = (w != 0).sum(axis=1)
+    if used.size and int(used.max()) > 8:
+        v = int(np.argmax(used > 8))
+        raise ValueError(f"mesh.weights[{v}]: expected at most 8 non-zero weights per vertex "
+                         f"(what skin takes), got {int(used[v])}")
+    return ji[:, :8], w[:, :8]
 
 
 def _frame_index(frame: Any, frames: int) -> int:

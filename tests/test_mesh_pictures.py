@@ -222,3 +222,18 @@ def test_asset_pictures(character, tmp_path):
     pytest.importorskip("matplotlib")
     fig = plot_gltf(asset, 3)
     assert "frame 3 of 12" in fig.axes[0].get_title()
+
+
+def test_twelve_influences_compacted(character):
+    clip, mesh = character
+    v = len(mesh["positions"])
+    ji = np.zeros((v, 12), np.int32)
+    w = np.zeros((v, 12), np.float32)
+    ji[:, [3, 10]] = mesh["joint_indices"]                 # the two influences among zeros
+    w[:, [3, 10]] = mesh["weights"]
+    twelve = dict(mesh, joint_indices=ji, weights=w)
+    np.testing.assert_array_equal(skinned_vertices(twelve, None, clip, 7),
+                                  skinned_vertices(mesh, None, clip, 7))
+    w[0] = 1 / 12
+    with pytest.raises(ValueError, match=r"mesh.weights\[0\]: expected at most 8 non-zero"):
+        skinned_vertices(twelve, None, clip, 7)
