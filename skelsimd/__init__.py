@@ -15,6 +15,7 @@ from .clip import Clip  # noqa: F401
 from .io.bvh import load_bvh, save_bvh  # noqa: F401
 from .io.skc import load_skc, save_skc  # noqa: F401
 from .io.gltf import load_gltf  # noqa: F401
+from .io.gltf_write import save_gltf  # noqa: F401
 from .convert import (euler_to_quat, matrix_to_sixd, quat_to_euler, quat_to_rotvec,  # noqa: F401
                       quat_to_sixd, rotvec_to_quat, sixd_to_matrix, sixd_to_quat)
 from . import data  # noqa: F401  (the embedded example clip)
@@ -39,7 +40,8 @@ __all__ = [
     "local_to_global", "global_to_local", "multiply_joints", "invert_joints",
     "matmul4", "mat4_local_to_global", "transform_points",
     "skinning_palette", "skin", "normalize_weights",
-    "Skeleton", "Clip", "load_bvh", "save_bvh", "load_skc", "save_skc", "load_gltf", "data",
+    "Skeleton", "Clip", "load_bvh", "save_bvh", "load_skc", "save_skc", "load_gltf", "save_gltf",
+    "data",
     "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
     "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",
     "qts_local_to_global", "qts_local_to_global_matrix",

@@ -6,6 +6,7 @@
     python -m skelsimd info
     python -m skelsimd compress IN.bvh (OUT | --out OUT) [--precision P] [--end-sites]
     python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
+    python -m skelsimd convert IN OUT [--scale S] [--mesh] [--animation I]
 """
 import argparse
 import os
@@ -250,6 +251,71 @@ def cmd_decompress(args):
     return 0
 
 
+_MOTION = (".bvh", ".bvh.gz", ".skc")
+_GLTF = (".gltf", ".glb")
+
+
+def _suffix(path, choices):
+    low = path.lower()
+    return next((c for c in choices if low.endswith(c)), None)
+
+
+def cmd_convert(args):
+    src, dst = _suffix(args.input, _MOTION + _GLTF), _suffix(args.output, _GLTF + (".bvh",))
+    if src is None or dst is None or (src in _GLTF) == (dst in _GLTF):
+        print(f"error: expected IN .bvh, .bvh.gz or .skc and OUT .gltf or .glb, or IN .gltf or "
+              f".glb and OUT .bvh; got {args.input!r} -> {args.output!r}", file=sys.stderr)
+        return 2
+    if not (args.scale > 0 and args.scale < float("inf")):
+        print(f"error: --scale: expected a positive finite number, got {args.scale}",
+              file=sys.stderr)
+        return 2
+    try:
+        if src in _GLTF:
+            from .io import gltf as _gltf_io
+            from .io.bvh import save_bvh
+
+            clips = _gltf_io.load_gltf(args.input).clips
+            if not clips:
+                raise ValueError(f"{args.input}: the file has no animation of a skin")
+            if not 0 <= args.animation < len(clips):
+                raise ValueError(f"--animation: expected 0 <= I < {len(clips)} (the file's "
+                                 f"animated skins), got {args.animation}")
+            clip = clips[args.animation]
+            if args.scale != 1.0:
+                local = clip.local.copy()
+                local[..., 4:7] *= args.scale
+                rest = clip.skeleton.rest
+                if rest is not None and rest.ndim == 2:
+                    rest = rest.copy()
+                    rest[:, 4:7] *= args.scale
+                skel = type(clip.skeleton)(clip.skeleton.parents, clip.skeleton.names, rest)
+                clip = type(clip)(skel, local, clip.frame_time)
+            save_bvh(clip, args.output, order=args.order)
+            detail = f"animation {args.animation} of {len(clips)}"
+        else:
+            from .io.gltf_write import save_gltf
+
+            if src == ".skc":
+                from .io.skc import load_skc
+                clip = load_skc(args.input)
+            else:
+                from .io.bvh import load_bvh
+                clip = load_bvh(args.input, end_sites=True)
+            mesh = None
+            if args.mesh:
+                from .data import example_mesh
+                mesh = example_mesh(clip.skeleton)
+            save_gltf(args.output, clip, mesh=mesh, scale=args.scale)
+            detail = "with a tube mesh" if mesh is not None else "skeleton and animation"
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {clip.frames} frames x {len(clip.skeleton)} joints at "
+          f"{clip.fps:.6g} Hz -> {args.output} ({detail})")
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="python -m skelsimd",
@@ -347,6 +413,23 @@ def build_parser():
     dc.add_argument("--out", metavar="OUT.bvh", help="the same as the positional OUT.bvh")
     dc.add_argument("--order", default="ZYX", help="rotation channel order (default ZYX)")
     dc.set_defaults(func=cmd_decompress)
+    cv = sub.add_parser("convert", help="motion capture to glTF 2.0 (and glTF back to BVH)",
+                        description="Convert a BVH clip (.bvh, .bvh.gz; End Sites become joints) "
+                                    "or a compressed clip (.skc) into glTF 2.0 (.gltf: one JSON "
+                                    "file with the data embedded; .glb: binary) with "
+                                    "skelsimd.save_gltf: the skeleton as nodes, the clip as one "
+                                    "animation, optionally a tube mesh skinned to the bones. Or "
+                                    "the reverse: an animation of a .gltf/.glb file as BVH.")
+    cv.add_argument("input", metavar="IN", help="IN.bvh, IN.bvh.gz, IN.skc, or IN.gltf/.glb")
+    cv.add_argument("output", metavar="OUT", help="OUT.gltf or OUT.glb (OUT.bvh from glTF)")
+    cv.add_argument("--scale", type=float, default=1.0,
+                    help="factor on every length (0.01: centimetres to glTF's metres)")
+    cv.add_argument("--mesh", action="store_true",
+                    help="add a skinned mesh of tubes around the bones (to glTF only)")
+    cv.add_argument("--animation", type=int, default=0, metavar="I",
+                    help="from glTF: which animated skin to write (default 0)")
+    cv.add_argument("--order", default=None, help="to BVH: rotation channel order (default ZYX)")
+    cv.set_defaults(func=cmd_convert)
     return parser
 
 

@@ -25,10 +25,13 @@ from .qts import qts_local_to_global
 from .clip import Clip
 from .skeleton import Skeleton, mirror_pairs
 from .surface import Surface
+from ._mesh_pictures import (MeshAnimation, animate_gltf, animate_mesh, plot_gltf,  # skinned meshes
+                              plot_mesh, skinned_vertices)
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
-           "surface_html", "plot_surface"]
+           "surface_html", "plot_surface", "plot_mesh", "animate_mesh", "MeshAnimation",
+           "skinned_vertices", "plot_gltf", "animate_gltf"]
 
 VIEWS = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
 _VIEW_NAMES = tuple(VIEWS) + ("perspective",)
