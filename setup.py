@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import sysconfig
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from setuptools import Extension, setup
@@ -65,34 +66,96 @@ def targets(msvc):
 
 
 class build_ext_per_target(build_ext):
-    """Compiles every kernel family once per target into its own objects, then links them with
-    the extension's other sources."""
+    """Compiles every kernel family once per target into its own objects, and the extension's
+    other sources once, all in parallel (one compiler process per core; SKELSIMD_BUILD_JOBS=N
+    to choose), printing a line per target; then links them.
+
+    Objects are reused when they are newer than their source and every header and were built
+    with the same compiler, flags and NumPy (a stamp per target directory): an in-place or
+    editable build keeps its objects in build/objects/ (pip's editable installs otherwise
+    compile in a fresh temporary directory every time), so a rebuild after a change compiles
+    only what the change touches. ``build_ext --force`` compiles everything."""
 
     def build_extension(self, ext):
-        from setuptools._distutils.dep_util import newer_group
+        from setuptools.modified import newer_group
 
         ext_path = self.get_ext_fullpath(ext.name)
         if not (self.force or newer_group(list(ext.sources) + list(ext.depends), ext_path,
                                           "newer")):
             return super().build_extension(ext)   # up to date: setuptools skips it too
         msvc = self.compiler.compiler_type == "msvc"
-        families = family_sources()
-        depends = list(ext.depends)
-        objects = []
+        if getattr(self.compiler, "initialized", True) is False:
+            self.compiler.initialize()            # once, before the threads share it
+        temp = self.build_temp
+        if getattr(self, "editable_mode", False) or getattr(self, "inplace", False):
+            temp = os.path.join("build", "objects", sysconfig.get_platform() + "-"
+                                + sys.implementation.cache_tag)
+        headers = [d for d in ext.depends if d.endswith(".h")]
+        groups = [("glue", list(ext.sources), list(ext.define_macros), compile_args(msvc),
+                   os.path.join(temp, "glue"))]
         for name, flags in targets(msvc):
-            macros = list(ext.define_macros) + [("SKS_COMPILING_" + name.upper(), "1")]
-            objects += self.compiler.compile(
-                families,
-                output_dir=os.path.join(self.build_temp, "targets", name),
-                macros=macros,
-                include_dirs=ext.include_dirs,
-                debug=self.debug,
-                extra_postargs=compile_args(msvc) + flags,
-                depends=depends,
-            )
-        ext.extra_objects = list(ext.extra_objects or []) + objects
-        ext.extra_compile_args = compile_args(msvc)
-        super().build_extension(ext)
+            groups.append((name, family_sources(),
+                           list(ext.define_macros) + [("SKS_COMPILING_" + name.upper(), "1")],
+                           compile_args(msvc) + flags, os.path.join(temp, "targets", name)))
+        jobs, objects = [], []
+        for name, sources, macros, args, out_dir in groups:
+            stale, objs = self._stale(sources, macros, args, out_dir, headers, ext)
+            objects += objs
+            jobs += [(name, src, macros, args, out_dir) for src in stale]
+            print(f"skelsimd: target {name}: {len(stale)} of {len(sources)} objects to compile "
+                  f"({out_dir})", flush=True)
+        workers = int(os.environ.get("SKELSIMD_BUILD_JOBS", 0)) or os.cpu_count() or 1
+
+        def one(job):
+            name, src, macros, args, out_dir = job
+            self.compiler.compile([src], output_dir=out_dir, macros=macros,
+                                  include_dirs=ext.include_dirs, debug=self.debug,
+                                  extra_postargs=args, depends=ext.depends)
+            return name, src
+
+        with ThreadPoolExecutor(max(1, min(workers, len(jobs) or 1))) as pool:
+            for done, (name, src) in enumerate(pool.map(one, jobs), 1):
+                print(f"skelsimd: [{done}/{len(jobs)}] {name} {src}", flush=True)
+        for name, sources, macros, args, out_dir in groups:
+            with open(os.path.join(out_dir, "build.stamp"), "w", encoding="utf-8") as f:
+                f.write(self._stamp(macros, args, ext))
+        sources, force = ext.sources, self.force
+        ext.sources, ext.extra_objects = [], list(ext.extra_objects or []) + objects
+        self.force = True          # link now (the objects are ready)
+        try:
+            super().build_extension(ext)
+        finally:
+            ext.sources, self.force = sources, force
+
+    def _stamp(self, macros, args, ext):
+        """What an object depends on besides its files: compiler, flags, Python and NumPy."""
+        cc = getattr(self.compiler, "compiler_so", None) or self.compiler.compiler_type
+        return repr((cc, macros, args, sys.version, numpy.__version__,
+                     os.environ.get("CFLAGS", ""), os.environ.get("CC", "")))
+
+    def _stale(self, sources, macros, args, out_dir, headers, ext):
+        """(sources to compile, every object) of one group: all of them when the stamp of the
+        directory differs or with --force, else those whose object is older than the source
+        or a header."""
+        objs = self.compiler.object_filenames(sources, output_dir=out_dir)
+        os.makedirs(out_dir, exist_ok=True)
+        for o in objs:
+            os.makedirs(os.path.dirname(o), exist_ok=True)
+        stamp = os.path.join(out_dir, "build.stamp")
+        try:
+            with open(stamp, encoding="utf-8") as f:
+                same = f.read() == self._stamp(macros, args, ext)
+        except OSError:
+            same = False
+        if self.force or not same:
+            if os.path.exists(stamp):
+                os.remove(stamp)            # written again once every object is compiled
+            return list(sources), objs
+        newest = max([os.path.getmtime(h) for h in headers] or [0])
+        stale = [src for src, o in zip(sources, objs)
+                 if not os.path.exists(o)
+                 or os.path.getmtime(o) < max(newest, os.path.getmtime(src))]
+        return stale, objs
 
 
 def compile_args(msvc):

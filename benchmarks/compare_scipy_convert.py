@@ -14,6 +14,7 @@ import json
 import time
 
 import numpy as np
+from skelsimd._bench import numpy_forms as NF
 from scipy.spatial.transform import Rotation
 
 import skelsimd as S
@@ -42,7 +43,7 @@ def jobs(n, rng):
             lambda: S.quat_to_sixd(q), lambda: Rotation.from_quat(q64).as_matrix()[:, :, :2].swapaxes(1, 2).reshape(-1, 6)),
         "sixd_to_quat (NumPy Gram-Schmidt, SciPy from_matrix)": (
             lambda: S.sixd_to_quat(d, o4),
-            lambda: Rotation.from_matrix(RC.sixd_to_matrix_numpy32(d).astype(np.float64)).as_quat()),
+            lambda: Rotation.from_matrix(NF.sixd_to_matrix_numpy32(d).astype(np.float64)).as_quat()),
     }
 
 

@@ -7,7 +7,7 @@
    transforms, comparable to load_bvh + forward kinematics).
 2. Per-call overhead of passing a Skeleton instead of a parents array: local_to_global on one
    96-joint humanoid, per variant.
-3. Depth-first against breadth-first joint order (seed 002's comment: siblings share their
+3. Depth-first against breadth-first joint order (a comment on "Adventures in data-oriented design, part 2": siblings share their
    parent's cached matrix) for local_to_global on real skeletons, per variant and batch size.
 
     python benchmarks/sweep_skeleton.py [--bvh PATH] [--out DIR] [--quick]

@@ -15,6 +15,7 @@ from .clip import Clip  # noqa: F401
 from .io.bvh import load_bvh, save_bvh  # noqa: F401
 from .io.skc import load_skc, save_skc  # noqa: F401
 from .io.gltf import load_gltf  # noqa: F401
+from .io.gltf_write import save_gltf  # noqa: F401
 from .convert import (euler_to_quat, matrix_to_sixd, quat_to_euler, quat_to_rotvec,  # noqa: F401
                       quat_to_sixd, rotvec_to_quat, sixd_to_matrix, sixd_to_quat)
 from . import data  # noqa: F401  (the embedded example clip)
@@ -24,6 +25,11 @@ from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # no
                    quat_to_matrix)
 from .surface import Surface, plot_surface  # noqa: F401
 from .compress import CompressedClip, clip_error, compress  # noqa: F401
+from .additive import apply_additive, make_additive  # noqa: F401  (engine runtime)
+from .ik import ik_aim, ik_two_bone  # noqa: F401
+
+from .track import Track  # noqa: F401
+from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -34,7 +40,8 @@ __all__ = [
     "local_to_global", "global_to_local", "multiply_joints", "invert_joints",
     "matmul4", "mat4_local_to_global", "transform_points",
     "skinning_palette", "skin", "normalize_weights",
-    "Skeleton", "Clip", "load_bvh", "save_bvh", "load_skc", "save_skc", "load_gltf", "data",
+    "Skeleton", "Clip", "load_bvh", "save_bvh", "load_skc", "save_skc", "load_gltf", "save_gltf",
+    "data",
     "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
     "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",
     "qts_local_to_global", "qts_local_to_global_matrix",
@@ -42,4 +49,6 @@ __all__ = [
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",
     "Surface", "plot_surface",
     "CompressedClip", "compress", "clip_error",
+    "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
+    "Track", "blend_motion", "motion_deltas", "accumulate_motion",
 ]

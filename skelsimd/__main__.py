@@ -2,10 +2,11 @@
 
     python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
     python -m skelsimd demo --out DIR
-    python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS]
+    python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS] [--resume]
     python -m skelsimd info
-    python -m skelsimd compress IN.bvh OUT [--precision P] [--shell-distance D]
-    python -m skelsimd decompress IN OUT.bvh
+    python -m skelsimd compress IN.bvh (OUT | --out OUT) [--precision P] [--end-sites]
+    python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
+    python -m skelsimd convert IN OUT [--scale S] [--mesh] [--animation I]
 """
 import argparse
 import os
@@ -172,11 +173,17 @@ def cmd_dataset(args):
     try:
         report = dataset.build_dataset(args.source, args.out, steps=steps, scheduler=args.scheduler,
                                        workers=args.workers, progress=not args.no_progress,
-                                       overwrite=args.overwrite, chunk_frames=args.chunk_frames)
-    except (FileNotFoundError, FileExistsError) as exc:
+                                       overwrite=args.overwrite, chunk_frames=args.chunk_frames,
+                                       resume=args.resume)
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:       # before any clip was written (while files were found)
+        print("interrupted: nothing was written", file=sys.stderr)
+        return 130
     print(report.summary())
+    if report.interrupted:
+        return 130
     return 0 if report.ok else 1
 
 
@@ -187,12 +194,28 @@ def cmd_info(args):
     return 0
 
 
+def _output(args, parser_name):
+    """The output path from the positional OUT or --out (either, or both when equal)."""
+    if args.output is not None and args.out is not None and args.output != args.out:
+        print(f"error: {parser_name}: the output is given twice ({args.output!r} and --out "
+              f"{args.out!r}): give one", file=sys.stderr)
+        return None
+    out = args.output if args.output is not None else args.out
+    if out is None:
+        print(f"error: {parser_name}: the output file is missing (OUT or --out OUT)",
+              file=sys.stderr)
+    return out
+
+
 def cmd_compress(args):
     from .io.bvh import load_bvh
     from .compress import compress
 
+    args.output = _output(args, "compress")
+    if args.output is None:
+        return 2
     try:
-        clip = load_bvh(args.input, end_sites=True)
+        clip = load_bvh(args.input, end_sites=args.end_sites)
         c = compress(clip, precision=args.precision, shell_distance=args.shell_distance,
                      segment_length=args.segment_length)
     except (OSError, ValueError, TypeError) as exc:
@@ -213,16 +236,83 @@ def cmd_compress(args):
 
 def cmd_decompress(args):
     from .io.bvh import save_bvh
-    from .compress import CompressedClip
+    from .io.skc import read_skc
 
+    args.output = _output(args, "decompress")
+    if args.output is None:
+        return 2
     try:
-        with open(args.input, "rb") as f:
-            c = CompressedClip.from_bytes(f.read())
+        c = read_skc(args.input)
         save_bvh(c.to_clip(), args.output, order=args.order)
     except (OSError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"{args.input}: {c.num_frames} frames x {c.num_joints} joints -> {args.output}")
+    return 0
+
+
+_MOTION = (".bvh", ".bvh.gz", ".skc")
+_GLTF = (".gltf", ".glb")
+
+
+def _suffix(path, choices):
+    low = path.lower()
+    return next((c for c in choices if low.endswith(c)), None)
+
+
+def cmd_convert(args):
+    src, dst = _suffix(args.input, _MOTION + _GLTF), _suffix(args.output, _GLTF + (".bvh",))
+    if src is None or dst is None or (src in _GLTF) == (dst in _GLTF):
+        print(f"error: expected IN .bvh, .bvh.gz or .skc and OUT .gltf or .glb, or IN .gltf or "
+              f".glb and OUT .bvh; got {args.input!r} -> {args.output!r}", file=sys.stderr)
+        return 2
+    if not (args.scale > 0 and args.scale < float("inf")):
+        print(f"error: --scale: expected a positive finite number, got {args.scale}",
+              file=sys.stderr)
+        return 2
+    try:
+        if src in _GLTF:
+            from .io import gltf as _gltf_io
+            from .io.bvh import save_bvh
+
+            clips = _gltf_io.load_gltf(args.input).clips
+            if not clips:
+                raise ValueError(f"{args.input}: the file has no animation of a skin")
+            if not 0 <= args.animation < len(clips):
+                raise ValueError(f"--animation: expected 0 <= I < {len(clips)} (the file's "
+                                 f"animated skins), got {args.animation}")
+            clip = clips[args.animation]
+            if args.scale != 1.0:
+                local = clip.local.copy()
+                local[..., 4:7] *= args.scale
+                rest = clip.skeleton.rest
+                if rest is not None and rest.ndim == 2:
+                    rest = rest.copy()
+                    rest[:, 4:7] *= args.scale
+                skel = type(clip.skeleton)(clip.skeleton.parents, clip.skeleton.names, rest)
+                clip = type(clip)(skel, local, clip.frame_time)
+            save_bvh(clip, args.output, order=args.order)
+            detail = f"animation {args.animation} of {len(clips)}"
+        else:
+            from .io.gltf_write import save_gltf
+
+            if src == ".skc":
+                from .io.skc import load_skc
+                clip = load_skc(args.input)
+            else:
+                from .io.bvh import load_bvh
+                clip = load_bvh(args.input, end_sites=True)
+            mesh = None
+            if args.mesh:
+                from .data import example_mesh
+                mesh = example_mesh(clip.skeleton)
+            save_gltf(args.output, clip, mesh=mesh, scale=args.scale)
+            detail = "with a tube mesh" if mesh is not None else "skeleton and animation"
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.input}: {clip.frames} frames x {len(clip.skeleton)} joints at "
+          f"{clip.fps:.6g} Hz -> {args.output} ({detail})")
     return 0
 
 
@@ -264,7 +354,9 @@ def build_parser():
                                     "fail are reported with their path (and line) as they happen and "
                                     "in the closing summary; the others are written. Exit status 0 "
                                     "when every file was written, 1 when some failed, 2 on a usage "
-                                    "error. Needs pip install 'skelsimd[dask]'.")
+                                    "error, 130 when interrupted (Ctrl-C: the summary says what was "
+                                    "written; --resume continues). Needs pip install "
+                                    "'skelsimd[dask]'.")
     ds.add_argument("source", nargs="+", metavar="IN_DIR", help="directory, glob pattern or file")
     ds.add_argument("--out", metavar="OUT.zarr", required=True, help="the Zarr store to create")
     ds.add_argument("--workers", type=int, metavar="N",
@@ -286,6 +378,9 @@ def build_parser():
                     help="frames per Zarr chunk (default 4096)")
     ds.add_argument("--overwrite", action="store_true", help="replace OUT.zarr if it is a Zarr store (anything else "
                     "there is never removed)")
+    ds.add_argument("--resume", action="store_true",
+                    help="continue a run into an existing OUT.zarr (after Ctrl-C): complete groups "
+                         "(their zarr.json written last) are skipped, incomplete ones written again")
     ds.add_argument("--no-progress", action="store_true", help="no progress bar")
     ds.set_defaults(func=cmd_dataset)
     i = sub.add_parser("info", help="print the version and the SIMD variants")
@@ -293,10 +388,15 @@ def build_parser():
     c = sub.add_parser("compress", help="compress a BVH clip (skelsimd.compress)",
                        description="Compress a BVH motion clip; every decompressed frame is within "
                                    "--precision of the file in object space (virtual vertices at "
-                                   "--shell-distance, file units). Writes CompressedClip.to_bytes().")
+                                   "--shell-distance, file units). Writes CompressedClip.to_bytes(). "
+                                   "The joints are load_bvh's (End Sites left out unless "
+                                   "--end-sites), as `dataset` reads them.")
     c.add_argument("input", metavar="IN.bvh", help="BVH file (.gz too)")
-    c.add_argument("output", metavar="OUT", help="compressed clip file to write (by convention "
-                   "OUT.skc, the suffix `dataset` reads)")
+    c.add_argument("output", metavar="OUT", nargs="?", help="compressed clip file to write (by "
+                   "convention OUT.skc, the suffix `dataset` reads); or --out OUT")
+    c.add_argument("--out", metavar="OUT", help="the same as the positional OUT")
+    c.add_argument("--end-sites", action="store_true",
+                   help="also keep every End Site as a leaf joint (load_bvh(end_sites=True))")
     c.add_argument("--precision", type=float, default=0.01, help="largest error (default 0.01)")
     c.add_argument("--shell-distance", type=float, default=3.0,
                    help="virtual vertex distance (default 3.0)")
@@ -308,9 +408,28 @@ def build_parser():
                                     "precision; BVH text adds its own rounding: Euler angles "
                                     "with 6 decimals).")
     dc.add_argument("input", metavar="IN", help="compressed clip file")
-    dc.add_argument("output", metavar="OUT.bvh", help="BVH file to write")
+    dc.add_argument("output", metavar="OUT.bvh", nargs="?", help="BVH file to write; or --out "
+                    "OUT.bvh")
+    dc.add_argument("--out", metavar="OUT.bvh", help="the same as the positional OUT.bvh")
     dc.add_argument("--order", default="ZYX", help="rotation channel order (default ZYX)")
     dc.set_defaults(func=cmd_decompress)
+    cv = sub.add_parser("convert", help="motion capture to glTF 2.0 (and glTF back to BVH)",
+                        description="Convert a BVH clip (.bvh, .bvh.gz; End Sites become joints) "
+                                    "or a compressed clip (.skc) into glTF 2.0 (.gltf: one JSON "
+                                    "file with the data embedded; .glb: binary) with "
+                                    "skelsimd.save_gltf: the skeleton as nodes, the clip as one "
+                                    "animation, optionally a tube mesh skinned to the bones. Or "
+                                    "the reverse: an animation of a .gltf/.glb file as BVH.")
+    cv.add_argument("input", metavar="IN", help="IN.bvh, IN.bvh.gz, IN.skc, or IN.gltf/.glb")
+    cv.add_argument("output", metavar="OUT", help="OUT.gltf or OUT.glb (OUT.bvh from glTF)")
+    cv.add_argument("--scale", type=float, default=1.0,
+                    help="factor on every length (0.01: centimetres to glTF's metres)")
+    cv.add_argument("--mesh", action="store_true",
+                    help="add a skinned mesh of tubes around the bones (to glTF only)")
+    cv.add_argument("--animation", type=int, default=0, metavar="I",
+                    help="from glTF: which animated skin to write (default 0)")
+    cv.add_argument("--order", default=None, help="to BVH: rotation channel order (default ZYX)")
+    cv.set_defaults(func=cmd_convert)
     return parser
 
 

@@ -117,7 +117,7 @@ def hanging_cloth(rows=24, cols=24):
 
     Parameters in the grid's own units: with only two corners pinned, the springs at those
     corners carry the weight of the whole cloth, so gravity is scaled to the stiffness (the
-    seed's cloth, E = 0.9 under g = 9.81, would stretch those springs by hundreds of units).
+    article's cloth, E = 0.9 under g = 9.81, would stretch those springs by hundreds of units).
     E = 10, g = 0.005 sags the 24 x 24 cloth by about 22 units with springs stretched by at most
     12% (tests/test_main_job.py checks it); light damping (0.99) lets it settle in a few
     thousand cheap substeps."""

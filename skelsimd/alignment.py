@@ -10,19 +10,9 @@ import sys
 
 import numpy as np
 
+from ._validate import positive_int as _positive_int
+
 __all__ = ["empty_aligned", "zeros_aligned", "is_aligned"]
-
-
-def _positive_int(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected an int, got bool")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}") from None
-    if v <= 0:
-        raise ValueError(f"{name}: expected a positive int, got {v}")
-    return v
 
 
 def _shape(shape):
@@ -55,7 +45,15 @@ def empty_aligned(shape, dtype=np.float32, *, align=64):
     """An uninitialised C-contiguous array whose data starts on an ``align``-byte boundary.
 
     ``shape`` an int or a sequence of non-negative ints, ``align`` a power of two; TypeError /
-    ValueError naming the argument otherwise (sizes beyond what an array can hold included)."""
+    ValueError naming the argument otherwise (sizes beyond what an array can hold included).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> a = skelsimd.empty_aligned((1000, 96, 3, 4))
+    >>> a.dtype, skelsimd.is_aligned(a)
+    (dtype('float32'), True)
+    """
     align = _positive_int(align, "align")
     if align & (align - 1) or align > 1 << 30:
         raise ValueError(f"align: expected a power of two up to 2**30, got {align}")
@@ -76,7 +74,15 @@ def empty_aligned(shape, dtype=np.float32, *, align=64):
 
 
 def zeros_aligned(shape, dtype=np.float32, *, align=64):
-    """Like ``empty_aligned``, filled with zeros."""
+    """Like ``empty_aligned``, filled with zeros.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> a = skelsimd.zeros_aligned(16, align=32)
+    >>> float(a.sum()), skelsimd.is_aligned(a, 32)
+    (0.0, True)
+    """
     a = empty_aligned(shape, dtype, align=align)
     a[...] = 0
     return a
@@ -84,5 +90,13 @@ def zeros_aligned(shape, dtype=np.float32, *, align=64):
 
 def is_aligned(a, align=64):
     """True when the data of ``a`` starts on an ``align``-byte boundary (``align`` a positive
-    int)."""
+    int).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = skelsimd.empty_aligned(64)
+    >>> skelsimd.is_aligned(a), skelsimd.is_aligned(a[1:])
+    (True, False)
+    """
     return np.asarray(a).ctypes.data % _positive_int(align, "align") == 0

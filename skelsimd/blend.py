@@ -1,4 +1,4 @@
-"""Quaternion interpolation and joint blending (seed 003 "Slerping Clock Cycles").
+"""Quaternion interpolation and joint blending ("Slerping Clock Cycles").
 
 Quaternions are float32 ``(..., 4)`` as ``(x, y, z, w)``; QTS joints ``(..., 8)`` as
 ``(qx, qy, qz, qw, tx, ty, tz, s)``. Every interpolation takes the shortest arc (``q1`` is negated
@@ -8,7 +8,7 @@ skelsimd; everything is validated before anything is written; the GIL is release
 
 Accuracy (max abs component error against float64, unit quaternions, every SIMD variant; tested)
 -----------------------------------------------------------------------------------------------
-* ``slerp(method="fast")`` (the seed's optimised slerp: sqrt/atan2 identities and polynomial
+* ``slerp(method="fast")`` (van Waveren's optimised slerp: sqrt/atan2 identities and polynomial
   sine/arctangent, SIMD across lanes): <= [bound:slerp.fast] for every pair, including identical,
   near-parallel (|dot| > 0.9999) and antipodal ones, t in [0, 1] (2.74e-7 measured over 8M
   pairs). Outside [0, 1] the sine arguments are range-reduced (extrapolation along the great
@@ -24,6 +24,8 @@ Accuracy (max abs component error against float64, unit quaternions, every SIMD 
 Every SIMD variant evaluates the same operations in the same order: results are bit-identical
 across variants (slerp "exact" runs the same scalar code everywhere).
 """
+import numpy as np
+
 from . import _core
 from .bounds import fill_docstrings
 
@@ -43,7 +45,7 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
     out : ndarray, float32 (broadcast(...), 4), optional
         May be exactly ``q0`` or ``q1``.
     method : {"fast", "exact"}
-        "fast": the seed's optimised slerp, SIMD across 4 (SSE4.1) or 8 (AVX2) pairs;
+        "fast": van Waveren's optimised slerp, SIMD across 4 (SSE4.1) or 8 (AVX2) pairs;
         <= [bound:slerp.fast]. "exact": a scalar float32 trigonometric slerp; <= [bound:slerp.exact].
 
     Returns
@@ -54,30 +56,45 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
     and ``slerp(q, -q, t) == q`` within the bound; never NaN). The inputs are assumed unit: the
     dot product is used as the cosine (clamped to [-1, 1]), so a non-unit input gives a finite
     but not a meaningful result. NaN inputs give NaN in that output.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> s = np.sqrt(0.5)
+    >>> q = skelsimd.slerp([0, 0, 0, 1], [0, 0, s, s], 0.5)       # halfway to 90 degrees about z
+    >>> np.round(q, 4)
+    array([0.    , 0.    , 0.3827, 0.9239], dtype=float32)
     """
     return _core.slerp(q0, q1, t, out, method)
 
 
 def nlerp(q0, q1, t, out=None):
-    """Normalised linear interpolation (the seed's Lerp with renormalisation), shortest arc:
+    """Normalised linear interpolation (van Waveren's Lerp with renormalisation), shortest arc:
     ``normalize((1 - t) q0 + t q1')``.
 
     Same shapes and broadcasting as :func:`slerp`. The result is always normalised (non-unit
     inputs are fine; a zero sum gives ``(0, 0, 0, 1)``). Traces the same great arc as slerp but
     not at constant speed. Error <= [bound:nlerp].
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> q = skelsimd.nlerp([0, 0, 0, 1], [0, 0, 1, 0], 0.5)
+    >>> np.round(q, 4)
+    array([0.    , 0.    , 0.7071, 0.7071], dtype=float32)
     """
     return _core.nlerp(q0, q1, t, out)
 
 
 def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
-    """Blend two QTS poses: the seed's SlerpJoints / LerpJoints.
+    """Blend two QTS poses: van Waveren's SlerpJoints / LerpJoints.
 
     Parameters
     ----------
     joints, blend : array_like, (..., J, 8)
         QTS poses (qx, qy, qz, qw, tx, ty, tz, s); leading dimensions broadcast.
     t : array_like, scalar or (...)
-        Blend factor per pose, broadcast with the leading dimensions. The seed's shortcuts:
+        Blend factor per pose, broadcast with the leading dimensions. Van Waveren's shortcuts:
         ``t <= 0`` gives ``joints``, ``t >= 1`` copies ``blend`` into the selected joints (so t
         is effectively clamped to [0, 1]); otherwise rotations are interpolated by ``method``
         and translation and scale by ``a + t (b - a)`` (equal inputs, e.g. unit scales, stay
@@ -89,16 +106,24 @@ def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
     method : {"fast", "exact", "nlerp"}
         Rotation interpolation: slerp "fast" (SIMD) or "exact" (scalar), or "nlerp" (SIMD).
     out : ndarray, float32 (..., J, 8), optional
-        ``out=joints`` blends in place (the seed's usage); it must not be ``blend``.
+        ``out=joints`` blends in place (van Waveren's usage); it must not be ``blend``.
 
     Returns
     -------
     ndarray, float32 (..., J, 8)
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = np.array([[0, 0, 0, 1, 0, 0, 0, 1]], np.float32)     # one joint: identity, at the origin
+    >>> b = np.array([[0, 0, 0, 1, 2, 0, 0, 1]], np.float32)     # identity, at x = 2
+    >>> skelsimd.blend_joints(a, b, 0.25)
+    array([[0. , 0. , 0. , 1. , 0.5, 0. , 0. , 1. ]], dtype=float32)
     """
     return _core.blend_joints(joints, blend, t, index, method, out)
 
 
-def blend_layers(layers, weights, out=None):
+def blend_layers(layers, weights, out=None, *, additive=None):
     """N-way weighted blend of QTS poses, as game runtimes blend more than two animations.
 
     Parameters
@@ -110,6 +135,13 @@ def blend_layers(layers, weights, out=None):
         >= 0, and every joint needs at least one positive weight (a joint whose weights are all
         0 is a ValueError naming it; no silent fallback). They are normalised per joint.
     out : ndarray, float32 (..., J, 8), optional
+    additive : sequence of (delta, weight) or (delta, weight, mask), optional
+        Additive layers applied after the blend, in order, as ozz-animation's BlendingJob
+        applies its ``additive_layers`` after its normal layers: each is
+        ``apply_additive(result, delta, weight, mask, out=result)`` (see
+        :func:`skelsimd.apply_additive`: weight in [-1, 1], a negative weight subtracts the
+        delta, mask (J,) per-joint weights in [0, 1]). ``delta`` must broadcast to the blended
+        pose's shape (one delta pose, or one per pose).
 
     Returns
     -------
@@ -118,8 +150,34 @@ def blend_layers(layers, weights, out=None):
     Rotation: the weighted sum of the layers' quaternions, each flipped to the hemisphere of the
     running sum (ozz-animation's rule; a zero-weight layer does not count), then normalised.
     Translation and scale: weighted means.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> layers = np.zeros((2, 1, 8), np.float32); layers[..., 3] = layers[..., 7] = 1
+    >>> layers[1, 0, 4] = 4.0                                    # layer 1 moves the joint to x = 4
+    >>> skelsimd.blend_layers(layers, [1.0, 3.0])[0, 4]          # weights 1 : 3
+    np.float32(3.0)
     """
-    return _core.blend_layers(layers, weights, out)
+    if additive is None:
+        return _core.blend_layers(layers, weights, out)
+    if isinstance(additive, (str, bytes)) or not hasattr(additive, "__iter__"):
+        raise TypeError(f"additive: expected a sequence of (delta, weight[, mask]) tuples, got "
+                        f"{type(additive).__name__}")
+    additive = list(additive)
+    for i, layer in enumerate(additive):
+        if not isinstance(layer, (tuple, list)) or len(layer) not in (2, 3):
+            raise TypeError(f"additive[{i}]: expected a (delta, weight) or (delta, weight, mask) "
+                            f"tuple, got {layer!r:.60}")
+    from .additive import _check_layer
+    lay = np.asarray(layers)
+    pose_shape = lay.shape[:-3] + lay.shape[-2:] if lay.ndim >= 3 else None
+    checked = [_check_layer(f"additive[{i}]", pose_shape, *layer) for i, layer in
+               enumerate(additive)]
+    result = _core.blend_layers(layers, weights, out)
+    for delta, w, mask in checked:
+        _core.apply_additive(result, delta, w, mask, result)
+    return result
 
 
 fill_docstrings(globals())

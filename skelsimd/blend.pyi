@@ -1,3 +1,4 @@
+from collections.abc import Sequence
 from numpy.typing import ArrayLike
 
 from ._typing import BlendMethod, Float32Array, SlerpMethod
@@ -12,4 +13,6 @@ def blend_joints(joints: ArrayLike, blend: ArrayLike, t: ArrayLike, *,
                  index: ArrayLike | None = None, method: BlendMethod = "fast",
                  out: Float32Array | None = None) -> Float32Array: ...
 def blend_layers(layers: ArrayLike, weights: ArrayLike,
-                 out: Float32Array | None = None) -> Float32Array: ...
+                 out: Float32Array | None = None, *,
+                 additive: Sequence[tuple[ArrayLike, float] | tuple[ArrayLike, float, ArrayLike | None]]
+                 | None = None) -> Float32Array: ...

@@ -180,6 +180,47 @@ _ROWS: Tuple[Tuple[str, str, str, str, str, str], ...] = (
      "3.8e-6 to 7.6e-6 on the CMU clips, 3.1e-5 on a 20tab clip"),
 )
 
+# The engine runtime: additive animation and inverse kinematics.
+_ROWS += (
+    ("additive.make", "make_additive", "4e-7", "max(1, |t|, |s / s_ref|)",
+     "per component; unit rotations, scales in [0.5, 2]", "1.2e-7 over 62,000 joints"),
+    ("additive.apply", "apply_additive", "6e-7", "max(1, |t_base| + |t_delta|, |s_out|)",
+     "per component, unit quaternions, weight in [-1, 1], masks in [0, 1]",
+     "3.4e-7 over 250,000 joints"),
+    ("additive.round_trip", "apply_additive(ref, make_additive(x, ref)) - x", "1e-6",
+     "max(1, |t|, |s|)", "per component, rotations up to sign", "1.8e-7"),
+    ("ik.two_bone.reach", "ik_two_bone, Skeleton.two_bone: end joint to target when reached",
+     "1e-5", "chain length", "soften = 1, weight = 1, reached; bones from 0.3 to 1 times each "
+     "other, bent at least 25 degrees, the target at least 5% of the chain length from full "
+     "extension and folding", "1.2e-6 over 100,000 such legs"),
+    ("ik.aim.angle", "ik_aim: angle between the corrected forward axis and the target", "4e-6",
+     "", "radians; offset 0 (with an offset of 0.1 of the target distance: 20 times this)",
+     "2.0e-6 over 100,000 joints (forward nearly opposite the target)"),
+    ("ik.correction", "ik_two_bone, ik_aim corrections against the float64 reference", "2e-5",
+     "", "per component, up to sign; the legs of ik.two_bone.reach with twist, soften >= 0.7 and "
+     "a 10% margin from full extension; aim joints with the target 1 to 3 away",
+     "2.2e-6 (two-bone) and 1.5e-5 (aim, near-half-turn corrections) over 100,000"),
+)
+
+# Tracks (skelsimd.track): values in [-1, 1], key spacing within a factor 100 of its neighbours'.
+_ROWS += (
+    ("track.linear", "Track.sample (linear floats)", "1e-6", "", "values in [-1, 1]",
+     "1.9e-7 over 720,000 samples"),
+    ("track.cubic", "Track.sample (cubic floats)", "2e-6", "",
+     "values in [-1, 1], neighbouring key spacings within a factor 100", "4.2e-7"),
+    ("track.quat", "Track.sample (linear quaternions: slerp)", "1e-6", "",
+     "per component, unit keys (up to sign)", "2.7e-7"),
+    ("track.quat_cubic", "Track.sample (cubic quaternions)", "4e-6", "",
+     "per component, unit keys, neighbouring key spacings within a factor 100", "2.5e-7"),
+    ("track.edges", "Track.triggers (edge times of linear tracks)", "1e-6", "max(|t_k|, |t_k+1|)",
+     "the times of the crossing's keys; the threshold rounded to float32 first; step tracks "
+     "exact", "5.5e-8"),
+    ("blend_motion", "blend_motion", "1e-6", "L",
+     "per component, L layers of unit quaternions and translations in [-1, 1] (translation "
+     "lengths not tiny: the direction of a near-zero translation is ill-conditioned)",
+     "2.1e-7 * L over 20,000 blends of 1 to 8 layers"),
+)
+
 BOUNDS: Dict[str, Bound] = {row[0]: Bound(*row) for row in _ROWS}
 """Every documented bound, by key."""
 

@@ -25,11 +25,17 @@ import sys
 import numpy as np
 
 from . import _core
+from ._validate import as_int as _as_int
+from ._validate import choice as _choice
+from ._validate import integer as _count
+from ._validate import positive_number as _positive_number
+from ._rotation64 import quat_conj, quat_mul, quat_rotate
 from .blend import blend_joints
 from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
+from .track import contact_labels, step_track
 
 __all__ = ["Clip"]
 
@@ -38,39 +44,6 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 # --- argument checks ------------------------------------------------------------------------------
-
-def _positive_number(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)):
-        raise TypeError(f"{name}: expected a positive number, got {type(value).__name__}")
-    try:
-        v = float(value)
-    except OverflowError:   # an int beyond the float range
-        v = math.inf
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name}: expected a positive finite number, got {value!r}")
-    return v
-
-
-def _count(value, name, low, high, high_from):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected an int, got bool")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}") from None
-    if not low <= n <= high:
-        raise ValueError(f"{name}: expected {low} <= {name} <= {high} ({high_from}), got {n}")
-    return n
-
-
-def _choice(value, name, choices):
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a str, got {type(value).__name__}")
-    if value not in choices:
-        raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
-    return value
-
 
 def _check_clip(other, name):
     if not isinstance(other, Clip):
@@ -93,28 +66,6 @@ def _check_compatible(clip, other, name):
         raise ValueError(f"{name}.frame_time: expected {clip.frame_time:.9g} s like this clip, got "
                          f"{other.frame_time:.9g} s; resample it first: "
                          f"{name}.resample({clip.fps:.6g})")
-
-
-# --- quaternion helpers (float64) ------------------------------------------------------------------
-
-def _qmul(a, b):
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
-
-
-def _qrotate(q, v):
-    """R(q) v for unit quaternions q (..., 4) and vectors v (..., 3), float64."""
-    u, w = q[..., :3], q[..., 3:]
-    c = np.cross(u, v)
-    return v + 2.0 * (w * c + np.cross(u, c))
-
-
-def _conj(q):
-    return q * np.array([-1.0, -1.0, -1.0, 1.0])
 
 
 def _align_hemisphere(reference, local):
@@ -227,14 +178,14 @@ def _apply_ground(local, roots, q, t):
     out = local.copy()
     r = local[:, roots].astype(np.float64)
     qf, tf = q[:, None, :], t[:, None, :]
-    out[:, roots, :4] = _qmul(np.broadcast_to(qf, r[..., :4].shape), r[..., :4])
-    out[:, roots, 4:7] = _qrotate(np.broadcast_to(qf, r[..., :4].shape), r[..., 4:7]) + tf
+    out[:, roots, :4] = quat_mul(np.broadcast_to(qf, r[..., :4].shape), r[..., :4])
+    out[:, roots, 4:7] = quat_rotate(np.broadcast_to(qf, r[..., :4].shape), r[..., 4:7]) + tf
     return out
 
 
 def _inverse_ground(q, t):
-    qi = _conj(q)
-    return qi, -_qrotate(qi, t)
+    qi = quat_conj(q)
+    return qi, -quat_rotate(qi, t)
 
 
 def _remove_ground(local, roots, q, t):
@@ -243,23 +194,13 @@ def _remove_ground(local, roots, q, t):
     is the trajectory's joint gets x = z = 0 exactly)."""
     out = local.copy()
     r = local[:, roots].astype(np.float64)
-    qi = np.broadcast_to(_conj(q)[:, None, :], r[..., :4].shape)
-    out[:, roots, :4] = _qmul(qi, r[..., :4])
-    out[:, roots, 4:7] = _qrotate(qi, r[..., 4:7] - t[:, None, :])
+    qi = np.broadcast_to(quat_conj(q)[:, None, :], r[..., :4].shape)
+    out[:, roots, :4] = quat_mul(qi, r[..., :4])
+    out[:, roots, 4:7] = quat_rotate(qi, r[..., 4:7] - t[:, None, :])
     return out
 
 
 # --- the methods -----------------------------------------------------------------------------------
-
-def _as_int(x):
-    """operator.index(x) for ints (NumPy integers and 0-d integer arrays too), else None."""
-    if isinstance(x, (bool, np.bool_)):
-        return None
-    try:
-        return operator.index(x)
-    except TypeError:
-        return None
-
 
 def _frame_selection(frames, count):
     """`frames` checked as an index into `count` frames (an int, a slice, an integer array or a
@@ -315,6 +256,10 @@ class Clip:
         Local QTS poses ``(qx, qy, qz, qw, tx, ty, tz, s)`` per frame, in the skeleton's order.
     frame_time : float
         Seconds per frame.
+    frame_time_raw : float
+        The frame time as the file printed it (``load_bvh`` reads a rounded common rate such
+        as ``0.033333`` as ``1 / 30``; see :func:`skelsimd.io.bvh.file_frame_rate`); the same
+        as ``frame_time`` otherwise, and for clips made at another rate.
     channels : tuple of tuple of str
         The BVH channels of each joint as read (``()`` for End Sites), for reference.
     end_site : ndarray of bool (J,)
@@ -326,11 +271,23 @@ class Clip:
     -----
     Editing (this module): ``clip[a:b:k]`` (a copy), ``sample(t)``,
     ``resample(fps)``, ``concatenate(*others)``, ``crossfade(other, frames)``,
+    ``blend(other, weight)``,
     ``mirror(axis, pairs)``, ``root_motion()``. Pictures (see :mod:`skelsimd.plotting`):
     ``plot(frame)``, ``animate()``; notebooks show a summary table.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> clip.frames, len(clip.skeleton), round(clip.fps)
+    (240, 31, 120)
+    >>> half = clip.resample(clip.fps / 2)                       # every other frame
+    >>> half.frames, clip[10:20].frames
+    (120, 10)
     """
 
-    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None, name=None):
+    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None,
+                 frame_time_raw=None, name=None):
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a skelsimd.Skeleton, got {type(skeleton).__name__}")
         local = _core._as_float32(local, "local")   # DLPack / __array__ too, see args.c
@@ -350,6 +307,7 @@ class Clip:
         self.skeleton = skeleton
         self.local = local
         self.frame_time = frame_time
+        self.frame_time_raw = frame_time if frame_time_raw is None else float(frame_time_raw)
         self.channels = tuple(tuple(c) for c in channels) if channels is not None else ((),) * n
         self.end_site = (np.zeros(n, dtype=bool) if end_site is None
                          else np.asarray(end_site, dtype=bool).reshape(n))
@@ -363,7 +321,10 @@ class Clip:
 
     @property
     def fps(self):
-        return 1.0 / self.frame_time
+        """Frames per second, ``1 / frame_time``; exactly the integer ``n`` when the frame time
+        is the float nearest ``1 / n`` (``1 / (1 / 49)`` is 49.00000000000001 otherwise)."""
+        n = round(1.0 / self.frame_time)
+        return float(n) if n >= 1 and 1.0 / n == self.frame_time else 1.0 / self.frame_time
 
     @property
     def duration(self):
@@ -398,14 +359,16 @@ class Clip:
         skel, perm, inverse = self.skeleton.reorder(order)
         clip = type(self)(skel, self.local[:, perm], self.frame_time,
                           channels=[self.channels[i] for i in perm], end_site=self.end_site[perm],
-                          name=self.name)
+                          frame_time_raw=self.frame_time_raw, name=self.name)
         return clip, perm, inverse
 
 
     def _with(self, local, frame_time=None, skeleton=None):
         return type(self)(self.skeleton if skeleton is None else skeleton, local,
                           self.frame_time if frame_time is None else frame_time,
-                          channels=self.channels, end_site=self.end_site, name=self.name)
+                          channels=self.channels, end_site=self.end_site, name=self.name,
+                          frame_time_raw=(self.frame_time_raw if frame_time in (None, self.frame_time)
+                                          else None))
 
     def __getitem__(self, key):
         """``clip[start:stop:step]``: a new clip of the selected frames, **always a copy** (its
@@ -546,8 +509,8 @@ class Clip:
             qa, ta = self._root_trajectory(slice(f, f + 1))
             qb, tb = other._root_trajectory(slice(0, 1))
             qi, ti = _inverse_ground(qb, tb)
-            q = _qmul(qa, qi)                            # T_a T_b^-1
-            t = _qrotate(qa, ti) + ta
+            q = quat_mul(qa, qi)                            # T_a T_b^-1
+            t = quat_rotate(qa, ti) + ta
             b = _apply_ground(b, other.skeleton.roots, np.repeat(q, other.frames, axis=0),
                               np.repeat(t, other.frames, axis=0))
         if n == 0:
@@ -559,6 +522,37 @@ class Clip:
         mixed = blend_joints(self.local[self.frames - n:], b[:n], w.astype(np.float32),
                              method=method)
         return self._with(np.concatenate([self.local[:self.frames - n], mixed, b[n:]], axis=0))
+
+    def blend(self, other, weight, *, method="fast"):
+        """This clip blended with ``other`` frame by frame: ``blend_joints(self.local,
+        other.local, weight)`` (rotations by ``method``, see :func:`blend_joints`; translation
+        and scale ``a + w (b - a)``). ``weight`` is a number in [0, 1] or one per frame
+        ``(F,)``: 0 gives this clip's frames exactly, 1 ``other``'s. ``other`` has the same
+        skeleton, frame time and frame count (resample or slice it first). Returns a new clip.
+
+        Examples
+        --------
+        >>> import skelsimd
+        >>> clip = skelsimd.data.load_example()
+        >>> half = clip.blend(clip.mirror(), 0.5)
+        >>> half.frames == clip.frames
+        True
+        """
+        _check_clip(other, "other")
+        _check_compatible(self, other, "other")
+        if other.frames != self.frames:
+            raise ValueError(f"other: expected a clip of {self.frames} frames like this clip, "
+                             f"got {other.frames}; slice or resample it first")
+        _choice(method, "method", ("fast", "exact", "nlerp"))
+        w = _core._as_array(weight, "weight")
+        if w.dtype.kind not in "biuf":
+            raise TypeError(f"weight: expected a real number or one per frame, got dtype "
+                            f"{w.dtype}")
+        if w.ndim > 1 or (w.ndim == 1 and w.shape[0] != self.frames):
+            raise ValueError(f"weight: expected a number or shape ({self.frames},) (one per "
+                             f"frame), got shape {w.shape}")
+        w = w.astype(np.float32)
+        return self._with(blend_joints(self.local, other.local, w, method=method))
 
     def mirror(self, axis="x", pairs=None):
         """The clip mirrored through the plane normal to ``axis`` ("x", "y" or "z"; "x" is the
@@ -636,6 +630,67 @@ class Clip:
         trajectory[:, 4:7] = t
         trajectory[:, 7] = 1.0
         return trajectory, self._with(in_place)
+
+    def contacts(self, joints, speed, height=None, *, min_gap=0.05, min_contact=0.05):
+        """Label the contacts of joints with the ground (feet) as step tracks.
+
+        A joint is in contact on a frame when the speed of its global position (central
+        differences over the neighbouring frames, in the clip's units per second) is below
+        ``speed`` and, when ``height`` is given, its height (y, as root_motion) is below
+        ``height``. The labels are then filtered: gaps shorter than ``min_gap`` seconds between
+        two contacts are closed (a foot that slows for a frame, a marker's jitter), then
+        contacts shorter than ``min_contact`` seconds are dropped (a swinging foot passing
+        through zero speed).
+
+        Parameters
+        ----------
+        joints : str, int or sequence of them
+            The joints (by name or index), e.g. ``["LeftToeBase", "RightToeBase"]``.
+        speed : float
+            Speed threshold in the clip's units per second (the CMU clips: 15 to 20 for the
+            toes and ankles).
+        height : float, optional
+            Height threshold in the clip's units.
+        min_gap, min_contact : float, default 0.05
+            Seconds (rounded to whole frames).
+
+        Returns
+        -------
+        Track or list of Track
+            One step :class:`skelsimd.Track` per joint (a list when ``joints`` is a sequence):
+            1.0 in contact and 0.0 otherwise, keyed where the label changes, from time 0 to the
+            last frame's. ``track.triggers(t0, t1, 0.5)`` gives the footsteps (rising edges:
+            the foot lands) and lift-offs (falling edges) between ``t0`` and ``t1``.
+
+        Examples
+        --------
+        >>> import skelsimd
+        >>> clip = skelsimd.data.load_example()
+        >>> left = clip.contacts("LeftToe", speed=15.0)
+        >>> times, directions = left.triggers(0.0, clip.duration, 0.5)
+        """
+        single = isinstance(joints, (str, int, np.integer))
+        idx = [self.skeleton.index(j) for j in ([joints] if single else list(joints))]
+        for name, value in (("speed", speed), ("height", height)):
+            if value is None and name == "height":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise ValueError(f"{name}: expected a finite number, got {value}")
+        frames = {}
+        for name, value in (("min_gap", min_gap), ("min_contact", min_contact)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name}: expected a non-negative number of seconds, got {value}")
+            frames[name] = int(round(value / self.frame_time))
+        positions = self.global_positions()[:, idx]
+        labels = contact_labels(positions, self.frame_time, float(speed),
+                                None if height is None else float(height),
+                                min_gap=frames["min_gap"], min_contact=frames["min_contact"])
+        tracks = [step_track(row, self.frame_time) for row in labels]
+        return tracks[0] if single else tracks
 
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 

@@ -10,6 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from .plotting import ClipAnimation
 from .skeleton import Skeleton
+from .track import Track
 
 __all__ = ["Clip"]
 
@@ -22,12 +23,14 @@ class Clip:
     skeleton: Skeleton
     local: Float32Array
     frame_time: float
+    frame_time_raw: float
     channels: tuple[tuple[str, ...], ...]
     end_site: BoolArray
     name: str | None
     def __init__(self, skeleton: Skeleton, local: ArrayLike, frame_time: float, *,
                  channels: Iterable[Iterable[str]] | None = None,
-                 end_site: ArrayLike | None = None, name: str | None = None) -> None: ...
+                 end_site: ArrayLike | None = None,
+                 frame_time_raw: float | None = None, name: str | None = None) -> None: ...
     @property
     def frames(self) -> int: ...
     @property
@@ -51,10 +54,19 @@ class Clip:
     def concatenate(self, *others: Self) -> Self: ...
     def crossfade(self, other: Self, frames: int, *, curve: Literal["smooth", "linear"] = "smooth",
                   align: bool = False, method: BlendMethod = "fast") -> Self: ...
+    def blend(self, other: Self, weight: ArrayLike, *, method: BlendMethod = "fast") -> Self: ...
     def mirror(self, axis: Axis = "x",
                pairs: Iterable[tuple[int | str, int | str]] | None = None) -> Self: ...
     def root_motion(self, joint: int | str | None = None, *,
                     heading: bool = True) -> tuple[Float32Array, Self]: ...
+    @overload
+    def contacts(self, joints: int | str, speed: float, height: float | None = None, *,
+                 min_gap: float = 0.05, min_contact: float = 0.05) -> Track: ...
+    @overload
+    def contacts(self, joints: list[int | str] | tuple[int | str, ...] | NDArray[np.integer[Any]],
+                 speed: float,
+                 height: float | None = None, *, min_gap: float = 0.05,
+                 min_contact: float = 0.05) -> list[Track]: ...
     @overload
     def plot(self, frame: int = 0, ax: None = None, *, view: _View | None = None,
              color: Any = "tab:blue") -> Figure: ...

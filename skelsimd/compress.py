@@ -37,13 +37,13 @@ The method (see README "Animation-clip compression" for the format and the figur
 * Sampling: the two keys around ``t`` are decoded and interpolated (nlerp on the shortest arc
   for rotations, linear for translation and scale); at a raw frame time the key itself.
 """
-import math
 import struct
 import zlib
 
 import numpy as np
 
 from . import _core
+from ._validate import real as _real
 from .clip import Clip
 from .skeleton import Skeleton
 
@@ -98,6 +98,14 @@ def compress(clip_or_local, skeleton=None, *, sample_rate=None, precision=0.01,
     TypeError, ValueError
         Bad arguments (naming the argument); a precision below what float32 can reproduce for
         this clip (the message gives the error the highest bit rates reach).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> packed = skelsimd.compress(clip, precision=0.01)
+    >>> packed.num_frames, packed.num_joints, packed.ratio > 5
+    (240, 31, True)
     """
     if isinstance(clip_or_local, Clip):
         clip = clip_or_local
@@ -145,24 +153,16 @@ def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_jo
     -------
     float, or ndarray of float64 (J,)
         NaN when a NaN took part.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> packed = skelsimd.compress(clip, precision=0.01)
+    >>> skelsimd.clip_error(clip.local, packed.decompress(), clip.skeleton) <= 0.01
+    True
     """
     return _core.clip_error(raw_local, decoded_local, skeleton, shell_distance, per_joint)
-
-
-def _real(x, name, accept, expected):
-    """float(x), finite and accepted, else a TypeError/ValueError naming `name`."""
-    if isinstance(x, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}")
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
-    except OverflowError:
-        raise ValueError(f"{name}: expected {expected}, got an int beyond the float range") \
-            from None
-    if not (math.isfinite(v) and accept(v)):
-        raise ValueError(f"{name}: expected {expected}, got {v!r}")
-    return v
 
 
 class CompressedClip(_core.CompressedClipBase):
@@ -208,6 +208,16 @@ class CompressedClip(_core.CompressedClipBase):
         released.
     decompress(out=None) -> (F, J, 8) float32
         Every raw frame (the poses the bound is about), GIL released.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> packed = skelsimd.compress(skelsimd.data.load_example(), precision=0.01)
+    >>> packed.sample(0.5).shape                  # the local QTS pose at t = 0.5 s
+    (31, 8)
+    >>> back = skelsimd.CompressedClip.from_bytes(packed.to_bytes())
+    >>> back.num_frames == packed.num_frames
+    True
     """
 
     def __init__(self, data, skeleton, *, precision, shell_distance, max_error,

@@ -76,6 +76,12 @@ def euler_to_quat(angles, seq, *, degrees=False, scalar_first=False, out=None):
     out : ndarray, float32 (..., 4), optional
 
     Error <= [bound:euler_to_quat] per component.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> np.round(skelsimd.euler_to_quat([90, 0, 0], "ZXY", degrees=True), 4)
+    array([0.    , 0.    , 0.7071, 0.7071], dtype=float32)
     """
     return _core.euler_to_quat(angles, seq, out, degrees, scalar_first)
 
@@ -100,6 +106,13 @@ def quat_to_euler(q, seq, *, degrees=False, scalar_first=False, suppress_warning
     ``q`` may have any non-zero scale (no normalisation is needed); a zero quaternion gives
     ``(0, 0, 0)`` (SciPy raises), an inf or NaN component gives NaN. Error <= [bound:quat_to_euler] rad
     ([bound:quat_to_euler.degrees] degrees) per angle, near the lock included.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> q = skelsimd.euler_to_quat([10, 20, 30], "ZXY", degrees=True)
+    >>> np.round(skelsimd.quat_to_euler(q, "ZXY", degrees=True), 3)
+    array([10., 20., 30.], dtype=float32)
     """
     try:        # decided before the kernel runs, so that a bad value leaves out untouched
         suppress_warnings = bool(suppress_warnings)
@@ -120,6 +133,12 @@ def rotvec_to_quat(rotvec, out=None, *, degrees=False, scalar_first=False):
     polynomial without a division (exactly 1/2 at 0); near pi the cosine comes from the reduced
     argument; vectors longer than 3.2 rad (183 degrees) go through double precision. Error
     <= [bound:rotvec_to_quat] per component at any length.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> np.round(skelsimd.rotvec_to_quat([0, 0, np.pi]), 4) + 0
+    array([0., 0., 1., 0.], dtype=float32)
     """
     return _core.rotvec_to_quat(rotvec, out, degrees, scalar_first)
 
@@ -134,6 +153,12 @@ def quat_to_rotvec(q, out=None, *, degrees=False, scalar_first=False):
     division by a small ``n``) and near pi (the angle is ``pi - 2 atan(|w|/n)``). ``q`` may have
     any non-zero scale; zero gives ``(0, 0, 0)``, inf/NaN gives NaN. Error <= [bound:quat_to_rotvec] * ``max(1, angle)``
     rad per component.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> np.round(skelsimd.quat_to_rotvec([0, 0, 1, 0]), 4) + 0
+    array([0.    , 0.    , 3.1416], dtype=float32)
     """
     return _core.quat_to_rotvec(q, out, degrees, scalar_first)
 
@@ -141,7 +166,14 @@ def quat_to_rotvec(q, out=None, *, degrees=False, scalar_first=False):
 def matrix_to_sixd(m, out=None, *, layout="columns"):
     """The 6D representation ``(..., 6)`` of rotation matrices ``(..., 3, 3)``: the first two
     columns one after the other (``layout="rows"``: the first two rows, PyTorch3D's
-    ``matrix_to_rotation_6d``). An exact copy; see the module documentation for the layouts."""
+    ``matrix_to_rotation_6d``). An exact copy; see the module documentation for the layouts.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> skelsimd.matrix_to_sixd(np.eye(3))          # the first two columns
+    array([1., 0., 0., 0., 1., 0.], dtype=float32)
+    """
     return _core.matrix_to_sixd(m, out, layout)
 
 
@@ -157,17 +189,39 @@ def sixd_to_matrix(sixd, out=None, *, layout="columns"):
     the scale of either half). A zero half, or halves within 2^-20 (1e-6 rad) of parallel,
     where float32 rounding leaves no direction, has no rotation: NaN. Error <= 3e-7 per entry for the 6D vector of a rotation;
     for general inputs 3e-7 / sin(angle between the halves) (the conditioning of the problem).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.sixd_to_matrix([2, 0, 0, 1, 1, 0])  # Gram-Schmidt of the two columns
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]], dtype=float32)
     """
     return _core.sixd_to_matrix(sixd, out, layout)
 
 
 def quat_to_sixd(q, out=None, *, layout="columns", scalar_first=False):
-    """``matrix_to_sixd(quat_to_matrix(q))`` in one pass (bit for bit the same)."""
+    """``matrix_to_sixd(quat_to_matrix(q))`` in one pass (bit for bit the same).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.quat_to_sixd([0, 0, 0, 1])
+    array([1., 0., 0., 0., 1., 0.], dtype=float32)
+    """
     return _core.quat_to_sixd(q, out, layout, scalar_first)
 
 
 def sixd_to_quat(sixd, out=None, *, layout="columns", scalar_first=False):
-    """``matrix_to_quat(sixd_to_matrix(sixd))`` in one pass (bit for bit the same; ``w >= 0``)."""
+    """``matrix_to_quat(sixd_to_matrix(sixd))`` in one pass (bit for bit the same; ``w >= 0``).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.sixd_to_quat([1, 0, 0, 0, 1, 0])
+    array([0., 0., 0., 1.], dtype=float32)
+    """
     return _core.sixd_to_quat(sixd, out, layout, scalar_first)
 
 

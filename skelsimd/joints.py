@@ -1,4 +1,5 @@
-"""Joint-matrix kernels: skeleton transforms over a flattened parent hierarchy (seeds 000, 002).
+"""Joint-matrix kernels: skeleton transforms over a flattened parent hierarchy
+("The Skeleton Assembly Line"; "Adventures in data-oriented design, part 2").
 
 Conventions
 -----------
@@ -6,7 +7,7 @@ Conventions
   ``R @ p + t`` and has an implied last row ``(0, 0, 0, 1)``.
 * A pose batch is ``(..., J, 3, 4)``: the leading dimensions are characters or frames that share
   one ``parents`` array of J integers, ``parents[j] == -1`` for a root (several roots are
-  allowed) and ``parents[j] < j`` otherwise (depth-first flattening, seed 002).
+  allowed) and ``parents[j] < j`` otherwise (depth-first flattening).
 * Multiplication order: ``global[j] = global[parents[j]] @ local[j]`` (column vectors, parent on
   the left).
 * Inputs are array_like, converted once to C-contiguous float32 (no copy when they already
@@ -46,7 +47,7 @@ __all__ = ["local_to_global", "global_to_local", "multiply_joints", "invert_join
 
 
 def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
-    """Local joint matrices to global (model-space) ones: the seed's TransformSkeleton.
+    """Local joint matrices to global (model-space) ones: van Waveren's TransformSkeleton.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
     ascending order; a root (``parents[j] == -1``) copies its local matrix.
@@ -58,9 +59,9 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
     parents : array_like of int, (J,)
         ``-1`` for a root, otherwise ``parents[j] < j``.
     out : ndarray, float32 (..., J, 3, 4), optional
-        Result array. ``out=local`` transforms in place (the seed's usage).
+        Result array. ``out=local`` transforms in place (van Waveren's usage).
     start, stop : int, optional
-        Restrict the pass to joints ``start <= j < stop`` (the seed's first/last joint, with
+        Restrict the pass to joints ``start <= j < stop`` (van Waveren's first/last joint, with
         ``stop`` exclusive), e.g. to transform a skeleton in sections and modify joints in
         between. Parents that lie before ``start`` are read from ``out`` as already-global
         matrices. Joints outside the range are not written when ``out`` is given; when ``out``
@@ -90,12 +91,22 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
     - "float64": ``|out - exact| <= 2**-24 * |exact| + 1e-12 * max(1, T)`` element-wise
       (correctly rounded up to float64 noise), so <= 2e-6 on every 96-joint skeleton
       (96-deep chain: 9.5e-7).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> local = np.zeros((3, 3, 4), np.float32); local[:, :, :3] = np.eye(3)
+    >>> local[:, :, 3] = [1, 0, 0]                  # every bone 1 unit along x
+    >>> skelsimd.local_to_global(local, [-1, 0, 1])[:, :, 3]
+    array([[1., 0., 0.],
+           [2., 0., 0.],
+           [3., 0., 0.]], dtype=float32)
     """
     return _core.local_to_global(local, parents, out, start, stop, precision)
 
 
 def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):
-    """Global joint matrices back to local ones: the seed's UntransformSkeleton.
+    """Global joint matrices back to local ones: van Waveren's UntransformSkeleton.
 
     ``local[..., j] = inverse(global[..., parents[j]]) @ global[..., j]`` for
     ``start <= j < stop``, processed in descending order so that ``out=global_`` works in place;
@@ -114,7 +125,7 @@ def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=Fal
     rigid : bool, default False
         False: the general affine inverse (adjugate / determinant), so scaled and sheared
         joints work; a singular parent rotation gives inf/nan (IEEE division by zero).
-        True: the seed's transpose shortcut ``R^-1 = R^T``, valid only for orthonormal R.
+        True: van Waveren's transpose shortcut ``R^-1 = R^T``, valid only for orthonormal R.
 
     Returns
     -------
@@ -123,13 +134,22 @@ def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=Fal
     Accuracy: the round trip ``global_to_local(local_to_global(x), ...)`` is within 2e-6 of x
     on 96-joint skeletons with unit-quaternion rotations and translations in [-1, 1].
     Each joint is ``inverse(R_p) @ (G_j - [0 | t_p])``: translations are subtracted first.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> from skelsimd import testing
+    >>> local = testing.random_joints((5,), np.random.default_rng(0))
+    >>> glob = skelsimd.local_to_global(local, [-1, 0, 1, 1, 3])
+    >>> bool(np.allclose(skelsimd.global_to_local(glob, [-1, 0, 1, 1, 3]), local, atol=1e-5))
+    True
     """
     return _core.global_to_local(global_, parents, out, start, stop, rigid)
 
 
 def multiply_joints(a, b, out=None):
     """``a @ b`` per joint matrix, with NumPy broadcasting over the leading dimensions: the
-    seed's TransformJoints/MultiplyJoints (e.g. the matrix palette ``global @ inverse_bind``,
+    van Waveren's TransformJoints/MultiplyJoints (e.g. the matrix palette ``global @ inverse_bind``,
     shapes ``(N, J, 3, 4)`` and ``(J, 3, 4)``).
 
     Parameters
@@ -145,6 +165,13 @@ def multiply_joints(a, b, out=None):
 
     Accuracy: <= [bound:multiply_joints] max abs error per product for unit-magnitude inputs; each element is
     ``((a_i0 b_0c + a_i1 b_1c) + a_i2 b_2c) + a_i3 [c == 3]`` in float32.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = np.zeros((3, 4), np.float32); a[:, :3] = np.eye(3); a[:, 3] = [0, 1, 0]
+    >>> skelsimd.multiply_joints(a, a)[:, 3]        # two translations by (0, 1, 0)
+    array([0., 2., 0.], dtype=float32)
     """
     return _core.multiply_joints(a, b, out)
 
@@ -164,6 +191,15 @@ def invert_joints(m, out=None, *, rigid=False):
     Returns
     -------
     ndarray, float32 (..., 3, 4)
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> from skelsimd import testing
+    >>> m = testing.random_joints((4,), np.random.default_rng(1))
+    >>> eye = skelsimd.multiply_joints(m, skelsimd.invert_joints(m))
+    >>> bool(np.allclose(eye[..., :3], np.eye(3), atol=1e-5))
+    True
     """
     return _core.invert_joints(m, out, rigid)
 

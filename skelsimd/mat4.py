@@ -1,4 +1,4 @@
-"""4x4 matrix kernels (seed 004, "Optimizing 4x4 matrix multiplication"): products with
+"""4x4 matrix kernels ("Optimizing 4x4 matrix multiplication"): products with
 broadcasting, the local-to-object chain on 4x4 matrices, and points transformed by 3x4 or 4x4
 matrices.
 
@@ -15,15 +15,15 @@ Conventions
 Determinism
 -----------
 ``matmul4`` and ``mat4_local_to_global`` (and ``transform_points``) give bit-identical results
-on every SIMD variant (scalar, sse41, avx2) for finite inputs, like the seed's binary-exact
+on every SIMD variant (scalar, sse41, avx2) for finite inputs, like Frechette's binary-exact
 versions (with NaN or infinities the values agree, NaN in the same places; only a NaN's sign and
 payload bits may differ): every variant
 evaluates element ``(i, c)`` of ``a @ b`` as
 ``((a[i,0] b[0,c] + a[i,1] b[1,c]) + a[i,2] b[2,c]) + a[i,3] b[3,c]`` in float32, with no FMA.
 For affine matrices that order adds the parent's translation last, exactly as the joint family
-does, so an affine 4x4 chain rounds like the 3x4 ``local_to_global``. (The seed's reference,
+does, so an affine 4x4 chain rounds like the 3x4 ``local_to_global``. (Frechette's reference,
 DirectX Math, sums ``(x B0 + z B2) + (y B1 + w B3)``; that order measured 1.4x the max error of
-this one on a 96-joint chain, so the seed's order is not reproduced.)
+this one on a 96-joint chain, so Frechette's order is not reproduced.)
 
 Accuracy (max abs error against float64; every variant; tested)
 ----------------------------------------------------------------
@@ -55,7 +55,7 @@ __all__ = ["matmul4", "mat4_local_to_global", "transform_points"]
 def matmul4(a, b, out=None):
     """``a @ b`` for 4x4 matrices, with NumPy broadcasting of the leading dimensions.
 
-    Covers the seed's three test cases with one function: an array times a constant matrix
+    Covers Frechette's three test cases with one function: an array times a constant matrix
     (shapes ``(N, 4, 4)`` and ``(4, 4)``), a constant times an array (``(4, 4)`` and
     ``(N, 4, 4)``), and one-off products (``(4, 4)`` and ``(4, 4)``).
 
@@ -72,12 +72,19 @@ def matmul4(a, b, out=None):
 
     Accuracy: every element within ``4u / (1 - 4u) * (|a| @ |b|)`` (u = 2**-24) of the exact
     product of the float32 inputs; bit-identical on every SIMD variant (fixed order, no FMA).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> a = np.eye(4, dtype=np.float32); a[0, 3] = 1                 # translate x by 1
+    >>> skelsimd.matmul4(a, a)[0, 3]
+    np.float32(2.0)
     """
     return _core.matmul4(a, b, out)
 
 
 def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
-    """Local 4x4 matrices to global (object-space) ones: the seed's second test case.
+    """Local 4x4 matrices to global (object-space) ones: Frechette's second test case.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
     ascending order; a root (``parents[j] == -1``) copies its local matrix. The full 4x4
@@ -115,6 +122,13 @@ def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precis
     Accuracy: as accurate as the same chain of float32 NumPy matmuls; ``(d + 1) * 2**-23 * max(1, T)``
     for depth d and global translations up to T (see the module docstring for the
     96-joint chain figures). Bit-identical on every SIMD variant.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> local = np.tile(np.eye(4, dtype=np.float32), (3, 1, 1)); local[:, 1, 3] = 1
+    >>> skelsimd.mat4_local_to_global(local, [-1, 0, 1])[:, 1, 3]
+    array([1., 2., 3.], dtype=float32)
     """
     return _core.mat4_local_to_global(local, parents, out, start, stop, precision)
 
@@ -143,5 +157,13 @@ def transform_points(m, points, out=None):
 
     Accuracy: ``4u / (1 - 4u) * (|R| |p| + |t|)`` per coordinate for affine matrices (u =
     2**-24), plus one rounded division for projective ones. Bit-identical on every variant.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> m = np.eye(4, dtype=np.float32); m[:3, 3] = [1, 2, 3]
+    >>> skelsimd.transform_points(m, [[0, 0, 0], [1, 1, 1]])
+    array([[1., 2., 3.],
+           [2., 3., 4.]], dtype=float32)
     """
     return _core.transform_points(m, points, out)

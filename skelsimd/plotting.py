@@ -22,12 +22,16 @@ import numpy as np
 
 from .joints import local_to_global
 from .qts import qts_local_to_global
-from .skeleton import mirror_pairs
+from .clip import Clip
+from .skeleton import Skeleton, mirror_pairs
 from .surface import Surface
+from ._mesh_pictures import (MeshAnimation, animate_gltf, animate_mesh, plot_gltf,  # skinned meshes
+                              plot_mesh, skinned_vertices)
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
-           "surface_html", "plot_surface"]
+           "surface_html", "plot_surface", "plot_mesh", "animate_mesh", "MeshAnimation",
+           "skinned_vertices", "plot_gltf", "animate_gltf"]
 
 VIEWS = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
 _VIEW_NAMES = tuple(VIEWS) + ("perspective",)
@@ -112,8 +116,9 @@ def _draw_3d(ax, positions, parents, color, extent=None, lw=2.0):
     from mpl_toolkits.mplot3d.art3d import Line3DCollection
     p, c = _bones(parents)
     xyz = positions[:, [0, 2, 1]]
-    ax.add_collection3d(Line3DCollection(np.stack([xyz[p], xyz[c]], axis=1), colors=color,
-                                         linewidths=lw))
+    if len(c):      # a one-joint skeleton has no bones (matplotlib refuses an empty collection)
+        ax.add_collection3d(Line3DCollection(np.stack([xyz[p], xyz[c]], axis=1), colors=color,
+                                             linewidths=lw))
     ax.scatter(xyz[:, 0], xyz[:, 1], xyz[:, 2], s=4, color="0.15")
     pts = (positions if extent is None else extent).reshape(-1, 3)
     lo, hi = pts.min(0), pts.max(0)
@@ -439,21 +444,12 @@ def animate_clip(clip, *, views=("front", "side"), frames=None, fps=None, color=
 
 
 class ClipPictures:
-    """``plot``, ``animate`` and the notebook summary of :class:`skelsimd.Clip`."""
+    """``plot``, ``animate`` and the notebook summary of :class:`skelsimd.Clip` as a mixin (kept
+    for code that used it; the methods are :class:`~skelsimd.Clip`'s own)."""
 
-    def plot(self, frame=0, ax=None, *, view=None, color="tab:blue"):
-        """A stick figure of one frame; see :func:`skelsimd.plotting.plot_clip`."""
-        return plot_clip(self, frame, ax, view=view, color=color)
-
-    def animate(self, *, views=("front", "side"), frames=None, fps=None, color="tab:blue",
-                dpi=80, size=3.2):
-        """A matplotlib animation that plays inline in Jupyter; see
-        :func:`skelsimd.plotting.animate_clip`."""
-        return animate_clip(self, views=views, frames=frames, fps=fps, color=color, dpi=dpi,
-                            size=size)
-
-    def _repr_html_(self):
-        return clip_html(self)
+    plot = Clip.plot
+    animate = Clip.animate
+    _repr_html_ = Clip._repr_html_
 
 
 def clip_html(clip):
@@ -543,7 +539,7 @@ def plot_skeleton(skeleton, ax=None, *, labels=None, view=None, color="tab:blue"
         if labels:
             for j, name in enumerate(skeleton.names):
                 target.annotate(name, xy[j], xytext=(3, 3), textcoords="offset points",
-                                fontsize=6, rotation=45)
+                                fontsize=6, rotation=45, parse_math=False)
         target.set_xlim(xy[:, 0].min() - 1, xy[:, 0].max() + 1)
         target.set_ylim(xy[:, 1].min() - 0.7, 0.9)
         target.set_axis_off()
@@ -557,20 +553,17 @@ def plot_skeleton(skeleton, ax=None, *, labels=None, view=None, color="tab:blue"
             a, b = VIEWS["front" if (ax is None or view is None) else view]
             for j, name in enumerate(skeleton.names):
                 target.annotate(name, (pos[j, a], pos[j, b]), xytext=(2, 2),
-                                textcoords="offset points", fontsize=5, alpha=0.8)
+                                textcoords="offset points", fontsize=5, alpha=0.8,
+                                parse_math=False)     # names are plain text, never mathtext
     return result
 
 
 class SkeletonPictures:
-    """``plot`` and the notebook summary of :class:`skelsimd.Skeleton`."""
+    """``plot`` and the notebook summary of :class:`skelsimd.Skeleton` as a mixin (kept for
+    code that used it; the methods are :class:`~skelsimd.Skeleton`'s own)."""
 
-    def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
-        """The rest pose as a stick figure (or the hierarchy as a tree without a rest pose);
-        see :func:`skelsimd.plotting.plot_skeleton`."""
-        return plot_skeleton(self, ax, labels=labels, view=view, color=color)
-
-    def _repr_html_(self):
-        return skeleton_html(self)
+    plot = Skeleton.plot
+    _repr_html_ = Skeleton._repr_html_
 
 
 def skeleton_html(skeleton):
@@ -593,10 +586,10 @@ def skeleton_html(skeleton):
 # --- surfaces ----------------------------------------------------------------------------------------
 
 class SurfacePictures:
-    """The notebook summary of :class:`skelsimd.Surface` (``plot`` is the Surface's own)."""
+    """The notebook summary of :class:`skelsimd.Surface` as a mixin (kept for code that used
+    it; the method is :class:`~skelsimd.Surface`'s own)."""
 
-    def _repr_html_(self):
-        return surface_html(self)
+    _repr_html_ = Surface._repr_html_
 
 
 def surface_html(surface):

@@ -10,10 +10,14 @@ from numpy.typing import NDArray
 from .clip import Clip
 from .skeleton import Skeleton
 from .surface import Surface, plot_surface as plot_surface
+from ._mesh_pictures import (MeshAnimation as MeshAnimation, animate_gltf as animate_gltf,
+                             animate_mesh as animate_mesh, plot_gltf as plot_gltf,
+                             plot_mesh as plot_mesh, skinned_vertices as skinned_vertices)
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
-           "surface_html", "plot_surface"]
+           "surface_html", "plot_surface", "plot_mesh", "animate_mesh", "MeshAnimation",
+           "skinned_vertices", "plot_gltf", "animate_gltf"]
 
 VIEWS: dict[str, tuple[int, int]]
 

@@ -1,5 +1,5 @@
-"""QTS hierarchy walks: quaternion + translation + uniform scale poses to global poses (seed 002's
-comment thread: the quaternion walk; ozz-animation's LocalToModelJob for matrices out).
+"""QTS hierarchy walks: quaternion + translation + uniform scale poses to global poses (the
+quaternion walk of the comments on "Adventures in data-oriented design, part 2"; ozz-animation's LocalToModelJob for matrices out).
 
 A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``; a pose batch
 ``(..., J, 8)`` shares one ``parents`` array (``-1`` for a root, ``parents[j] < j``), as in
@@ -55,6 +55,16 @@ def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precisi
     ``R(q_P)`` is the rotation of ``q_P / |q_P|`` and the parent's translation is added last;
     ``t`` equals the translation of ``qts_to_matrix(P) @ qts_to_matrix(L)`` in float32. See the
     module docstring for the error bounds.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> local = np.zeros((3, 8), np.float32); local[:, 3] = local[:, 7] = 1
+    >>> local[:, 4] = 1                                          # every bone 1 unit along x
+    >>> skelsimd.qts_local_to_global(local, [-1, 0, 1])[:, 4:7]
+    array([[1., 0., 0.],
+           [2., 0., 0.],
+           [3., 0., 0.]], dtype=float32)
     """
     return _core.qts_local_to_global(local, parents, out, start, stop, precision)
 
@@ -91,6 +101,13 @@ def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
     ndarray, float32 (..., J, 3, 4)
 
     Accuracy: that of ``local_to_global`` (<= [bound:qts_local_to_global] on random 96-joint trees with unit scale).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> clip = skelsimd.data.load_example()
+    >>> skelsimd.qts_local_to_global_matrix(clip.local, clip.skeleton).shape
+    (240, 31, 3, 4)
     """
     return _core.qts_local_to_global_matrix(local, parents, out, start, stop, precision)
 

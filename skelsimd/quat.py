@@ -1,10 +1,10 @@
-"""Quaternion algebra and conversions (seeds 003 and 002).
+"""Quaternion algebra and conversions.
 
 Conventions
 -----------
 * A quaternion is float32 ``(..., 4)`` as ``(x, y, z, w)`` (SciPy's default order; the conversion
   functions take ``scalar_first=True`` for ``(w, x, y, z)``).
-* A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``: seed 003's JointQuat
+* A QTS joint is float32 ``(..., 8)`` as ``(qx, qy, qz, qw, tx, ty, tz, s)``: the JointQuat of "Slerping Clock Cycles"
   (quaternion + vec4) with the 8th lane a uniform scale (1 = unscaled). ``qts_pack`` /
   ``qts_unpack`` build and split them.
 * A joint matrix is float32 ``(..., 3, 4)`` row-major ``[R | t]`` (see ``skelsimd.joints``).
@@ -53,13 +53,27 @@ def quat_multiply(a, b, out=None):
     ndarray, float32 (..., 4)
 
     Exact algebra on any quaternions; error <= [bound:quat_multiply] per component for unit inputs.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> s = np.sqrt(0.5)
+    >>> np.round(skelsimd.quat_multiply([0, 0, s, s], [0, 0, s, s]), 4)   # 90 + 90 degrees about z
+    array([0., 0., 1., 0.], dtype=float32)
     """
     return _core.quat_multiply(a, b, out)
 
 
 def quat_conjugate(q, out=None):
     """``(-x, -y, -z, w)``: the inverse rotation of a unit quaternion. Exact; ``out=q`` works in
-    place."""
+    place.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.quat_conjugate([1, 2, 3, 4])
+    array([-1., -2., -3.,  4.], dtype=float32)
+    """
     return _core.quat_conjugate(q, out)
 
 
@@ -70,6 +84,12 @@ def quat_normalize(q, out=None):
     huge quaternions are rescaled first, so they normalise without underflow or overflow; a
     quaternion with an inf or NaN component gives all-NaN. ``out=q`` works in place.
     Error <= [bound:quat_normalize] per component.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.quat_normalize([0, 0, 0, 2])
+    array([0., 0., 0., 1.], dtype=float32)
     """
     return _core.quat_normalize(q, out)
 
@@ -92,6 +112,13 @@ def quat_rotate(q, v, out=None):
 
     Equals ``quat_to_matrix(q) @ v`` evaluated as ``((r0 v0 + r1 v1) + r2 v2)``; a zero q leaves v
     unchanged. Error <= [bound:quat_rotate] * |v|.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> s = np.sqrt(0.5)
+    >>> np.round(skelsimd.quat_rotate([0, 0, s, s], [1, 0, 0]), 4) + 0   # x axis turned 90 degrees about z
+    array([0., 1., 0.], dtype=float32)
     """
     return _core.quat_rotate(q, v, out)
 
@@ -102,6 +129,14 @@ def quat_to_matrix(q, out=None, *, scalar_first=False):
     The matrix of ``q / |q|`` (computed with ``2 / |q|^2``, no square root), so it is a rotation
     for any non-zero q; a zero quaternion gives the identity. ``scalar_first=True`` reads
     ``(w, x, y, z)``. Error <= [bound:quat_to_matrix] per entry.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.quat_to_matrix([0, 0, 1, 0])         # 180 degrees about z
+    array([[-1.,  0.,  0.],
+           [ 0., -1.,  0.],
+           [ 0.,  0.,  1.]], dtype=float32)
     """
     return _core.quat_to_matrix(q, out, scalar_first)
 
@@ -114,6 +149,12 @@ def matrix_to_quat(m, out=None, *, scalar_first=False):
     normalises the resulting row, so a slightly non-orthogonal matrix still gives a unit
     quaternion. ``scalar_first=True`` writes ``(w, x, y, z)``. The round trip
     ``matrix_to_quat(quat_to_matrix(q))`` gives ``q`` or ``-q`` (the same rotation) within 4e-7.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> skelsimd.matrix_to_quat(np.diag([-1.0, -1.0, 1.0]))
+    array([0., 0., 1., 0.], dtype=float32)
     """
     return _core.matrix_to_quat(m, out, scalar_first)
 
@@ -123,6 +164,14 @@ def qts_to_matrix(x, out=None):
 
     With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= [bound:qts_to_matrix] * ``max(1, |s|)``
     on the rotation part; t is copied.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.qts_to_matrix([0, 0, 0, 1, 1, 2, 3, 2])     # identity rotation, scale 2, at (1, 2, 3)
+    array([[2., 0., 0., 1.],
+           [0., 2., 0., 2.],
+           [0., 0., 2., 3.]], dtype=float32)
     """
     return _core.qts_to_matrix(x, out)
 
@@ -136,6 +185,13 @@ def matrix_to_qts(m, out=None):
     For ``A = s R`` the round trip ``matrix_to_qts(qts_to_matrix(x))`` returns x (q up to sign)
     within 5e-7 relative; for other matrices s is the RMS column scale and q the normalised
     Shepperd quaternion of ``A / s`` (not the polar decomposition).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> m = np.hstack([2 * np.eye(3), [[1], [2], [3]]])
+    >>> skelsimd.matrix_to_qts(m)
+    array([0., 0., 0., 1., 1., 2., 3., 2.], dtype=float32)
     """
     return _core.matrix_to_qts(m, out)
 
@@ -154,6 +210,12 @@ def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
     out : ndarray, float32 (..., 8), optional
 
     Leading dimensions broadcast. Returns a float32 array (``out`` when given).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.qts_pack([0, 0, 0, 1], [1, 2, 3])
+    array([0., 0., 0., 1., 1., 2., 3., 1.], dtype=float32)
     """
     q = _real_float32(q, "q", 1, (4,), "(..., 4)")
     parts = [("q", q.shape[:-1])]
@@ -228,6 +290,13 @@ def qts_unpack(x, *, scalar_first=False):
 
     Views into ``x`` when it is a float32 array (no copy); q is a copy with ``scalar_first=True``
     (reordered to (w, x, y, z)).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> q, t, s = skelsimd.qts_unpack([0, 0, 0, 1, 1, 2, 3, 1])
+    >>> q, t, s
+    (array([0., 0., 0., 1.], dtype=float32), array([1., 2., 3.], dtype=float32), array(1., dtype=float32))
     """
     x = _real_float32(x, "x", 1, (8,), "(..., 8)")
     q = x[..., [3, 0, 1, 2]] if scalar_first else x[..., :4]

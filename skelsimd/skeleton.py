@@ -1,5 +1,5 @@
 """Skeletons: a joint hierarchy validated once, with names, depths, children, subtrees, masks
-and reordering (seed 002: flattened hierarchies with parent indices).
+and reordering (flattened hierarchies with parent indices).
 
 A :class:`Skeleton` is accepted wherever a function takes ``parents`` (``local_to_global``,
 ``global_to_local`` and every later family), and it is *not* validated again there: its
@@ -12,8 +12,8 @@ Joint order
 -----------
 The kernels need ``parents[j] < j``. Depth-first order (the order a BVH file lists its joints)
 also makes every subtree a contiguous range ``start <= j < stop``, usable as the ``start`` /
-``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in seed 002's
-comments so that siblings such as fingers share their parent's cached matrix) is valid for the
+``stop`` of ``local_to_global`` to update one limb. Breadth-first order (proposed in the
+comments on "Adventures in data-oriented design, part 2" so that siblings such as fingers share their parent's cached matrix) is valid for the
 kernels too, but its subtrees are not contiguous. ``Skeleton.from_parents_any_order`` builds a
 skeleton from parents in any order (forward references, several roots); ``reorder`` converts
 between the orders. Both return the permutation to apply to pose arrays and its inverse::
@@ -159,6 +159,13 @@ class Skeleton(_core.SkeletonBase):
     -----
     ``np.asarray(skeleton)`` is its parents array, so NumPy code that takes a parents array
     (e.g. ``skelsimd.reference``) takes a Skeleton too. Skeletons pickle.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skel = skelsimd.Skeleton([-1, 0, 1, 0], names=["hips", "spine", "head", "leg"])
+    >>> skel.roots, skel.index("head"), skel.parents[2]
+    (array([0], dtype=int32), 2, np.int32(1))
     """
 
     def __init__(self, parents, names=None, rest=None):
@@ -499,6 +506,132 @@ class Skeleton(_core.SkeletonBase):
         edges = np.flatnonzero(np.diff(np.concatenate(([False], m, [False])).astype(np.int8)))
         return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
 
+    # --- inverse kinematics on local poses (skelsimd.ik) ---------------------------------------
+
+    def two_bone(self, local, joints, target, *, pole, mid_axis=(0, 0, 1), twist=0.0,
+                 soften=1.0, weight=1.0, return_reached=False):
+        """Two-bone IK on local QTS poses (ozz-animation's IKTwoBoneJob and its sample's use):
+        model-space matrices by forward kinematics, :func:`skelsimd.ik_two_bone`, and the
+        corrections multiplied into the start and mid joints' local rotations.
+
+        Parameters
+        ----------
+        local : array_like, (..., J, 8)
+            Local QTS poses (frames x characters leading dimensions).
+        joints : (start, mid, end)
+            Joint names or indices, each an ancestor of the next (not necessarily the parent).
+        target, pole : array_like, (..., 3)
+            Model-space target of the end joint and pole direction; broadcast with the poses.
+        mid_axis, twist, soften, weight
+            As :func:`skelsimd.ik_two_bone`.
+        return_reached : bool
+            Also return the ``reached`` flags.
+
+        Returns
+        -------
+        ndarray, float32 (..., J, 8) (and bool (...) with ``return_reached``)
+            A new array: ``local`` with the two joints' rotations corrected.
+
+        Examples
+        --------
+        >>> import numpy as np, skelsimd
+        >>> leg = skelsimd.Skeleton([-1, 0, 1], names=["hip", "knee", "ankle"])
+        >>> local = np.tile(np.float32([0, 0, 0, 1, 0, 0, 0, 1]), (3, 1))
+        >>> local[1, 4:7] = [0, -0.5, 0.01]; local[2, 4:7] = [0, -0.5, -0.01]
+        >>> fixed = leg.two_bone(local, ("hip", "knee", "ankle"), [0.2, -0.7, 0.1],
+        ...                      pole=[0, 0, 1], mid_axis=[1, 0, 0])
+        >>> g = skelsimd.qts_local_to_global_matrix(fixed, leg)
+        >>> np.round(g[2, :, 3].astype(float), 4).tolist()
+        [0.2, -0.7, 0.1]
+        """
+        from .ik import two_bone
+        return two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
+                        soften=soften, weight=weight, return_reached=return_reached)
+
+    def look_at(self, local, chain, target, weights=None, *, forward=(1, 0, 0), up=(0, 1, 0),
+                offset=(0, 0, 0), pole=(0, 1, 0), twist=0.0):
+        """Aim a joint at a target with the rotation spread over a chain of its ancestors, as
+        ozz-animation's look-at sample does with IKAimJob.
+
+        The chain is walked from the aiming joint (``chain[0]``, e.g. the head) down its
+        ancestors (``chain[1:]``, e.g. neck and spine joints, each an ancestor of the previous):
+        each joint gets the aim correction of the first joint's forward axis and offset point
+        as corrected so far, expressed in that joint's space, blended by its weight. With the
+        last weight 1 the forward axis ends exactly on the target (ozz's sample uses 0.5 for
+        every joint but the last).
+
+        Parameters
+        ----------
+        local : array_like, (..., J, 8)
+        chain : sequence of joint names or indices
+        target : array_like, (..., 3)
+            Model space.
+        weights : array_like, (len(chain),), optional
+            Per-joint weights (default all 1: the first joint does all the work).
+        forward, up, offset : array_like, (3,) or (..., 3)
+            The first joint's aiming axis, up axis and eye offset in its own space.
+        pole, twist
+            As :func:`skelsimd.ik_aim`.
+
+        Returns
+        -------
+        ndarray, float32 (..., J, 8)
+
+        Examples
+        --------
+        >>> import numpy as np, skelsimd
+        >>> neck = skelsimd.Skeleton([-1, 0, 1], names=["spine", "neck", "head"])
+        >>> local = np.tile(np.float32([0, 0, 0, 1, 0, 0.3, 0, 1]), (3, 1))
+        >>> posed = neck.look_at(local, ["head", "neck", "spine"], [1.0, 2.0, 1.0],
+        ...                      weights=[0.5, 0.5, 1.0])
+        >>> g = skelsimd.qts_local_to_global_matrix(posed, neck)
+        >>> aim = g[2, :, 0]; to_target = np.float32([1, 2, 1]) - g[2, :, 3]
+        >>> bool(np.allclose(aim, to_target / np.linalg.norm(to_target), atol=1e-5))
+        True
+        """
+        from .ik import look_at
+        return look_at(self, local, chain, target, weights, forward=forward, up=up,
+                       offset=offset, pole=pole, twist=twist)
+
+    def solve_chain(self, local, chain, target, *, iterations=16, tolerance=1e-3,
+                    return_error=False):
+        """IK for a chain of any length by cyclic coordinate descent (CCD; ozz has no such job):
+        each iteration turns every chain joint, from the end effector's parent up to the root,
+        so that the end effector points at the target (one :func:`skelsimd.ik_aim` per joint,
+        batched over all poses), until the end is within ``tolerance`` times the chain length
+        of the target or ``iterations`` are done. Bone lengths are kept (only rotations
+        change); an unreachable target gives the chain stretched towards it.
+
+        Parameters
+        ----------
+        local : array_like, (..., J, 8)
+        chain : sequence of joint names or indices
+            Root first, end effector last, each an ancestor of the next.
+        target : array_like, (..., 3)
+            Model space, finite (NaN or inf is a ValueError).
+        iterations : int >= 0
+        tolerance : float >= 0
+            Relative to the chain length (the sum of its joints' distances).
+        return_error : bool
+            Also return the end effector's distance to the target (float32, (...)).
+
+        Returns
+        -------
+        ndarray, float32 (..., J, 8) (and the distances with ``return_error``)
+
+        Examples
+        --------
+        >>> import numpy as np, skelsimd
+        >>> arm = skelsimd.Skeleton([-1, 0, 1, 2])
+        >>> local = np.tile(np.float32([0, 0, 0, 1, 1, 0, 0, 1]), (4, 1))   # along x
+        >>> posed, err = arm.solve_chain(local, [0, 1, 2, 3], [1.0, 2.0, 0.5],
+        ...                              iterations=64, tolerance=1e-5, return_error=True)
+        >>> bool(err < 3e-5)
+        True
+        """
+        from .ik import solve_chain
+        return solve_chain(self, local, chain, target, iterations=iterations,
+                           tolerance=tolerance, return_error=return_error)
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 
     def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
@@ -560,6 +693,12 @@ def mirror_pairs(skeleton_or_names):
     (``ThighL``); a lowercase ``l`` / ``r`` prefix of a lowercase name (``lhand`` / ``rhand``).
     Pairs must be mutual; joints without a counterpart (the spine, the head) are their own
     mirror.
+
+    Examples
+    --------
+    >>> from skelsimd.skeleton import mirror_pairs
+    >>> mirror_pairs(["Hips", "LeftFoot", "RightFoot", "l_hand", "r_hand"])
+    [(1, 2), (3, 4)]
     """
     names = list(getattr(skeleton_or_names, "names", skeleton_or_names))
     index = {}

@@ -1,4 +1,5 @@
-"""The matrix palette and linear-blend skinning (seed 000 section 5, seed 002's comments).
+"""The matrix palette and linear-blend skinning ("The Skeleton Assembly Line",
+section 5).
 
 The palette of a posed character is ``global @ inverse_bind`` per joint: the animated global
 pose times the inverse of the bind (rest) pose, so a vertex stored in the bind pose is carried
@@ -49,8 +50,8 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
 
     Each joint's global pose is computed (as ``skelsimd.local_to_global`` does), multiplied by
     its inverse bind matrix, and only the product is written: the global poses never reach the
-    output (they live in registers and a small per-call scratch buffer, as seed 002's comments
-    suggest: "build global pose -> matrix palette into temporary memory").
+    output (they live in registers and a small per-call scratch buffer, as the comments on
+    "Adventures in data-oriented design, part 2" suggest: "build global pose -> matrix palette into temporary memory").
 
     Parameters
     ----------
@@ -83,6 +84,16 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
     Accuracy: that of ``local_to_global`` then ``multiply_joints`` (it is bit-identical to
     them): <= [bound:skinning_palette] when the global translations are of unit magnitude; see the module
     docstring for deeper hierarchies.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> from skelsimd import testing
+    >>> parents, _ = testing.humanoid_skeleton()
+    >>> local = testing.random_joints((10, 96), np.random.default_rng(0))
+    >>> bind = skelsimd.invert_joints(skelsimd.local_to_global(local[0], parents))
+    >>> skelsimd.skinning_palette(local, parents, bind).shape        # 10 frames x 96 joints
+    (10, 96, 3, 4)
     """
     return _core.skinning_palette(local, parents, inverse_bind, out, precision)
 
@@ -127,6 +138,14 @@ def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, 
     and positions in [-1, 1], weights summing to 1; measured 2.6e-7); normals likewise when the
     influences of a vertex rotate alike (see the module docstring). Bit-identical on every SIMD
     variant.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> palette = np.zeros((2, 3, 4), np.float32); palette[:, :, :3] = np.eye(3)
+    >>> palette[1, :, 3] = [0, 2, 0]                             # joint 1 lifts by 2
+    >>> skelsimd.skin([[1, 0, 0]], [[0, 1]], [[0.5, 0.5]], palette)   # half on each joint
+    array([[1., 1., 0.]], dtype=float32)
     """
     return _core.skin(positions, joint_indices, weights, palette, out, normals, normals_out)
 
@@ -146,6 +165,12 @@ def normalize_weights(weights, out=None):
     ndarray, float32 (..., K)
         Each row's sum is 1 within a few float32 roundings (a K-term sum, then one division per
         weight).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> skelsimd.normalize_weights([[1, 3, 0, 0]])
+    array([[0.25, 0.75, 0.  , 0.  ]], dtype=float32)
     """
     return _core.normalize_weights(weights, out)
 

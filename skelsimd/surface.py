@@ -1,4 +1,4 @@
-"""Spring-grid surfaces: water, cloth and rubber (seed 001 "2D Surface Deformation").
+"""Spring-grid surfaces: water, cloth and rubber ("2D Surface Deformation").
 
 A :class:`Surface` is a ``rows x cols`` grid of particles. Every vertex is joined by springs to
 its east ``(r, c+1)``, south ``(r+1, c)`` and south-east ``(r+1, c+1)`` neighbours, which gives
@@ -9,7 +9,7 @@ springs that exist: ``3 rc - 2r - 2c + 1`` springs on a plane. On a cylinder the
 
 Models
 ------
-``"offset"`` (the seed's): ``F = E * ((S_n - S) - S_rest)`` with the rest vector ``S_rest`` of
+``"offset"`` (Fomitchev's): ``F = E * ((S_n - S) - S_rest)`` with the rest vector ``S_rest`` of
 every spring captured from the relaxed positions. Linear, so waves superpose: good for water
 heightfields; the grid resists rotation (it remembers directions).
 ``"length"``: ``F = E * (|d| - L0) * d / |d|``, ``d = S_n - S``, with the rest length ``L0``
@@ -26,7 +26,7 @@ Each substep of :meth:`Surface.step`, for every unpinned vertex with internal fo
     a  = (F + F_ext) / m + g          # F_ext from add_force / apply_effector, first substep only
     v' = v + a dt                     # symplectic (semi-implicit) Euler ...
     s' = s + v' dt
-    v  = d v'                         # ... then the seed's damping, 0 <= d <= 1
+    v  = d v'                         # ... then Fomitchev's damping, 0 <= d <= 1
 
 Pinned vertices never move: their positions and velocities keep their bits (the SIMD steps store
 whole blocks, writing a pinned vertex's own value back). They are kinematic: move them yourself
@@ -46,11 +46,11 @@ only lower it), and approaches 9 on large grids. Hence the bound ``step`` enforc
     E dt^2 / m  <  2 (1 + d) / 9          i.e.  dt <= dt_max = sqrt(2 (1 + d) m / (9 E))
 
 (``m`` the smallest vertex mass): ``4/9`` without damping, as the issue says, and *smaller* with
-damping (``2/9`` at ``d = 0``), because the seed damps the velocity after moving the vertex.
+damping (``2/9`` at ``d = 0``), because the article damps the velocity after moving the vertex.
 The length model's springs are stiffness ``E`` along the spring and ``E |1 - L0/|d||`` across it,
 so the same bound holds while every spring is longer than half its rest length.
 
-The seed's own setting, water with ``E = 1, m = 1, dt = 1``, is outside the bound on this grid:
+Fomitchev's own setting, water with ``E = 1, m = 1, dt = 1``, is outside the bound on this grid:
 ``dt_max = 0.67`` for water.
 
 Invariants (tested on every SIMD variant)
@@ -69,17 +69,17 @@ Invariants (tested on every SIMD variant)
   substep lowers it by ``(1 - d)/4 v'^T (2 (1 + d) M - dt^2 E L) v' >= 0``, and it is positive
   definite exactly inside the stability bound. ``H_1 = H``.
 
-Seed defects fixed
-------------------
-* The seed's update multiplies the force by the mass (``V += F * Mass * dt``); here
+Defects of the article fixed
+----------------------------
+* Fomitchev's update multiplies the force by the mass (``V += F * Mass * dt``); here
   ``a = (F + F_ext) / m``.
-* The seed integrates only vertices whose ``Fixed`` flag is set; here ``pinned=True`` means the
+* Fomitchev's code integrates only vertices whose ``Fixed`` flag is set; here ``pinned=True`` means the
   vertex never moves.
-* The seed's normal is a copy of the velocity (zero at rest); here :meth:`Surface.normals` gives
+* Fomitchev's normal is a copy of the velocity (zero at rest); here :meth:`Surface.normals` gives
   unit area-weighted normals of the grid's triangles.
-* The seed's loops visit only ``rows - 1`` rows and ``cols - 1`` columns, so the last row and
+* Fomitchev's loops visit only ``rows - 1`` rows and ``cols - 1`` columns, so the last row and
   column own no east/south springs; here exactly the springs that exist are simulated.
-* The seed calls the effector force "inversely proportional to the distance" but its formula
+* The article calls the effector force "inversely proportional to the distance" but its formula
   ``F = strength * DS / |DS|`` has constant magnitude; the formula is implemented.
 
 Memory layout
@@ -97,15 +97,16 @@ import sys
 import numpy as np
 
 from . import _core
+from ._validate import finite as _finite
 from .alignment import empty_aligned
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
-# (elasticity, damping) of the seed's surface models.
+# (elasticity, damping) of the article's surface models.
 PRESETS = {
-    "water": (1.0, 0.995),   # seed: elasticity = 1, damping ~ 0.995
-    "cloth": (0.9, 0.9),     # seed: elasticity ~ 0.9, damping ~ 0.9
-    "rubber": (2.0, 0.95),   # seed: elasticity > 1, damping < 1 (stiff: trees, stems)
+    "water": (1.0, 0.995),   # the article: elasticity = 1, damping ~ 0.995
+    "cloth": (0.9, 0.9),     # the article: elasticity ~ 0.9, damping ~ 0.9
+    "rubber": (2.0, 0.95),   # the article: elasticity > 1, damping < 1 (stiff: trees, stems)
 }
 
 _MODELS = {"offset": 0, "length": 1}
@@ -131,21 +132,6 @@ def aliased_plane_stride(n):
     """A plane stride that is a multiple of 4 KiB, like separate NumPy arrays: every plane's
     element i on the same L1 set (for the layout benchmark only)."""
     return max(1024, -(-n // 1024) * 1024)
-
-
-def _finite(x, name):
-    try:
-        if isinstance(x, (str, bytes)):
-            raise TypeError
-        v = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
-    except OverflowError:   # an int beyond the float range
-        raise ValueError(f"{name}: expected a finite number, got an int of "
-                         f"{x.bit_length()} bits") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name}: expected a finite number, got {v}")
-    return v
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -184,7 +170,7 @@ def _vector3(x, name):
 
 
 class Surface:
-    """A spring-grid surface simulator (seed 001): water, cloth, rubber.
+    """A spring-grid surface simulator: water, cloth, rubber.
 
     Parameters
     ----------
@@ -207,7 +193,7 @@ class Surface:
         (chord ``spacing``), row ``r`` at ``y = r * spacing``: a trunk or stem growing up from
         row 0. Both have normals pointing up / outwards.
     preset : {"water", "cloth", "rubber"}, optional
-        The seed's parameters: water (E 1, d 0.995), cloth (E 0.9, d 0.9), rubber (E 2, d 0.95).
+        Fomitchev's parameters: water (E 1, d 0.995), cloth (E 0.9, d 0.9), rubber (E 2, d 0.95).
         Explicit ``elasticity`` / ``damping`` override the preset.
 
     Attributes
@@ -216,6 +202,15 @@ class Surface:
         Writeable views of the state (planes x, y, z); assigning into them changes the state.
     pinned : ndarray, bool (rows, cols)
         Writeable view; pinned vertices never move.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> cloth = skelsimd.Surface(16, 16, preset="cloth", model="length")
+    >>> cloth.pinned[0, [0, -1]] = True                          # hang it by two corners
+    >>> _ = cloth.step(0.05, n=10, gravity=(0, -9.81, 0))   # 10 substeps in one C call
+    >>> bool(cloth.positions[1].min() < 0)                       # it sags
+    True
     """
 
     def __init__(self, rows, cols, *, spacing=1.0, elasticity=None, damping=None, mass=1.0,
@@ -567,7 +562,7 @@ class Surface:
         return self.external_force
 
     def apply_effector(self, center, radius, strength):
-        """The seed's particle effectors: every vertex S with ``0 < |C - S| < radius`` receives
+        """Fomitchev's particle effectors: every vertex S with ``0 < |C - S| < radius`` receives
         ``F = strength * (C - S) / |C - S|`` (constant magnitude; positive strength pulls the
         vertex towards C, negative pushes it away, like a colliding object) in the external force
         of the next substep.
@@ -583,7 +578,7 @@ class Surface:
         -------
         ndarray, float32 (3,) or (K, 3)
             The reaction force on each effector, ``-sum F`` over the vertices it reached (the
-            seed's F_TotalEffector), summed in float64.
+            article's F_TotalEffector), summed in float64.
         """
         c = _real_array(center, "center")
         single = c.ndim == 1
@@ -678,14 +673,7 @@ def _grid_positions(rows, cols, spacing, topology):
 
 
 def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
-    """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh.
-
-    matplotlib is imported only when this is called (NumPy stays the only runtime dependency;
-    install the ``bench`` extra). ``color_by``: ``"y"`` (height), ``"speed"`` or None. Extra
-    keywords go to ``plot_surface``. The axes' y axis is drawn vertical (y is up). Returns the
-    axes. With ``ax=None`` they are on a new ``matplotlib.figure.Figure`` (``ax.figure``), not
-    registered with pyplot, so nothing stays alive after the caller drops it (save it with
-    ``ax.figure.savefig``; it shows itself in Jupyter).
-    """
+    """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh: see
+    :func:`skelsimd.plotting.plot_surface` (imported when called: it needs matplotlib)."""
     from .plotting import plot_surface as draw
     return draw(surface, ax, color_by=color_by, cmap=cmap, **kwargs)

@@ -2,6 +2,8 @@
 96-joint game skeleton. Shared by the test suite, the benchmarks and users' own property tests."""
 import numpy as np
 
+from ._rotation64 import quat_to_matrix
+
 __all__ = [
     "random_quaternions",
     "quaternions_to_matrices",
@@ -30,16 +32,7 @@ def random_quaternions(shape, rng):
 
 def quaternions_to_matrices(q):
     """Rotation matrices (..., 3, 3) float64 of unit quaternions (x, y, z, w)."""
-    q = np.asarray(q, dtype=np.float64)
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        -2,
-    )
+    return quat_to_matrix(q)
 
 
 def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=np.float32):

@@ -51,3 +51,24 @@ def isa(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# The quick subset for contributors: `python -m pytest -m "not slow"` (docs/contributing.md).
+# These files and tests run other programs (notebooks, the native C checks, the benchmark CLI,
+# Dask clusters, subprocesses), repeat calls by the thousand (leaks, races, threads) or build
+# large inputs; the README's `python -m pytest` runs everything.
+SLOW_FILES = {
+    "test_examples.py", "test_native.py", "test_leaks.py", "test_main_job.py", "test_docs.py",
+    "test_dask_dataset.py", "test_races.py", "test_threads.py", "test_interop.py",
+    "test_mat4_bench.py", "test_quat_bench.py", "test_typing.py",
+}
+SLOW_TESTS = {
+    "test_large_hierarchies_load_and_save_in_bounded_time", "test_gzip_bomb_default_bound",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if (os.path.basename(str(item.fspath)) in SLOW_FILES
+                or getattr(item, "originalname", item.name) in SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)

@@ -1,6 +1,8 @@
 """One test per malformed-BVH rule: a ValueError naming the line (and what was expected and
 found), for each way a file can be broken; and the argument rules of load_bvh / save_bvh."""
 import io
+import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -34,7 +36,7 @@ Frame Time: 0.0333333
 
 
 def test_the_template_is_valid():
-    assert skelsimd.load_bvh(GOOD).local.shape == (2, 2, 8)
+    assert skelsimd.load_bvh(text=GOOD).local.shape == (2, 2, 8)
 
 
 def broken(old, new, count=1):
@@ -101,7 +103,7 @@ CASES = [
 @pytest.mark.parametrize("text, line, words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_malformed_files_name_the_line(text, line, words):
     with pytest.raises(ValueError) as info:
-        skelsimd.load_bvh(text if text.startswith("HIERARCHY") or "\n" in text else text.encode())
+        skelsimd.load_bvh(text=text)
     msg = str(info.value)
     assert msg.startswith(f"line {line}: "), msg
     assert all(w in msg for w in words), msg
@@ -111,19 +113,52 @@ def test_malformed_files_name_the_line(text, line, words):
 def test_line_numbers_count_every_kind_of_line_end(ending):
     text = broken("0 1 2 10 20 30 1 2 3\n", "0 1 2 10 20 30 1 2 x\n").replace("\n", ending)
     with pytest.raises(ValueError, match=r"^line 19: expected a number \(frame 0\), got 'x'"):
-        skelsimd.load_bvh(text)
+        skelsimd.load_bvh(text=text)
 
 
 def test_load_bvh_bad_arguments(tmp_path):
-    with pytest.raises(TypeError, match="path_or_text: expected a path, a BVH text, bytes or a file object, got int"):
+    with pytest.raises(TypeError, match=r"path: expected a path \(str or os.PathLike\), bytes or a file object, got int"):
         skelsimd.load_bvh(42)
+    with pytest.raises(TypeError, match="not both"):
+        skelsimd.load_bvh(b"x", text=GOOD)
+    with pytest.raises(TypeError, match="text: expected the text of a BVH file"):
+        skelsimd.load_bvh(text=GOOD.encode())
+    with pytest.raises(TypeError, match="got None"):
+        skelsimd.load_bvh()
+    with pytest.raises(TypeError, match="max_bytes"):
+        skelsimd.load_bvh(text=GOOD, max_bytes="1")
     with pytest.raises(FileNotFoundError):
         skelsimd.load_bvh(str(tmp_path / "missing.bvh"))
 
 
+def test_a_str_is_always_a_path(tmp_path, monkeypatch):
+    """A str or os.PathLike names a file, whatever it holds: a file named hierarchy.bvh, a
+    directory named Hierarchy_set; BVH text goes through text=."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "Hierarchy_set").mkdir()
+    for name in ("hierarchy.bvh", "HIERARCHY", os.path.join("Hierarchy_set", "a.bvh")):
+        (tmp_path / name).write_text(GOOD)
+        assert skelsimd.load_bvh(name).local.shape == (2, 2, 8)
+        assert skelsimd.load_bvh(pathlib.Path(name)).local.shape == (2, 2, 8)
+    with pytest.raises(OSError):        # the text given as a path is not a file's name
+        skelsimd.load_bvh(GOOD)
+    assert skelsimd.load_bvh(text=GOOD).local.shape == (2, 2, 8)
+
+
+class _IntReader:
+    def read(self, *args):
+        return 10**12
+
+
+def test_a_file_object_whose_read_returns_an_int():
+    """read() returning an int is a TypeError (bytes(n) would allocate n bytes)."""
+    with pytest.raises(TypeError, match="read\\(\\) returned int"):
+        skelsimd.load_bvh(_IntReader())
+
+
 @pytest.fixture
 def clip():
-    return skelsimd.load_bvh(GOOD)
+    return skelsimd.load_bvh(text=GOOD)
 
 
 @pytest.mark.parametrize("order", ["ZZY", "XY", "abc", 3])

@@ -497,14 +497,14 @@ Frame Time: 0.033333
 
 
 def test_save_bvh_keeps_rotation_orders(cmu):
-    clip = S.load_bvh(MIXED)
+    clip = S.load_bvh(text=MIXED)
     buf = io.StringIO()
     S.save_bvh(clip, buf)
     text = buf.getvalue()
     assert "CHANNELS 6 Xposition Yposition Zposition Yrotation Xrotation Zrotation" in text
     assert "CHANNELS 3 Xrotation Yrotation Zrotation" in text
     assert "CHANNELS 3 Zrotation Xrotation Yrotation" in text     # Head: ZX completed with Y
-    again = S.load_bvh(text)
+    again = S.load_bvh(text=text)
     rot = [tuple(c for c in ch if c.endswith("rotation")) for ch in again.channels]
     assert rot[:2] == [("Yrotation", "Xrotation", "Zrotation"), ("Xrotation", "Yrotation", "Zrotation")]
     assert np.abs(again.global_positions() - clip.global_positions()).max() <= 1e-4
@@ -516,12 +516,12 @@ def test_save_bvh_keeps_rotation_orders(cmu):
     for clip in (cmu, S.load_bvh(DATA / "20tab_mocapbank_excerpt.bvh")):
         buf = io.StringIO()
         S.save_bvh(clip, buf)
-        assert S.load_bvh(buf.getvalue()).channels == clip.channels
+        assert S.load_bvh(text=buf.getvalue()).channels == clip.channels
     assert "Zrotation Xrotation Yrotation" in buf.getvalue()
 
 
 def test_save_bvh_bad_channels():
-    clip = S.load_bvh(MIXED)
+    clip = S.load_bvh(text=MIXED)
     bad = S.Clip(clip.skeleton, clip.local, clip.frame_time,
                  channels=[("Xrotation", "Xrotation")] + list(clip.channels[1:]))
     with pytest.raises(ValueError, match=r"clip.channels\[0\]: expected at most one Xrotation"):
@@ -539,3 +539,27 @@ def test_mirror_rest_as_matrices(isa):
     assert np.allclose(m2.skeleton.rest, S.qts_to_matrix(m1.skeleton.rest), atol=1e-6)
     assert np.array_equal(S.Clip(m2.skeleton, m2.local, 0.1).mirror("z").skeleton.rest,
                           as_matrices.rest)
+
+
+def test_blend_clips_frame_by_frame():
+    """Clip.blend: blend_joints of the two clips' frames, a weight or one per frame; the other
+    clip's skeleton, frame time and frame count are checked like crossfade's."""
+    clip = S.data.load_example()[:50]
+    other = clip.mirror()
+    w = np.linspace(0, 1, clip.frames)
+    mixed = clip.blend(other, w)
+    assert np.array_equal(mixed.local, S.blend_joints(clip.local, other.local, w.astype(np.float32)))
+    assert np.array_equal(mixed.local[0], clip.local[0]) and np.array_equal(mixed.local[-1], other.local[-1])
+    assert np.array_equal(clip.blend(other, 0).local, clip.local)
+    assert np.array_equal(clip.blend(other, 1.0, method="exact").local, other.local)
+    assert mixed.frame_time == clip.frame_time and mixed.skeleton is clip.skeleton
+    with pytest.raises(ValueError, match="other: expected a clip of 50 frames like this clip, got 49"):
+        clip.blend(other[:49], 0.5)
+    with pytest.raises(ValueError, match="other.frame_time"):
+        clip.blend(other.resample(60), 0.5)
+    with pytest.raises(TypeError, match="other: expected a skelsimd.Clip"):
+        clip.blend(other.local, 0.5)
+    with pytest.raises(ValueError, match=r"weight: expected a number or shape \(50,\)"):
+        clip.blend(other, np.zeros(3))
+    with pytest.raises(TypeError, match="weight"):
+        clip.blend(other, "half")

@@ -263,3 +263,66 @@ def test_constructor_keywords(compressed, kw, exc, message):
     ok = skelsimd.CompressedClip(compressed._data, compressed.skeleton, precision=0.001,
                                  shell_distance=3.0, max_error=0.0, end_site=np.ones(9, bool))
     assert ok.end_site.all() and np.array_equal(ok.decompress(), compressed.decompress())
+
+
+def test_sample_many_out_overlapping_times_is_refused():
+    """out sharing memory with times (partly) is a ValueError before anything is written: the
+    times are never overwritten before they are read (float32 and float64 times alike)."""
+    local = T.random_motion(5, np.array([-1, 0]), np.random.default_rng(3))
+    cc = skelsimd.compress(local, [-1, 0], sample_rate=30)
+    for dtype, size in ((np.float32, 64), (np.float64, 32)):
+        buf = np.zeros(size, dtype)
+        times = buf[:3]
+        times[:] = [0.01, 0.02, 0.03]
+        before = buf.copy()
+        if dtype == np.float32:
+            out = buf[1:49].reshape(3, 2, 8)
+        else:       # a float32 view of float64 memory
+            out = buf.view(np.float32)[2:50].reshape(3, 2, 8)
+        with pytest.raises(ValueError, match="out"):
+            cc.sample_many(times, out)
+        assert np.array_equal(buf, before)
+    apart = np.zeros((3, 2, 8), np.float32)
+    assert np.array_equal(cc.sample_many([0.01, 0.02, 0.03], apart), cc.sample_many([0.01, 0.02, 0.03]))
+
+
+@pytest.mark.parametrize("rate", [5e-324, 1e-308])
+def test_tiny_sample_rate_is_refused(rate):
+    """A positive sample rate whose frame time or duration is infinite is refused, in compress
+    and in from_bytes."""
+    local = T.random_motion(5, np.array([-1, 0]), np.random.default_rng(3))
+    with pytest.raises(ValueError, match="sample_rate: expected a rate whose frame time"):
+        skelsimd.compress(local, [-1, 0], sample_rate=rate)
+    good = skelsimd.compress(local, [-1, 0], sample_rate=30)
+    data = good._data
+    blob = bytearray(data)
+    struct.pack_into("<d", blob, 24, rate)
+    with pytest.raises(ValueError, match="infinite frame time or duration$"):
+        _core.CompressedClipBase(bytes(blob))
+
+
+def test_sample_loop(compressed):
+    """loop=True repeats the clip with period num_frames / sample_rate, the last frame blending
+    into the first by nlerp, as Clip.sample(loop=True, method="nlerp") does."""
+    clip = compressed.to_clip()
+    period = compressed.num_frames / compressed.sample_rate
+    for t in (0.0, 0.013, period - 0.5 / compressed.sample_rate, period, period + 0.013,
+              -0.013, 3 * period + 0.2 / compressed.sample_rate):
+        got = compressed.sample(t, loop=True)
+        np.testing.assert_allclose(got, clip.sample(t, loop=True, method="nlerp"), atol=2e-6)
+    t = period - 0.5 / compressed.sample_rate
+    assert not np.array_equal(compressed.sample(t, loop=True), compressed.sample(t))
+    assert np.array_equal(compressed.sample(0.01, loop=False), compressed.sample(0.01))
+    with pytest.raises(ValueError, match="finite time"):
+        compressed.sample(float("inf"), loop=True)
+    with pytest.raises(TypeError, match="at most 2 positional"):
+        compressed.sample(0.0, None, True)
+
+
+def test_methods_have_signatures_and_say_what_they_do(compressed):
+    import inspect
+    assert str(inspect.signature(compressed.sample)) == "(t, out=None, *, loop=False)"
+    assert str(inspect.signature(compressed.sample_many)) == "(times, out=None)"
+    assert str(inspect.signature(compressed.decompress)) == "(out=None)"
+    assert "clamped" in type(compressed).sample.__doc__
+    assert "clamped" in type(compressed).sample_many.__doc__

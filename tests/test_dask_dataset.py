@@ -575,3 +575,91 @@ def test_link_cycles_are_reported_and_links_followed(tmp_path):
     assert sorted(s.name for s in report.written) == ["a", "linked%2Fc"]
     assert [(f.path, f.stage) for f in report.failed] == [(str(src / "loop"), "find")]
     assert "cycle" in report.failed[0].error and "loop" in report.summary()
+
+
+class _Stop:
+    """A step that raises KeyboardInterrupt (as Ctrl-C would) at the clip named `at`."""
+    name = "stop"
+
+    def __init__(self, at):
+        self.at = at
+
+    def __call__(self, item):
+        if item.name == self.at:
+            raise KeyboardInterrupt
+        return item
+
+
+def _groups(store):
+    return sorted(n for n in os.listdir(store) if os.path.isfile(os.path.join(store, n, "zarr.json")))
+
+
+def test_interrupted_run_reports_what_was_written_and_resumes(tmp_path):
+    """Ctrl-C returns a report of the clips written (each complete); resume=True skips the
+    complete groups, rewrites an incomplete one, and the store ends equal to one run's."""
+    src = tmp_path / "in"
+    src.mkdir()
+    for k in range(6):
+        shutil.copy(os.path.join(DATA, CLIPS[k % len(CLIPS)]), src / f"c{k}.bvh")
+    out = tmp_path / "out.zarr"
+    report = ds.build_dataset(str(src), str(out), steps=[_Stop("c3"), ds.GlobalPositions()],
+                              scheduler="sync", progress=False, partition_size=1)
+    assert report.interrupted and not report.ok
+    assert "interrupted" in report.summary() and "--resume" in report.summary()
+    written = sorted(s.name for s in report.written)
+    assert written and "c3" not in written and written == _groups(out)
+    assert zarr.open_group(str(out), mode="r").attrs["interrupted"] is True
+    # a group cut mid-write (no zarr.json) is written again
+    cut = next(f"c{k}" for k in range(6) if f"c{k}" not in written)
+    (out / cut / "local").mkdir(parents=True, exist_ok=True)
+    (out / cut / "local" / "zarr.json").write_text("{}")
+    with pytest.raises(FileExistsError):
+        ds.build_dataset(str(src), str(out), scheduler="sync", progress=False)
+    with pytest.raises(ValueError, match="choose one"):
+        ds.build_dataset(str(src), str(out), scheduler="sync", progress=False, resume=True,
+                         overwrite=True)
+    again = ds.build_dataset(str(src), str(out), steps=[ds.GlobalPositions()], scheduler="sync",
+                             progress=False, resume=True)
+    assert again.ok and sorted(again.skipped) == written
+    assert sorted(s.name for s in again.written) == sorted(set(f"c{k}" for k in range(6)) - set(written))
+    assert _groups(out) == [f"c{k}" for k in range(6)]
+    one = tmp_path / "one.zarr"
+    ds.build_dataset(str(src), str(one), steps=[ds.GlobalPositions()], scheduler="sync", progress=False)
+    a, b = zarr.open_group(str(out), mode="r"), zarr.open_group(str(one), mode="r")
+    for k in range(6):
+        for key in ("local", "positions"):
+            assert np.array_equal(a[f"c{k}"][key][...], b[f"c{k}"][key][...])
+    done = ds.build_dataset(str(src), str(out), scheduler="sync", progress=False, resume=True)
+    assert done.ok and not done.written and len(done.skipped) == 6
+    with pytest.raises(FileNotFoundError, match="no Zarr store to resume"):
+        ds.build_dataset(str(src), str(tmp_path / "none.zarr"), resume=True)
+
+
+def test_ctrl_c_in_the_command_prints_what_was_written(tmp_path):
+    """SIGINT while `dataset` runs: no traceback, the summary of what was written, exit 130;
+    `--resume` completes the store."""
+    import signal
+    import time
+    src = tmp_path / "in"
+    src.mkdir()
+    for k in range(300):
+        shutil.copy(os.path.join(DATA, "cmu_01_01_beyond_180.bvh"), src / f"c{k:03d}.bvh")
+    out = tmp_path / "out.zarr"
+    cmd = [sys.executable, "-m", "skelsimd", "dataset", str(src), "--out", str(out),
+           "--scheduler", "sync", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not (out.is_dir() and len(_groups(out)) >= 3) and time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal")
+    assert proc.returncode == 130, (stdout, stderr)
+    assert "Traceback" not in stderr, stderr
+    assert stdout.startswith("interrupted: wrote "), stdout
+    res = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert len(_groups(out)) == 300

@@ -38,7 +38,7 @@ def test_page_examples_run(path, tmp_path, monkeypatch):
         pytest.skip("no python examples")
     code = "\n".join(blocks)
     have_dask = all(importlib.util.find_spec(m) is not None for m in ("dask", "zarr"))
-    if ".plot(" in code or "plot_surface" in code or ".animate(" in code:
+    if ".plot(" in code or "plot_surface" in code or ".animate(" in code or "plot_mesh(" in code:
         pytest.importorskip("matplotlib")
         monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)
@@ -75,6 +75,8 @@ def test_docstring_examples(name):
     if name.startswith("skelsimd.dask"):
         pytest.importorskip("dask.bag")
         pytest.importorskip("zarr")
+    if name == "skelsimd._mesh_pictures":
+        pytest.importorskip("matplotlib")       # plot_mesh draws with it
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0, result
 

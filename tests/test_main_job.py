@@ -106,3 +106,17 @@ def test_demo_cloth_hangs_without_overstretching():
     hanging, hit = snaps[0][1], snaps[1][1]
     assert np.abs(hit - hanging).max() > 1.0             # the effector visibly moved the cloth
     assert np.array_equal(hanging[:, cloth.pinned], hit[:, cloth.pinned])
+
+
+def test_table_writes_names_and_units_in_full_and_no_nan():
+    """Workload names and units are never cut; a missing reference is a word, not 'nanx'."""
+    from skelsimd._bench.core import format_table
+    title = "euler_to_quat ZXY degrees, 1,000,000 angle triples (SciPy reference)"
+    recs = [dict(title=title, variant="scalar", seconds_per_call=1e-3, ns_per_unit=1.5,
+                 unit="vertex", speedup_vs_scalar=1.0),
+            dict(title=title, variant="avx2", seconds_per_call=5e-4, ns_per_unit=0.75,
+                 unit="vertex", speedup_vs_numpy=float("nan"), speedup_vs_scalar=2.0,
+                 time_vs_memcpy=1.5)]
+    table = format_table(recs)
+    assert title in table and "ns/vertex" in table
+    assert "nan" not in table and "no ref" in table

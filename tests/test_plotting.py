@@ -177,3 +177,32 @@ def test_repr_html(clip):
     assert "skelsimd.Surface" in h and "4 × 6 (plane)" in h and "6 of 24 vertices" in h
     assert "max stable dt" in h
     assert "skelsimd.Clip" in clip[0:0]._repr_html_()
+
+
+@pytest.mark.parametrize("name", ["a$}$b", "{" * 200 + "x" + "}" * 200, "$" + "{" * 200 + "$",
+                                  r"\frac{1}{2}", "$x$"])
+def test_joint_names_are_drawn_as_plain_text(name):
+    """Names are drawn as they are, never parsed as mathtext ("a$}$b" raised, 200 nested
+    braces a RecursionError)."""
+    rest = np.zeros((2, 8), np.float32)
+    rest[:, 3] = rest[:, 7] = 1
+    rest[1, 5] = 1
+    for skeleton in (S.Skeleton([-1, 0], [name, "b"], rest), S.Skeleton([-1, 0], [name, "b"])):
+        fig = skeleton.plot(labels=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)    # a 400-character name: no layout
+            fig.canvas.draw()
+        texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+        assert name in texts
+
+
+def test_one_joint_skeletons_and_clips_plot():
+    rest = np.array([[0, 0, 0, 1, 0, 0, 0, 1]], np.float32)
+    skeleton = S.Skeleton([-1], ["root"], rest)
+    skeleton.plot().canvas.draw()
+    clip = S.Clip(skeleton, np.repeat(rest[None], 3, axis=0), 1 / 30)
+    clip.plot().canvas.draw()
+    for view in ("front", "side", "top"):
+        clip.plot(1, view=view)
+    anim = clip.animate()
+    assert anim.frame_pixels().shape[2] == 1

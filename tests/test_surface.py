@@ -1,4 +1,4 @@
-"""Spring-grid surface (seed 001) against the float64 references and its invariants, on every
+"""Spring-grid surface against the float64 references and its invariants, on every
 SIMD variant (`isa` fixture)."""
 import math
 import subprocess

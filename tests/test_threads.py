@@ -59,7 +59,7 @@ def _jobs(rng):
         "quat_rotate": (lambda q, v: skelsimd.quat_rotate(q, v), (q0, pts[:2000])),
         "quat_to_matrix": (lambda q: skelsimd.quat_to_matrix(q), (q0,)),
         "matrix_to_qts": (lambda m: skelsimd.matrix_to_qts(m), (local,)),
-        "load_bvh": (lambda text: skelsimd.load_bvh(text).local, (bvh_text,)),
+        "load_bvh": (lambda text: skelsimd.load_bvh(text=text).local, (bvh_text,)),
     }
 
 

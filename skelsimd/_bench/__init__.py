@@ -6,6 +6,7 @@ FAMILIES maps the family's name to that function. A family may also provide
 bench.json): REPORTS maps the family's name to it.
 """
 from . import compress, convert, joints, mat4, quat, skeleton, skinning, surface
+from . import track
 
 FAMILIES = {
     "joints": joints.headline,
@@ -16,7 +17,12 @@ FAMILIES = {
     "skeleton": skeleton.headline,
     "convert": convert.headline,
     "compress": compress.headline,
+    "track": track.headline,
 }
+
+from . import runtime  # noqa: E402  (the engine runtime: additive layers and IK)
+
+FAMILIES["runtime"] = runtime.headline
 
 REPORTS = {
     "compress": compress.report,

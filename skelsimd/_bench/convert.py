@@ -8,6 +8,7 @@ from .. import convert as C
 from .. import testing as T
 from ..reference import convert as RC
 from ..reference import quat as RQ
+from . import numpy_forms as NF
 from .core import Workload
 
 N = 100_000
@@ -116,7 +117,7 @@ def sixd_to_matrix_workload(n=N, seed=4):
     return Workload(
         name=f"sixd_to_matrix[{n}]", title=f"sixd_to_matrix {n} (NumPy f32)",
         family="convert", unit="rotation", units=n,
-        kernel=lambda: C.sixd_to_matrix(d, out), numpy=lambda: RC.sixd_to_matrix_numpy32(d, np_out),
+        kernel=lambda: C.sixd_to_matrix(d, out), numpy=lambda: NF.sixd_to_matrix_numpy32(d, np_out),
         limit=lambda: np.copyto(copy, out), check=lambda res: check(np.asarray(res)[:1000]),
         params={"rotations": n},
     )
@@ -132,7 +133,7 @@ def sixd_to_quat_workload(n=N, seed=5):
     copy = np.empty_like(out)
     ref = None   # the reference's matrix_to_quat (an eigensolver per matrix) is no contender
     if _Rotation is not None:
-        ref = lambda: _Rotation.from_matrix(RC.sixd_to_matrix_numpy32(d).astype(np.float64)).as_quat()   # noqa: E731
+        ref = lambda: _Rotation.from_matrix(NF.sixd_to_matrix_numpy32(d).astype(np.float64)).as_quat()   # noqa: E731
     expected = RC.sixd_to_quat(d[:1000])
 
     def check(res):

@@ -106,20 +106,36 @@ def _fmt_time(t):
 
 
 def format_table(records):
-    head = f"{'workload':<34} {'variant':<8} {'per call':>10} {'ns/unit':>12} {'vs numpy':>9} {'vs scalar':>9} {'vs limit':>9}"
-    lines = [head, "-" * len(head)]
+    """The table of times and ratios: workload names and units in full (the columns widen to
+    them); a ratio without its reference (no NumPy formulation, or SciPy not installed for the
+    rotation conversions' reference) is written as a word, never ``nanx``."""
+    def ratio(value, digits, missing):
+        return f"{value:.{digits}f}x" if value is not None and value == value else missing
+
+    rows = []
     last = None
     for r in records:
         title = r["title"] if r["title"] != last else ""
         last = r["title"]
         limit = next((v for k, v in r.items() if k.startswith("time_vs_")), None)
-        lines.append(
-            f"{title[:34]:<34} {r['variant']:<8} {_fmt_time(r['seconds_per_call']):>10} "
-            f"{r['ns_per_unit']:8.2f}/{r['unit'][:3]:<3} "
-            f"{r.get('speedup_vs_numpy', float('nan')):8.1f}x {r.get('speedup_vs_scalar', float('nan')):8.2f}x "
-            + (f"{limit:8.2f}x" if limit is not None else f"{'':>9}")
-        )
-    lines.append("vs numpy / vs scalar: how many times faster; vs limit: time relative to the physical limit (memcpy).")
+        rows.append((title, r["variant"], _fmt_time(r["seconds_per_call"]),
+                     f"{r['ns_per_unit']:.2f} ns/{r['unit']}",
+                     ratio(r.get("speedup_vs_numpy"), 1, "no ref"),
+                     ratio(r.get("speedup_vs_scalar"), 2, "-"),
+                     ratio(limit, 2, "")))
+    names = ("workload", "variant", "per call", "time per unit", "vs numpy", "vs scalar",
+             "vs limit")
+    widths = [max([len(n)] + [len(row[k]) for row in rows]) for k, n in enumerate(names)]
+
+    def line(cells):
+        return " ".join(c.ljust(w) if k < 2 else c.rjust(w)
+                        for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    head = line(names)
+    lines = [head, "-" * len(head)] + [line(row) for row in rows]
+    lines.append("vs numpy / vs scalar: how many times faster; vs limit: time relative to the "
+                 "physical limit (memcpy); no ref: no NumPy reference here (the rotation "
+                 "conversions' is SciPy's: pip install scipy).")
     return "\n".join(lines)
 
 

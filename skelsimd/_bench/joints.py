@@ -1,4 +1,4 @@
-"""Benchmark workloads of the joint-matrix family (seeds 000 and 002)."""
+"""Benchmark workloads of the joint-matrix family."""
 import numpy as np
 
 from .. import joints as J
@@ -43,7 +43,7 @@ def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None,
 
 
 def army():
-    """Seed 002's army: 1000 characters x 96 joints."""
+    """The army of "Adventures in data-oriented design, part 2": 1000 characters x 96 joints."""
     return local_to_global_workload(1000, 96, name="army")
 
 

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the 4x4 matrix family (seed 004's three test cases, at the seed's 64
+"""Benchmark workloads of the 4x4 matrix family (the three test cases of "Optimizing 4x4 matrix multiplication", at the article's 64
 matrices and at 100,000)."""
 import numpy as np
 
@@ -17,7 +17,7 @@ def _checker(expected, tol):
 
 
 def matmul4_workload(n, case, *, seed=0, name=None):
-    """matmul4 on n products: 'array x constant' (the seed's case 1), 'constant x array' or
+    """matmul4 on n products: 'array x constant' (Frechette's case 1), 'constant x array' or
     'pairs'. NumPy: for array x constant the single GEMM on the reshaped (4n, 4) array (the
     issue's yardstick), with np.matmul's broadcasting as "numpy-batched" (OpenBLAS's threaded GEMM
     varies a lot on this shared 2-core machine: either can be the faster); otherwise np.matmul
@@ -44,7 +44,7 @@ def matmul4_workload(n, case, *, seed=0, name=None):
 
 
 def chain_workload(n=64, seed=1):
-    """The seed's case 2: n matrices, each parented to the previous one."""
+    """Frechette's case 2: n matrices, each parented to the previous one."""
     rng = np.random.default_rng(seed)
     local = T.random_mat4(n, rng, translation=0.1)
     parents = T.chain_parents(n)
@@ -59,7 +59,7 @@ def chain_workload(n=64, seed=1):
 
 
 def one_off_workload(seed=2):
-    """The seed's case 3: one product of two constant matrices per call (per-call overhead)."""
+    """Frechette's case 3: one product of two constant matrices per call (per-call overhead)."""
     rng = np.random.default_rng(seed)
     a, b = T.random_mat4((), rng), T.random_mat4((), rng)
     out = np.empty((4, 4), np.float32)

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the quaternion families (seeds 003 and 002): slerp and nlerp
+"""Benchmark workloads of the quaternion families ("Slerping Clock Cycles"): slerp and nlerp
 on 1024 pairs, blend_joints and blend_layers on an army, and the QTS hierarchy walks."""
 import numpy as np
 
@@ -10,6 +10,7 @@ from .. import testing as T
 from ..reference import blend as RB
 from ..reference import joints as RJ
 from ..reference import qts as RQ
+from . import numpy_forms as NF
 from .core import Workload
 
 
@@ -35,7 +36,7 @@ def slerp_workload(n=1024, seed=0):
     return Workload(
         name=f"slerp[{n}]", title=f"slerp fast {n} pairs", family="quat", unit="pair", units=n,
         kernel=lambda: B.slerp(q0, q1, t, out),
-        numpy=lambda: RB.slerp_numpy32(q0, q1, t),
+        numpy=lambda: NF.slerp_numpy32(q0, q1, t),
         limit=lambda: np.copyto(out_exact, q0),
         check=_checker(RB.slerp(q0, q1, t), 5e-7),
         extra={"exact": lambda: B.slerp(q0, q1, t, out_exact, method="exact")},
@@ -49,7 +50,7 @@ def nlerp_workload(n=1024, seed=1):
     copy = np.empty_like(q0)
     return Workload(
         name=f"nlerp[{n}]", title=f"nlerp {n} pairs", family="quat", unit="pair", units=n,
-        kernel=lambda: B.nlerp(q0, q1, t, out), numpy=lambda: RB.nlerp_numpy32(q0, q1, t),
+        kernel=lambda: B.nlerp(q0, q1, t, out), numpy=lambda: NF.nlerp_numpy32(q0, q1, t),
         limit=lambda: np.copyto(copy, q0), check=_checker(RB.nlerp(q0, q1, t), 2e-7),
         params={"pairs": n},
     )
@@ -69,7 +70,7 @@ def blend_joints_workload(batch=1000, joints=96, method="fast", seed=2):
         name=f"blend_joints_{method}[{batch}x{joints}]", title=f"blend_joints {method} {batch} x {joints}",
         family="quat", unit="joint", units=batch * joints,
         kernel=lambda: B.blend_joints(a, b, 0.3, method=method, out=out),
-        numpy=lambda: RB.blend_joints_numpy32(a, b, 0.3, method),
+        numpy=lambda: NF.blend_joints_numpy32(a, b, 0.3, method),
         limit=lambda: np.copyto(copy, a),
         check=lambda res: check(np.asarray(res)[:k]),
         params={"batch": batch, "joints": joints, "method": method},
@@ -87,7 +88,7 @@ def blend_layers_workload(batch=1000, joints=96, layers=3, seed=3):
     return Workload(
         name=f"blend_layers[{layers}x{batch}x{joints}]", title=f"blend_layers {layers} x {batch} x {joints}",
         family="quat", unit="joint", units=batch * joints,
-        kernel=lambda: B.blend_layers(x, w, out), numpy=lambda: RB.blend_layers_numpy32(x, w),
+        kernel=lambda: B.blend_layers(x, w, out), numpy=lambda: NF.blend_layers_numpy32(x, w),
         limit=lambda: np.copyto(copy, x[:, 0]), check=lambda res: check(np.asarray(res)[:8]),
         params={"batch": batch, "joints": joints, "layers": layers},
     )
@@ -114,7 +115,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
         expected = RQ.qts_local_to_global_matrix(local[:k], parents)
 
         def numpy_walk():
-            return U.qts_to_matrix(RQ.qts_local_to_global_numpy32(local, plan, np_out))
+            return U.qts_to_matrix(NF.qts_local_to_global_numpy32(local, plan, np_out))
 
         walk = Q.qts_local_to_global_matrix
         extra = {"l2g mats": lambda: J.local_to_global(mats, parents, out_m)}
@@ -125,7 +126,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
         expected = RQ.qts_local_to_global(local[:k], parents)
 
         def numpy_walk():
-            return RQ.qts_local_to_global_numpy32(local, plan, np_out)
+            return NF.qts_local_to_global_numpy32(local, plan, np_out)
 
         walk = Q.qts_local_to_global
         extra = {}

@@ -10,7 +10,7 @@ import numpy as np
 from .. import data
 from ..blend import blend_joints
 from ..qts import qts_local_to_global_matrix
-from ..reference.quat import qts_to_matrix_numpy32
+from .numpy_forms import qts_to_matrix_numpy32
 from .. import joints as J
 from ..io.bvh import _euler_quaternions, _make_continuous, load_bvh
 from ..reference import joints as RJ

@@ -7,6 +7,7 @@ from .. import skinning as S
 from .. import testing as T
 from ..reference import joints as RJ
 from ..reference import skinning as R
+from . import numpy_forms as NF
 from .core import Workload
 
 
@@ -73,7 +74,7 @@ def skin_workload(palettes=1, vertices=10_000, influences=4, joints=96, seed=1):
         name=f"skin[{palettes}]", title=f"skin {vertices} x {influences}, {palettes} palette(s)",
         family="skinning", unit="vertex", units=palettes * vertices,
         kernel=lambda: S.skin(positions, idx, w, palette, out),
-        numpy=lambda: R.skin_numpy(positions_h, dense, palette),
+        numpy=lambda: NF.skin_numpy(positions_h, dense, palette),
         check=_checker(R.skin(positions, idx, w, palette[:rows]), 2e-6, rows=rows),
         params={"palettes": palettes, "vertices": vertices, "influences": influences},
     )

@@ -1,4 +1,4 @@
-"""Benchmark workloads of the spring-grid surface (seed 001).
+"""Benchmark workloads of the spring-grid surface ("2D Surface Deformation").
 
 Every workload is checked before it is timed: the NumPy formulation against the float64
 reference when the workload is built, and each SIMD variant (the `check` hook, run under every
@@ -192,7 +192,7 @@ def effectors_workload(rows=100, cols=100, k=64, *, name="wind"):
 
 
 def headline():
-    """The family's workloads for `python -m skelsimd bench`: the seed's 10,000-vertex grid."""
+    """The family's workloads for `python -m skelsimd bench`: the article's 10,000-vertex grid."""
     return [
         step_workload(100, 100, "offset", name="water"),
         step_workload(100, 100, "length", name="water-length", layouts=False),

@@ -81,6 +81,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "pip install 'skelsimd[dask]'") from exc
 
 from .. import __version__
+from .._rotation64 import quat_rotate
 from ..blend import blend_joints
 from ..clip import Clip
 from ..io.bvh import load_bvh
@@ -153,21 +154,33 @@ class ClipSummary:
 
 @dataclasses.dataclass
 class DatasetReport:
-    """What ``build_dataset`` did: the clips written and the files that failed, in input order."""
+    """What ``build_dataset`` did: the clips written and the files that failed, in input order;
+    ``skipped``: the group names found complete in the store and not written again
+    (``resume=True``); ``interrupted``: the run was stopped (Ctrl-C) before every file was
+    processed (the clips listed as written are complete in the store; rerun with
+    ``resume=True`` / ``--resume`` to write the rest)."""
     store: str
     written: list
     failed: list
     seconds: float
+    skipped: list = dataclasses.field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def ok(self):
-        return not self.failed
+        return not self.failed and not self.interrupted
 
     def summary(self):
         frames = sum(s.frames for s in self.written)
-        lines = [f"wrote {len(self.written)} clips ({frames} frames) to {self.store} in "
-                 f"{self.seconds:.1f} s" + (f"; {len(self.failed)} failed:" if self.failed else "")]
+        head = "interrupted: " if self.interrupted else ""
+        lines = [f"{head}wrote {len(self.written)} clips ({frames} frames) to {self.store} in "
+                 f"{self.seconds:.1f} s"
+                 + (f" ({len(self.skipped)} complete already, skipped)" if self.skipped else "")
+                 + (f"; {len(self.failed)} failed:" if self.failed else "")]
         lines += [f"  {f}" for f in self.failed]
+        if self.interrupted:
+            lines.append("the clips written are complete; rerun with --resume (resume=True) to "
+                         "write the others")
         return "\n".join(lines)
 
     __str__ = summary
@@ -303,7 +316,7 @@ class RootFeatures:
         up[_AXIS[self.up]] = 1.0
         fw[_AXIS[self.forward]] = 1.0
         side = np.cross(up, fw)                                          # (side, up, forward)
-        f = _rotate(q, fw)                                               # (F, 3)
+        f = quat_rotate(q, fw)                                               # (F, 3)
         heading = np.arctan2(f @ side, f @ fw)                           # from forward towards side
         c, s = np.cos(heading)[:, None], np.sin(heading)[:, None]
         origin = p[:, self.root, :] - (p[:, self.root, :] @ up)[:, None] * up
@@ -373,14 +386,6 @@ class Compress:
             clip = Clip(clip.skeleton, c.decompress(), clip.frame_time, channels=clip.channels,
                         end_site=clip.end_site)
         return dataclasses.replace(item, clip=clip, arrays=arrays, attrs=attrs)
-
-
-def _rotate(q, v):
-    """R(q) v for unit quaternions q (F, 4) (x, y, z, w) and one vector v, in float64."""
-    x, y, z, w = q[:, 0:1], q[:, 1:2], q[:, 2:3], q[:, 3:4]
-    u = np.concatenate([x, y, z], axis=1)
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 def _facing(v, c, s, side, up, fw):
@@ -846,6 +851,7 @@ class _Progress:
     failure as it arrives."""
 
     def __init__(self, total, enabled, stream=None):
+        self.results = []       # the partition results seen, for an interrupted run
         self.total = total
         self.enabled = enabled
         self.stream = stream or sys.stderr
@@ -860,6 +866,7 @@ class _Progress:
                 self.bar = None
 
     def update(self, results):
+        self.results.append(results)
         if self.enabled:
             for r in results:
                 if isinstance(r, ClipFailure):
@@ -913,7 +920,7 @@ def _failed_partition(entries, exc):
 
 def build_dataset(source, store, *, steps=None, scheduler="processes", workers=None,
                   progress=True, overwrite=False, readers=None, partition_size=None,
-                  chunk_frames=4096):
+                  chunk_frames=4096, resume=False):
     """Read every motion file of ``source``, run ``steps`` on each clip and write one Zarr group
     per clip into ``store``; returns a :class:`DatasetReport`.
 
@@ -936,6 +943,13 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
     progress : bool
         A progress bar on stderr (tqdm when installed) that prints each failure as it happens
         (False: nothing is printed; the report still lists every failure).
+    resume : bool
+        Continue a run into an existing store (a local directory): groups that are complete
+        (their ``zarr.json`` exists: it is written last) are skipped, the files of incomplete
+        ones (a run stopped while writing them) are removed and written again.
+
+    A KeyboardInterrupt (Ctrl-C) stops the run: the report returned has ``interrupted=True``
+    and lists the clips written (each complete); the store's attributes record them.
     """
     t0 = time.perf_counter()
     readers = DEFAULT_READERS if readers is None else dict(readers)
@@ -948,8 +962,18 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
 
     import zarr
 
-    root = zarr.open_group(store, mode=_prepare_store(store, overwrite))
+    skipped = []
+    if resume:
+        if overwrite:
+            raise ValueError("resume and overwrite: choose one (overwrite replaces the store, "
+                             "resume continues it)")
+        entries, skipped = _resume_entries(store, entries)
+        root = zarr.open_group(store, mode="r+")
+    else:
+        root = zarr.open_group(store, mode=_prepare_store(store, overwrite))
     root.attrs.update({"skelsimd_version": __version__, "steps": [repr(s) for s in steps]})
+    if not entries:
+        return DatasetReport(str(store), [], [], time.perf_counter() - t0, skipped)
 
     size = partition_size or default_partition_size(len(entries))
     bag = (db.from_sequence(entries, partition_size=size)
@@ -960,17 +984,55 @@ def build_dataset(source, store, *, steps=None, scheduler="processes", workers=N
     assert bag.npartitions == len(parts)
 
     bar = _Progress(len(entries), progress)
+    interrupted = False
     try:
         results = _run(bag, parts, scheduler, workers, bar)
+    except KeyboardInterrupt:
+        # what the progress bar saw complete (a partition's clips are each complete: a write
+        # that was cut removes its own files, or leaves a group without zarr.json that
+        # resume=True removes)
+        interrupted = True
+        results = bar.results
     finally:
         bar.close()
     flat = [r for part in results for r in part]
     written = [r for r in flat if isinstance(r, ClipSummary)]
     failed = [r for r in flat if isinstance(r, ClipFailure)]
-    root.attrs.update({"clips": len(written),
+    previous = root.attrs.get("clips", 0) if resume else 0
+    root.attrs.update({"clips": len(written) + (previous if isinstance(previous, int) else 0),
+                       "interrupted": interrupted,
                        "failed": [{"path": f.path, "stage": f.stage, "error": f.error}
                                   for f in failed]})
-    return DatasetReport(str(store), written, failed, time.perf_counter() - t0)
+    return DatasetReport(str(store), written, failed, time.perf_counter() - t0, skipped,
+                         interrupted)
+
+
+def _resume_entries(store, entries):
+    """(entries still to write, names of complete groups) of a run resumed into the local
+    store ``store``: a group is complete when its zarr.json exists (written last); the files
+    of an incomplete group are removed (its directory, inside the store: the name was checked
+    to be one safe component)."""
+    import shutil
+
+    if not isinstance(store, str) or "://" in store:
+        raise ValueError(f"resume: expected a local directory store, got {store!r}")
+    if not (os.path.isdir(store) and _is_zarr_store(store)):
+        raise FileNotFoundError(f"{store}: no Zarr store to resume (run without --resume to "
+                                f"create it)")
+    todo, done = [], []
+    for e in entries:
+        if isinstance(e, ClipFailure):
+            todo.append(e)
+            continue
+        name = check_group_name(e[0])
+        group = os.path.join(store, name)
+        if os.path.isfile(os.path.join(group, "zarr.json")):
+            done.append(name)
+            continue
+        if os.path.isdir(group) and not os.path.islink(group):
+            shutil.rmtree(group)        # a group cut mid-write: written again
+        todo.append(e)
+    return todo, done
 
 
 def _is_zarr_store(path):

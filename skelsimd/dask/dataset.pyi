@@ -53,6 +53,10 @@ class DatasetReport:
     written: list[ClipSummary]
     failed: list[ClipFailure]
     seconds: float
+    skipped: list[str]
+    interrupted: bool
+    def __init__(self, store: str, written: list[ClipSummary], failed: list[ClipFailure],
+                 seconds: float, skipped: list[str] = ..., interrupted: bool = False) -> None: ...
     @property
     def ok(self) -> bool: ...
     def summary(self) -> str: ...
@@ -113,4 +117,4 @@ def build_dataset(source: _Source, store: Any, *, steps: Sequence[_Step] | None 
                   scheduler: str = "processes", workers: int | None = None,
                   progress: bool = True, overwrite: bool = False,
                   readers: _Readers | None = None, partition_size: int | None = None,
-                  chunk_frames: int = 4096) -> DatasetReport: ...
+                  chunk_frames: int = 4096, resume: bool = False) -> DatasetReport: ...

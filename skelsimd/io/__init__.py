@@ -1,9 +1,10 @@
 """File formats: BVH motion capture (:mod:`skelsimd.io.bvh`), skelsimd's compressed clip
-files (:mod:`skelsimd.io.skc`) and glTF 2.0 characters (:mod:`skelsimd.io.gltf`). Each format
-module reads into and writes from the model types (:class:`skelsimd.Clip`,
-:class:`skelsimd.Skeleton`, :class:`skelsimd.CompressedClip`)."""
+files (:mod:`skelsimd.io.skc`), glTF 2.0 characters (:mod:`skelsimd.io.gltf` reads,
+:mod:`skelsimd.io.gltf_write` writes). Each format module reads into and writes from the model
+types (:class:`skelsimd.Clip`, :class:`skelsimd.Skeleton`, :class:`skelsimd.CompressedClip`)."""
 from .bvh import load_bvh, save_bvh
 from .skc import load_skc, read_skc, save_skc
 from .gltf import load_gltf
+from .gltf_write import save_gltf
 
-__all__ = ["load_bvh", "save_bvh", "load_skc", "read_skc", "save_skc", "load_gltf"]
+__all__ = ["load_bvh", "save_bvh", "load_skc", "read_skc", "save_skc", "load_gltf", "save_gltf"]

@@ -38,6 +38,7 @@ import os
 import re
 import sys
 import warnings
+from decimal import ROUND_CEILING, Decimal, InvalidOperation, localcontext
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from ..clip import Clip
 from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
 
-__all__ = ["load_bvh", "save_bvh", "rotation_to_euler"]
+__all__ = ["load_bvh", "save_bvh", "rotation_to_euler", "file_frame_rate", "COMMON_RATES"]
 
 _AXES = "XYZ"
 _CHANNEL_RE = re.compile(r"^([xyz])(position|rotation)$", re.IGNORECASE)
@@ -57,23 +58,65 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _WARNED_RENAMES = 10      # repeated names warned about one by one; the rest in one summary
 
 
-def _read_source(source):
-    """(bytes, label) from a path, a BVH text, bytes or a binary/text file object."""
+def _text_bound(path, max_bytes):
+    """The most bytes the decompressed text of the .gz file `path` may hold: max_bytes, or by
+    default the clip bound of a file of the compressed file's size (_CLIP_BYTES_PER_FILE_BYTE
+    times it, at least _CLIP_BYTES_FLOOR)."""
+    if max_bytes is not None:
+        return max_bytes
+    return max(_CLIP_BYTES_FLOOR, _CLIP_BYTES_PER_FILE_BYTE * os.path.getsize(path))
+
+
+def _read_gzip(path, limit):
+    """The decompressed bytes of the .gz file `path`, read in pieces and refused (ValueError)
+    as soon as they exceed `limit` bytes: a small file expanding to gigabytes is never held
+    whole."""
+    pieces, size = [], 0
+    with gzip.open(path, "rb") as f:
+        while True:
+            piece = f.read(min(_GZIP_PIECE, limit - size + 1))
+            if not piece:
+                break
+            size += len(piece)
+            if size > limit:
+                raise ValueError(f"{path}: the decompressed text is more than max_bytes = "
+                                 f"{limit} bytes (pass a larger max_bytes to load it)")
+            pieces.append(piece)
+    return b"".join(pieces)
+
+
+_GZIP_PIECE = 1 << 20
+
+
+def _read_source(source, text, max_bytes):
+    """(bytes, label) from a path, bytes or a binary/text file object, or from ``text``."""
+    if text is not None:
+        if source is not None:
+            raise TypeError("load_bvh: expected a path, bytes or a file object, or text=, not both")
+        if not isinstance(text, str):
+            raise TypeError(f"text: expected the text of a BVH file (str), got "
+                            f"{type(text).__name__}")
+        return text.encode("utf-8"), "<text>"
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), "<bytes>"
     if hasattr(source, "read"):
         data = source.read()
-        return (data.encode("utf-8") if isinstance(data, str) else bytes(data)), "<file>"
-    if isinstance(source, str) and ("\n" in source or "\r" in source
-                                    or source.lstrip().upper().startswith("HIERARCHY")):
-        return source.encode("utf-8"), "<text>"
+        if isinstance(data, str):
+            return data.encode("utf-8"), "<file>"
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"path: the file object's read() returned {type(data).__name__}, "
+                            "expected bytes or str")
+        return bytes(data), "<file>"
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rb") as f:
-            return f.read(), str(path)
-    raise TypeError(f"path_or_text: expected a path, a BVH text, bytes or a file object, "
-                    f"got {type(source).__name__}")
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if path.endswith(".gz"):
+            return _read_gzip(path, _text_bound(path, max_bytes)), path
+        with open(path, "rb") as f:
+            return f.read(), path
+    raise TypeError(f"path: expected a path (str or os.PathLike), bytes or a file object, "
+                    f"got {type(source).__name__} (BVH text goes through load_bvh(text=...))")
 
 
 class _Lines:
@@ -298,9 +341,63 @@ def _parse_hierarchy(lines, end_sites):
     frames = _motion_header(lines, r"frames\s*:", "'Frames: <count>'", int, lambda v: v >= 0,
                             "a non-negative frame count")
     lines.frames_line = lines.number
-    frame_time = _motion_header(lines, r"frame\s+time\s*:", "'Frame Time: <seconds>'", float,
-                                lambda v: v > 0 and np.isfinite(v), "a positive frame time in seconds")
-    return names, parents, offsets, channels, is_end, frames, frame_time
+    token = _motion_header(lines, r"frame\s+time\s*:", "'Frame Time: <seconds>'", _frame_time_token,
+                           lambda v: v[1] > 0 and np.isfinite(v[1]), "a positive frame time in seconds")
+    return names, parents, offsets, channels, is_end, frames, token
+
+
+def _frame_time_token(token):
+    """(token, float value) of a 'Frame Time:' value (ValueError when it is not a number)."""
+    return token, float(token)
+
+
+#: The frame rates (Hz) a BVH frame time is read as when it is one of them up to the precision
+#: it is printed with (see :func:`file_frame_rate`).
+COMMON_RATES = (24, 25, 30, 48, 50, 60, 90, 100, 120, 240)
+
+
+def file_frame_rate(token):
+    """The frame rate (an int, Hz) that the printed frame time ``token`` stands for, or None.
+
+    Files round their frame time (``0.033333``, ``0.0083333``). A printed decimal ``d`` with
+    its last digit at ``10**e`` stands for every value within half a unit of that digit,
+    ``[d - 10**e / 2, d + 10**e / 2]``. The rate is, in this order: the integer ``n`` when
+    ``d`` is exactly ``1 / n`` (``0.008`` is 125 Hz); the common rate (:data:`COMMON_RATES`)
+    whose period ``1 / rate`` lies in that interval, the one nearest ``d`` when several do;
+    the integer rate ``n`` when ``1 / n`` is the only such period in the interval; else None
+    (the frame time is taken as printed). Comparisons are exact (decimal arithmetic).
+
+    Examples
+    --------
+    >>> from skelsimd.io.bvh import file_frame_rate
+    >>> file_frame_rate("0.033333"), file_frame_rate("0.0083333"), file_frame_rate("0.04")
+    (30, 120, 25)
+    >>> file_frame_rate("0.0142857"), file_frame_rate("0.008"), file_frame_rate("0.0123456")
+    (70, 125, None)
+    """
+    try:
+        d = Decimal(token)
+    except InvalidOperation:
+        return None
+    if not d.is_finite() or d <= 0:
+        return None
+    with localcontext() as ctx:
+        ctx.prec = max(28, len(token) + 8)
+        half = Decimal(5).scaleb(d.as_tuple().exponent - 1)
+        lo, hi = d - half, d + half
+        if d <= 1:
+            exact = int((1 / d).to_integral_value())
+            if exact * d == 1:          # printed exactly: 0.008 is 125 Hz, 0.04 is 25 Hz
+                return exact
+        common = [r for r in COMMON_RATES if r * lo <= 1 <= r * hi]
+        if common:
+            return min(common, key=lambda r: abs(1 / Decimal(r) - d))
+        if lo <= 0 or hi > 2:
+            return None
+        n_min = int((1 / hi).to_integral_value(rounding=ROUND_CEILING))
+        if n_min * lo <= 1 <= n_min * hi and not (n_min + 1) * lo <= 1:
+            return n_min
+    return None
 
 
 def _rotate_by_axis(x, y, z, w, axis, s, c):
@@ -370,14 +467,16 @@ _CLIP_BYTES_FLOOR = 256 << 20
 _CLIP_BYTES_PER_FILE_BYTE = 64
 
 
-def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
+def load_bvh(path=None, *, text=None, end_sites=False, max_bytes=None):
     """Load a BVH motion capture file.
 
     Parameters
     ----------
-    path_or_text : str, os.PathLike, bytes or file object
-        A path (``.gz`` paths are decompressed), the text of a BVH file (a str containing a
-        line break or starting with ``HIERARCHY``), its bytes, or an open file.
+    path : str, os.PathLike, bytes or file object
+        A path (``.gz`` paths are decompressed; a str is always a path, whatever it holds),
+        the file's bytes, or an open file (binary or text).
+    text : str, optional
+        The text of a BVH file, instead of ``path`` (``load_bvh(text=...)``).
     end_sites : bool, default False
         Also make every End Site a leaf joint named ``<parent>_end`` (identity rotation, its
         OFFSET as translation).
@@ -385,7 +484,9 @@ def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
         The largest clip (``frames * joints * 32`` bytes of ``clip.local``) to build; default
         64 times the file's size, at least 256 MiB. A file declaring more frames than its
         MOTION section holds is refused whatever the limit, and nothing larger than the file
-        is allocated before that is known.
+        is allocated before that is known. For a ``.gz`` path it also bounds the decompressed
+        text (default: 64 times the compressed file's size, at least 256 MiB), which is read
+        in pieces and refused as soon as it grows beyond the bound.
 
     Returns
     -------
@@ -394,21 +495,58 @@ def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
         as QTS), ``clip.frame_time`` in seconds and ``clip.local``, the QTS local poses
         ``(F, J, 8)`` float32 (see the module docstring for the conventions).
 
+    Notes
+    -----
+    Frame times as files print them: a frame time that is a rounded common rate
+    (``Frame Time: 0.033333`` is 30 Hz up to its printed precision; see
+    :func:`file_frame_rate` for the exact rule) is read as that rate exactly:
+    ``clip.frame_time = 1 / 30`` and ``clip.fps == 30``; ``clip.frame_time_raw`` keeps the
+    value as printed. Other frame times are taken as printed.
+
     Raises
     ------
     ValueError
         Malformed files, with the line number: unknown keywords or channels, missing or extra
         numbers, non-numbers, values beyond float32, a frame count that does not match the
         MOTION lines (or more frames than the file can hold, or a clip beyond ``max_bytes``),
-        unclosed blocks.
+        unclosed blocks; a ``.gz`` file whose text is beyond ``max_bytes``.
     TypeError
-        ``path_or_text`` of another type.
+        ``path`` of another type (or a file object whose ``read()`` returns neither bytes nor
+        str), both ``path`` and ``text`` or neither.
+
+    Examples
+    --------
+    >>> from skelsimd import load_bvh
+    >>> text = '''HIERARCHY
+    ... ROOT hips
+    ... {
+    ...   OFFSET 0 0 0
+    ...   CHANNELS 3 Xposition Yposition Zposition
+    ... }
+    ... MOTION
+    ... Frames: 2
+    ... Frame Time: 0.033333
+    ... 0 1 0
+    ... 0 1.5 0
+    ... '''
+    >>> clip = load_bvh(text=text)
+    >>> clip.frames, clip.fps, clip.frame_time_raw
+    (2, 30.0, 0.033333)
     """
-    data, _ = _read_source(path_or_text)
+    if path is None and text is None:
+        raise TypeError("load_bvh: expected a path, bytes or a file object (or text=...), got "
+                        "None")
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+                                  or max_bytes < 0):
+        raise TypeError(f"max_bytes: expected a non-negative int or None, got {max_bytes!r}")
+    data, _ = _read_source(path, text, max_bytes)
     if data.startswith(b"\xef\xbb\xbf"):     # a UTF-8 byte order mark (Windows editors write one)
         data = data[3:]
     lines = _Lines(data)
-    names, parents, offsets, channels, is_end, frames, frame_time = _parse_hierarchy(lines, end_sites)
+    names, parents, offsets, channels, is_end, frames, (token, frame_time_raw) = \
+        _parse_hierarchy(lines, end_sites)
+    rate = file_frame_rate(token)
+    frame_time = 1.0 / rate if rate is not None else frame_time_raw
     n = len(names)
     counts = [len(c) for c in channels]
     columns = np.concatenate(([0], np.cumsum(counts)))[:-1].astype(int).tolist()
@@ -435,7 +573,8 @@ def load_bvh(path_or_text, *, end_sites=False, max_bytes=None):
     rest[:, 4:7] = offsets
     rest[:, 7] = 1.0
     skeleton = Skeleton(np.asarray(parents, dtype=np.int32), names, rest)
-    return Clip(skeleton, local, frame_time, channels=channels, end_site=is_end)
+    return Clip(skeleton, local, frame_time, channels=channels, end_site=is_end,
+                frame_time_raw=frame_time_raw)
 
 
 # --- writing ---------------------------------------------------------------------------------------

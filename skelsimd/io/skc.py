@@ -46,7 +46,10 @@ def read_skc(path: _Path, *, max_file_bytes: int = MAX_FILE_BYTES) -> Compressed
     if size > max_file_bytes:
         raise ValueError(f"{path}: {size} bytes, more than max_file_bytes = {max_file_bytes}")
     with open(path, "rb") as f:
-        data = f.read(max_file_bytes + 1)
+        # read what the file holds (at most the bound): f.read(n) allocates n bytes up front
+        data = f.read(min(size, max_file_bytes) + 1)
+        if len(data) > max_file_bytes:      # the file grew since its size was taken
+            raise ValueError(f"{path}: more than max_file_bytes = {max_file_bytes} bytes")
     try:
         return CompressedClip.from_bytes(data)
     except ValueError as exc:

@@ -1,4 +1,5 @@
-"""Float64 NumPy reference implementations of every kernel (used by the tests and benchmarks),
-one module per kernel family, plus the NumPy formulations the benchmarks race against."""
+"""Float64 NumPy reference implementations of every kernel (the oracles the tests and the
+benchmarks check results against), one module per kernel family."""
 from . import (blend, compress, convert, gltf, joints, mat4, qts, quat, skeleton,  # noqa: F401
                skinning, surface)
+from . import additive, ik, track  # noqa: F401  (the engine runtime)

@@ -4,8 +4,7 @@ import numpy as np
 
 from .quat import quat_normalize
 
-__all__ = ["slerp", "nlerp", "blend_joints", "blend_layers", "slerp_numpy32", "nlerp_numpy32",
-           "blend_joints_numpy32", "blend_layers_numpy32"]
+__all__ = ["slerp", "nlerp", "blend_joints", "blend_layers"]
 
 
 def _f64(x):
@@ -42,7 +41,7 @@ def nlerp(q0, q1, t):
 
 
 def blend_joints(joints, blend, t, index=None, method="fast"):
-    """The seed's SlerpJoints / LerpJoints on QTS poses (..., J, 8) in float64: t <= 0 gives
+    """van Waveren's SlerpJoints / LerpJoints on QTS poses (..., J, 8) in float64: t <= 0 gives
     joints, t >= 1 gives blend on the selected joints, otherwise rotations by slerp (methods
     "fast"/"exact") or nlerp and translation/scale by linear interpolation. `t` broadcasts with
     the leading dims."""
@@ -78,56 +77,3 @@ def blend_layers(layers, weights):
         acc = acc + w[l][:, None] * np.where(flip, -q, q)
     ts = (w[..., None] * layers[..., 4:]).sum(-3) / w.sum(0)[:, None]
     return np.concatenate([quat_normalize(acc), ts], -1)
-
-
-# --- the NumPy float32 formulations the benchmarks race ------------------------------------
-
-def slerp_numpy32(q0, q1, t):
-    """A vectorised float32 NumPy slerp (arccos form with a linear fallback), as a NumPy user
-    would write it."""
-    dot = np.einsum("...i,...i->...", q0, q1)
-    q1 = np.where(dot[..., None] < 0, -q1, q1)
-    dot = np.minimum(np.abs(dot), np.float32(1))
-    omega = np.arccos(dot)
-    so = np.sin(omega)
-    small = so < np.float32(1e-6)
-    safe = np.where(small, np.float32(1), so)
-    w0 = np.where(small, 1 - t, np.sin((1 - t) * omega) / safe)
-    w1 = np.where(small, t, np.sin(t * omega) / safe)
-    return w0[..., None] * q0 + w1[..., None] * q1
-
-
-def nlerp_numpy32(q0, q1, t):
-    dot = np.einsum("...i,...i->...", q0, q1)
-    w1 = np.where(dot < 0, -t, t)
-    v = (1 - t)[..., None] * q0 + w1[..., None] * q1
-    return v / np.sqrt(np.einsum("...i,...i->...", v, v))[..., None]
-
-
-def blend_joints_numpy32(joints, blend, t, method="fast"):
-    """blend_joints on every joint in NumPy float32 (slerp_numpy32, or nlerp_numpy32 for
-    method "nlerp", on the rotations)."""
-    out = np.empty_like(joints)
-    tt = np.full(joints.shape[:-1], t, np.float32)
-    rot = nlerp_numpy32 if method == "nlerp" else slerp_numpy32
-    out[..., :4] = rot(joints[..., :4], blend[..., :4], tt)
-    out[..., 4:] = joints[..., 4:] + np.float32(t) * (blend[..., 4:] - joints[..., 4:])
-    return out
-
-
-def blend_layers_numpy32(layers, weights):
-    """blend_layers in NumPy float32: one vectorised step per layer."""
-    w = np.asarray(weights, np.float32)
-    nl, nj = layers.shape[-3], layers.shape[-2]
-    w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, (nl, nj))
-    acc = np.zeros(layers.shape[:-3] + (nj, 4), np.float32)
-    ts = np.zeros(layers.shape[:-3] + (nj, 4), np.float32)
-    for l in range(nl):
-        q = layers[..., l, :, :4]
-        sign = np.where(np.einsum("...i,...i->...", acc, q) < 0, -w[l], w[l])
-        acc += sign[..., None] * q
-        ts += w[l][:, None] * layers[..., l, :, 4:]
-    out = np.empty(layers.shape[:-3] + (nj, 8), np.float32)
-    out[..., :4] = acc / np.sqrt(np.einsum("...i,...i->...", acc, acc))[..., None]
-    out[..., 4:] = ts / w.sum(0)[:, None]
-    return out

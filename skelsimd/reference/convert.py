@@ -11,8 +11,7 @@ import numpy as np
 from . import quat as _quat
 
 __all__ = ["parse_seq", "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
-           "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",
-           "sixd_to_matrix_numpy32", "matrix_to_sixd_numpy32", "angle_error"]
+           "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat", "angle_error"]
 
 GIMBAL_EPS = 1e-7
 
@@ -177,25 +176,3 @@ def angle_error(a, b, degrees=False):
     turn = 360.0 if degrees else 2 * np.pi
     d = np.abs(_f64(a) - _f64(b)) % turn
     return np.minimum(d, turn - d)
-
-
-def sixd_to_matrix_numpy32(sixd, out=None):
-    """The NumPy formulation the benchmarks race (not a reference): Gram-Schmidt in float32,
-    columns layout."""
-    d = np.asarray(sixd, dtype=np.float32)
-    if out is None:
-        out = np.empty(d.shape[:-1] + (3, 3), np.float32)
-    a, b = d[..., :3], d[..., 3:]
-    b1 = a / np.sqrt(np.einsum("...i,...i->...", a, a))[..., None]
-    u = b - np.einsum("...i,...i->...", b1, b)[..., None] * b1
-    b2 = u / np.sqrt(np.einsum("...i,...i->...", u, u))[..., None]
-    out[..., :, 0] = b1
-    out[..., :, 1] = b2
-    out[..., :, 2] = np.cross(b1, b2)
-    return out
-
-
-def matrix_to_sixd_numpy32(m):
-    """The NumPy formulation the benchmarks race: the first two columns, (..., 6) float32."""
-    m = np.asarray(m, dtype=np.float32)
-    return np.ascontiguousarray(np.swapaxes(m[..., :, :2], -1, -2)).reshape(m.shape[:-2] + (6,))

@@ -72,7 +72,7 @@ def mat4_local_to_global_float32(local, parents):
 
 def matmul4_gemm(a, b, out):
     """Array (N, 4, 4) times one constant (4, 4): a single GEMM on the reshaped array,
-    (4N, 4) @ (4, 4) -- the fastest NumPy way for the seed's first test case."""
+    (4N, 4) @ (4, 4) -- the fastest NumPy way for the first test case of "Optimizing 4x4 matrix multiplication"."""
     np.matmul(a.reshape(-1, 4), b, out=out.reshape(-1, 4))
     return out
 
@@ -84,7 +84,7 @@ def matmul4_batched(a, b, out):
 
 
 def mat4_chain_numpy(local, out):
-    """The seed's second test case in NumPy: out[j] = out[j - 1] @ local[j] (a chain admits no
+    """The second test case of "Optimizing 4x4 matrix multiplication" in NumPy: out[j] = out[j - 1] @ local[j] (a chain admits no
     batching in NumPy: one matmul per joint)."""
     out[0] = local[0]
     for j in range(1, len(local)):

@@ -4,7 +4,7 @@ import numpy as np
 from .joints import local_to_global as _matrix_local_to_global
 from .quat import qts_to_matrix, quat_multiply, quat_rotate
 
-__all__ = ["qts_local_to_global", "qts_local_to_global_matrix", "qts_local_to_global_numpy32"]
+__all__ = ["qts_local_to_global", "qts_local_to_global_matrix"]
 
 
 def qts_local_to_global(local, parents, out=None, start=0, stop=None):
@@ -30,29 +30,3 @@ def qts_local_to_global_matrix(local, parents, out=None, start=0, stop=None):
     parents before `start` are read from `out` (default: qts_to_matrix(local)). Returns float64."""
     m = qts_to_matrix(local)
     return _matrix_local_to_global(m, parents, out=m if out is None else out, start=start, stop=stop)
-
-
-def qts_local_to_global_numpy32(local, plan, out=None):
-    """The NumPy float32 formulation the benchmarks race (depth-level batching, see
-    reference.joints.LevelPlan): per level, batched quaternion products and rotations."""
-    if out is None:
-        out = np.empty_like(local)
-    out[..., plan.roots, :] = local[..., plan.roots, :]
-    for idx, par in plan.levels:
-        P = out[..., par, :]
-        L = local[..., idx, :]
-        px, py, pz, pw = np.moveaxis(P[..., :4], -1, 0)
-        lx, ly, lz, lw = np.moveaxis(L[..., :4], -1, 0)
-        res = np.empty_like(L)
-        res[..., 0] = pw * lx + px * lw + py * lz - pz * ly
-        res[..., 1] = pw * ly - px * lz + py * lw + pz * lx
-        res[..., 2] = pw * lz + px * ly - py * lx + pz * lw
-        res[..., 3] = pw * lw - px * lx - py * ly - pz * lz
-        u = P[..., :3]
-        v = L[..., 4:7]
-        c = np.cross(u, v)
-        rot = v + 2 * (pw[..., None] * c + np.cross(u, c))
-        res[..., 4:7] = P[..., 4:7] + P[..., 7, None] * rot
-        res[..., 7] = P[..., 7] * L[..., 7]
-        out[..., idx, :] = res
-    return out

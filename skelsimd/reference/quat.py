@@ -8,10 +8,8 @@ identity), as in the kernels.
 import numpy as np
 
 __all__ = [
-    "qts_to_matrix_numpy32",
     "quat_multiply", "quat_conjugate", "quat_normalize", "quat_rotate", "quat_to_matrix",
-    "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "same_rotation_error",
-]
+    "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "same_rotation_error"]
 
 
 def _f64(x):
@@ -114,29 +112,3 @@ def same_rotation_error(q, ref):
     rotation), per quaternion."""
     q, ref = _f64(q), _f64(ref)
     return np.minimum(np.abs(q - ref).max(axis=-1), np.abs(q + ref).max(axis=-1))
-
-
-def qts_to_matrix_numpy32(qts, out=None):
-    """The NumPy formulation the benchmarks race (not a reference): QTS joints ``(..., 8)`` to
-    joint matrices ``(..., 3, 4)`` float32 ``[s R(q) | t]``, in NumPy float32 arithmetic (quaternions assumed unit length), element by element into
-    ``out`` (5x faster than stacking the rows)."""
-    qts = np.asarray(qts, dtype=np.float32)
-    if out is None:
-        out = np.empty(qts.shape[:-1] + (3, 4), dtype=np.float32)
-    x, y, z, w, s = (qts[..., i] for i in (0, 1, 2, 3, 7))
-    s2 = s + s
-    xs, ys, zs = x * s2, y * s2, z * s2
-    xx, yy, zz = x * xs, y * ys, z * zs
-    xy, xz, yz = x * ys, x * zs, y * zs
-    wx, wy, wz = w * xs, w * ys, w * zs
-    out[..., 0, 0] = s - (yy + zz)
-    out[..., 0, 1] = xy - wz
-    out[..., 0, 2] = xz + wy
-    out[..., 1, 0] = xy + wz
-    out[..., 1, 1] = s - (xx + zz)
-    out[..., 1, 2] = yz - wx
-    out[..., 2, 0] = xz - wy
-    out[..., 2, 1] = yz + wx
-    out[..., 2, 2] = s - (xx + yy)
-    out[..., :, 3] = qts[..., 4:7]
-    return out

@@ -7,7 +7,7 @@ no spaces (all files in tests/data), but it has none of the error reporting of l
 """
 import numpy as np
 
-from ..testing import quaternions_to_matrices
+from .quat import quat_to_matrix
 
 __all__ = [
     "depth_first_order",
@@ -184,6 +184,6 @@ def qts_to_matrix(qts):
     """QTS joints (..., 8) to joint matrices (..., 3, 4), float64: [s R(q) | t]."""
     qts = np.asarray(qts, dtype=np.float64)
     out = np.empty(qts.shape[:-1] + (3, 4))
-    out[..., :3] = quaternions_to_matrices(qts[..., :4]) * qts[..., 7, None, None]
+    out[..., :3] = quat_to_matrix(qts[..., :4]) * qts[..., 7, None, None]
     out[..., 3] = qts[..., 4:7]
     return out

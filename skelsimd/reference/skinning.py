@@ -9,9 +9,7 @@ __all__ = [
     "blend_palette",
     "skin",
     "normalize_weights",
-    "dense_weights",
-    "skin_numpy",
-]
+    "dense_weights"]
 
 
 def skinning_palette(local, parents, inverse_bind):
@@ -61,13 +59,3 @@ def dense_weights(joint_indices, weights, joints):
     w = np.zeros((v, joints), np.float32)
     np.add.at(w, (np.repeat(np.arange(v), k), joint_indices.ravel()), np.asarray(weights, np.float32).ravel())
     return w
-
-
-def skin_numpy(positions_h, w_dense, palette):
-    """Vectorised float32 NumPy skinning of one mesh by N palettes (N, J, 3, 4): the blended
-    matrices of every vertex and character come out of one GEMM, W (V, J) @ palette (J, 12 N)
-    (the fastest NumPy formulation we found: 0.5 ms for 10,000 x 4 and one palette here, against
-    0.8 ms for gather + einsum), then each is applied to (x, y, z, 1). Returns (N, V, 3)."""
-    n, j = palette.shape[:2]
-    m = (w_dense @ palette.transpose(1, 0, 2, 3).reshape(j, n * 12)).reshape(-1, n, 3, 4)
-    return np.einsum("vnij,vj->nvi", m, positions_h)

@@ -1,4 +1,4 @@
-"""Float64 NumPy references of the spring-grid surface (seed 001), written for clarity, plus the
+"""Float64 NumPy references of the spring-grid surface, written for clarity, plus the
 fastest NumPy float32 step the benchmarks race against.
 
 The reference works on an explicit list of springs (pairs of flat vertex indices) and scatters

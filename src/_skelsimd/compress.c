@@ -11,6 +11,7 @@
  */
 #include "args.h"
 
+#include "../kernels/blend.h"
 #include "../kernels/compress.h"
 
 #include <math.h>
@@ -158,6 +159,11 @@ static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     if (sks_parse_parents(args[1], J, "local.shape[1]", &parents) < 0) goto fail;
     if (parse_real(args[2], "sample_rate", &rate, 1, 0) < 0) goto fail;
+    if (!isfinite(1.0 / rate) || !isfinite((double)(F - 1) / rate)) {
+        PyErr_Format(PyExc_ValueError, "sample_rate: expected a rate whose frame time and "
+                     "duration (%zd frames) are finite, got %R", (Py_ssize_t)F, args[2]);
+        goto fail;
+    }
     if (parse_real(args[3], "precision", &precision, 1, 0) < 0) goto fail;
     if (parse_real(args[4], "shell_distance", &shell, 0, 1) < 0) goto fail;
     if (PyBool_Check(args[5]) || !PyLong_Check(args[5])) {
@@ -346,25 +352,45 @@ static int cc_ready(cc_object *self)
     return 1;
 }
 
+/* t (finite) wrapped into [0, F / rate): with loop=True the clip repeats with period F frames
+ * (as Clip.sample(loop=True)). */
+static double loop_time(const sks_cc_view *v, double t)
+{
+    const double period = (double)v->frames / v->sample_rate;
+    double u;
+    u = fmod(t, period);
+    if (u < 0.0) u += period;
+    if (u >= period) u = 0.0;
+    return u;
+}
+
 static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    static const char *const names[] = {"t", "out"};
+    static const char *const names[] = {"t", "out", "loop"};
     cc_object *self = (cc_object *)obj;
     npy_intp shape[2];
     PyArrayObject *out;
-    PyObject *a[2];
+    PyObject *a[3];
     double t;
     uint32_t frame;
     float alpha;
+    int loop;
     if (!cc_ready(self)) return NULL;
     if (kwnames == NULL && nargs == 1) {
         a[0] = args[0];
-        a[1] = NULL;
-    } else if (method_args("sample", args, nargs, kwnames, names, 2, 1, a) < 0) {
+        a[1] = a[2] = NULL;
+    } else if (method_args("sample", args, nargs, kwnames, names, 3, 1, a) < 0) {
+        return NULL;
+    }
+    if (nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "sample() takes at most 2 positional arguments (%zd given)",
+                     nargs);
         return NULL;
     }
     args = a;
+    loop = sks_parse_bool(a[2], "loop", 0);
+    if (loop < 0) return NULL;
     if (PyFloat_CheckExact(args[0])) {
         t = PyFloat_AS_DOUBLE(args[0]);
     } else {
@@ -393,6 +419,35 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
     shape[1] = 8;
     out = sks_prepare_out(out_arg(a[1]), "out", 2, shape);
     if (out == NULL) return NULL;
+    if (loop && !isfinite(t)) {
+        PyErr_SetString(PyExc_ValueError, "t: expected a finite time in seconds with loop=True, "
+                        "got an infinite one");
+        Py_DECREF(out);
+        return NULL;
+    }
+    if (loop) {
+        const sks_cc_view *v = &self->view;
+        const double p = loop_time(v, t) * v->sample_rate;
+        if (p > (double)(v->frames - 1)) {
+            /* between the last frame and the period's end: the last frame blending into the
+             * first, by nlerp on the shortest arc like the frames within the clip */
+            float *o = (float *)PyArray_DATA(out), w = (float)(p - (double)(v->frames - 1));
+            float *first = (float *)PyMem_Malloc(sizeof(float) * 8 * (size_t)v->joints);
+            uint32_t f0 = 0, f1 = v->frames - 1;
+            float a0 = 0.0f;
+            if (first == NULL) {
+                Py_DECREF(out);
+                return PyErr_NoMemory();
+            }
+            SKS_KERNELS(compress)->sample(v, &f0, &a0, 1, first);
+            SKS_KERNELS(compress)->sample(v, &f1, &a0, 1, o);
+            SKS_KERNELS(blend)->blend_joints(o, o, 1, first, 1, &w, 0, 1, v->joints, NULL, 0,
+                                             SKS_INTERP_NLERP);
+            PyMem_Free(first);
+            return (PyObject *)out;
+        }
+        t = p / v->sample_rate;
+    }
     sks_cc_position(&self->view, t, &frame, &alpha);
     SKS_KERNELS(compress)->sample(&self->view, &frame, &alpha, 1,
                                                  (float *)PyArray_DATA(out));
@@ -439,6 +494,15 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
     out = sks_prepare_out(out_arg(a[1]), "out", ndim + 2, shape);
     if (out == NULL) {
         Py_DECREF(times);
+        return NULL;
+    }
+    /* out must not share memory with the times given (nor the converted copy): refused before
+     * anything is written */
+    if ((PyArray_Check(a[0]) &&
+         sks_check_overlap(out, "out", (PyArrayObject *)a[0], "times", 0) < 0) ||
+        sks_check_overlap(out, "out", times, "times", 0) < 0) {
+        Py_DECREF(times);
+        Py_DECREF(out);
         return NULL;
     }
     frame = (uint32_t *)PyMem_RawMalloc(sizeof(uint32_t) * (size_t)(n + 1));
@@ -604,11 +668,23 @@ static PyGetSetDef cc_getset[] = {
 
 static PyMethodDef cc_methods[] = {
     {"sample", (PyCFunction)(void (*)(void))cc_sample, METH_FASTCALL | METH_KEYWORDS,
-     "sample(t, out=None) -> (J, 8) float32: the local pose at time t seconds."},
+     "sample($self, t, out=None, *, loop=False)\n--\n\n"
+     "The local QTS pose (J, 8) float32 at time t seconds (frame i is at i / sample_rate),\n"
+     "decoded and interpolated between the two nearest frames (rotations by nlerp on the\n"
+     "shortest arc, translations and scales linearly). Times before the first frame or after\n"
+     "the last one are clamped to them; with loop=True the clip repeats with period\n"
+     "num_frames / sample_rate (the last frame blends into the first). out: a C-contiguous\n"
+     "float32 (J, 8) array to write, else a new one."},
     {"sample_many", (PyCFunction)(void (*)(void))cc_sample_many, METH_FASTCALL | METH_KEYWORDS,
-     "sample_many(times, out=None) -> (*times.shape, J, 8) float32."},
+     "sample_many($self, times, out=None)\n--\n\n"
+     "The poses (*times.shape, J, 8) float32 at every time of times (seconds, any shape), as\n"
+     "sample() gives them (clamped to the first and last frames). out: a C-contiguous float32\n"
+     "array of that shape, not sharing memory with times (ValueError before anything is\n"
+     "written)."},
     {"decompress", (PyCFunction)(void (*)(void))cc_decompress, METH_FASTCALL | METH_KEYWORDS,
-     "decompress(out=None) -> (F, J, 8) float32: every raw frame."},
+     "decompress($self, out=None)\n--\n\n"
+     "Every frame of the clip decoded: (num_frames, J, 8) float32 local QTS poses, each within\n"
+     "the precision of the raw clip. out: a C-contiguous float32 array of that shape."},
     {"_stats", cc_stats, METH_NOARGS, "_stats() -> dict: rate histogram and track kinds."},
     {NULL, NULL, 0, NULL}};
 

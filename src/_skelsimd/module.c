@@ -29,6 +29,9 @@ extern PyMethodDef sks_surface_methods[];
 extern PyMethodDef sks_args_methods[];
 extern PyMethodDef sks_compress_methods[];
 extern int sks_compress_add_types(PyObject *module);
+extern PyMethodDef sks_additive_methods[];
+extern PyMethodDef sks_ik_methods[];
+extern PyMethodDef sks_track_methods[];
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
 {
@@ -135,6 +138,9 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_args_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_compress_methods) < 0 || sks_compress_add_types(m) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_additive_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_ik_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_track_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

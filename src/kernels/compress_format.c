@@ -74,7 +74,10 @@ int sks_cc_parse(const uint8_t *data, size_t size, sks_cc_view *v, char *err, si
     if (G != (F / L > 0 ? F / L : 1))
         return corrupt(err, errlen, "segment count %llu does not match the frames (%llu)", G, F);
     if (!(rate > 0.0) || !isfinite(rate))
-        return corrupt(err, errlen, "sample rate is not a positive number%llu%llu", 0, 0);
+        return corrupt(err, errlen, "sample rate is not a positive number%.0llu%.0llu", 0, 0);
+    if (!isfinite(1.0 / rate) || !isfinite((double)(F - 1) / rate))   /* 5e-324 Hz */
+        return corrupt(err, errlen, "sample rate makes an infinite frame time or duration"
+                       "%.0llu%.0llu", 0, 0);
     pos = SKS_CC_HEADER_BYTES;
     if (pos + J > size) return corrupt(err, errlen, "truncated in the track kinds (%llu of %llu bytes)",
                                        (unsigned long long)size, pos + J);

@@ -650,6 +650,9 @@ def _load_bvh(g):
     if g.chance(0.2):
         kw["max_bytes"] = g.pick([None, 0, 10**9, 100])
     src = _bvh_text(g) if not g.chance(0.05) else g.pick([42, None, 1.5, ["x"]])
+    if isinstance(src, str):        # a str is a path: text goes through text=
+        kw["text"] = src
+        return skelsimd.load_bvh, (), kw, ()
     return skelsimd.load_bvh, (src,), kw, ()
 
 

@@ -200,7 +200,7 @@ def run_case(seed, index):
         skelsimd.save_bvh(clip, buf)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            back = skelsimd.load_bvh(buf.getvalue())
+            back = skelsimd.load_bvh(text=buf.getvalue())
     except Exception as exc:  # noqa: BLE001
         return outcome, f"save_bvh/load_bvh of a loaded clip: {type(exc).__name__}: {exc}\n" + \
             traceback.format_exc(limit=5)

@@ -1,8 +1,9 @@
-"""Runs the fuzzers (api_fuzz.py, bvh_fuzz.py, gltf_fuzz.py) for a bounded time, each in a child process, so
-that a crash or a hang fails the run instead of killing it.
+"""Runs the fuzzers (api_fuzz.py, bvh_fuzz.py, dataset_fuzz.py, gltf_fuzz.py) for a bounded time,
+each in a child process, so that a crash or a hang fails the run instead of killing it.
 
-    python tests/fuzz/run.py --seconds 60 --bvh-seconds 30 --gltf-seconds 30   # CI (.ci/sanitize)
-    python tests/fuzz/run.py --seconds 3600 --bvh-seconds 1800 --gltf-seconds 1800  # a release
+    python tests/fuzz/run.py --seconds 60 --bvh-seconds 30 --dataset-seconds 30 --gltf-seconds 30  # CI
+    python tests/fuzz/run.py --seconds 3600 --bvh-seconds 1800 --dataset-seconds 1800 \
+        --gltf-seconds 1800                                                         # a release
 
 A child that dies from a signal (a segfault, an AddressSanitizer or UBSan abort) or stops making
 progress for --hang seconds is reported with the case it was running (replay it with
@@ -73,6 +74,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=60.0, help="API fuzzer time")
     ap.add_argument("--bvh-seconds", type=float, default=30.0, help="BVH mutation fuzzer time")
+    ap.add_argument("--dataset-seconds", type=float, default=30.0,
+                    help="dataset command fuzzer time (hostile trees; skipped without [dask])")
     ap.add_argument("--gltf-seconds", type=float, default=30.0, help="glTF mutation fuzzer time")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--hang", type=float, default=60.0,
@@ -89,6 +92,7 @@ def main(argv=None):
     total_failures = 0
     for script, seconds, label in (("api_fuzz.py", args.seconds, "api"),
                                    ("bvh_fuzz.py", args.bvh_seconds, "bvh"),
+                                   ("dataset_fuzz.py", args.dataset_seconds, "dataset"),
                                    ("gltf_fuzz.py", args.gltf_seconds, "gltf")):
         if seconds <= 0:
             continue

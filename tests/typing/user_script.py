@@ -42,7 +42,7 @@ def tour(rng: np.random.Generator) -> dict[str, float]:
 
     text = io.StringIO()
     skelsimd.save_bvh(clip[:4], text)
-    again = skelsimd.load_bvh(text.getvalue())
+    again = skelsimd.load_bvh(text=text.getvalue())
 
     compressed = skelsimd.compress(clip, precision=0.01)
     decoded: npt.NDArray[np.float32] = compressed.decompress()

@@ -1,0 +1,67 @@
+"""Float64 rotation helpers shared by the pure-Python layers (clip editing, the BVH reader and
+writer, the dataset steps, the test-data generators): quaternion products, conjugates, vector
+rotation and rotation matrices, vectorised over leading dimensions.
+
+Quaternions are ``(..., 4)`` as ``(x, y, z, w)`` (unit length where a function says so), vectors
+``(..., 3)``. Everything is float64 and written for clarity; the float32 kernels live in C.
+:mod:`skelsimd.reference` keeps its own independent formulas: it is the oracle the tests compare
+these layers with, so it shares no code with them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["quat_mul", "quat_conj", "quat_rotate", "quat_to_matrix"]
+
+_F64 = npt.NDArray[np.float64]
+_CONJ = np.array([-1.0, -1.0, -1.0, 1.0])
+
+
+def quat_mul(a: npt.ArrayLike, b: npt.ArrayLike) -> _F64:
+    """The Hamilton product ``a * b`` (rotation by ``b``, then by ``a``), broadcast.
+
+    Examples
+    --------
+    >>> quat_mul([0, 0, 0, 1], [1, 0, 0, 0]).tolist()
+    [1.0, 0.0, 0.0, 0.0]
+    """
+    ax, ay, az, aw = np.moveaxis(np.asarray(a, dtype=np.float64), -1, 0)
+    bx, by, bz, bw = np.moveaxis(np.asarray(b, dtype=np.float64), -1, 0)
+    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
+
+
+def quat_conj(q: npt.ArrayLike) -> _F64:
+    """The conjugate ``(-x, -y, -z, w)``: the inverse rotation of a unit quaternion."""
+    return np.asarray(q, dtype=np.float64) * _CONJ
+
+
+def quat_rotate(q: npt.ArrayLike, v: npt.ArrayLike) -> _F64:
+    """``R(q) v`` for unit quaternions ``q`` (..., 4) and vectors ``v`` (..., 3), broadcast:
+    ``v + 2 w (u x v) + 2 u x (u x v)`` with ``u = (x, y, z)``.
+
+    Examples
+    --------
+    >>> s = np.sqrt(0.5)
+    >>> np.round(quat_rotate([0, 0, s, s], [1, 0, 0]), 12) + 0.0   # 90 degrees about z
+    array([0., 1., 0.])
+    """
+    q = np.asarray(q, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    u, w = q[..., :3], q[..., 3:]
+    c = np.cross(u, v)
+    return v + 2.0 * (w * c + np.cross(u, c))
+
+
+def quat_to_matrix(q: npt.ArrayLike) -> _F64:
+    """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)`` (column vectors:
+    ``R @ v`` rotates ``v``)."""
+    x, y, z, w = np.moveaxis(np.asarray(q, dtype=np.float64), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)

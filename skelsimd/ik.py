@@ -1,0 +1,393 @@
+"""Inverse kinematics, batched: two-bone IK and aim IK as SIMD kernels over any number of chains
+(ozz-animation's IKTwoBoneJob and IKAimJob solve one chain per call), and the whole step on local
+QTS poses of a :class:`~skelsimd.Skeleton`: :func:`two_bone`, :func:`look_at` (aim spread over a
+chain of ancestors, as ozz's look-at sample does) and :func:`solve_chain` (cyclic coordinate
+descent for chains of any length), available as the Skeleton methods of the same names.
+
+Conventions
+-----------
+Joint matrices are model-space float32 ``(..., 3, 4)`` ``[R | t]`` (``qts_local_to_global_matrix``
+gives them). Targets and pole vectors are in model space; ``mid_axis``, ``forward``, ``up`` and
+``offset`` are in the joint's own space. The kernels return *local rotation corrections*
+(quaternions x, y, z, w): a joint's local rotation ``q`` becomes ``q * correction``. Every
+operand broadcasts over the leading dimensions (one target for many characters, or one per
+frame and character); the kernels run SKS_W chains side by side per SIMD vector, bit-identical on
+every target.
+
+Degenerate inputs never give NaN: a chain with a non-finite input, a singular joint matrix, a
+zero-length bone or a zero ``mid_axis`` / ``forward`` gets identity corrections and
+``reached = False``; a pole vector parallel to the
+start-target line (or an aim's up vector parallel to the target direction) skips the plane
+rotation (the chain turns onto the target and keeps its plane as far as possible); a target at
+the start joint gives no rotation onto it (the mid joint still folds to the reachable length).
+
+Accuracy (tested): with ``reached`` true and ``soften=1``, re-walking the corrected pose puts the
+end joint at the target within [bound:ik.two_bone.reach] times the chain length; an aim joint's
+forward axis points at the target within [bound:ik.aim.angle] radians; corrections match the
+float64 reference of the same method within [bound:ik.correction] per component on
+well-conditioned chains (the bend away from full extension and the target away from the pole).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _core
+from ._typing import BoolArray, Float32Array
+from .bounds import fill_docstrings
+
+__all__ = ["ik_two_bone", "ik_aim", "two_bone", "look_at", "solve_chain"]
+
+_F32 = np.float32
+
+
+_CONSTANTS: Dict[Any, np.ndarray] = {}
+
+
+_F32D = np.dtype(np.float32)
+
+
+def _as_f32(x: npt.ArrayLike, name: str) -> np.ndarray:
+    if type(x) is np.ndarray and x.dtype is _F32D:   # the glue makes it contiguous if needed
+        return x
+    if type(x) in (float, int, tuple):   # per-frame callers: defaults and literals, converted once
+        try:
+            return _CONSTANTS[x]
+        except (KeyError, TypeError):
+            pass
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected a real numeric array, got dtype {a.dtype}")
+    a = np.asarray(a, dtype=_F32, order="C")
+    if type(x) in (float, int, tuple) and a.ndim <= 1 and len(_CONSTANTS) < 256:
+        try:
+            a = a.copy()
+            a.flags.writeable = False
+            _CONSTANTS[x] = a
+        except TypeError:
+            pass
+    return a
+
+
+_TRAILING = {12: (3, 4), 3: (3,), 1: ()}
+_LAYOUT = {12: "(..., 3, 4)", 3: "(..., 3)", 1: "a number or (...)"}
+
+
+def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]
+           ) -> Tuple[Tuple[int, ...], int, List[np.ndarray]]:
+    """Converts the operands (name, value, floats per item), checks their trailing shapes and
+    broadcasts their leading dimensions: (shape, n, [arrays of 1 or n items])."""
+    arrays, leads = [], []
+    for name, value, width in specs:
+        a = _as_f32(value, name)
+        tr = _TRAILING[width]
+        k = len(tr)
+        if a.ndim < k or (k and a.shape[a.ndim - k:] != tr):
+            raise ValueError(f"{name}: expected shape {_LAYOUT[width]}, got {a.shape}")
+        arrays.append(a)
+        leads.append(a.shape[:a.ndim - k])
+    shape = max(leads, key=len)
+    if not all(lead == shape or not lead for lead in leads):   # else: NumPy's rules
+        try:
+            shape = np.broadcast_shapes(*leads)
+        except ValueError:
+            got = ", ".join(f"{s[0]} {a.shape}" for s, a in zip(specs, arrays))
+            raise ValueError(f"{func}: the leading dimensions of the operands do not broadcast: "
+                             f"{got}") from None
+    n = 1
+    for d in shape:
+        n *= d
+    out = []
+    for (name, _, width), a, lead in zip(specs, arrays, leads):
+        if lead != shape and a.size != width:
+            a = np.ascontiguousarray(np.broadcast_to(a, shape + _TRAILING[width]))
+        out.append(a)
+    return shape, n, out
+
+
+_ZERO, _ONE = np.zeros((), _F32), np.ones((), _F32)
+
+
+def _twist(twist: npt.ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
+    if isinstance(twist, (int, float)) and twist == 0:
+        return _ZERO, _ONE
+    t = np.asarray(twist)
+    if t.dtype.kind not in "biuf":
+        raise TypeError(f"twist: expected a real number or array, got dtype {t.dtype}")
+    half = 0.5 * t.astype(np.float64)
+    return np.sin(half).astype(_F32), np.cos(half).astype(_F32)
+
+
+def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
+                target: npt.ArrayLike, *, pole: npt.ArrayLike,
+                mid_axis: npt.ArrayLike = (0, 0, 1), twist: npt.ArrayLike = 0.0,
+                soften: npt.ArrayLike = 1.0, weight: npt.ArrayLike = 1.0
+                ) -> Tuple[Float32Array, Float32Array, BoolArray]:
+    """Two-bone IK (ozz-animation's IKTwoBoneJob), batched over any leading dimensions.
+
+    Parameters
+    ----------
+    start, mid, end : array_like, (..., 3, 4)
+        Model-space matrices of the chain's three joints (a hip, knee and ankle; they need not
+        be parent and child: only their positions and the start and mid joints' frames count).
+    target : array_like, (..., 3)
+        Where the end joint should go, in model space.
+    pole : array_like, (..., 3)
+        Model-space direction the chain's plane should contain (where the knee points).
+    mid_axis : array_like, (..., 3), default (0, 0, 1)
+        The mid joint's bending axis in its own space (normalised by the kernel; the chain bends
+        positively about it). A zero axis is degenerate: identity corrections, not reached.
+    twist : float or array_like (...), default 0
+        Rotation of the chain's plane about the start-to-target line, in radians.
+    soften : float or array_like (...), default 1
+        In [0, 1] (clamped): the chain starts falling behind the target when it is further than
+        ``soften`` times the chain length, so it never snaps straight (1: no softening).
+    weight : float or array_like (...), default 1
+        Blends the corrections from the identity (nlerp); <= 0 gives identities, >= 1 the full
+        correction.
+
+    Returns
+    -------
+    start_correction, mid_correction : ndarray, float32 (..., 4)
+        Local rotation corrections (x, y, z, w, ``w >= 0``): the start and mid joints' local
+        rotations ``q`` become ``q * correction``.
+    reached : ndarray, bool (...)
+        The target is within the (softened) reach and further than the two bones' length
+        difference from the start joint, and ``weight >= 1``. An unreachable target gives the
+        straight chain pointing at it.
+
+    Degenerate chains (a non-finite input, a singular matrix, a zero-length bone) give
+    identity corrections and ``reached`` False; see the module documentation.
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> def at(x, y, z):
+    ...     m = np.zeros((3, 4), np.float32); m[:, :3] = np.eye(3); m[:, 3] = (x, y, z)
+    ...     return m
+    >>> hip, knee, ankle = at(0, 1, 0), at(0, 0.5, 0.01), at(0, 0, 0)   # a leg along -y
+    >>> qs, qm, ok = skelsimd.ik_two_bone(hip, knee, ankle, [0.3, 0.3, 0.0], pole=[0, 0, 1],
+    ...                                   mid_axis=[1, 0, 0])
+    >>> bool(ok), qs.shape, qm.shape
+    (True, (4,), (4,))
+    """
+    ts, tc = _twist(twist)
+    shape, n, ops = _batch("ik_two_bone", [
+        ("start", start, 12), ("mid", mid, 12), ("end", end, 12), ("target", target, 3),
+        ("pole", pole, 3), ("mid_axis", mid_axis, 3),
+        ("twist", ts, 1), ("twist", tc, 1), ("soften", soften, 1), ("weight", weight, 1)])
+    qs, qm, reached = _core.ik_two_bone(n, *ops)
+    return qs.reshape(shape + (4,)), qm.reshape(shape + (4,)), reached.reshape(shape)
+
+
+def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLike = (1, 0, 0),
+           up: npt.ArrayLike = (0, 1, 0), offset: npt.ArrayLike = (0, 0, 0),
+           pole: npt.ArrayLike = (0, 1, 0), twist: npt.ArrayLike = 0.0,
+           weight: npt.ArrayLike = 1.0) -> Tuple[Float32Array, BoolArray]:
+    """Aim IK (ozz-animation's IKAimJob): the local rotation correction that makes a joint's
+    forward axis (from an offset point) point at a target, its up axis turned towards a pole,
+    batched over any leading dimensions.
+
+    Parameters
+    ----------
+    joint : array_like, (..., 3, 4)
+        Model-space matrix of the aiming joint.
+    target : array_like, (..., 3)
+        Model-space point to aim at.
+    forward : array_like, (..., 3), default (1, 0, 0)
+        The aiming axis in joint space (normalised by the kernel; a zero axis gives the
+        identity, not reached).
+    up : array_like, (..., 3), default (0, 1, 0)
+        Joint-space axis to turn towards the pole (any length; parallel to the target direction:
+        no plane rotation).
+    offset : array_like, (..., 3), default (0, 0, 0)
+        Joint-space position the aim starts from (the eyes of a head joint): the forward line
+        through it is made to pass through the target.
+    pole : array_like, (..., 3), default (0, 1, 0)
+        Model-space direction the up axis is turned towards (about the target direction).
+    twist : float or array_like (...), default 0
+        Rotation about the target direction, radians.
+    weight : float or array_like (...), default 1
+        Blends the correction from the identity (nlerp); <= 0 gives the identity.
+
+    Returns
+    -------
+    correction : ndarray, float32 (..., 4)
+        The joint's local rotation ``q`` becomes ``q * correction`` (``w >= 0``).
+    reached : ndarray, bool (...)
+        False when the offset point is further from the forward line than the target is from
+        the joint (the target cannot be aimed at: identity correction), and for degenerate
+        inputs (non-finite, singular matrix).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> head = np.hstack([np.eye(3), [[0], [1.7], [0]]]).astype(np.float32)
+    >>> q, ok = skelsimd.ik_aim(head, [[0, 1.7, 2.0], [2.0, 1.7, 0.0]])   # two targets
+    >>> v = skelsimd.quat_rotate(q, np.float32([1, 0, 0]))               # the new forward axis
+    >>> np.round(v, 5).tolist(), ok.tolist()
+    ([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], [True, True])
+    """
+    ts, tc = _twist(twist)
+    shape, n, ops = _batch("ik_aim", [
+        ("joint", joint, 12), ("target", target, 3), ("pole", pole, 3),
+        ("forward", forward, 3), ("up", up, 3), ("offset", offset, 3),
+        ("twist", ts, 1), ("twist", tc, 1), ("weight", weight, 1)])
+    q, reached = _core.ik_aim(n, *ops)
+    return q.reshape(shape + (4,)), reached.reshape(shape)
+
+
+# --- on local poses of a skeleton ------------------------------------------------------------
+
+def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    from .quat import quat_multiply
+    return quat_multiply(a, b)
+
+
+def _local_pose(local: npt.ArrayLike, skeleton: Any) -> np.ndarray:
+    x = _as_f32(local, "local")
+    if x.ndim < 2 or x.shape[-2:] != (len(skeleton), 8):
+        raise ValueError(f"local: expected shape (..., {len(skeleton)}, 8) for this skeleton of "
+                         f"{len(skeleton)} joints, got {x.shape}")
+    return x
+
+
+def _check_descending(skeleton: Any, joints: Sequence[int], name: str) -> None:
+    """Each joint an ancestor of the next (joints[0] the top)."""
+    p = skeleton.parents
+    for a, b in zip(joints[:-1], joints[1:]):
+        j = int(p[b])
+        while j >= 0 and j != a:
+            j = int(p[j])
+        if j != a:
+            raise ValueError(f"{name}: joint {int(a)} is not an ancestor of joint {int(b)}; "
+                             f"expected each joint an ancestor of the next")
+
+
+def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, str]],
+             target: npt.ArrayLike, *, pole: npt.ArrayLike, mid_axis: npt.ArrayLike = (0, 0, 1),
+             twist: npt.ArrayLike = 0.0, soften: npt.ArrayLike = 1.0,
+             weight: npt.ArrayLike = 1.0, return_reached: bool = False) -> Any:
+    """Two-bone IK on local QTS poses: ``Skeleton.two_bone``. See that method."""
+    x = _local_pose(local, skeleton)
+    if isinstance(joints, (str, int, np.integer)) or len(joints) != 3:
+        raise ValueError("joints: expected three joints (start, mid, end), e.g. "
+                         "('LeftUpLeg', 'LeftLeg', 'LeftFoot')")
+    s, m, e = (int(j) for j in skeleton.indices(list(joints)))
+    _check_descending(skeleton, [s, m, e], "joints")
+    g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, e + 1, None)
+    qs, qm, reached = ik_two_bone(g[..., s, :, :], g[..., m, :, :], g[..., e, :, :], target,
+                                  pole=pole, mid_axis=mid_axis, twist=twist, soften=soften,
+                                  weight=weight)
+    shape = np.broadcast_shapes(x.shape[:-2], qs.shape[:-1])
+    out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
+    out[..., s, :4] = _qmul(out[..., s, :4], qs)
+    out[..., m, :4] = _qmul(out[..., m, :4], qm)
+    return (out, reached) if return_reached else out
+
+
+def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
+            target: npt.ArrayLike, weights: Optional[npt.ArrayLike] = None, *,
+            forward: npt.ArrayLike = (1, 0, 0), up: npt.ArrayLike = (0, 1, 0),
+            offset: npt.ArrayLike = (0, 0, 0), pole: npt.ArrayLike = (0, 1, 0),
+            twist: npt.ArrayLike = 0.0) -> Float32Array:
+    """Aim spread over a chain of ancestors on local QTS poses: ``Skeleton.look_at``. See that
+    method."""
+    x = _local_pose(local, skeleton)
+    idx = [int(j) for j in skeleton.indices(list(chain) if not isinstance(chain, str) else [chain])]
+    if not idx:
+        raise ValueError("chain: expected at least one joint")
+    _check_descending(skeleton, idx[::-1], "chain")
+    c = len(idx)
+    w = np.ones(c) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (c,):
+        raise ValueError(f"weights: expected shape ({c},) (one per chain joint), got {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights: expected finite weights")
+    g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, max(idx) + 1, None)
+    fwd: Any = np.asarray(_as_f32(forward, "forward"), np.float64)
+    if fwd.shape[-1:] != (3,):
+        raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fwd = fwd / np.linalg.norm(fwd, axis=-1, keepdims=True)
+    off: Any = np.asarray(_as_f32(offset, "offset"), np.float64)
+    out: Any = None
+    prev_corrected: Any = None
+    for i, j in enumerate(idx):
+        if i > 0:
+            # the first joint's offset point and forward axis, as corrected so far, in j's space
+            gj = g[..., j, :, :].astype(np.float64)
+            inv = np.linalg.inv(gj[..., :3])
+            pr, pt = prev_corrected
+            point = np.einsum("...ij,...j->...i", pr, off) + pt
+            off = np.einsum("...ij,...j->...i", inv, point - gj[..., 3])
+            fwd = np.einsum("...ij,...j->...i", inv, np.einsum("...ij,...j->...i", pr, fwd))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                fwd = fwd / np.linalg.norm(fwd, axis=-1, keepdims=True)
+        q, _ = ik_aim(g[..., j, :, :], target, forward=fwd.astype(_F32), up=up,
+                      offset=off.astype(_F32), pole=pole, twist=twist, weight=float(w[i]))
+        if out is None:
+            shape = np.broadcast_shapes(x.shape[:-2], q.shape[:-1])
+            out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
+        out[..., j, :4] = _qmul(out[..., j, :4], q)
+        from .quat import quat_to_matrix
+        gj = np.broadcast_to(g[..., j, :, :], q.shape[:-1] + (3, 4)).astype(np.float64)
+        prev_corrected = (gj[..., :3] @ quat_to_matrix(q).astype(np.float64), gj[..., 3])
+        if i == 0:
+            fwd = np.broadcast_to(fwd, q.shape[:-1] + (3,))
+            off = np.broadcast_to(off, q.shape[:-1] + (3,))
+    result: Float32Array = out
+    return result
+
+
+def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
+                target: npt.ArrayLike, *, iterations: int = 16, tolerance: float = 1e-3,
+                return_error: bool = False) -> Any:
+    """Cyclic coordinate descent on local QTS poses: ``Skeleton.solve_chain``. See that
+    method."""
+    x = _local_pose(local, skeleton)
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
+        raise ValueError(f"iterations: expected an int >= 0, got {iterations!r}")
+    if not (isinstance(tolerance, (int, float, np.floating)) and tolerance >= 0):
+        raise ValueError(f"tolerance: expected a number >= 0, got {tolerance!r}")
+    idx = [int(j) for j in skeleton.indices(list(chain))]
+    if len(idx) < 2:
+        raise ValueError(f"chain: expected at least two joints (root to end effector), got {len(idx)}")
+    _check_descending(skeleton, idx, "chain")
+    t = _as_f32(target, "target")
+    if t.ndim < 1 or t.shape[-1] != 3:
+        raise ValueError(f"target: expected shape (..., 3), got {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("target: expected finite coordinates, got NaN or inf")
+    shape = np.broadcast_shapes(x.shape[:-2], t.shape[:-1])
+    out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
+    t = np.broadcast_to(t, shape + (3,))
+    stop = idx[-1] + 1
+    g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
+    pos = g[..., 3][..., idx, :].astype(np.float64)
+    length = np.linalg.norm(np.diff(pos, axis=-2), axis=-1).sum(-1)
+    limit = tolerance * np.maximum(length, np.finfo(np.float32).tiny)
+    err = np.linalg.norm(g[..., idx[-1], :, 3] - t, axis=-1)
+    zero = np.zeros(3, _F32)
+    for _ in range(iterations):
+        if np.all(err <= limit):
+            break
+        for j in idx[-2::-1]:
+            gj = g[..., j, :, :]
+            end = g[..., idx[-1], :, 3]
+            # the end effector's direction in j's space is the forward axis to turn onto the target
+            inv = np.linalg.inv(gj[..., :3].astype(np.float64))
+            fwd = np.einsum("...ij,...j->...i", inv, (end - gj[..., 3]).astype(np.float64))
+            n = np.linalg.norm(fwd, axis=-1, keepdims=True)
+            ok = n[..., 0] > 0
+            fwd = np.where(ok[..., None], fwd / np.where(n > 0, n, 1), [1.0, 0, 0])
+            q, _ = ik_aim(gj, t, forward=fwd.astype(_F32), up=zero, weight=ok.astype(_F32))
+            out[..., j, :4] = _qmul(out[..., j, :4], q)
+            g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
+        err = np.linalg.norm(g[..., idx[-1], :, 3] - t, axis=-1)
+    return (out, err) if return_error else out
+
+
+fill_docstrings(globals())

@@ -1,0 +1,154 @@
+/*
+ * additive.c -- make_additive and apply_additive (see additive.h), written once against the
+ * vector vocabulary and compiled per target (target.h).
+ *
+ * Blocks of SKS_W consecutive joints of a pose in structure-of-arrays form (quat_ops.h): the
+ * quaternions (floats 0-3 of each joint) and the (t, s) halves (floats 4-7) each loaded as a
+ * quat_soa with a step of 8 floats; the last joints of a pose run the same block code with the
+ * _n loads and stores. Every target evaluates the same float32 operations in the same order (no
+ * FMA), so results are bit-identical across targets on finite inputs.
+ *
+ * make_additive (ozz-animation's AdditiveAnimationBuilder):
+ *     q = conj(q_ref) * q        (quat_ops.h's Hamilton product; conj negates x, y, z)
+ *     t = t - t_ref,  s = s / s_ref
+ * apply_additive (the additive pass of ozz's BlendingJob, with exact division and square root
+ * where ozz uses estimates), a = |w| m_j, d the delta's quaternion with its sign flipped to
+ * d.w >= 0 (xor with the sign of d.w: the shortest path from the identity):
+ *     r = (a d.x, a d.y, a d.z, (d.w - 1) a + 1),  n2 = dot(r, r) (quat_soa_dot's order)
+ *     r = r (1 / sqrt(n2)) (one division; the identity when n2 < 1e-30: a zero delta at a = 1)
+ *     q = q_base * r, or q_base * conj(r) when w < 0 (subtracting the delta)
+ *     t = t_base + (w m_j) t_d
+ *     f = s_d a + (1 - a);  s = s_base f, or s_base / f when w < 0
+ *   With a = 0 every step is exact: r = (0, 0, 0, 1), q = q_base, t = t_base, s = s_base (for
+ *   finite deltas).
+ */
+#include "target.h"
+#include "additive.h"
+#include "quat_ops.h"
+
+#define ADD_NORM2_MIN 1e-30f
+
+/* n <= SKS_W joints at p (8 floats apart): the quaternions or, at p + 4, the (t, s) halves. */
+static SKS_ALWAYS_INLINE quat_soa half_load(const float *p, size_t n)
+{
+    return n == SKS_W ? quat_soa_load(p, SKS_QTS_FLOATS) : quat_soa_load_n(p, SKS_QTS_FLOATS, n);
+}
+
+static SKS_ALWAYS_INLINE void half_store(float *p, quat_soa q, size_t n)
+{
+    if (n == SKS_W) quat_soa_store(p, SKS_QTS_FLOATS, q);
+    else quat_soa_store_n(p, SKS_QTS_FLOATS, q, n);
+}
+
+/* make_additive on n <= SKS_W joints. */
+static SKS_ALWAYS_INLINE void make_block(float *o, const float *x, const float *r, size_t n)
+{
+    const quat_soa q = half_load(x, n), rq = half_load(r, n), rts = half_load(r + 4, n);
+    quat_soa ts = half_load(x + 4, n), conj = rq, d;
+    conj.x = vf_neg(rq.x);
+    conj.y = vf_neg(rq.y);
+    conj.z = vf_neg(rq.z);
+    d = quat_soa_mul(conj, q);
+    ts.x = vf_sub(ts.x, rts.x);
+    ts.y = vf_sub(ts.y, rts.y);
+    ts.z = vf_sub(ts.z, rts.z);
+    ts.w = vf_div(ts.w, rts.w);
+    half_store(o, d, n);
+    half_store(o + 4, ts, n);
+}
+
+static void make_additive(float *out, const float *x, const float *ref, size_t nref, size_t frames,
+                          size_t njoints)
+{
+    const size_t pose = SKS_QTS_FLOATS * njoints;
+    size_t r, f, j;
+    for (r = 0; r < nref; r++) {
+        const float *rp = ref + r * pose;
+        for (f = 0; f < frames; f++) {
+            const size_t at = (r * frames + f) * pose;
+            for (j = 0; j + SKS_W <= njoints; j += SKS_W)
+                make_block(out + at + 8 * j, x + at + 8 * j, rp + 8 * j, SKS_W);
+            if (j < njoints) make_block(out + at + 8 * j, x + at + 8 * j, rp + 8 * j, njoints - j);
+        }
+    }
+}
+
+/* apply_additive on n <= SKS_W joints with per-joint factors a (|w| m_j) and ws (w m_j);
+ * `subtract` (w < 0) a constant in each instance. */
+static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float *dl, vf a, vf ws,
+                                          size_t n, int subtract)
+{
+    const vf one = vf_set1(1.0f), sign = vf_set1(-0.0f);
+    const quat_soa bq = half_load(b, n), dq = half_load(dl, n), dts = half_load(dl + 4, n);
+    quat_soa ts = half_load(b + 4, n), r, q;
+    const vf flip = vf_and(sign, dq.w);
+    vf n2, inv, f;
+    vm ok;
+    r.x = vf_mul(vf_xor(dq.x, flip), a);
+    r.y = vf_mul(vf_xor(dq.y, flip), a);
+    r.z = vf_mul(vf_xor(dq.z, flip), a);
+    r.w = vf_add(vf_mul(vf_sub(vf_xor(dq.w, flip), one), a), one);
+    n2 = quat_soa_dot(r, r);
+    ok = vf_ge(n2, vf_set1(ADD_NORM2_MIN));
+    inv = vf_div(one, vf_select(ok, vf_sqrt(n2), one));   /* one division per joint */
+    r.x = vf_if(ok, vf_mul(r.x, inv));
+    r.y = vf_if(ok, vf_mul(r.y, inv));
+    r.z = vf_if(ok, vf_mul(r.z, inv));
+    r.w = vf_select(ok, vf_mul(r.w, inv), one);
+    if (subtract) {
+        r.x = vf_neg(r.x);
+        r.y = vf_neg(r.y);
+        r.z = vf_neg(r.z);
+    }
+    q = quat_soa_mul(bq, r);
+    ts.x = vf_add(ts.x, vf_mul(ws, dts.x));
+    ts.y = vf_add(ts.y, vf_mul(ws, dts.y));
+    ts.z = vf_add(ts.z, vf_mul(ws, dts.z));
+    f = vf_add(vf_mul(dts.w, a), vf_sub(one, a));
+    ts.w = subtract ? vf_div(ts.w, f) : vf_mul(ts.w, f);
+    half_store(o, q, n);
+    half_store(o + 4, ts, n);
+}
+
+/* One pose (or a run of joints) with the mask at m (NULL: none). */
+static SKS_ALWAYS_INLINE void apply_run(float *o, const float *b, const float *d, size_t njoints,
+                                        float weight, const float *m, int subtract)
+{
+    const vf wa = vf_set1(subtract ? -weight : weight), w = vf_set1(weight);
+    size_t j;
+    for (j = 0; j + SKS_W <= njoints; j += SKS_W) {
+        const vf mv = m ? vf_load_items(m + j) : vf_set1(1.0f);
+        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
+                    SKS_W, subtract);
+    }
+    if (j < njoints) {
+        const size_t n = njoints - j;
+        const vf mv = m ? vf_load_items_n(m + j, n) : vf_set1(1.0f);
+        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
+                    n, subtract);
+    }
+}
+
+static SKS_ALWAYS_INLINE void apply_poses(float *out, const float *base, const float *delta,
+                                          size_t delta_step, size_t npose, size_t njoints,
+                                          float weight, const float *mask, int subtract)
+{
+    const size_t pose = SKS_QTS_FLOATS * njoints;
+    size_t p;
+    if (delta_step && !mask) {   /* one run across poses: only the last joints form a tail */
+        apply_run(out, base, delta, npose * njoints, weight, NULL, subtract);
+        return;
+    }
+    for (p = 0; p < npose; p++)
+        apply_run(out + p * pose, base + p * pose, delta + p * delta_step * pose, njoints, weight,
+                  mask, subtract);
+}
+
+static void apply_additive(float *out, const float *base, const float *delta, size_t delta_step,
+                           size_t npose, size_t njoints, float weight, const float *mask)
+{
+    if (weight < 0.0f) apply_poses(out, base, delta, delta_step, npose, njoints, weight, mask, 1);
+    else apply_poses(out, base, delta, delta_step, npose, njoints, weight, mask, 0);
+}
+
+SKS_ROW(additive) = {make_additive, apply_additive};

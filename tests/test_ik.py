@@ -1,0 +1,346 @@
+"""ik_two_bone, ik_aim and the Skeleton's two_bone, look_at and solve_chain: geometric properties
+after re-walking the corrected poses, the float64 references, degenerate inputs, bit identity
+across SIMD variants (`isa` fixture) and error rules."""
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import skelsimd
+from skelsimd import testing as T
+from skelsimd._isa import supported_isas, use_isa
+from skelsimd.bounds import bound
+from skelsimd.reference import ik as R
+
+REACH, ANGLE, CORR = bound("ik.two_bone.reach"), bound("ik.aim.angle"), bound("ik.correction")
+LEG = skelsimd.Skeleton([-1, 0, 1], names=["hip", "knee", "ankle"])
+IDENTITY = np.array([0, 0, 0, 1], np.float32)
+
+
+def unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def random_dirs(n, rng):
+    return unit(rng.normal(size=(n, 3)))
+
+
+def legs(n, rng, margin=0.05):
+    """n well-conditioned legs: (local (n, 3, 8), globals (n, 3, 3, 4), mid_axis (n, 3) in the
+    knee's space bending towards the pole side, target (n, 3) within reach, pole (n, 3), chain
+    length (n,))."""
+    l1, l2 = rng.uniform(0.3, 1.0, n), rng.uniform(0.3, 1.0, n)
+    d1 = random_dirs(n, rng)
+    d2 = random_dirs(n, rng)
+    bad = np.abs((d1 * d2).sum(-1)) > 0.9
+    while bad.any():
+        d2[bad] = random_dirs(int(bad.sum()), rng)
+        bad = np.abs((d1 * d2).sum(-1)) > 0.9
+    local = T.random_qts((n, 3), rng, translation=1.0).astype(np.float64)
+    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), LEG).astype(np.float64)
+    # bone directions in model space d1, d2: local translations in the parents' frames
+    local[:, 1, 4:7] = np.einsum("nji,nj->ni", glob[:, 0, :, :3], d1 * l1[:, None])
+    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), LEG).astype(np.float64)
+    local[:, 2, 4:7] = np.einsum("nji,nj->ni", glob[:, 1, :, :3], d2 * l2[:, None])
+    local = local.astype(np.float32)
+    glob = skelsimd.qts_local_to_global_matrix(local, LEG)
+    axis_model = unit(np.cross(d2, d1))
+    mid_axis = np.einsum("nji,nj->ni", glob[:, 1, :, :3].astype(np.float64), axis_model)
+    length = l1 + l2
+    lo, hi = np.abs(l1 - l2) + margin * length, (1 - margin) * length
+    dist = rng.uniform(lo, hi)
+    target = glob[:, 0, :, 3] + random_dirs(n, rng) * dist[:, None]
+    pole = random_dirs(n, rng)
+    tdir = unit(target - glob[:, 0, :, 3])
+    bad = np.abs((pole * tdir).sum(-1)) > 0.8
+    while bad.any():
+        pole[bad] = random_dirs(int(bad.sum()), rng)
+        bad = np.abs((pole * tdir).sum(-1)) > 0.8
+    return local, glob, mid_axis.astype(np.float32), target.astype(np.float32), \
+        pole.astype(np.float32), length
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40))
+def test_two_bone_reaches_target(isa, seed, n):
+    """Reached, the end joint re-walked is at the target; bone lengths kept; the knee on the
+    pole side of the start-target line."""
+    rng = np.random.default_rng(seed)
+    local, glob, axis, target, pole, length = legs(n, rng)
+    fixed, reached = LEG.two_bone(local, ("hip", "knee", "ankle"), target, pole=pole,
+                                  mid_axis=axis, return_reached=True)
+    assert reached.all()
+    g = skelsimd.qts_local_to_global_matrix(fixed, LEG).astype(np.float64)
+    err = np.linalg.norm(g[:, 2, :, 3] - target, axis=-1) / length
+    assert err.max() <= REACH, err.max()
+    for a, b in ((0, 1), (1, 2)):
+        before = np.linalg.norm(glob[:, b, :, 3] - glob[:, a, :, 3].astype(np.float64), axis=-1)
+        after = np.linalg.norm(g[:, b, :, 3] - g[:, a, :, 3], axis=-1)
+        assert np.abs(after - before).max() <= 1e-5 * length.max()
+    hip, knee = g[:, 0, :, 3], g[:, 1, :, 3]
+    line = unit(target - hip)
+    off = (knee - hip) - line * ((knee - hip) * line).sum(-1, keepdims=True)
+    pole_perp = pole - line * (pole * line).sum(-1, keepdims=True)
+    assert ((off * pole_perp).sum(-1) > 0).all()
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 20))
+def test_two_bone_unreachable_is_straight(isa, seed, n):
+    rng = np.random.default_rng(seed)
+    local, glob, axis, _, pole, length = legs(n, rng)
+    target = glob[:, 0, :, 3] + random_dirs(n, rng) * (length * rng.uniform(1.1, 3, n))[:, None]
+    fixed, reached = LEG.two_bone(local, (0, 1, 2), target, pole=pole, mid_axis=axis,
+                                  return_reached=True)
+    assert not reached.any()
+    g = skelsimd.qts_local_to_global_matrix(fixed, LEG).astype(np.float64)
+    to_end = unit(g[:, 2, :, 3] - g[:, 0, :, 3])
+    to_target = unit(target - g[:, 0, :, 3])
+    assert np.abs(to_end - to_target).max() <= 1e-4
+    assert np.abs(np.linalg.norm(g[:, 2, :, 3] - g[:, 0, :, 3], axis=-1) - length).max() \
+        <= 1e-4 * length.max()
+
+
+def test_two_bone_soften_and_weight(isa):
+    rng = np.random.default_rng(3)
+    local, glob, axis, target, pole, length = legs(64, rng)
+    m = [glob[:, k] for k in range(3)]
+    qs, qm, reached = skelsimd.ik_two_bone(*m, target, pole=pole, mid_axis=axis, weight=0.0)
+    assert np.array_equal(qs, np.broadcast_to(IDENTITY, qs.shape))
+    assert np.array_equal(qm, np.broadcast_to(IDENTITY, qm.shape)) and not reached.any()
+    _, _, reached = skelsimd.ik_two_bone(*m, target, pole=pole, mid_axis=axis, weight=0.5)
+    assert not reached.any()
+    full = skelsimd.ik_two_bone(*m, target, pole=pole, mid_axis=axis)
+    half = skelsimd.ik_two_bone(*m, target, pole=pole, mid_axis=axis, weight=0.5)
+    for f, h in zip(full[:2], half[:2]):   # the half-weighted rotation: about half the angle
+        assert np.allclose(2 * np.arccos(np.clip(h[:, 3], -1, 1)),
+                           np.arccos(np.clip(f[:, 3], -1, 1)) * 2 / 2 * 2 / 2 * 1, atol=0.2)
+        assert (h[:, 3] >= f[:, 3] - 1e-6).all()
+    # soften < 1: a target near full extension is not reached, the chain falls short
+    near = glob[:, 0, :, 3] + unit(target - glob[:, 0, :, 3]) * (0.99 * length)[:, None]
+    _, _, reached = skelsimd.ik_two_bone(*m, near, pole=pole, mid_axis=axis, soften=0.8)
+    assert not reached.any()
+    fixed = LEG.two_bone(local, (0, 1, 2), near, pole=pole, mid_axis=axis, soften=0.8)
+    g = skelsimd.qts_local_to_global_matrix(fixed, LEG).astype(np.float64)
+    short = np.linalg.norm(g[:, 2, :, 3] - g[:, 0, :, 3], axis=-1)
+    assert (short < 0.99 * length).all() and (short > 0.8 * length).all()
+
+
+def test_two_bone_matches_reference(isa):
+    rng = np.random.default_rng(4)
+    _, glob, axis, target, pole, _ = legs(500, rng, margin=0.1)
+    twist = rng.uniform(-1, 1, 500).astype(np.float32)
+    weight = rng.uniform(0.2, 1.2, 500).astype(np.float32)
+    soften = rng.uniform(0.7, 1, 500).astype(np.float32)
+    got = skelsimd.ik_two_bone(glob[:, 0], glob[:, 1], glob[:, 2], target, pole=pole,
+                               mid_axis=axis, twist=twist, soften=soften, weight=weight)
+    want = R.two_bone(glob[:, 0], glob[:, 1], glob[:, 2], target, pole, unit(axis.astype(float)),
+                      twist, soften, weight)
+    assert np.abs(got[0] - want[0]).max() <= CORR
+    assert np.abs(got[1] - want[1]).max() <= CORR
+    assert np.array_equal(got[2], want[2])
+
+
+def degenerate_chains(rng):
+    """Matrices, targets and poles with the degenerate cases of the module documentation."""
+    _, glob, axis, target, pole, _ = legs(24, rng)
+    glob, target, pole = glob.copy(), target.copy(), pole.copy()
+    target[0] = np.nan                                   # NaN target
+    target[1] = glob[1, 0, :, 3]                         # target at the start joint
+    pole[2] = target[2] - glob[2, 0, :, 3]               # pole parallel to start-target
+    glob[3, 1, :, 3] = glob[3, 0, :, 3]                  # zero-length first bone
+    glob[4, 2, :, 3] = glob[4, 1, :, 3]                  # zero-length second bone
+    glob[5, 0, :, :3] = 0                                # singular start matrix
+    glob[6, 1, 0, 0] = np.inf                            # inf in a matrix
+    pole[7] = 0                                          # zero pole
+    target[8] = glob[8, 0, :, 3] * 1e30                  # huge target
+    return glob, axis, target, pole
+
+
+def test_two_bone_degenerate_inputs(isa):
+    glob, axis, target, pole = degenerate_chains(np.random.default_rng(6))
+    qs, qm, reached = skelsimd.ik_two_bone(glob[:, 0], glob[:, 1], glob[:, 2], target, pole=pole,
+                                           mid_axis=axis)
+    assert np.isfinite(qs).all() and np.isfinite(qm).all()
+    assert np.allclose(np.linalg.norm(qs, axis=-1), 1, atol=1e-6)
+    for k in (0, 3, 4, 5, 6):
+        assert np.array_equal(qs[k], IDENTITY) and np.array_equal(qm[k], IDENTITY)
+        assert not reached[k]
+    assert not reached[1] and reached[9:].all()
+
+
+def aim_joints(n, rng):
+    q = T.random_qts((n,), rng, translation=1.0, scale=(0.5, 2.0))
+    return skelsimd.qts_to_matrix(q)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), with_offset=st.booleans())
+def test_aim_points_at_target(isa, seed, n, with_offset):
+    """The corrected forward line (from the offset point) passes through the target; the up
+    axis on the pole's side."""
+    rng = np.random.default_rng(seed)
+    j = aim_joints(n, rng)
+    target = (j[:, :, 3] + random_dirs(n, rng) * rng.uniform(1, 3, (n, 1))).astype(np.float32)
+    forward = random_dirs(n, rng).astype(np.float32)
+    up = random_dirs(n, rng).astype(np.float32)
+    offset = (random_dirs(n, rng) * 0.1).astype(np.float32) if with_offset else np.zeros(3)
+    pole = random_dirs(n, rng).astype(np.float32)
+    q, reached = skelsimd.ik_aim(j, target, forward=forward, up=up, offset=offset, pole=pole)
+    assert reached.all()
+    rot = j[:, :, :3].astype(np.float64) @ skelsimd.quat_to_matrix(q).astype(np.float64)
+    f = unit(np.einsum("nij,nj->ni", rot, forward))
+    origin = j[:, :, 3] + np.einsum("nij,nj->ni", rot, np.broadcast_to(offset, (n, 3)))
+    to_target = unit(target - origin)
+    angle = np.arctan2(np.linalg.norm(np.cross(f, to_target), axis=-1), (f * to_target).sum(-1))
+    assert angle.max() <= ANGLE * (20 if with_offset else 1), angle.max()
+    u = np.einsum("nij,nj->ni", rot, up)
+    line = unit(target - j[:, :, 3])
+    u_perp = u - line * (u * line).sum(-1, keepdims=True)
+    p_perp = pole - line * (pole * line).sum(-1, keepdims=True)
+    ok = (np.linalg.norm(u_perp, axis=-1) > 1e-2) & (np.linalg.norm(p_perp, axis=-1) > 1e-2)
+    assert ((u_perp * p_perp).sum(-1)[ok] > 0).all()
+
+
+def test_aim_weight_reference_degenerate(isa):
+    rng = np.random.default_rng(9)
+    n = 300
+    j = aim_joints(n, rng)
+    target = (j[:, :, 3] + random_dirs(n, rng) * 2).astype(np.float32)
+    fwd, up, pole = (random_dirs(n, rng).astype(np.float32) for _ in range(3))
+    q0, r0 = skelsimd.ik_aim(j, target, forward=fwd, up=up, pole=pole, weight=0.0)
+    assert np.array_equal(q0, np.broadcast_to(IDENTITY, q0.shape))
+    tw = rng.uniform(-2, 2, n)
+    w = rng.uniform(0.2, 1.2, n)
+    offset = (random_dirs(n, rng) * 0.2).astype(np.float32)
+    got = skelsimd.ik_aim(j, target, forward=fwd, up=up, offset=offset, pole=pole, twist=tw,
+                          weight=w)
+    want = R.aim(j, target, pole, fwd, up, offset, tw, w)
+    good = np.abs((unit(np.cross(up, fwd)) * 0).sum(-1)) == 0
+    assert np.abs(got[0] - want[0])[good].max() <= CORR and np.array_equal(got[1], want[1])
+    # unreachable offset (further from the forward line than the target): identity, not reached
+    far = np.float32([0, 5, 0])
+    q, r = skelsimd.ik_aim(j[:4], j[:4, :, 3] + 0.1, forward=[1, 0, 0], offset=far)
+    assert not r.any() and np.array_equal(q, np.broadcast_to(IDENTITY, q.shape))
+    # NaN target, target at the joint, up parallel to the target, singular joint
+    t2 = target[:4].copy()
+    t2[0] = np.nan
+    t2[1] = j[1, :, 3]
+    j2 = j[:4].copy()
+    j2[3, :, :3] = 0
+    q, r = skelsimd.ik_aim(j2, t2, forward=fwd[:4], up=up[:4], pole=pole[:4])
+    assert np.isfinite(q).all() and np.array_equal(q[[0, 1, 3]], np.broadcast_to(IDENTITY, (3, 4)))
+    assert not r[0] and not r[3]
+
+
+def test_bit_identical_across_variants():
+    rng = np.random.default_rng(10)
+    glob, axis, target, pole = degenerate_chains(rng)
+    _, g2, a2, t2, p2, _ = legs(37, rng)
+    glob = np.concatenate([glob, g2])
+    axis, target, pole = (np.concatenate(x) for x in ((axis, a2), (target, t2), (pole, p2)))
+    tw = rng.uniform(-3, 3, len(glob))
+    res = {}
+    for name in supported_isas():
+        with use_isa(name):
+            res[name] = list(skelsimd.ik_two_bone(glob[:, 0], glob[:, 1], glob[:, 2], target,
+                                                  pole=pole, mid_axis=axis, twist=tw,
+                                                  soften=0.9, weight=0.8))
+            res[name] += list(skelsimd.ik_aim(glob[:, 1], target, forward=axis, up=pole,
+                                              offset=glob[:, 0, :, 3] * 0.01, twist=tw))
+    for name, got in res.items():
+        for a, b in zip(got, res["scalar"]):
+            assert a.tobytes() == b.tobytes(), name
+
+
+def test_broadcasting_shapes(isa):
+    rng = np.random.default_rng(11)
+    _, glob, axis, target, pole, _ = legs(6, rng)
+    g = glob.reshape(2, 3, 3, 3, 4)
+    qs, qm, r = skelsimd.ik_two_bone(g[..., 0, :, :], g[..., 1, :, :], g[..., 2, :, :],
+                                     target[0], pole=pole[0], mid_axis=axis[0])
+    assert qs.shape == (2, 3, 4) and qm.shape == (2, 3, 4) and r.shape == (2, 3)
+    one = skelsimd.ik_two_bone(g[1, 2, 0], g[1, 2, 1], g[1, 2, 2], target[0], pole=pole[0],
+                               mid_axis=axis[0])
+    assert np.array_equal(one[0], qs[1, 2]) and np.array_equal(one[1], qm[1, 2])
+    q, r = skelsimd.ik_aim(glob[0, 0], target.reshape(2, 3, 3))
+    assert q.shape == (2, 3, 4) and r.shape == (2, 3)
+    # frames x characters on a Skeleton: one target per character
+    local, *_ = legs(4, rng)
+    poses = np.broadcast_to(local, (5, 4, 3, 8))
+    fixed = LEG.two_bone(poses, ("hip", "knee", "ankle"), target[:4], pole=[0, 0, 1],
+                         mid_axis=[1, 0, 0])
+    assert fixed.shape == (5, 4, 3, 8)
+
+
+def test_look_at_chain(isa):
+    rng = np.random.default_rng(12)
+    spine = skelsimd.Skeleton([-1, 0, 1, 2], names=["hips", "spine", "neck", "head"])
+    local = T.random_qts((7, 4), rng, translation=0.3)
+    target = rng.uniform(-3, 3, (7, 3)).astype(np.float32) + [0, 0, 3]
+    offset, forward = np.float32([0.05, 0.1, 0]), np.float32([0, 0, 1])
+    posed = spine.look_at(local, ["head", "neck", "spine"], target, [0.5, 0.5, 1.0],
+                          forward=forward, offset=offset)
+    g = skelsimd.qts_local_to_global_matrix(posed, spine).astype(np.float64)
+    eye = g[:, 3, :, 3] + np.einsum("nij,j->ni", g[:, 3, :, :3], offset)
+    f = unit(np.einsum("nij,j->ni", g[:, 3, :, :3], forward))
+    t = unit(target - eye)
+    angle = np.arctan2(np.linalg.norm(np.cross(f, t), axis=-1), (f * t).sum(-1))
+    assert angle.max() <= 20 * ANGLE, angle.max()
+    assert np.array_equal(posed[:, 0], local[:, 0])      # not in the chain: untouched
+    # spread: the neck and spine turned too
+    assert not np.allclose(posed[:, 1:3, :4], local[:, 1:3, :4])
+
+
+@given(seed=st.integers(0, 2**32 - 1), joints=st.integers(2, 8))
+def test_solve_chain(isa, seed, joints):
+    rng = np.random.default_rng(seed)
+    arm = skelsimd.Skeleton(np.arange(joints) - 1)
+    local = T.random_qts((3, joints), rng, translation=0.5)
+    g0 = skelsimd.qts_local_to_global_matrix(local, arm).astype(np.float64)
+    bones = np.linalg.norm(np.diff(g0[..., :, :, 3], axis=-2), axis=-1)
+    length = bones.sum(-1)
+    target = g0[:, 0, :, 3] + random_dirs(3, rng) * (rng.uniform(0.3, 0.8, 3) * length)[:, None]
+    posed, err = arm.solve_chain(local, range(joints), target, iterations=200, tolerance=1e-4,
+                                 return_error=True)
+    g = skelsimd.qts_local_to_global_matrix(posed, arm).astype(np.float64)
+    assert np.allclose(np.linalg.norm(np.diff(g[..., :, :, 3], axis=-2), axis=-1), bones,
+                       atol=1e-5)
+    assert np.isfinite(posed).all()
+    if joints > 2:   # a two-joint chain is a single bone: only its direction can match
+        assert (err <= 1e-3 * length).mean() >= 2 / 3
+
+
+# --- errors --------------------------------------------------------------------------------
+
+def test_errors():
+    m = np.tile(np.hstack([np.eye(3), np.zeros((3, 1))]).astype(np.float32), (4, 1, 1))
+    t = np.zeros((4, 3), np.float32)
+    qs, qm, r = skelsimd.ik_two_bone(m, m, m, t, pole=t, mid_axis=(0, 0, 0))   # degenerate
+    assert np.array_equal(qs, np.broadcast_to(IDENTITY, qs.shape)) and not r.any()
+    q, r = skelsimd.ik_aim(m, t + 1, forward=(0, 0, 0))
+    assert np.array_equal(q, np.broadcast_to(IDENTITY, q.shape)) and not r.any()
+    with pytest.raises(ValueError, match="start"):
+        skelsimd.ik_two_bone(m[:, :2], m, m, t, pole=t)
+    with pytest.raises(ValueError, match="target"):
+        skelsimd.ik_two_bone(m, m, m, t[:, :2], pole=t)
+    with pytest.raises(ValueError, match="broadcast"):
+        skelsimd.ik_two_bone(m, m, m, np.zeros((3, 3)), pole=t)
+    with pytest.raises(TypeError, match="pole"):
+        skelsimd.ik_aim(m, t, pole=np.array(["a", "b", "c"]))
+    with pytest.raises(TypeError):
+        skelsimd.ik_two_bone(m, m, m, t)   # pole is required
+    local = np.tile(np.float32([0, 0, 0, 1, 0, 1, 0, 1]), (3, 1))
+    with pytest.raises(ValueError, match="joints"):
+        LEG.two_bone(local, ("ankle", "knee", "hip"), [0, 0, 0], pole=[0, 0, 1])
+    with pytest.raises(ValueError, match="joints"):
+        LEG.two_bone(local, ("hip", "knee"), [0, 0, 0], pole=[0, 0, 1])
+    with pytest.raises(ValueError, match="local"):
+        LEG.two_bone(local[:2], ("hip", "knee", "ankle"), [0, 0, 0], pole=[0, 0, 1])
+    with pytest.raises(ValueError, match="chain"):
+        LEG.look_at(local, ["hip", "ankle"], [0, 0, 1])
+    with pytest.raises(ValueError, match="weights"):
+        LEG.look_at(local, ["ankle", "knee"], [0, 0, 1], [1.0])
+    with pytest.raises(ValueError, match="target"):
+        LEG.solve_chain(local, [0, 1, 2], [np.nan, 0, 0])
+    with pytest.raises(ValueError, match="iterations"):
+        LEG.solve_chain(local, [0, 1, 2], [0, 0, 0], iterations=-1)
+    with pytest.raises(ValueError, match="joint"):
+        LEG.solve_chain(local, ["hip", "toe"], [0, 0, 0])
