@@ -237,3 +237,6 @@ def test_twelve_influences_compacted(character):
     w[0] = 1 / 12
     with pytest.raises(ValueError, match=r"mesh.weights\[0\]: expected at most 8 non-zero"):
         skinned_vertices(twelve, None, clip, 7)
+    # the asset's own one-line methods draw and play the same
+    assert np.array_equal(asset.animate(frames=slice(0, 12, 2)).vertices, anim.vertices)
+    assert "frame 3 of 12" in asset.plot(3).axes[0].get_title()

@@ -350,6 +350,17 @@ class GltfAsset:
             self._clips = [self.clip(a, s) for a, s in self.clip_pairs()]
         return self._clips
 
+    def plot(self, frame: int = 0, ax: Any = None, **kwargs: Any) -> Any:
+        """The skinned mesh at one frame; see :func:`skelsimd.plotting.plot_gltf`."""
+        from ..plotting import plot_gltf
+        return plot_gltf(self, frame, ax, **kwargs)
+
+    def animate(self, **kwargs: Any) -> Any:
+        """The skinned mesh played inline (a canvas player); see
+        :func:`skelsimd.plotting.animate_gltf`."""
+        from ..plotting import animate_gltf
+        return animate_gltf(self, **kwargs)
+
     def clip_pairs(self) -> list[tuple[int, int]]:
         """``(animation, skin)`` index pairs, one per clip, in the order of ``clips``."""
         pairs = []
