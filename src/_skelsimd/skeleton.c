@@ -12,7 +12,7 @@
  */
 #include "args.h"
 
-#include "../kernels/skeleton.h"
+#include "../kernels/bvh_parse.h"
 
 /* --- SkeletonBase ---------------------------------------------------------------------------- */
 
