@@ -1,7 +1,8 @@
 /*
  * module.c -- the skelsimd._core extension module: run-time variant selection and the method
- * tables of every kernel family (each family's glue lives in its own file and exports one
- * PyMethodDef table, added here with PyModule_AddFunctions).
+ * tables of every kernel family (each family's glue lives in its own file, named like the
+ * family, and exports one PyMethodDef table, sks_<family>_methods; the list of families is
+ * src/kernels/families.h, expanded here).
  *
  * Variant selection: the best variant the CPU supports is chosen when the module is imported
  * and stored in sks_active_isa; every kernel call reads that one int to index its family's
@@ -15,19 +16,15 @@
 
 int sks_active_isa = SKS_ISA_SCALAR;
 
-/* One line per kernel family. */
-extern PyMethodDef sks_joints_methods[];
-extern PyMethodDef sks_mat4_methods[];
-extern PyMethodDef sks_skinning_methods[];
+/* Every kernel family's glue exports sks_<family>_methods (families.h lists the families). */
+#define SKS_FAMILY(family) extern PyMethodDef sks_##family##_methods[];
+#include "../kernels/families.h"
+#undef SKS_FAMILY
+
+/* The glue of no kernel family: skeleton.c (the Skeleton type, BVH import) and interop.c
+ * (sks_interop_methods, declared in interop.h); the C base types of Skeleton and CompressedClip. */
 extern PyMethodDef sks_skeleton_methods[];
 extern int sks_skeleton_add_types(PyObject *module);
-extern PyMethodDef sks_quat_methods[];
-extern PyMethodDef sks_convert_methods[];
-extern PyMethodDef sks_blend_methods[];
-extern PyMethodDef sks_qts_methods[];
-extern PyMethodDef sks_surface_methods[];
-extern PyMethodDef sks_args_methods[];
-extern PyMethodDef sks_compress_methods[];
 extern int sks_compress_add_types(PyObject *module);
 extern PyMethodDef sks_additive_methods[];
 extern PyMethodDef sks_ik_methods[];
@@ -126,21 +123,12 @@ static PyMethodDef core_methods[] = {
 
 static int core_exec(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, sks_joints_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_mat4_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_skinning_methods) < 0) return -1;
+#define SKS_FAMILY(family) if (PyModule_AddFunctions(m, sks_##family##_methods) < 0) return -1;
+#include "../kernels/families.h"
+#undef SKS_FAMILY
     if (PyModule_AddFunctions(m, sks_skeleton_methods) < 0) return -1;
-    if (sks_skeleton_add_types(m) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_quat_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_convert_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_blend_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_qts_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_args_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_compress_methods) < 0 || sks_compress_add_types(m) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_additive_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_ik_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_track_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_interop_methods) < 0) return -1;
+    if (sks_skeleton_add_types(m) < 0 || sks_compress_add_types(m) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

@@ -2,21 +2,11 @@
  * dispatch.c -- the dispatch tables: for every kernel family listed in families.h, one pointer
  * per enum sks_isa to that target's row (defined at the end of the family's source, compiled
  * once per target). Targets not built on this architecture point at the scalar row; cpu.c never
- * reports them as supported, so they are never selected.
+ * reports them as supported, so they are never selected. The rows are declared through the
+ * family's struct tag (struct sks_<family>_kernels, which its header names sks_<family>_kernels),
+ * so this file needs no family header and no list of its own.
  */
 #include "simd.h"
-#include "joints.h"
-#include "quat.h"
-#include "surface.h"
-#include "blend.h"
-#include "convert.h"
-#include "compress.h"
-#include "mat4.h"
-#include "skinning.h"
-#include "qts.h"
-#include "additive.h"
-#include "ik.h"
-#include "track.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -41,15 +31,8 @@
         &sks_##family##_row_scalar, SKS_SSE41_ROW(family), SKS_AVX2_ROW(family),                \
         SKS_NEON_ROW(family)}
 
-SKS_VARIANTS(joints);
-SKS_VARIANTS(quat);
-SKS_VARIANTS(surface);
-SKS_VARIANTS(blend);
-SKS_VARIANTS(convert);
-SKS_VARIANTS(compress);
-SKS_VARIANTS(mat4);
-SKS_VARIANTS(skinning);
-SKS_VARIANTS(qts);
-SKS_VARIANTS(additive);
-SKS_VARIANTS(ik);
-SKS_VARIANTS(track);
+#define SKS_FAMILY(family)                                                                      \
+    typedef struct sks_##family##_kernels sks_##family##_kernels;                               \
+    SKS_VARIANTS(family);
+#include "families.h"
+#undef SKS_FAMILY
