@@ -38,8 +38,8 @@ def dispatch_table():
     --------
     >>> import skelsimd
     >>> table = skelsimd.dispatch_table()
-    >>> sorted(table)[:3]
-    ['blend', 'compress', 'convert']
+    >>> table['joints'] in skelsimd._isa.supported_isas()
+    True
     >>> set(table.values()) <= set(skelsimd._isa.supported_isas())
     True
     """
