@@ -31,11 +31,4 @@ int sks_parse_choice(PyObject *obj, const char *name, const char *const *choices
 int sks_parse_joint_range(PyObject *start_obj, PyObject *stop_obj, npy_intp njoints,
                           npy_intp *start, npy_intp *stop);
 
-/* The arguments of a METH_FASTCALL | METH_KEYWORDS method by position or keyword: vals[i] gets
- * the one called names[i] (NULL when absent); the first `required` are required. TypeError as
- * Python words it for too many, unknown, repeated or missing arguments; 0 or -1. */
-int sks_method_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                    PyObject *kwnames, const char *const *names, int count, int required,
-                    PyObject **vals);
-
 #endif /* SKS_PARSING_H */
