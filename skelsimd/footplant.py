@@ -16,8 +16,10 @@ For each leg ``(hip, knee, ankle)``:
    meet the larger weight wins.
 4. Frames with a positive weight are solved in one batched :meth:`skelsimd.Skeleton.two_bone`
    call. The pole vector is the knee's offset from the hip-ankle line in the clip itself (the knee
-   keeps pointing where it pointed), the knee's hinge axis (``mid_axis``) is the clip's own: the
-   mean over the frames of the thigh-shin normal in the knee's space.
+   keeps pointing where it pointed), the knee's hinge axis (``mid_axis``) the clip's own: the
+   normal of the thigh-shin plane on that frame in the knee's space (the mean over the frames
+   where the leg is nearly straight). A fixed axis would miss the target where the knee's
+   plane turns about it (a BVH knee has three rotation channels).
 5. With ``keep_orientation`` (the default) the ankle's local rotation is then recomputed so that
    the foot keeps its global orientation from the clip (heel and toe roll are kept; only the
    leg's hip and knee rotations and the ankle's compensation change).
@@ -99,17 +101,20 @@ def _weights(frames: int, intervals: Sequence[Tuple[int, int]], ramp: int
 
 
 def _hinge_axis(g: np.ndarray, hip: int, knee: int, ankle: int) -> np.ndarray:
-    """The knee's bending axis in its own space: the thigh-shin normal, summed over frames
-    (straight-leg frames weigh little), rotated into the knee's frame."""
-    thigh = g[:, knee, :, 3] - g[:, hip, :, 3]
-    shin = g[:, ankle, :, 3] - g[:, knee, :, 3]
-    n = np.cross(thigh.astype(np.float64), shin.astype(np.float64))
+    """The knee's bending axis in its own space per frame (F, 3): the normal of the thigh-shin
+    plane rotated into the knee's frame; where the leg is nearly straight (the normal's sine
+    under 0.05), the mean over the frames (straight-leg frames weigh little)."""
+    thigh = (g[:, knee, :, 3] - g[:, hip, :, 3]).astype(np.float64)
+    shin = (g[:, ankle, :, 3] - g[:, knee, :, 3]).astype(np.float64)
+    n = np.cross(thigh, shin)
     local = np.einsum("fji,fj->fi", g[:, knee, :, :3].astype(np.float64), n)   # R^T n
-    axis = local.sum(axis=0)
-    norm = np.linalg.norm(axis)
-    if not norm > 0:
-        return np.array([1.0, 0.0, 0.0])
-    return axis / norm
+    mean = local.sum(axis=0)
+    norm = np.linalg.norm(mean)
+    mean = mean / norm if norm > 0 else np.array([1.0, 0.0, 0.0])
+    size = np.linalg.norm(local, axis=-1, keepdims=True)
+    sine = size / np.maximum(np.linalg.norm(thigh, axis=-1, keepdims=True)
+                             * np.linalg.norm(shin, axis=-1, keepdims=True), 1e-30)
+    return np.where(sine > 0.05, local / np.maximum(size, 1e-30), mean)
 
 
 def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
@@ -207,7 +212,7 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
         line = p[frames] - h
         line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
         pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
-        axis = _hinge_axis(g, hip, knee, ankle)
+        axis = _hinge_axis(g, hip, knee, ankle)[frames]
         solved, ok = two_bone(skel, local[frames], (hip, knee, ankle), target.astype(np.float32),
                               pole=pole.astype(np.float32), mid_axis=axis.astype(np.float32),
                               soften=soften, return_reached=True)
