@@ -12,8 +12,8 @@ For each leg ``(hip, knee, ankle)``:
    (``lock="mean"``: the smallest total correction).
 3. A weight per frame is 1 inside the interval and ramps down to 0 over ``blend`` seconds on each
    side (a smoothstep), so the foot eases onto its lock and off it instead of popping. The ankle's
-   target is ``p + w (lock - p)`` (``p`` its position in the clip); where ramps of two intervals
-   meet the larger weight wins.
+   target is ``p + w (lock - p)`` (``p`` its position in the clip). A ramp is at most half the
+   gap to the neighbouring contact, so ramps never overlap.
 4. Frames with a positive weight are solved in one batched :meth:`skelsimd.Skeleton.two_bone`
    call. The pole vector is the knee's offset from the hip-ankle line in the clip itself (the knee
    keeps pointing where it pointed), the knee's hinge axis (``mid_axis``) the clip's own: the
@@ -83,20 +83,25 @@ def contact_intervals(labels: npt.ArrayLike) -> List[Tuple[int, int]]:
 
 def _weights(frames: int, intervals: Sequence[Tuple[int, int]], ramp: int
              ) -> Tuple[np.ndarray, np.ndarray]:
-    """Per-frame weight (F,) and the index of the interval it belongs to (-1 for none)."""
+    """Per-frame weight (F,) and the index of the interval it belongs to (-1 for none). Each
+    side's ramp is at most ``ramp`` frames and at most half the gap to the neighbouring
+    interval, so ramps never overlap (a frame between two contacts eases off one lock and onto
+    the next instead of jumping between them)."""
     w = np.zeros(frames)
     owner = np.full(frames, -1)
-    k = np.arange(1, ramp + 1)
-    u = 1.0 - k / (ramp + 1.0)
-    ramp_w = u * u * (3.0 - 2.0 * u)                    # smoothstep, 0 < w < 1
+
+    def shape(n: int) -> np.ndarray:
+        u = 1.0 - np.arange(1, n + 1) / (n + 1.0)
+        return u * u * (3.0 - 2.0 * u)                # smoothstep, 0 < w < 1, decreasing
+
     for i, (a, b) in enumerate(intervals):
-        idx = np.r_[np.arange(a, b), a - k, b - 1 + k]
-        val = np.r_[np.ones(b - a), ramp_w, ramp_w]
+        before = ramp if i == 0 else min(ramp, (a - intervals[i - 1][1]) // 2)
+        after = ramp if i == len(intervals) - 1 else min(ramp, (intervals[i + 1][0] - b) // 2)
+        idx = np.r_[np.arange(a, b), a - np.arange(1, before + 1), b - 1 + np.arange(1, after + 1)]
+        val = np.r_[np.ones(b - a), shape(before), shape(after)]
         ok = (idx >= 0) & (idx < frames)
-        idx, val = idx[ok], val[ok]
-        better = val > w[idx]
-        w[idx[better]] = val[better]
-        owner[idx[better]] = i
+        w[idx[ok]] = val[ok]
+        owner[idx[ok]] = i
     return w, owner
 
 
@@ -120,7 +125,7 @@ def _hinge_axis(g: np.ndarray, hip: int, knee: int, ankle: int) -> np.ndarray:
 def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
                contacts: Optional[Sequence[Union[Track, npt.ArrayLike]]] = None, *,
                speed: Optional[float] = None, height: Optional[float] = None, lock: str = "start",
-               blend: float = 0.05, soften: float = 1.0, keep_orientation: bool = True,
+               blend: float = 0.1, soften: float = 1.0, keep_orientation: bool = True,
                return_reached: bool = False) -> Union[Clip, Tuple[Clip, np.ndarray]]:
     """Keep the feet of a clip still during their ground contacts with two-bone IK on the legs.
 
@@ -137,8 +142,9 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
         clip units); ``speed`` is then required.
     lock : {"start", "mean"}
         The ankle position held during a contact: at its first frame, or the interval's mean.
-    blend : float >= 0
-        Seconds of the weight ramp on each side of a contact (rounded to whole frames).
+    blend : float >= 0, default 0.1
+        Seconds of the weight ramp on each side of a contact (rounded to whole frames; at most
+        half the gap to the neighbouring contact).
     soften : float in (0, 1]
         As :func:`skelsimd.ik_two_bone` (1: no softening).
     keep_orientation : bool
@@ -259,4 +265,5 @@ def foot_sliding(clip: Clip, joint: JointRef, contact: Union[Track, npt.ArrayLik
     p = clip.global_positions(precision="float64")[:, j].astype(np.float64)
     horizontal = [i for i in range(3) if i != up]
     d = np.linalg.norm(np.diff(p[:, horizontal], axis=0), axis=-1)
-    return d[c[1:] & c[:-1]]
+    out: np.ndarray = d[c[1:] & c[:-1]]
+    return out
