@@ -31,6 +31,7 @@ from .ik import ik_aim, ik_two_bone  # noqa: F401
 
 from .track import Track  # noqa: F401
 from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
+from .footplant import foot_sliding, plant_feet  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -52,4 +53,5 @@ __all__ = [
     "CompressedClip", "compress", "clip_error",
     "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
     "Track", "blend_motion", "motion_deltas", "accumulate_motion",
+    "plant_feet", "foot_sliding",
 ]

@@ -28,6 +28,7 @@ import re
 import numpy as np
 
 from . import _core
+from . import ik as _ik
 
 __all__ = ["Skeleton", "ORDERS", "mirror_pairs"]
 
@@ -544,9 +545,8 @@ class Skeleton(_core.SkeletonBase):
         >>> np.round(g[2, :, 3].astype(float), 4).tolist()
         [0.2, -0.7, 0.1]
         """
-        from .ik import two_bone
-        return two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
-                        soften=soften, weight=weight, return_reached=return_reached)
+        return _ik.two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
+                            soften=soften, weight=weight, return_reached=return_reached)
 
     def look_at(self, local, chain, target, weights=None, *, forward=(1, 0, 0), up=(0, 1, 0),
                 offset=(0, 0, 0), pole=(0, 1, 0), twist=0.0):
@@ -589,9 +589,8 @@ class Skeleton(_core.SkeletonBase):
         >>> bool(np.allclose(aim, to_target / np.linalg.norm(to_target), atol=1e-5))
         True
         """
-        from .ik import look_at
-        return look_at(self, local, chain, target, weights, forward=forward, up=up,
-                       offset=offset, pole=pole, twist=twist)
+        return _ik.look_at(self, local, chain, target, weights, forward=forward, up=up,
+                           offset=offset, pole=pole, twist=twist)
 
     def solve_chain(self, local, chain, target, *, iterations=16, tolerance=1e-3,
                     return_error=False):
@@ -629,9 +628,8 @@ class Skeleton(_core.SkeletonBase):
         >>> bool(err < 3e-5)
         True
         """
-        from .ik import solve_chain
-        return solve_chain(self, local, chain, target, iterations=iterations,
-                           tolerance=tolerance, return_error=return_error)
+        return _ik.solve_chain(self, local, chain, target, iterations=iterations,
+                               tolerance=tolerance, return_error=return_error)
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 
     def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
