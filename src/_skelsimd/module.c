@@ -28,6 +28,7 @@ extern PyMethodDef sks_qts_methods[];
 extern PyMethodDef sks_surface_methods[];
 extern PyMethodDef sks_args_methods[];
 extern PyMethodDef sks_compress_methods[];
+extern PyMethodDef sks_mm_methods[];
 extern int sks_compress_add_types(PyObject *module);
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs)
@@ -135,6 +136,7 @@ static int core_exec(PyObject *m)
     if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_args_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, sks_compress_methods) < 0 || sks_compress_add_types(m) < 0) return -1;
+    if (PyModule_AddFunctions(m, sks_mm_methods) < 0) return -1;
     sks_active_isa = (int)sks_best_isa();
     return 0;
 }

@@ -14,6 +14,7 @@
 #include "mat4.h"
 #include "skinning.h"
 #include "qts.h"
+#include "mm.h"
 
 #if SKS_BUILDS_SSE41
 #define SKS_SSE41_ROW(family) &sks_##family##_row_sse41
@@ -47,3 +48,4 @@ SKS_VARIANTS(compress);
 SKS_VARIANTS(mat4);
 SKS_VARIANTS(skinning);
 SKS_VARIANTS(qts);
+SKS_VARIANTS(mm);
