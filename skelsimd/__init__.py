@@ -23,6 +23,8 @@ from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # no
                    quat_to_matrix)
 from .surface import Surface, plot_surface  # noqa: F401
 from .compress import CompressedClip, clip_error, compress  # noqa: F401
+from .motion_matching import (Inertializer, MotionDatabase, inertialize_transition,  # noqa: F401
+                              inertialize_update, pose_velocity)
 
 __version__ = "0.1.0"
 
@@ -41,4 +43,6 @@ __all__ = [
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",
     "Surface", "plot_surface",
     "CompressedClip", "compress", "clip_error",
+    "MotionDatabase", "Inertializer", "inertialize_transition", "inertialize_update",
+    "pose_velocity",
 ]

@@ -693,7 +693,7 @@ def _vels(x: ArrayLike, name: str, shape: Tuple[int, ...]) -> np.ndarray:
     a = np.asarray(x)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected numbers, got dtype {a.dtype}")
-    if a.shape[-2:] != shape[-2:] or a.shape[-1] != 6:
+    if a.ndim < 2 or a.shape[-2] != shape[-2] or a.shape[-1] != 6:
         raise ValueError(f"{name}: expected shape (..., {shape[-2]}, 6), got {a.shape}")
     return a.astype(np.float64)
 
@@ -747,7 +747,10 @@ def inertialize_transition(source: ArrayLike, source_velocity: ArrayLike, target
     * translation: ``offset[..., 3:] = source_t - target_t``;
     * velocity: ``offset_velocity = source_velocity - target_velocity``.
 
-    Scale (lane 7 of the QTS joints) is not inertialized: the output takes the target's.
+    Scale (lane 7 of the QTS joints) is not inertialized: the output takes the target's. The
+    rotation offset decays as a vector (its scaled angle-axis), as in the reference
+    implementation, so the output's angular velocity at the switch equals the source's to
+    first order in the offset's angle (exactly for translations).
     Returns ``(offset, offset_velocity)``, float64 ``(..., J, 6)`` each.
     """
     src = _poses(source, "source")
@@ -768,10 +771,10 @@ def inertialize_transition(source: ArrayLike, source_velocity: ArrayLike, target
     return out, np.broadcast_to(v_off, out.shape).copy()
 
 
-def _decay(x: np.ndarray, v: np.ndarray, halflife: float, dt: float):
+def _decay(x: np.ndarray, v: np.ndarray, halflife: float, dt):
     y = 2.0 * math.log(2.0) / halflife          # half the damping 4 ln 2 / halflife
     j1 = v + x * y
-    e = math.exp(-y * dt)
+    e = np.exp(-y * dt)
     return e * (x + j1 * dt), e * (v - j1 * y * dt)
 
 
@@ -809,7 +812,10 @@ def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: Arra
     if not (dt >= 0 and math.isfinite(dt)):
         raise ValueError(f"dt: expected a finite number >= 0, got {dt}")
     off, offv = _decay(off, offv, halflife, dt)
-    p, off, offv = np.broadcast_arrays(p, off, offv)
+    lead = np.broadcast_shapes(p.shape[:-1], off.shape[:-1], offv.shape[:-1])
+    p = np.broadcast_to(p, lead + (8,))
+    off = np.broadcast_to(off, lead + (6,))
+    offv = np.broadcast_to(offv, lead + (6,))
     out = p.copy()
     out[..., :4] = _qmul(_qexp2(off[..., :3]), _normalized(p[..., :4]))
     out[..., 4:7] = p[..., 4:7] + off[..., 3:]
@@ -889,8 +895,10 @@ def transition(a: Clip, b: Clip, *, halflife: float = 0.1, align: bool = True) -
     src[:, :4] = _qmul(_qexp2(va[:, :3].astype(np.float64) * dt), _normalized(src_next[:, :4]))
     src[:, 4:7] = src_next[:, 4:7] + va[:, 3:] * dt
     off, offv = inertialize_transition(src, va, local[0], vb)
-    out = np.empty_like(local)
-    for k in range(b.frames):
-        out[k], off, offv = inertialize_update(local[k], off, offv, halflife=halflife,
-                                               dt=0.0 if k == 0 else b.frame_time)
+    times = (np.arange(b.frames) * b.frame_time)[:, None, None]
+    x, _ = _decay(off, offv, halflife, times)             # the offsets at every frame at once
+    out = local.astype(np.float64)
+    out[..., :4] = _qmul(_qexp2(x[..., :3]), _normalized(out[..., :4]))
+    out[..., 4:7] += x[..., 3:]
+    out = out.astype(np.float32)
     return a._with(np.concatenate([a.local, out], axis=0))
