@@ -377,8 +377,8 @@ class MotionDatabase:
 
         >>> import numpy as np, skelsimd
         >>> db = skelsimd.MotionDatabase.from_features(np.eye(3))
-        >>> db.search([0, 0.9, 0])
-        (1, 0.010000000000000002)
+        >>> db.search([0, 0.9, 0])     # the query is float32: 0.9 is 0.89999998
+        (1, 0.01000000476837215)
         """
         feats = np.array(features, dtype=np.float32)
         if feats.ndim != 2 or feats.shape[1] < 1:
@@ -795,7 +795,7 @@ def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: Arra
     >>> dst = np.array([[0, 0, 0, 1, 0, 0, 0, 1]], np.float32)
     >>> off, offv = skelsimd.inertialize_transition(src, np.zeros((1, 6)), dst, np.zeros((1, 6)))
     >>> out, off, offv = skelsimd.inertialize_update(dst, off, offv, halflife=0.1, dt=0.0)
-    >>> out[0, 4]      # starts at the source
+    >>> float(out[0, 4])      # starts at the source
     1.0
     >>> out, off, offv = skelsimd.inertialize_update(dst, off, offv, halflife=0.1, dt=2.0)
     >>> bool(abs(out[0, 4]) < 1e-3)     # and decays to the target
