@@ -9,6 +9,7 @@ from hypothesis import given, strategies as st
 
 import skelsimd
 from skelsimd import MotionDatabase
+from skelsimd.bounds import bound
 from skelsimd.reference import mm as ref
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -86,9 +87,10 @@ def test_features_match_the_float64_reference(example):
         k += len(r)
         pmax = np.abs(c.global_positions()).max()
         # positions rounded to float32 once: velocities (differences over frame_time) carry it
-        tol = np.full(27, 4 * 2.0**-24 * pmax)
-        tol[db.groups["foot_velocity"]] = tol[db.groups["hip_velocity"]] = 4 * 2.0**-24 * pmax / c.frame_time
-        tol[db.groups["trajectory_direction"]] = 1e-6
+        tol = np.full(27, bound("mm.features.position") * pmax)
+        vtol = bound("mm.features.velocity") * pmax / c.frame_time
+        tol[db.groups["foot_velocity"]] = tol[db.groups["hip_velocity"]] = vtol
+        tol[db.groups["trajectory_direction"]] = bound("mm.features.position")
         assert (np.abs(got - r) <= tol).all()
     norm = (db.raw.astype(np.float64) - db.mean) / db.scale
     np.testing.assert_allclose(db.features, norm, atol=1e-5)
