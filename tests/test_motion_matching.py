@@ -234,3 +234,16 @@ def test_clip_transition_has_no_pop(example):
     np.testing.assert_allclose(t.local[-1, 1:], b.local[-1, 1:], atol=1e-3)
     with pytest.raises(ValueError, match="halflife"):
         a.transition(b, halflife=0)
+
+
+def test_search_many_from_threads(rng):
+    from concurrent.futures import ThreadPoolExecutor
+    f = rng.normal(size=(3000, 27)).astype(np.float32)
+    db = MotionDatabase.from_features(f)
+    qs = rng.normal(size=(200, 27)).astype(np.float32)
+    want = db.search_many(qs)
+    with ThreadPoolExecutor(4) as ex:
+        got = list(ex.map(lambda _: db.search_many(qs), range(8)))
+    for idx, cost in got:
+        np.testing.assert_array_equal(idx, want[0])
+        np.testing.assert_array_equal(cost, want[1])
