@@ -110,10 +110,8 @@ def main(argv=None):
 
     # building the database from 100 clips
     parts = []
-    for c in a:
-        step = c.frames // 50
-        parts += [c[k * step:k * step + max(step, 140)] for k in range(50)]
-    parts = [p for p in parts if p.frames > 130][:100]
+    for c in a:                                     # 50 overlapping 140-frame cuts of each
+        parts += [c[k * (c.frames - 140) // 49:][:140] for k in range(50)]
     frames = sum(p.frames for p in parts)
     t = min(best(lambda: MotionDatabase(parts), 1, 1) for _ in range(3))
     print(f"  build from {len(parts)} clips ({frames} frames): {t * 1e3:.1f} ms, "
