@@ -31,7 +31,7 @@
 #define GROUP 16   /* large boxes per group of the large-box layout */
 #define VPB (BLOCK / SKS_W)   /* vectors per 16 lanes */
 
-/* The float32 costs of 16 lanes: rows (boxes = 0: rows at p, [D][16]) or boxes (lo, hi). */
+/* The float32 distances of 16 boxes (bounds lo, hi: [D][16]). */
 static SKS_ALWAYS_INLINE void costs16(const float *p, const float *hi, const float *q, size_t dim,
                                       int boxes, float *out)
 {
@@ -98,17 +98,37 @@ static int excluded(const search_state *s, int64_t row)
     return 0;
 }
 
+/* The float32 costs of the 16 rows of a block (rows at p, [D][16]), as a bit mask of the
+ * rows whose cost is <= tf (bit i = row i of the block). */
+static SKS_ALWAYS_INLINE unsigned rows_within(const float *p, const float *q, size_t dim, float tf)
+{
+    vf acc[VPB];
+    size_t d;
+    int k;
+    unsigned bits = 0;
+    for (k = 0; k < VPB; k++) acc[k] = vf_zero();
+    for (d = 0; d < dim; d++) {
+        const vf qd = vf_set1(q[d]);
+        for (k = 0; k < VPB; k++) {
+            const vf t = vf_sub(vf_load(p + d * BLOCK + k * SKS_W), qd);
+            acc[k] = vf_add(acc[k], vf_mul(t, t));
+        }
+    }
+    for (k = 0; k < VPB; k++)
+        bits |= (unsigned)vm_bits(vf_le(acc[k], vf_set1(tf))) << (k * SKS_W);
+    return bits;
+}
+
 /* Block b (rows at p): its float32 costs, then the float64 cost of every row within T. */
 static SKS_ALWAYS_INLINE void visit_block(search_state *s, const float *p, size_t b, size_t n)
 {
-    SKS_ALIGNED(64) float c[BLOCK];
+    unsigned bits = rows_within(p, s->q, s->dim, s->tf);
     int lane;
-    costs16(p, NULL, s->q, s->dim, 0, c);
-    for (lane = 0; lane < BLOCK; lane++) {
+    for (lane = 0; bits && lane < BLOCK; lane++, bits >>= 1) {
         const int64_t row = (int64_t)(b * BLOCK) + lane;
         double sum = 0.0;
         size_t d;
-        if (!(c[lane] <= s->tf) || (size_t)row >= n) continue;
+        if (!(bits & 1u) || (size_t)row >= n) continue;
         if (s->nranges && excluded(s, row)) continue;
         for (d = 0; d < s->dim; d++) {
             const double t = (double)s->q[d] - (double)p[d * BLOCK + lane];
@@ -141,7 +161,8 @@ static void search_one(const sks_mm_db *db, const float *q, const int64_t *range
         for (b = 0; b < SMALL * nlarge; b++) visit_block(&s, db->rows + b * block_floats, b, db->n);
     } else {
         for (g = 0; g * GROUP < nlarge; g++) {
-            costs16(db->large_lo + g * block_floats, db->large_hi + g * block_floats, q, dim, 1, ld);
+            costs16(db->large_lo + g * block_floats, db->large_hi + g * block_floats, q, dim, 1,
+                    ld);
             for (l = g * GROUP; l < nlarge && l < (g + 1) * GROUP; l++) {
                 int k;
                 if (!(ld[l - g * GROUP] <= s.tf)) continue;
