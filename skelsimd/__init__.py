@@ -32,6 +32,8 @@ from .ik import ik_aim, ik_two_bone  # noqa: F401
 from .track import Track  # noqa: F401
 from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
 from .footplant import foot_sliding, plant_feet  # noqa: F401
+from .motion_matching import (Inertializer, MotionDatabase, inertialize_transition,  # noqa: F401
+                              inertialize_update, pose_velocity)
 
 __version__ = "0.1.0"
 
@@ -54,4 +56,6 @@ __all__ = [
     "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
     "Track", "blend_motion", "motion_deltas", "accumulate_motion",
     "plant_feet", "foot_sliding",
+    "MotionDatabase", "Inertializer", "inertialize_transition", "inertialize_update",
+    "pose_velocity",
 ]

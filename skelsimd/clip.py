@@ -584,6 +584,21 @@ class Clip:
         mirrored = Skeleton(skel.parents, skel.names, rest)
         return self._with(local, skeleton=mirrored)
 
+    def transition(self, other, *, halflife=0.1, align=True):
+        """This clip, then ``other`` switched to without a pop by inertialization.
+
+        The result has ``self.frames + other.frames`` frames. At the switch the offsets
+        between this clip's pose one frame after its last (extrapolated at its last velocity)
+        and ``other``'s first pose, and between their velocities, are added to ``other``'s
+        frames and decay as critically damped springs with the given half-life (seconds; see
+        :func:`skelsimd.inertialize_update`): the motion is continuous in value and velocity
+        and reaches ``other``'s own poses after a few half-lives. ``align=True`` first moves
+        ``other`` on the ground (a turn about y and a shift, see :meth:`root_motion`) so that it
+        starts where this clip's root would be one frame after its end. Scale is not blended.
+        """
+        from .motion_matching import transition
+        return transition(self, other, halflife=halflife, align=align)
+
     def _root_trajectory(self, frames=slice(None), joint=None, heading=True):
         j = self.skeleton.roots[0] if joint is None else self.skeleton.index(joint)
         local = self.local[frames]
