@@ -30,6 +30,7 @@ from ._validate import choice as _choice
 from ._validate import integer as _count
 from ._validate import positive_number as _positive_number
 from ._rotation64 import quat_conj, quat_mul, quat_rotate
+from .inertialize import _decay, _normalized, _qexp2, inertialize_transition, pose_velocity
 from .blend import blend_joints
 from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
@@ -596,8 +597,43 @@ class Clip:
         ``other`` on the ground (a turn about y and a shift, see :meth:`root_motion`) so that it
         starts where this clip's root would be one frame after its end. Scale is not blended.
         """
-        from .motion_matching import transition
-        return transition(self, other, halflife=halflife, align=align)
+        _check_clip(other, "other")
+        _check_compatible(self, other, "other")
+        halflife = _positive_number(halflife, "halflife")
+        if self.frames < 2 or other.frames < 2:
+            raise ValueError(f"other: expected both clips to have at least 2 frames, got "
+                             f"{self.frames} and {other.frames}")
+        local = other.local
+        if align:
+            qa, ta = self._root_trajectory(slice(self.frames - 2, self.frames))
+            qb, tb = other._root_trajectory(slice(0, 1))
+            qs, ts = _inverse_ground(qa[:1], ta[:1])       # one step of this clip's root motion
+            dq = quat_mul(qs, qa[1:])
+            dtr = quat_rotate(qs, ta[1:]) + ts
+            q_next = quat_mul(qa[1:], dq)
+            t_next = quat_rotate(qa[1:], dtr) + ta[1:]
+            qi, ti = _inverse_ground(qb, tb)
+            q = quat_mul(q_next, qi)
+            t = quat_rotate(q_next, ti) + t_next
+            local = _apply_ground(local, other.skeleton.roots, np.repeat(q, other.frames, axis=0),
+                                  np.repeat(t, other.frames, axis=0))
+        dt = self.frame_time
+        src_next = self.local[-1].astype(np.float64)
+        va = pose_velocity(self.local[-2], self.local[-1], dt)
+        vb = pose_velocity(local[0], local[1], other.frame_time)
+        # the source at the switch: the last pose moved on by one frame at its velocity
+        src = src_next.copy()
+        src[:, :4] = quat_mul(_qexp2(va[:, :3].astype(np.float64) * dt),
+                              _normalized(src_next[:, :4]))
+        src[:, 4:7] = src_next[:, 4:7] + va[:, 3:] * dt
+        off, offv = inertialize_transition(src, va, local[0], vb)
+        times = (np.arange(other.frames) * other.frame_time)[:, None, None]
+        x, _ = _decay(off, offv, halflife, times)             # the offsets at every frame at once
+        out = local.astype(np.float64)
+        out[..., :4] = quat_mul(_qexp2(x[..., :3]), _normalized(out[..., :4]))
+        out[..., 4:7] += x[..., 3:]
+        out = out.astype(np.float32)
+        return self._with(np.concatenate([self.local, out], axis=0))
 
     def _root_trajectory(self, frames=slice(None), joint=None, heading=True):
         j = self.skeleton.roots[0] if joint is None else self.skeleton.index(joint)
