@@ -11,13 +11,7 @@ from skelsimd.reference import qts as R
 from skelsimd.reference import quat as RQ
 from skelsimd.bounds import bound
 from skelsimd.bounds import depth_bound as documented_depth_bound
-from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, rounded_once_bound, with_layout
-
-
-def depth_bound(parents, reference_t):
-    """The documented bound for any hierarchy: (d + 1) * 2**-23 * max(1, T)."""
-    d = int(T.depths(parents).max(initial=0))
-    return documented_depth_bound(d, float(np.abs(reference_t).max(initial=0.0)))
+from strategies import BATCH_SHAPES, LAYOUTS, depth_bound, hierarchies, rounded_once_bound, with_layout
 
 
 def walk_errors(got, expected):
