@@ -132,10 +132,8 @@ def examples(n):
 
 
 def operand_rule_tests(calls, first_arg, layout):
-    """The four table-driven error tests of a family's functions, for its test module to bind:
-
-        test_good_call_works, test_bad_dtype_of_the_first_operand, \\
-            test_bad_trailing_shape_of_the_first_operand, test_bad_out = operand_rule_tests(...)
+    """The four table-driven error tests of a family's functions by name, for its test module
+    to bind: ``globals().update(operand_rule_tests(CALLS, FIRST_ARG, LAYOUT))``.
 
     `calls`: name -> (call(first operand, out), a good first operand, the result shape);
     `first_arg`: name -> the first operand's name in messages (default "q"); `layout`: name ->
@@ -189,5 +187,5 @@ def operand_rule_tests(calls, first_arg, layout):
         assert all(w in msg for w in words), msg
         assert np.array_equal(np.asarray(out), snapshot)
 
-    return (test_good_call_works, test_bad_dtype_of_the_first_operand,
-            test_bad_trailing_shape_of_the_first_operand, test_bad_out)
+    return {f.__name__: f for f in (test_good_call_works, test_bad_dtype_of_the_first_operand,
+                                    test_bad_trailing_shape_of_the_first_operand, test_bad_out)}

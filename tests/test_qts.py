@@ -185,24 +185,6 @@ def test_roots_copy_nan_stays_in_subtree_and_empty_shapes(isa, rng):
         assert skelsimd.qts_local_to_global_matrix(x, p).shape == shape[:-1] + (3, 4)
 
 
-def test_every_variant_is_bit_identical():
-    rng = np.random.default_rng(41)
-    parents = T.random_parents(150, rng)
-    local = T.random_qts((13, 150), rng, scale=(0.5, 2.0))
-    prefill = skelsimd.qts_to_matrix(T.random_qts((13, 150), rng))
-    results = {}
-    for name in supported_isas():
-        with use_isa(name):
-            out = prefill.copy()
-            skelsimd.qts_local_to_global_matrix(local, parents, out, start=40, stop=120)
-            results[name] = [skelsimd.qts_local_to_global(local, parents),
-                             skelsimd.qts_local_to_global_matrix(local, parents),
-                             skelsimd.qts_local_to_global(local, parents, start=40, stop=120), out]
-    for name, res in results.items():
-        for k, (a, b) in enumerate(zip(res, results["scalar"])):
-            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, k)
-
-
 @pytest.mark.parametrize("batch", [(), (1,), (2,), (4,), (9,), (12,)])
 def test_single_skeleton_walk_is_bit_identical(batch):
     """A rest of a few skeletons after the side-by-side groups (a lone skeleton: batch 1, the

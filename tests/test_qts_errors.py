@@ -20,9 +20,9 @@ CALLS = {
 FIRST_ARG = {"qts_local_to_global": "local", "qts_local_to_global_matrix": "local"}
 LAYOUT = {"qts_local_to_global": "(..., J, 8)", "qts_local_to_global_matrix": "(..., J, 8)"}
 
-test_good_call_works, test_bad_dtype_of_the_first_operand, \
-    test_bad_trailing_shape_of_the_first_operand, test_bad_out = \
-    operand_rule_tests(CALLS, FIRST_ARG, LAYOUT)
+# test_good_call_works, test_bad_dtype_of_the_first_operand,
+# test_bad_trailing_shape_of_the_first_operand and test_bad_out over CALLS:
+globals().update(operand_rule_tests(CALLS, FIRST_ARG, LAYOUT))
 
 
 def test_partial_overlap_is_refused():
