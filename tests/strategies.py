@@ -1,9 +1,13 @@
-"""Hypothesis strategies and array-layout helpers shared by the kernel tests."""
+"""Hypothesis strategies and the helpers shared by the kernel and error tests: array layouts,
+the documented depth bound of the walks, the bad `out` arguments and the `raises` check of the
+error-rule tests."""
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 from skelsimd import testing as T
 from skelsimd.bounds import FLOAT32_UNIT_ROUNDOFF, bound
+from skelsimd.bounds import depth_bound as documented_depth_bound
 
 BATCH_SHAPES = [(), (1,), (3, 5), (2,), (4,), (2, 1, 3)]
 
@@ -20,6 +24,52 @@ def fresh_out(shape):
 def untouched(out):
     """True when every element of `out` still holds SENTINEL."""
     return bool((np.asarray(out) == SENTINEL).all())
+
+
+def raises(exc, words, call, *outs):
+    """call() raises `exc` whose message holds every one of `words`, and every array of `outs`
+    keeps its values."""
+    snapshots = [np.array(o, copy=True) for o in outs]
+    with pytest.raises(exc) as info:
+        call()
+    msg = str(info.value)
+    assert all(w in msg for w in words), msg
+    for o, snap in zip(outs, snapshots):
+        assert np.array_equal(np.asarray(o), snap)
+
+
+BAD_OUT_KINDS = ("float64", "list", "shape", "strided", "readonly", "byteswapped")
+
+
+def bad_outs(shape, wrong, kinds=BAD_OUT_KINDS + ("flat", "fortran")):
+    """[(id, bad out, exception type, words of the message)] for an output of `shape`: one entry
+    per kind of `kinds` ("shape" is an array of shape `wrong`), every entry filled with
+    SENTINEL."""
+    shape, wrong = tuple(shape), tuple(wrong)
+    base = fresh_out(shape)
+    readonly = base.copy()
+    readonly.flags.writeable = False
+    wide = np.full(shape[:-1] + (2 * shape[-1],), SENTINEL, np.float32)
+    n = int(np.prod(shape))
+    cases = {
+        "float64": (np.full(shape, SENTINEL, np.float64), TypeError, ["out", "float32", "float64"]),
+        "list": (base.tolist(), TypeError, ["out", "list"]),
+        "shape": (np.full(wrong, SENTINEL, np.float32), ValueError, ["out", str(shape), str(wrong)]),
+        "flat": (np.full(n, SENTINEL, np.float32), ValueError, ["out", f"({n},)"]),
+        "strided": (wide[..., ::2], ValueError, ["out", "C-contiguous"]),
+        "fortran": (np.asfortranarray(base), ValueError, ["out", "C-contiguous"]),
+        "readonly": (readonly, ValueError, ["out", "read-only"]),
+        "byteswapped": (base.astype(">f4"), TypeError, ["out", "float32"]),
+    }
+    return [(k,) + cases[k] for k in kinds]
+
+
+def depth_bound(parents, translations):
+    """The documented bound of the float32 walks for any hierarchy: (d + 1) * 2**-23 * max(1, T)
+    with d the depth of `parents` and T the largest |component| of `translations` (the global
+    translations of the reference)."""
+    d = int(T.depths(parents).max(initial=0))
+    return documented_depth_bound(d, float(np.abs(translations).max(initial=0.0)))
 LAYOUTS = ["contiguous", "strided", "reversed", "float64", "list"]
 
 
@@ -79,3 +129,63 @@ def examples(n):
     runs such a test 1000 / 60 times as long."""
     from hypothesis import settings
     return settings(max_examples=max(1, round(n * settings.default.max_examples / 60)))
+
+
+def operand_rule_tests(calls, first_arg, layout):
+    """The four table-driven error tests of a family's functions by name, for its test module
+    to bind: ``globals().update(operand_rule_tests(CALLS, FIRST_ARG, LAYOUT))``.
+
+    `calls`: name -> (call(first operand, out), a good first operand, the result shape);
+    `first_arg`: name -> the first operand's name in messages (default "q"); `layout`: name ->
+    its documented shape (default "(..., 4)")."""
+    names = sorted(calls)
+
+    @pytest.mark.parametrize("name", names)
+    def test_good_call_works(name):
+        call, good, shape = calls[name]
+        out = fresh_out(shape)
+        assert call(good, out) is out and not untouched(out)
+
+    @pytest.mark.parametrize("name", names)
+    @pytest.mark.parametrize("bad, exc, words", [
+        ("complex", TypeError, ["complex64"]),
+        ("strings", TypeError, ["<U1"]),
+        ("object", TypeError, ["expected"]),
+    ])
+    def test_bad_dtype_of_the_first_operand(name, bad, exc, words):
+        call, good, shape = calls[name]
+        value = {"complex": good.astype(np.complex64), "strings": np.full(good.shape, "a"),
+                 "object": object()}[bad]
+        out = fresh_out(shape)
+        with pytest.raises(exc) as info:
+            call(value, out)
+        msg = str(info.value)
+        assert first_arg.get(name, "q") in msg and all(w in msg for w in words), msg
+        assert untouched(out)
+
+    @pytest.mark.parametrize("name", names)
+    def test_bad_trailing_shape_of_the_first_operand(name):
+        call, good, shape = calls[name]
+        bad = np.zeros(good.shape[:-1] + (good.shape[-1] + 1,), np.float32)
+        out = fresh_out(shape)
+        with pytest.raises(ValueError) as info:
+            call(bad, out)
+        msg = str(info.value)
+        assert first_arg.get(name, "q") in msg and layout.get(name, "(..., 4)") in msg, msg
+        assert str(bad.shape) in msg or "parents" in msg, msg
+        assert untouched(out)
+
+    @pytest.mark.parametrize("name", names)
+    @pytest.mark.parametrize("case", range(len(BAD_OUT_KINDS)), ids=BAD_OUT_KINDS)
+    def test_bad_out(name, case):
+        call, good, shape = calls[name]
+        _, out, exc, words = bad_outs(shape, shape[:-1] + (shape[-1] + 1,), BAD_OUT_KINDS)[case]
+        snapshot = np.array(out, copy=True)
+        with pytest.raises(exc) as info:
+            call(good, out)
+        msg = str(info.value)
+        assert all(w in msg for w in words), msg
+        assert np.array_equal(np.asarray(out), snapshot)
+
+    return {f.__name__: f for f in (test_good_call_works, test_bad_dtype_of_the_first_operand,
+                                    test_bad_trailing_shape_of_the_first_operand, test_bad_out)}

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 import skelsimd
 from skelsimd import testing as T
-from skelsimd._isa import supported_isas, use_isa
 from skelsimd.bounds import bound
 from skelsimd.reference import additive as R
 from strategies import BATCH_SHAPES, fresh_out, untouched, with_layout
@@ -131,21 +130,6 @@ def test_single_pose_first_is_identity(isa):
     x = poses((11,), np.random.default_rng(1))
     d = skelsimd.make_additive(x)
     assert np.allclose(d, np.tile(skelsimd.additive.IDENTITY_QTS, (11, 1)), atol=MAKE * 2)
-
-
-def test_bit_identical_across_variants():
-    rng = np.random.default_rng(8)
-    x, ref = poses((6, 37), rng), poses((37,), rng)
-    mask = rng.uniform(0, 1, 37)
-    results = {}
-    for name in supported_isas():
-        with use_isa(name):
-            results[name] = [skelsimd.make_additive(x, ref),
-                             skelsimd.apply_additive(x, ref, 0.6, mask),
-                             skelsimd.apply_additive(x, x[::-1].copy(), -0.3)]
-    for name, got in results.items():
-        for a, b in zip(got, results["scalar"]):
-            assert a.tobytes() == b.tobytes(), name
 
 
 @given(seed=st.integers(0, 2**32 - 1), joints=st.integers(1, 30), layers=st.integers(1, 3))

@@ -408,13 +408,10 @@ def test_more_than_32_dimensions_is_a_value_error():
 
 
 def test_fuzz_catalog_covers_the_dask_kernels():
-    """tests/fuzz/api_fuzz.py fuzzes every batched kernel of skelsimd.dask."""
-    import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fuzz"))
-    import api_fuzz
+    """The registry (tests/catalog.py) fuzzes every batched kernel of skelsimd.dask."""
+    import catalog
     public = {n for n in sd.arrays.__all__ if callable(getattr(sd, n)) and n[0].islower()}
-    missing = public - {n[len("dask."):] for n in api_fuzz.CATALOG if n.startswith("dask.")}
+    missing = public - {n[len("dask."):] for n in catalog.CATALOG if n.startswith("dask.")}
     assert not missing, f"not in the fuzz catalog: {sorted(missing)}"
 
 

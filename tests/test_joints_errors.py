@@ -5,7 +5,7 @@ import pytest
 
 import skelsimd
 from skelsimd import testing as T
-from strategies import SENTINEL, untouched
+from strategies import SENTINEL, bad_outs, untouched
 
 
 
@@ -81,25 +81,8 @@ def test_bad_range(func, pose, kwargs, exc, words):
     assert untouched(out)
 
 
-def bad_outs():
-    base = np.full((2, 5, 3, 4), SENTINEL, np.float32)
-    readonly = base.copy()
-    readonly.flags.writeable = False
-    wide = np.full((2, 5, 3, 8), SENTINEL, np.float32)
-    return [
-        ("float64", np.full((2, 5, 3, 4), SENTINEL, np.float64), TypeError, ["out", "float32", "float64"]),
-        ("list", base.tolist(), TypeError, ["out", "list"]),
-        ("shape", np.full((2, 4, 3, 4), SENTINEL, np.float32), ValueError, ["out", "(2, 5, 3, 4)", "(2, 4, 3, 4)"]),
-        ("flat", np.full(120, SENTINEL, np.float32), ValueError, ["out", "(120,)"]),
-        ("strided", wide[..., ::2], ValueError, ["out", "C-contiguous"]),
-        ("fortran", np.asfortranarray(base), ValueError, ["out", "C-contiguous"]),
-        ("readonly", readonly, ValueError, ["out", "read-only"]),
-        ("byteswapped", base.astype(">f4"), TypeError, ["out", "float32"]),
-    ]
-
-
 @pytest.mark.parametrize("func", HIERARCHY_FUNCS + ["multiply", "invert"])
-@pytest.mark.parametrize("case", bad_outs(), ids=lambda c: c[0])
+@pytest.mark.parametrize("case", bad_outs((2, 5, 3, 4), (2, 4, 3, 4)), ids=lambda c: c[0])
 def test_bad_out(func, pose, case):
     local, parents, _ = pose
     _, out, exc, words = case

@@ -4,7 +4,7 @@ arrays and scratch memory were allocated), with the memory Python and NumPy hold
 traces both, and the glue's PyMem buffers) and the reference counts of the arguments and of
 shared objects (None, True, False, dtypes, exception types) checked before and after.
 
-The paths come from the fuzz harness's catalog (tests/fuzz/api_fuzz.py, fixed seed): for each
+The paths come from the registry of the public API's fuzz calls (tests/catalog.py, fixed seed): for each
 public entry point one successful call and up to three failing calls with different messages,
 plus hand-written paths for the places that allocate before they can fail.
 
@@ -30,13 +30,12 @@ import skelsimd
 from skelsimd import _core
 from skelsimd import testing as T
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fuzz"))
-import api_fuzz  # noqa: E402
+import catalog  # noqa: E402
 
 SKIP = {"plot_surface", "Clip.plot", "Skeleton.plot", "Surface.plot", "Clip.animate"}  # matplotlib
 # skelsimd.dask's kernels (when dask is installed) wrap the in-memory ones checked here; dask
 # keeps caches of its own (tokens, graph names), so they are not leak paths.
-SKIP |= {n for n in api_fuzz.CATALOG if n.startswith("dask.")}
+SKIP |= {n for n in catalog.CATALOG if n.startswith("dask.")}
 SHARED = {"None": None, "True": True, "False": False, "float32": np.dtype(np.float32),
           "int32": np.dtype(np.int32), "int64": np.dtype(np.int64), "bool": np.dtype(np.bool_),
           "TypeError": TypeError, "ValueError": ValueError}
@@ -56,10 +55,10 @@ F64_DRIFTS = _f64_drift_per_call() != 0
 
 
 def catalog_paths(max_errors=3, tries=400):
-    """[(id, call)] from the fuzz catalog: per entry point one success and up to max_errors
+    """[(id, call)] from the registry's fuzz calls: per entry point one success and up to max_errors
     failures with distinct messages."""
     paths = []
-    for name in api_fuzz.NAMES:
+    for name in catalog.NAMES:
         if name in SKIP:
             continue
         ok, errors = None, {}
@@ -92,11 +91,11 @@ def catalog_paths(max_errors=3, tries=400):
 
 def _build(name, i):
     """Case i of the catalog entry `name` (its own stream of seeds)."""
-    rng = np.random.default_rng([7, api_fuzz.NAMES.index(name), i])
-    g = api_fuzz.Gen(rng)
+    rng = np.random.default_rng([7, catalog.NAMES.index(name), i])
+    g = catalog.Gen(rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        made = api_fuzz.CATALOG[name][1](g)
+        made = catalog.CATALOG[name][1](g)
     return (name, g) + tuple(made[:4]) + (None,)
 
 
@@ -266,7 +265,7 @@ child_only = pytest.mark.skipif(not IN_CHILD, reason="runs in the fresh interpre
 @child_only
 def test_the_catalog_covers_the_api():
     covered = {p.rsplit("-", 1)[0] for p, _ in PATHS}
-    missing = api_fuzz.public_api() - covered - SKIP
+    missing = catalog.public_api() - covered - SKIP
     assert not missing, f"no leak path for {sorted(missing)}"
     assert sum(p.endswith("-ok") for p, _ in PATHS) >= 60
     assert sum("-error" in p for p, _ in PATHS) >= 100

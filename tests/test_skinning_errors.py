@@ -7,17 +7,7 @@ import pytest
 import skelsimd
 from skelsimd import testing as T
 
-SENTINEL = np.float32(-7.25)
-
-
-def raises(exc, words, call, *outs):
-    snapshots = [np.array(o, copy=True) for o in outs]
-    with pytest.raises(exc) as info:
-        call()
-    msg = str(info.value)
-    assert all(w in msg for w in words), msg
-    for o, snap in zip(outs, snapshots):
-        assert np.array_equal(np.asarray(o), snap)
+from strategies import SENTINEL, bad_outs, raises
 
 
 @pytest.fixture
@@ -121,19 +111,7 @@ def test_skin_bad_normals(mesh):
            lambda: skelsimd.skin(positions, idx, w, palette, out, normals_out=nout), out, nout)
 
 
-def bad_outs():
-    base = np.full((2, 6, 3), SENTINEL, np.float32)
-    readonly = base.copy()
-    readonly.flags.writeable = False
-    return [
-        ("float64", np.full((2, 6, 3), SENTINEL, np.float64), TypeError, ["float32", "float64"]),
-        ("shape", np.full((6, 3), SENTINEL, np.float32), ValueError, ["(2, 6, 3)", "(6, 3)"]),
-        ("strided", np.full((2, 6, 6), SENTINEL, np.float32)[..., ::2], ValueError, ["C-contiguous"]),
-        ("readonly", readonly, ValueError, ["read-only"]),
-    ]
-
-
-@pytest.mark.parametrize("case", bad_outs(), ids=lambda c: c[0])
+@pytest.mark.parametrize("case", bad_outs((2, 6, 3), (6, 3), ("float64", "shape", "strided", "readonly")), ids=lambda c: c[0])
 @pytest.mark.parametrize("which", ["out", "normals_out"])
 def test_skin_bad_out(mesh, case, which):
     positions, normals, idx, w, palette, out, nout = mesh

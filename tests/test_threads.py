@@ -3,7 +3,6 @@ at once, on shared inputs or on inputs of their own, give exactly the serial res
 bit), on every SIMD variant. Threads writing into one shared `out` get an undefined mix of
 results but never a crash. (Index arrays changed by another thread during a call:
 tests/test_races.py.)"""
-import io
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -12,69 +11,45 @@ import pytest
 import skelsimd
 from skelsimd import testing as T
 
+import catalog
+
 THREADS = 8
 ROUNDS = 4          # calls per thread and job
 
 
 def _jobs(rng):
-    """name -> (function of the inputs, inputs): each a self-contained call."""
-    parents, _ = T.humanoid_skeleton()
-    skel = skelsimd.Skeleton(parents)
-    local = T.random_joints((40, 96), rng)
-    qts = T.random_qts((40, 96), rng)
-    qts_b = T.random_qts((40, 96), rng)
-    ib = T.random_joints(96, rng)
-    mesh = T.random_mesh(3000, 4, 96, rng)
-    q0 = T.random_quaternions(2000, rng).astype(np.float32)
-    q1 = T.random_quaternions(2000, rng).astype(np.float32)
-    t = rng.uniform(0, 1, 2000).astype(np.float32)
-    m4 = T.random_mat4((500, 96), rng)
-    pts = rng.uniform(-1, 1, (5000, 3)).astype(np.float32)
-    layers = T.random_qts((3, 30, 96), rng).transpose(1, 0, 2, 3).copy()
-    buf = io.StringIO()
-    skelsimd.save_bvh(skelsimd.data.load_example()[:60], buf)
-    bvh_text = buf.getvalue()
-    return {
-        "local_to_global": (lambda a, p: skelsimd.local_to_global(a, p), (local, parents)),
-        "local_to_global_skeleton_f64": (
-            lambda a, p: skelsimd.local_to_global(a, p, precision="float64"), (local, skel)),
-        "global_to_local": (lambda a, p: skelsimd.global_to_local(a, p), (local, skel)),
-        "multiply_joints": (lambda a, b: skelsimd.multiply_joints(a, b), (local, ib)),
-        "invert_joints": (lambda a: skelsimd.invert_joints(a), (local,)),
-        "mat4_local_to_global": (lambda a, p: skelsimd.mat4_local_to_global(a, p), (m4, parents)),
-        "matmul4": (lambda a, b: skelsimd.matmul4(a, b), (m4, m4[0])),
-        "transform_points": (lambda m, p: skelsimd.transform_points(m, p), (m4[0, 5], pts)),
-        "skinning_palette": (lambda a, p, b: skelsimd.skinning_palette(a, p, b), (local, skel, ib)),
-        "skin": (lambda p, i, w, pal, n: skelsimd.skin(p, i, w, pal, normals=n),
-                 (mesh[0], mesh[2], mesh[3], local[:3], mesh[1])),
-        "slerp": (lambda a, b, t: skelsimd.slerp(a, b, t), (q0, q1, t)),
-        "slerp_exact": (lambda a, b: skelsimd.slerp(a, b, 0.3, method="exact"), (q0, q1)),
-        "nlerp": (lambda a, b, t: skelsimd.nlerp(a, b, t), (q0, q1, t)),
-        "blend_joints": (lambda a, b: skelsimd.blend_joints(a, b, 0.4, index=np.arange(0, 96, 3)),
-                         (qts, qts_b)),
-        "blend_layers": (lambda x: skelsimd.blend_layers(x, [0.2, 0.5, 0.3]), (layers,)),
-        "qts_local_to_global": (lambda a, p: skelsimd.qts_local_to_global(a, p), (qts, parents)),
-        "qts_local_to_global_matrix": (
-            lambda a, p: skelsimd.qts_local_to_global_matrix(a, p, precision="float64"), (qts, skel)),
-        "quat_rotate": (lambda q, v: skelsimd.quat_rotate(q, v), (q0, pts[:2000])),
-        "quat_to_matrix": (lambda q: skelsimd.quat_to_matrix(q), (q0,)),
-        "matrix_to_qts": (lambda m: skelsimd.matrix_to_qts(m), (local,)),
-        "load_bvh": (lambda text: skelsimd.load_bvh(text=text).local, (bvh_text,)),
-    }
-
-
-def _results(value):
-    return value if isinstance(value, tuple) else (value,)
+    """name -> (function of the inputs, inputs): each a self-contained call, one per valid call
+    of the registry of the public API (tests/catalog.py), "name-k" for its k-th call."""
+    jobs = {}
+    for name, entry in catalog.CATALOG.items():
+        if len(entry) > 2:
+            for k, (fn, args, kwargs) in enumerate(entry[2](rng)):
+                jobs[f"{name}-{k}"] = ((lambda fn, kwargs: lambda *a: fn(*a, **kwargs))(fn, kwargs),
+                                       args)
+    return jobs
 
 
 def _assert_same(a, b):
-    for x, y in zip(_results(a), _results(b)):
+    a, b = catalog.result_arrays(a), catalog.result_arrays(b)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
         assert x.tobytes() == y.tobytes()
 
 
 @pytest.fixture(scope="module")
 def jobs():
     return _jobs(np.random.default_rng(2024))
+
+
+def test_every_thread_job_of_the_former_list_is_in_the_registry(jobs):
+    """The jobs these tests ran before they read the registry are all still run."""
+    former = {"local_to_global", "global_to_local", "multiply_joints", "invert_joints",
+              "mat4_local_to_global", "matmul4", "transform_points", "skinning_palette", "skin",
+              "slerp", "nlerp", "blend_joints", "blend_layers", "qts_local_to_global",
+              "qts_local_to_global_matrix", "quat_rotate", "quat_to_matrix", "matrix_to_qts",
+              "load_bvh"}
+    assert former <= {name.rsplit("-", 1)[0] for name in jobs}
+    assert {"local_to_global-1", "slerp-1"} <= set(jobs)     # float64 walk, exact slerp
 
 
 def test_many_threads_on_shared_inputs(isa, jobs):
@@ -123,7 +98,7 @@ def test_many_threads_on_inputs_of_their_own(isa):
 def test_threads_sharing_one_output_do_not_crash(isa, jobs):
     """Undefined values (a mix of the writers'), but no crash and every value one of theirs
     for elementwise kernels."""
-    q0, q1 = jobs["nlerp"][1][:2]
+    q0, q1 = jobs["nlerp-0"][1][:2]
     out = np.empty_like(q0)
     results = [skelsimd.nlerp(q0, q1, t) for t in (0.1, 0.9)]
     with ThreadPoolExecutor(THREADS) as pool:
@@ -131,7 +106,7 @@ def test_threads_sharing_one_output_do_not_crash(isa, jobs):
                       range(8 * THREADS)))
     one_of = (out == results[0]) | (out == results[1])
     assert one_of.all()
-    local, parents = jobs["local_to_global"][1]
+    local, parents = jobs["local_to_global-0"][1]
     shared = np.empty_like(local)
     with ThreadPoolExecutor(THREADS) as pool:
         list(pool.map(lambda k: skelsimd.local_to_global(local, parents, out=shared),
