@@ -18,10 +18,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ._rotation64 import quat_conj, quat_mul
+from ._validate import positive_number as _positive
+from ._validate import real as _real
 
 __all__ = ["pose_velocity", "inertialize_transition", "inertialize_update", "Inertializer"]
 
 ArrayLike = npt.ArrayLike
+_MAX_NDIM = 32      # NumPy's limit of several functions used here (einsum, moveaxis, ...)
 
 
 def _qlog2(q: np.ndarray) -> np.ndarray:
@@ -50,8 +53,9 @@ def _poses(x: ArrayLike, name: str) -> np.ndarray:
     a = np.asarray(x)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected numbers, got dtype {a.dtype}")
-    if a.ndim < 2 or a.shape[-1] != 8:
-        raise ValueError(f"{name}: expected QTS poses (..., J, 8), got shape {a.shape}")
+    if a.ndim < 2 or a.ndim > _MAX_NDIM or a.shape[-1] != 8:
+        raise ValueError(f"{name}: expected QTS poses (..., J, 8) of at most {_MAX_NDIM} "
+                         f"dimensions, got shape {a.shape}")
     return a.astype(np.float64)
 
 
@@ -59,19 +63,9 @@ def _vels(x: ArrayLike, name: str, shape: Tuple[int, ...]) -> np.ndarray:
     a = np.asarray(x)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected numbers, got dtype {a.dtype}")
-    if a.ndim < 2 or a.shape[-2] != shape[-2] or a.shape[-1] != 6:
+    if a.ndim < 2 or a.ndim > _MAX_NDIM or a.shape[-2] != shape[-2] or a.shape[-1] != 6:
         raise ValueError(f"{name}: expected shape (..., {shape[-2]}, 6), got {a.shape}")
     return a.astype(np.float64)
-
-
-def _positive(x: float, name: str) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a number, got {type(x).__name__}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name}: expected a positive finite number, got {v}")
-    return v
 
 
 def pose_velocity(previous: ArrayLike, current: ArrayLike, dt: float) -> np.ndarray:
@@ -171,12 +165,7 @@ def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: Arra
     off = _vels(offset, "offset", p.shape)
     offv = _vels(offset_velocity, "offset_velocity", p.shape)
     halflife = _positive(halflife, "halflife")
-    try:
-        dt = float(dt)
-    except (TypeError, ValueError):
-        raise TypeError(f"dt: expected a number, got {type(dt).__name__}") from None
-    if not (dt >= 0 and math.isfinite(dt)):
-        raise ValueError(f"dt: expected a finite number >= 0, got {dt}")
+    dt = _real(dt, "dt", lambda v: v >= 0, "a finite number >= 0")
     off, offv = _decay(off, offv, halflife, dt)
     lead = np.broadcast_shapes(p.shape[:-1], off.shape[:-1], offv.shape[:-1])
     p = np.broadcast_to(p, lead + (8,))

@@ -1503,6 +1503,80 @@ def result_arrays(result):
     return [np.asarray(result)]
 
 
+
+# --- motion matching, inertialization, foot planting, dispatch --------------------------------
+
+def _dispatch_table(g):
+    return skelsimd.dispatch_table, (), {}, ()
+
+
+def _pose_velocity(g):
+    lead = g.lead() + (g.int_(0, 6),)
+    return skelsimd.pose_velocity, (g.array(lead + (8,), "qts"), g.array(lead + (8,), "qts"),
+                                    g.real(float(g.rng.uniform(0.001, 0.1)))), {}, ()
+
+
+def _inertialize_transition(g):
+    j = g.int_(0, 6)
+    args = (g.array((j, 8), "qts"), g.array((j, 6), "unit"), g.array((j, 8), "qts"),
+            g.array((j, 6), "unit"))
+    return skelsimd.inertialize_transition, args, {}, ()
+
+
+def _inertialize_update(g):
+    j = g.int_(0, 6)
+    kw = {"halflife": g.real(float(g.rng.uniform(0.01, 0.5))),
+          "dt": g.real(float(g.rng.uniform(0, 0.1)))}
+    return skelsimd.inertialize_update, (g.array((j, 8), "qts"), g.array((j, 6), "unit"),
+                                         g.array((j, 6), "unit")), kw, ()
+
+
+def _inertializer(g):
+    return skelsimd.Inertializer, (g.real(float(g.rng.uniform(0.01, 0.5))),), {}, ()
+
+
+def _motion_database(g):
+    c = example_clip()
+    clips = g.pick([lambda: [c], lambda: [c[:g.int_(0, 200)]], lambda: [], lambda: [c, c[::2]],
+                    lambda: c, lambda: [None]])()
+    kw = {}
+    if g.chance(0.3):
+        kw["offsets"] = g.pick([(0.1, 0.2), (), (-1.0,), (0.5,)])
+    if g.chance(0.2):
+        kw["mirror"] = g.boolean()
+    return skelsimd.MotionDatabase, (clips,), kw, ()
+
+
+def _clip_transition(g):
+    c = small_clip(g)
+    other = g.pick([lambda: small_clip(g), lambda: c[::-1], lambda: None, lambda: c.local])()
+    kw = {}
+    if g.chance(0.4):
+        kw["halflife"] = g.real(float(g.rng.uniform(0.01, 0.3)))
+    if g.chance(0.3):
+        kw["align"] = g.boolean()
+    return c.transition, (other,), kw, (), lambda: c.local.copy()
+
+
+_FOOT = ("LeftHip", "LeftKnee", "LeftAnkle")
+
+
+def _plant_feet(g):
+    c = example_clip()[:g.int_(0, 60)]
+    feet = g.pick([[_FOOT], [], [("LeftHip", "LeftKnee")], [("nope", "LeftKnee", "LeftAnkle")],
+                   _FOOT])
+    kw = {"speed": g.real(float(g.rng.uniform(1, 20)))}
+    if g.chance(0.3):
+        kw["blend"] = g.real(float(g.rng.uniform(0, 0.2)))
+    return skelsimd.plant_feet, (c, feet), kw, (), lambda: c.local.copy()
+
+
+def _foot_sliding(g):
+    c = example_clip()[:g.int_(0, 60)]
+    contact = g.pick([lambda: np.ones(c.frames, bool), lambda: np.zeros(3, bool),
+                      lambda: c.contacts("LeftAnkle", 8.0) if c.frames else None])()
+    return skelsimd.foot_sliding, (c, g.pick(["LeftAnkle", 4, "nope", 99]), contact), {}, ()
+
 CATALOG = {
     # joint matrices
     "local_to_global": (5, _walk("local_to_global", (3, 4), "joint"),
@@ -1621,6 +1695,15 @@ CATALOG = {
     "Track.sample": (2, _track_sample, _v_track_sample),
     "Track.triggers": (1, _track_triggers),
     "Clip.blend": (1, _clip_blend),
+    "dispatch_table": (0.5, _dispatch_table),
+    "pose_velocity": (1, _pose_velocity),
+    "inertialize_transition": (1, _inertialize_transition),
+    "inertialize_update": (1, _inertialize_update),
+    "Inertializer": (0.5, _inertializer),
+    "MotionDatabase": (0.1, _motion_database),
+    "Clip.transition": (0.5, _clip_transition),
+    "plant_feet": (0.1, _plant_feet),
+    "foot_sliding": (0.2, _foot_sliding),
     "Clip.contacts": (1, _clip_contacts),
     **{f"Skeleton.{m}": (0.5, _skeleton_ik(m)) for m in ("look_at", "solve_chain", "two_bone")},
     # glTF and compressed clip files

@@ -1320,9 +1320,13 @@ def _slerp(a: F64, b: F64, u: F64) -> F64:
 def _check_rate(rate: Any) -> float:
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
         raise TypeError(f"sample_rate: expected a positive number (Hz), got {type(rate).__name__}")
-    r = float(rate)
-    if not (r > 0 and math.isfinite(r)):
-        raise ValueError(f"sample_rate: expected a positive finite number (Hz), got {rate!r}")
+    try:
+        r = float(rate)
+    except OverflowError:   # an int beyond the float range
+        r = math.inf
+    if not (r > 0 and math.isfinite(r) and math.isfinite(1.0 / r)):
+        raise ValueError(f"sample_rate: expected a positive finite number (Hz) whose frame time "
+                         f"is finite, got {rate!r}")
     return r
 
 
