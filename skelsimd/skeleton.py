@@ -22,16 +22,29 @@ between the orders. Both return the permutation to apply to pose arrays and its 
     local2 = local[..., perm, :, :]            # poses in the new order
     glob = skelsimd.local_to_global(local2, skel2)[..., inverse, :, :]   # back to the old order
 """
+from __future__ import annotations
 import difflib
 import re
 
 import numpy as np
 
 from . import _core
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from ._typing import _View, _Joint
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+    import numpy
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+    from typing_extensions import Self
+    from ._typing import BoolArray, Float32Array, Int32Array, Order
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["Skeleton", "ORDERS", "mirror_pairs"]
 
-ORDERS = ("depth-first", "breadth-first")
+ORDERS: tuple[str, ...] = ("depth-first", "breadth-first")
 
 
 def _frozen(a):
@@ -168,7 +181,9 @@ class Skeleton(_core.SkeletonBase):
     (array([0], dtype=int32), 2, np.int32(1))
     """
 
-    def __init__(self, parents, names=None, rest=None):
+    def __init__(
+        self, parents: ArrayLike, names: Sequence[str] | None = None, rest: ArrayLike | None = None
+    ) -> None:
         # SkeletonBase.__new__ has validated `parents` and stored the read-only int32 copy.
         p = self.parents
         n = len(p)
@@ -224,7 +239,14 @@ class Skeleton(_core.SkeletonBase):
     # --- construction from other orders ---------------------------------------------------------
 
     @classmethod
-    def from_parents_any_order(cls, parents, names=None, rest=None, *, order="depth-first"):
+    def from_parents_any_order(
+        cls,
+        parents: ArrayLike,
+        names: Sequence[str] | None = None,
+        rest: ArrayLike | None = None,
+        *,
+        order: Order = "depth-first",
+    ) -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         """Build a skeleton from parents in any order and flatten it for the kernels.
 
         Parameters
@@ -294,7 +316,7 @@ class Skeleton(_core.SkeletonBase):
             rest = cls._check_rest(rest, len(perm))[perm]
         return cls(new_parents, names, rest), perm, inverse
 
-    def reorder(self, order="depth-first"):
+    def reorder(self, order: Order = "depth-first") -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         """The same hierarchy in depth-first or breadth-first order.
 
         Returns ``(skeleton, perm, inverse)`` as :meth:`from_parents_any_order` does: new joint
@@ -311,19 +333,19 @@ class Skeleton(_core.SkeletonBase):
     # --- properties -----------------------------------------------------------------------------
 
     @property
-    def names(self):
+    def names(self) -> tuple[str, ...]:
         return self._names
 
     @property
-    def depth(self):
+    def depth(self) -> Int32Array:
         return self._depth
 
     @property
-    def rest(self):
+    def rest(self) -> Float32Array | None:
         return self._rest
 
     @property
-    def offsets(self):
+    def offsets(self) -> Float32Array | None:
         """The rest pose's translations (J, 3) float32 (a BVH skeleton's OFFSETs), or None
         without a rest pose."""
         if self._rest is None:
@@ -331,22 +353,22 @@ class Skeleton(_core.SkeletonBase):
         return self._rest[:, 4:7] if self._rest.ndim == 2 else self._rest[:, :, 3]
 
     @property
-    def is_depth_first(self):
+    def is_depth_first(self) -> bool:
         return self._is_depth_first
 
     @property
-    def roots(self):
+    def roots(self) -> Int32Array:
         """Indices of the root joints (int32)."""
         return self._child_index[:self._child_offsets[1]]
 
     @property
-    def num_joints(self):
+    def num_joints(self) -> int:
         return len(self.parents)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.parents)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
         if copy is False and dtype is not None and np.dtype(dtype) != np.int32:
             raise ValueError("Skeleton.__array__: cannot convert the parents without a copy")
         p = self.parents
@@ -363,10 +385,10 @@ class Skeleton(_core.SkeletonBase):
                 f"depth {int(self._depth.max(initial=0))}, "
                 f"{'depth-first' if self._is_depth_first else 'not depth-first'}: {shown})")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (np.asarray(self.parents), self._names, self._rest))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Skeleton):
             return NotImplemented
         same_rest = (self._rest is None and other._rest is None) or (
@@ -375,11 +397,11 @@ class Skeleton(_core.SkeletonBase):
         return (np.array_equal(self.parents, other.parents) and self._names == other._names
                 and same_rest)
 
-    __hash__ = None
+    __hash__: None = None
 
     # --- lookup ---------------------------------------------------------------------------------
 
-    def index(self, joint):
+    def index(self, joint: _Joint) -> int:
         """The index of a joint given by name or index (ValueError when there is none)."""
         if isinstance(joint, str):
             try:
@@ -397,18 +419,18 @@ class Skeleton(_core.SkeletonBase):
             raise ValueError(f"joint: expected an index in [0, {len(self)}), got {j}")
         return j
 
-    def indices(self, joints):
+    def indices(self, joints: Iterable[_Joint]) -> Int32Array:
         """Indices (int32) of several joints given by names or indices."""
         if isinstance(joints, str):
             joints = [joints]
         return np.asarray([self.index(j) for j in joints], dtype=np.int32)
 
-    def children(self, joint):
+    def children(self, joint: _Joint) -> Int32Array:
         """The children of a joint (int32, ascending)."""
         j = self.index(joint)
         return self._child_index[self._child_offsets[j + 1]:self._child_offsets[j + 2]]
 
-    def ancestors(self, joint):
+    def ancestors(self, joint: _Joint) -> Int32Array:
         """The path from a joint's parent up to its root (int32), nearest first."""
         j = self.index(joint)
         path = []
@@ -419,7 +441,7 @@ class Skeleton(_core.SkeletonBase):
             j = int(p[j])
         return np.asarray(path, dtype=np.int32)
 
-    def subtree(self, joint):
+    def subtree(self, joint: _Joint) -> tuple[int, int]:
         """The subtree of a joint (itself and its descendants) as ``(start, stop)``.
 
         In depth-first order every subtree is the contiguous range ``start <= j < stop``, usable
@@ -433,11 +455,11 @@ class Skeleton(_core.SkeletonBase):
                              "in this joint order; use subtree_indices() or reorder('depth-first')")
         return j, j + int(self._subtree_size[j])
 
-    def subtree_indices(self, joint):
+    def subtree_indices(self, joint: _Joint) -> Int32Array:
         """The joints of a subtree (int32, ascending), in any joint order."""
         return np.flatnonzero(self.subtree_mask(joint)).astype(np.int32)
 
-    def chain(self, start, end):
+    def chain(self, start: _Joint, end: _Joint) -> Int32Array:
         """The joints from ``start`` down to its descendant ``end``, both included (int32, in
         hierarchy order), e.g. ``chain("LeftShoulder", "LeftHand")``."""
         a, b = self.index(start), self.index(end)
@@ -454,7 +476,7 @@ class Skeleton(_core.SkeletonBase):
 
     # --- masks ----------------------------------------------------------------------------------
 
-    def subtree_mask(self, joint):
+    def subtree_mask(self, joint: _Joint) -> BoolArray:
         """Boolean mask (J,) of a joint and all its descendants."""
         j = self.index(joint)
         if self._contiguous[j]:
@@ -470,13 +492,20 @@ class Skeleton(_core.SkeletonBase):
                 m[k] = True
         return m
 
-    def chain_mask(self, start, end):
+    def chain_mask(self, start: _Joint, end: _Joint) -> BoolArray:
         """Boolean mask (J,) of the chain from ``start`` down to ``end`` (see :meth:`chain`)."""
         m = np.zeros(len(self), dtype=bool)
         m[self.chain(start, end)] = True
         return m
 
-    def mask(self, joints=(), *, subtrees=(), chains=(), invert=False):
+    def mask(
+        self,
+        joints: Iterable[_Joint] = (),
+        *,
+        subtrees: Iterable[_Joint] = (),
+        chains: Iterable[tuple[_Joint, _Joint]] = (),
+        invert: bool = False,
+    ) -> BoolArray:
         """A boolean mask (J,) for partial updates and blend masks: the union of single
         ``joints``, whole ``subtrees`` and ``chains`` given as ``(start, end)`` pairs (joints by
         name or index); ``invert=True`` gives the complement (e.g. everything but the arms).
@@ -497,7 +526,7 @@ class Skeleton(_core.SkeletonBase):
         return ~m if invert else m
 
     @staticmethod
-    def mask_ranges(mask):
+    def mask_ranges(mask: ArrayLike) -> list[tuple[int, int]]:
         """The runs of True in a boolean mask as ``[(start, stop), ...]``: the ranges to pass to
         ``local_to_global(..., start=, stop=)`` for a partial update."""
         m = _core._as_array(mask, "mask").astype(bool, copy=False)
@@ -508,8 +537,19 @@ class Skeleton(_core.SkeletonBase):
 
     # --- inverse kinematics on local poses (skelsimd.ik) ---------------------------------------
 
-    def two_bone(self, local, joints, target, *, pole, mid_axis=(0, 0, 1), twist=0.0,
-                 soften=1.0, weight=1.0, return_reached=False):
+    def two_bone(
+        self,
+        local: ArrayLike,
+        joints: Sequence[_Joint],
+        target: ArrayLike,
+        *,
+        pole: ArrayLike,
+        mid_axis: ArrayLike = (0, 0, 1),
+        twist: ArrayLike = 0.0,
+        soften: ArrayLike = 1.0,
+        weight: ArrayLike = 1.0,
+        return_reached: bool = False,
+    ) -> Any:
         """Two-bone IK on local QTS poses (ozz-animation's IKTwoBoneJob and its sample's use):
         model-space matrices by forward kinematics, :func:`skelsimd.ik_two_bone`, and the
         corrections multiplied into the start and mid joints' local rotations.
@@ -548,8 +588,19 @@ class Skeleton(_core.SkeletonBase):
         return two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
                         soften=soften, weight=weight, return_reached=return_reached)
 
-    def look_at(self, local, chain, target, weights=None, *, forward=(1, 0, 0), up=(0, 1, 0),
-                offset=(0, 0, 0), pole=(0, 1, 0), twist=0.0):
+    def look_at(
+        self,
+        local: ArrayLike,
+        chain: Sequence[_Joint],
+        target: ArrayLike,
+        weights: ArrayLike | None = None,
+        *,
+        forward: ArrayLike = (1, 0, 0),
+        up: ArrayLike = (0, 1, 0),
+        offset: ArrayLike = (0, 0, 0),
+        pole: ArrayLike = (0, 1, 0),
+        twist: ArrayLike = 0.0,
+    ) -> Float32Array:
         """Aim a joint at a target with the rotation spread over a chain of its ancestors, as
         ozz-animation's look-at sample does with IKAimJob.
 
@@ -593,8 +644,16 @@ class Skeleton(_core.SkeletonBase):
         return look_at(self, local, chain, target, weights, forward=forward, up=up,
                        offset=offset, pole=pole, twist=twist)
 
-    def solve_chain(self, local, chain, target, *, iterations=16, tolerance=1e-3,
-                    return_error=False):
+    def solve_chain(
+        self,
+        local: ArrayLike,
+        chain: Sequence[_Joint],
+        target: ArrayLike,
+        *,
+        iterations: int = 16,
+        tolerance: float = 1e-3,
+        return_error: bool = False,
+    ) -> Any:
         """IK for a chain of any length by cyclic coordinate descent (CCD; ozz has no such job):
         each iteration turns every chain joint, from the end effector's parent up to the root,
         so that the end effector points at the target (one :func:`skelsimd.ik_aim` per joint,
@@ -632,15 +691,29 @@ class Skeleton(_core.SkeletonBase):
         from .ik import solve_chain
         return solve_chain(self, local, chain, target, iterations=iterations,
                            tolerance=tolerance, return_error=return_error)
+
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 
-    def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
+    @overload
+    def plot(self, ax: None = None, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure: ...
+    @overload
+    def plot(self, ax: Axes, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Axes: ...
+    def plot(
+        self,
+        ax: Axes = None,
+        *,
+        labels: bool | None = None,
+        view: _View | None = None,
+        color: Any = "tab:blue",
+    ) -> Axes:
         """The rest pose as a stick figure (or the hierarchy as a tree without a rest pose);
         see :func:`skelsimd.plotting.plot_skeleton`."""
         from .plotting import plot_skeleton
         return plot_skeleton(self, ax, labels=labels, view=view, color=color)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from .plotting import skeleton_html
         return skeleton_html(self)
 
@@ -681,7 +754,7 @@ def _mirror_candidates(name):
     return out
 
 
-def mirror_pairs(skeleton_or_names):
+def mirror_pairs(skeleton_or_names: Skeleton | Sequence[str]) -> list[tuple[int, int]]:
     """Left/right joint pairs found from the joint names, as a list of ``(left, right)`` index
     pairs (the joint whose name has Left / L / l first).
 

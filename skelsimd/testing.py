@@ -1,8 +1,17 @@
 """Test and benchmark data: random rotations, joint matrices and hierarchies, and a realistic
 96-joint game skeleton. Shared by the test suite, the benchmarks and users' own property tests."""
+from __future__ import annotations
 import numpy as np
 
 from ._rotation64 import quat_to_matrix
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._typing import _Shape
+    from typing import Any, Literal
+    import numpy
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+    from ._typing import Float32Array, Float64Array, Int32Array
 
 __all__ = [
     "random_quaternions",
@@ -21,7 +30,7 @@ __all__ = [
 ]
 
 
-def random_quaternions(shape, rng):
+def random_quaternions(shape: _Shape, rng: np.random.Generator) -> Float64Array:
     """Uniformly distributed unit quaternions (x, y, z, w), float64, shape ``(*shape, 4)``."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     q = rng.standard_normal(shape + (4,))
@@ -30,12 +39,20 @@ def random_quaternions(shape, rng):
     return q / n
 
 
-def quaternions_to_matrices(q):
+def quaternions_to_matrices(q: ArrayLike) -> Float64Array:
     """Rotation matrices (..., 3, 3) float64 of unit quaternions (x, y, z, w)."""
     return quat_to_matrix(q)
 
 
-def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=np.float32):
+def random_joints(
+    shape: _Shape,
+    rng: np.random.Generator,
+    *,
+    translation: float = 1.0,
+    scale: tuple[float, float] | None = None,
+    shear: float = 0.0,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """Joint matrices ``(*shape, 3, 4)``: a uniformly random rotation (from a unit quaternion), a
     translation uniform in [-translation, translation]^3, optionally multiplied on the right by
     a per-axis scale drawn uniformly from `scale` = (lo, hi) and a random shear of size `shear`."""
@@ -52,7 +69,9 @@ def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=n
     return m.astype(dtype)
 
 
-def random_parents(n, rng, *, root_probability=0.05, chain_probability=0.5):
+def random_parents(
+    n: int, rng: np.random.Generator, *, root_probability: float = 0.05, chain_probability: float = 0.5
+) -> Int32Array:
     """A random valid hierarchy of n joints (parents[j] < j): joint 0 is a root, later joints
     are roots with `root_probability`, continue the chain (parent j - 1) with
     `chain_probability`, else hang below a uniformly chosen earlier joint."""
@@ -68,12 +87,12 @@ def random_parents(n, rng, *, root_probability=0.05, chain_probability=0.5):
     return parents
 
 
-def chain_parents(n):
+def chain_parents(n: int) -> Int32Array:
     """A single chain: parents[j] = j - 1 (the deepest hierarchy of n joints)."""
     return np.arange(-1, n - 1, dtype=np.int32)
 
 
-def depths(parents):
+def depths(parents: ArrayLike) -> Int32Array:
     """Depth of every joint (roots 0)."""
     d = np.zeros(len(parents), dtype=np.int32)
     for j, p in enumerate(parents):
@@ -131,7 +150,7 @@ def _humanoid_tree():
     return ("root", [pelvis] + ik)
 
 
-def humanoid_skeleton():
+def humanoid_skeleton() -> tuple[Int32Array, list[str]]:
     """A 96-joint game character (root, pelvis, five spine joints, two neck joints, head with face joints,
     arms with twist joints and four-joint fingers, legs, IK helpers, cape and ponytail chains),
     flattened depth-first. Returns (parents int32 (96,), names list)."""
@@ -149,7 +168,14 @@ def humanoid_skeleton():
     return np.asarray(parents, dtype=np.int32), names
 
 
-def random_mat4(shape, rng, *, translation=1.0, projective=0.0, dtype=np.float32):
+def random_mat4(
+    shape: _Shape,
+    rng: np.random.Generator,
+    *,
+    translation: float = 1.0,
+    projective: float = 0.0,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """4x4 matrices ``(*shape, 4, 4)``: random_joints completed with the last row (0, 0, 0, 1); with
     `projective` > 0 the last row becomes (u, u, u, 1 + u') with u, u' uniform in
     [-projective, projective] (a projective transform)."""
@@ -162,7 +188,15 @@ def random_mat4(shape, rng, *, translation=1.0, projective=0.0, dtype=np.float32
     return m.astype(dtype)
 
 
-def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_indices=0.0):
+def random_mesh(
+    vertices: int,
+    influences: int,
+    joints: int,
+    rng: np.random.Generator,
+    *,
+    zero_weights: float = 0.0,
+    repeat_indices: float = 0.0,
+) -> tuple[Float32Array, Float32Array, Int32Array, Float32Array]:
     """A random skinned mesh: positions (V, 3) uniform in [-1, 1], unit normals (V, 3), joint
     indices (V, K) int32 in [0, joints) and weights (V, K) float32 summing to 1 per vertex. A
     fraction `zero_weights` of the weights is zero (every vertex keeps one non-zero) and a
@@ -185,7 +219,14 @@ def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_i
     return positions, normals.astype(np.float32), indices, weights.astype(np.float32)
 
 
-def random_qts(shape, rng, *, translation=1.0, scale=None, dtype=np.float32):
+def random_qts(
+    shape: _Shape,
+    rng: np.random.Generator,
+    *,
+    translation: float = 1.0,
+    scale: tuple[float, float] | None = None,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """QTS joints ``(*shape, 8)`` = (qx, qy, qz, qw, tx, ty, tz, s): uniformly random unit quaternions,
     translations uniform in [-translation, translation]^3, and uniform scales drawn from
     `scale` = (lo, hi) (1 when None)."""
@@ -197,7 +238,7 @@ def random_qts(shape, rng, *, translation=1.0, scale=None, dtype=np.float32):
     return x.astype(dtype)
 
 
-def perturbed_quaternions(q, angle, rng):
+def perturbed_quaternions(q: ArrayLike, angle: float | ArrayLike, rng: np.random.Generator) -> Float64Array:
     """Unit quaternions (float64) a random rotation of about `angle` radians (scalar or array
     broadcasting with q[..., 0]) away from the unit quaternions q: near-parallel pairs."""
     q = np.asarray(q, dtype=np.float64)
@@ -212,7 +253,9 @@ def perturbed_quaternions(q, angle, rng):
     return r / np.linalg.norm(r, axis=-1, keepdims=True)
 
 
-def special_quaternion_pairs(n, rng, dtype=np.float32):
+def special_quaternion_pairs(
+    n: int, rng: np.random.Generator, dtype: DTypeLike = np.float32
+) -> tuple[NDArray[Any], NDArray[Any]]:
     """(q0, q1) float arrays (n, 4) mixing the pairs interpolation finds hard: random, identical,
     antipodal (q1 = -q0), near-parallel and near-antipodal (angles from 1e-7 to 1e-2 radians,
     ``|dot| > 0.9999``), orthogonal (dot = 0 up to rounding) and the identity with itself."""
@@ -236,7 +279,15 @@ def special_quaternion_pairs(n, rng, dtype=np.float32):
     return q0, q1
 
 
-def perturbed_grid(rows, cols, rng, *, spacing=1.0, noise=0.05, topology="plane"):
+def perturbed_grid(
+    rows: int,
+    cols: int,
+    rng: np.random.Generator,
+    *,
+    spacing: float = 1.0,
+    noise: float = 0.05,
+    topology: Literal["plane", "cylinder", "torus"] | str = "plane",
+) -> Float32Array:
     """Positions float32 (3, rows, cols) of a Surface grid (flat plane at y = 0, or a cylinder
     around the y axis) with independent Gaussian noise of standard deviation ``noise * spacing``
     on every coordinate."""
@@ -247,8 +298,19 @@ def perturbed_grid(rows, cols, rng, *, spacing=1.0, noise=0.05, topology="plane"
     return xyz.astype(np.float32)
 
 
-def random_motion(frames, parents, rng, *, translation=10.0, root_travel=0.0, noise=0.0,
-                  static=0.0, spin=False, scales=False, dtype=np.float32):
+def random_motion(
+    frames: int,
+    parents: ArrayLike,
+    rng: np.random.Generator,
+    *,
+    translation: float = 10.0,
+    root_travel: float = 0.0,
+    noise: float = 0.0,
+    static: float = 0.0,
+    spin: bool = False,
+    scales: bool = False,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """A smooth random clip of QTS local poses (frames, J, 8), like motion capture: each joint
     rotates about a random rest orientation by a few sine waves (some joints not at all, some
     constant), bones have random lengths up to `translation`, roots travel up to `root_travel`
