@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["empty_aligned", "zeros_aligned", "is_aligned"]
 
 
-def _shape(shape):
+def _shape(shape: Any) -> tuple[int, ...]:
     """shape as a tuple of non-negative ints (an int is a 1-D shape)."""
+    dims: tuple[Any, ...]
     try:
         dims = (operator.index(shape),)
     except TypeError:

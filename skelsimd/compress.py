@@ -63,7 +63,7 @@ _MAGIC = b"SKSCLIP\x00"
 _VERSION = 1
 
 
-def _as_skeleton(skeleton, joints):
+def _as_skeleton(skeleton: Skeleton | ArrayLike | None, joints: int | None) -> Skeleton:
     """A Skeleton for `skeleton` (a Skeleton or a parents array)."""
     if skeleton is None:
         raise TypeError("skeleton: expected a Skeleton or a parents array (required with QTS "
@@ -124,6 +124,7 @@ def compress(
     >>> packed.num_frames, packed.num_joints, packed.ratio > 5
     (240, 31, True)
     """
+    local: ArrayLike
     if isinstance(clip_or_local, Clip):
         clip = clip_or_local
         if skeleton is not None and skeleton is not clip.skeleton:
@@ -162,8 +163,8 @@ def clip_error(
     skeleton: Skeleton | ArrayLike,
     *,
     shell_distance: float = 3.0,
-    per_joint: Literal[True] = False,
-) -> Float64Array:
+    per_joint: bool = False,
+) -> float | Float64Array:
     """The object-space error between two clips of QTS local poses (float64 arithmetic).
 
     For every pose and joint: the raw and the decoded poses through the QTS walk, the three
@@ -192,7 +193,9 @@ def clip_error(
     >>> skelsimd.clip_error(clip.local, packed.decompress(), clip.skeleton) <= 0.01
     True
     """
-    return _core.clip_error(raw_local, decoded_local, skeleton, shell_distance, per_joint)
+    error: float | Float64Array = _core.clip_error(raw_local, decoded_local, skeleton,
+                                                   shell_distance, per_joint)
+    return error
 
 
 class CompressedClip(_core.CompressedClipBase):
@@ -314,7 +317,7 @@ class CompressedClip(_core.CompressedClipBase):
         s["repaired_segments"] = self._repaired
         return s
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"CompressedClip({self.num_frames} frames at {self.sample_rate:.6g} Hz, "
                 f"{self.num_joints} joints, {self.nbytes} bytes (ratio {self.ratio:.1f}), "
                 f"precision {self.precision:g}, max error {self._max_error:.3g})")
@@ -373,10 +376,10 @@ class CompressedClip(_core.CompressedClipBase):
             raise ValueError(f"b: malformed compressed clip ({exc})") from None
 
     @classmethod
-    def _parse(cls, body):
+    def _parse(cls, body: bytes) -> Self:
         pos = len(_MAGIC)
 
-        def take(n):
+        def take(n: int) -> bytes:
             nonlocal pos
             if n < 0 or pos + n > len(body):
                 raise ValueError(f"truncated at byte {pos} (needs {n} more)")
@@ -392,7 +395,7 @@ class CompressedClip(_core.CompressedClipBase):
         if not 1 <= joints <= 65535:
             raise ValueError(f"joint count {joints}")
         parents = np.frombuffer(take(4 * joints), dtype="<i4").astype(np.int32)
-        names = []
+        names: list[str] = []
         for _ in range(joints):
             (n,) = struct.unpack("<I", take(4))
             names.append(take(n).decode("utf-8"))
@@ -400,6 +403,7 @@ class CompressedClip(_core.CompressedClipBase):
         if np.any(flags > 1):
             raise ValueError("bad joint flags")
         (rest_kind,) = struct.unpack("<B", take(1))
+        rest: np.ndarray[Any, Any] | None
         if rest_kind == 0:
             rest = None
         elif rest_kind in (1, 2):
@@ -425,4 +429,4 @@ class CompressedClip(_core.CompressedClipBase):
             return NotImplemented
         return self.to_bytes() == other.to_bytes()
 
-    __hash__: None = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as its __eq__ compares contents

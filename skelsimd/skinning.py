@@ -126,9 +126,9 @@ def skin(
     palette: ArrayLike,
     out: Float32Array | None = None,
     *,
-    normals: ArrayLike = None,
+    normals: ArrayLike | None = None,
     normals_out: Float32Array | None = None,
-) -> tuple[Float32Array, Float32Array]:
+) -> Float32Array | tuple[Float32Array, Float32Array]:
     """Linear-blend skinning of a mesh by one palette or a batch of palettes.
 
     For every vertex v, ``M = sum_k weights[v, k] * palette[..., joint_indices[v, k]]`` (k
@@ -177,7 +177,9 @@ def skin(
     >>> skelsimd.skin([[1, 0, 0]], [[0, 1]], [[0.5, 0.5]], palette)   # half on each joint
     array([[1., 1., 0.]], dtype=float32)
     """
-    return _core.skin(positions, joint_indices, weights, palette, out, normals, normals_out)
+    skinned: Float32Array | tuple[Float32Array, Float32Array] = _core.skin(
+        positions, joint_indices, weights, palette, out, normals, normals_out)
+    return skinned
 
 
 def normalize_weights(weights: ArrayLike, out: Float32Array | None = None) -> Float32Array:
