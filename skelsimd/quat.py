@@ -34,9 +34,10 @@ import numpy as np
 
 from . import _core
 from .bounds import fill_docstrings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from typing import Literal
     from numpy.typing import ArrayLike
     from ._typing import Float32Array
 
@@ -234,14 +235,15 @@ def qts_pack(
     >>> skelsimd.qts_pack([0, 0, 0, 1], [1, 2, 3])
     array([0., 0., 0., 1., 1., 2., 3., 1.], dtype=float32)
     """
-    q = _real_float32(q, "q", 1, (4,), "(..., 4)")
-    parts = [("q", q.shape[:-1])]
+    qa = _real_float32(q, "q", 1, (4,), "(..., 4)")
+    parts = [("q", qa.shape[:-1])]
+    ta = sa = None
     if t is not None:
-        t = _real_float32(t, "t", 1, (3,), "(..., 3)")
-        parts.append(("t", t.shape[:-1]))
+        ta = _real_float32(t, "t", 1, (3,), "(..., 3)")
+        parts.append(("t", ta.shape[:-1]))
     if s is not None:
-        s = _real_float32(s, "s", 0, (), "(...)")
-        parts.append(("s", s.shape))
+        sa = _real_float32(s, "s", 0, (), "(...)")
+        parts.append(("s", sa.shape))
     shape = _broadcast_shapes(parts)
     if len(shape) + 1 > 64:
         raise ValueError(f"{', '.join(n for n, _ in parts)}: the result would have "
@@ -255,18 +257,19 @@ def qts_pack(
     elif not out.flags.writeable:
         raise ValueError("out: expected a writeable array, got a read-only one")
     else:
-        for name, x in (("q", q), ("t", t), ("s", s)):
+        for name, x in (("q", qa), ("t", ta), ("s", sa)):
             if x is not None and _overlaps(out, x):
                 raise ValueError(f"out: overlaps {name}; pass a separate array")
     if scalar_first:
-        q = q[..., [1, 2, 3, 0]]
-    out[..., :4] = q
-    out[..., 4:7] = 0.0 if t is None else t
-    out[..., 7] = 1.0 if s is None else s
+        qa = qa[..., [1, 2, 3, 0]]
+    out[..., :4] = qa
+    out[..., 4:7] = 0.0 if ta is None else ta
+    out[..., 7] = 1.0 if sa is None else sa
     return out
 
 
-def _real_float32(x, name, min_ndim, trailing, layout):
+def _real_float32(x: ArrayLike, name: str, min_ndim: int, trailing: tuple[int, ...],
+                  layout: str) -> Float32Array:
     """x as a float32 array (a view when it already is one) after checking its dtype (bool,
     integer or real floating) and its trailing shape; values beyond float32 become inf, as in
     the kernels' conversion."""
@@ -279,7 +282,7 @@ def _real_float32(x, name, min_ndim, trailing, layout):
         return a.astype(np.float32, copy=False)
 
 
-def _broadcast_shapes(parts):
+def _broadcast_shapes(parts: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
     """NumPy's broadcasting of the shapes of [(name, shape), ...] (without its limit on the
     number of dimensions); ValueError naming the operands when they do not broadcast."""
     ndim = max(len(p) for _, p in parts)
@@ -294,10 +297,11 @@ def _broadcast_shapes(parts):
     return tuple(shape)
 
 
-def _overlaps(a, b):
+def _overlaps(a: ArrayLike, b: ArrayLike) -> bool:
     """True when a and b may share memory (conservatively True when that is too hard to tell)."""
     try:
-        return bool(np.shares_memory(a, b, max_work=100_000))
+        # NumPy's stubs type max_work as -1 or 0 only; any bound is valid at run time
+        return bool(np.shares_memory(a, b, max_work=cast("Literal[0]", 100_000)))
     except np.exceptions.TooHardError:
         return True
 
