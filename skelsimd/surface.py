@@ -694,7 +694,7 @@ def _uniform_value(field, exists):
     return None
 
 
-def _grid_positions(rows, cols, spacing, topology):
+def _grid_positions(rows: int, cols: int, spacing: float, topology: str) -> Float32Array:
     xyz = np.zeros((3, rows, cols), np.float64)
     r = np.arange(rows, dtype=np.float64)[:, None]
     c = np.arange(cols, dtype=np.float64)[None, :]

@@ -4,14 +4,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._rotation64 import quat_to_matrix
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from ._typing import _Shape
     from typing import Any, Literal
     import numpy
     from numpy.typing import ArrayLike, DTypeLike, NDArray
     from ._typing import Float32Array, Float64Array, Int32Array
+
+    _Node = tuple[str, list["_Node"]]   # (name, children) of the humanoid tree
 
 __all__ = [
     "random_quaternions",
@@ -30,13 +33,19 @@ __all__ = [
 ]
 
 
+def _dims(shape: _Shape) -> tuple[int, ...]:
+    """A shape argument as a tuple (an int or NumPy integer is a 1-D shape)."""
+    return (cast(int, shape),) if np.isscalar(shape) else tuple(cast("Iterable[int]", shape))
+
+
 def random_quaternions(shape: _Shape, rng: np.random.Generator) -> Float64Array:
     """Uniformly distributed unit quaternions (x, y, z, w), float64, shape ``(*shape, 4)``."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     q = rng.standard_normal(shape + (4,))
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     n[n == 0] = 1.0
-    return q / n
+    unit: Float64Array = q / n
+    return unit
 
 
 def quaternions_to_matrices(q: ArrayLike) -> Float64Array:
@@ -56,7 +65,7 @@ def random_joints(
     """Joint matrices ``(*shape, 3, 4)``: a uniformly random rotation (from a unit quaternion), a
     translation uniform in [-translation, translation]^3, optionally multiplied on the right by
     a per-axis scale drawn uniformly from `scale` = (lo, hi) and a random shear of size `shear`."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     r = quaternions_to_matrices(random_quaternions(shape, rng))
     if scale is not None:
         s = rng.uniform(scale[0], scale[1], size=shape + (3,))
@@ -94,26 +103,27 @@ def chain_parents(n: int) -> Int32Array:
 
 def depths(parents: ArrayLike) -> Int32Array:
     """Depth of every joint (roots 0)."""
+    parents = np.asarray(parents)
     d = np.zeros(len(parents), dtype=np.int32)
     for j, p in enumerate(parents):
         d[j] = 0 if p < 0 else d[p] + 1
     return d
 
 
-def _humanoid_tree():
-    def chain(names):
-        node = None
-        for name in reversed(names):
-            node = (name, [node] if node else [])
+def _humanoid_tree() -> _Node:
+    def chain(names: list[str]) -> _Node:
+        node: _Node = (names[-1], [])
+        for name in reversed(names[:-1]):
+            node = (name, [node])
         return node
 
-    def hand(side):
+    def hand(side: str) -> _Node:
         fingers = [chain([f"{f}_metacarpal_{side}", f"{f}_01_{side}", f"{f}_02_{side}", f"{f}_03_{side}"])
                    for f in ("index", "middle", "ring", "pinky")]
         fingers.insert(0, chain([f"thumb_01_{side}", f"thumb_02_{side}", f"thumb_03_{side}"]))
         return (f"hand_{side}", fingers)
 
-    def arm(side):
+    def arm(side: str) -> _Node:
         return (f"clavicle_{side}", [
             (f"upperarm_{side}", [
                 (f"lowerarm_{side}", [hand(side), (f"lowerarm_twist_{side}", [])]),
@@ -121,7 +131,7 @@ def _humanoid_tree():
             ])
         ])
 
-    def leg(side):
+    def leg(side: str) -> _Node:
         return (f"thigh_{side}", [
             (f"calf_{side}", [
                 (f"foot_{side}", [(f"ball_{side}", [(f"toe_{side}", [])])]),
@@ -130,7 +140,7 @@ def _humanoid_tree():
             (f"thigh_twist_{side}", []),
         ])
 
-    face = [
+    face: list[_Node] = [
         ("jaw", [("lip_lower", []), chain(["tongue_01", "tongue_02"])]),
         ("eye_l", []), ("eye_r", []), ("brow_l", []), ("brow_r", []), ("lip_upper", []),
         ("cheek_l", []), ("cheek_r", []),
@@ -145,7 +155,7 @@ def _humanoid_tree():
         node = node[1][0]
     node[1].append(spine_top)
     pelvis = ("pelvis", [spine, leg("l"), leg("r")])
-    ik = [("ik_foot_root", [("ik_foot_l", []), ("ik_foot_r", [])]),
+    ik: list[_Node] = [("ik_foot_root", [("ik_foot_l", []), ("ik_foot_r", [])]),
           ("ik_hand_root", [("ik_hand_gun", [])])]
     return ("root", [pelvis] + ik)
 
@@ -154,9 +164,10 @@ def humanoid_skeleton() -> tuple[Int32Array, list[str]]:
     """A 96-joint game character (root, pelvis, five spine joints, two neck joints, head with face joints,
     arms with twist joints and four-joint fingers, legs, IK helpers, cape and ponytail chains),
     flattened depth-first. Returns (parents int32 (96,), names list)."""
-    parents, names = [], []
+    parents: list[int] = []
+    names: list[str] = []
 
-    def visit(node, parent):
+    def visit(node: _Node, parent: int) -> None:
         name, children = node
         index = len(names)
         names.append(name)
@@ -179,7 +190,7 @@ def random_mat4(
     """4x4 matrices ``(*shape, 4, 4)``: random_joints completed with the last row (0, 0, 0, 1); with
     `projective` > 0 the last row becomes (u, u, u, 1 + u') with u, u' uniform in
     [-projective, projective] (a projective transform)."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     m = np.zeros(shape + (4, 4))
     m[..., :3, :] = random_joints(shape, rng, translation=translation, dtype=np.float64)
     m[..., 3, 3] = 1.0
@@ -230,7 +241,7 @@ def random_qts(
     """QTS joints ``(*shape, 8)`` = (qx, qy, qz, qw, tx, ty, tz, s): uniformly random unit quaternions,
     translations uniform in [-translation, translation]^3, and uniform scales drawn from
     `scale` = (lo, hi) (1 when None)."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     x = np.empty(shape + (8,))
     x[..., :4] = random_quaternions(shape, rng)
     x[..., 4:7] = rng.uniform(-translation, translation, size=shape + (3,))
@@ -250,7 +261,8 @@ def perturbed_quaternions(q: ArrayLike, angle: float | ArrayLike, rng: np.random
     dx, dy, dz, dw = np.moveaxis(np.broadcast_to(d, q.shape), -1, 0)
     r = np.stack([dw * x + dx * w + dy * z - dz * y, dw * y - dx * z + dy * w + dz * x,
                   dw * z + dx * y - dy * x + dz * w, dw * w - dx * x - dy * y - dz * z], axis=-1)
-    return r / np.linalg.norm(r, axis=-1, keepdims=True)
+    unit: Float64Array = r / np.linalg.norm(r, axis=-1, keepdims=True)
+    return unit
 
 
 def special_quaternion_pairs(
