@@ -696,13 +696,13 @@ class Clip:
                  min_contact: float = 0.05) -> list[Track]: ...
     def contacts(
         self,
-        joints: list[int | str] | tuple[int | str, ...] | NDArray[np.integer[Any]],
+        joints: int | str | list[int | str] | tuple[int | str, ...] | NDArray[np.integer[Any]],
         speed: float,
         height: float | None = None,
         *,
         min_gap: float = 0.05,
         min_contact: float = 0.05,
-    ) -> list[Track]:
+    ) -> Track | list[Track]:
         """Label the contacts of joints with the ground (feet) as step tracks.
 
         A joint is in contact on a frame when the speed of its global position (central
@@ -772,8 +772,9 @@ class Clip:
     def plot(self, frame: int, ax: Axes, *, view: _View | None = None,
              color: Any = "tab:blue") -> Axes: ...
     def plot(
-        self, frame: int = 0, ax: Axes = None, *, view: _View | None = None, color: Any = "tab:blue"
-    ) -> Axes:
+        self, frame: int = 0, ax: Axes | None = None, *, view: _View | None = None,
+        color: Any = "tab:blue"
+    ) -> Figure | Axes:
         """A stick figure of one frame; see :func:`skelsimd.plotting.plot_clip`."""
         from .plotting import plot_clip
         return plot_clip(self, frame, ax, view=view, color=color)

@@ -193,11 +193,11 @@ def plot_clip(clip: Clip, frame: int, ax: Axes, *, view: _View | None = None,
 def plot_clip(
     clip: Clip,
     frame: int = 0,
-    ax: Axes = None,
+    ax: Axes | None = None,
     *,
     view: _View | None = None,
     color: Any = "tab:blue",
-) -> Axes:
+) -> Figure | Axes:
     """A stick figure of one frame of a clip (forward kinematics on the kernels).
 
     With ``ax=None``: a new figure (``matplotlib.figure.Figure``, not registered with pyplot)
@@ -566,12 +566,12 @@ def plot_skeleton(skeleton: Skeleton, ax: Axes, *, labels: bool | None = None,
                   view: _View | None = None, color: Any = "tab:blue") -> Axes: ...
 def plot_skeleton(
     skeleton: Skeleton,
-    ax: Axes = None,
+    ax: Axes | None = None,
     *,
     labels: bool | None = None,
     view: _View | None = None,
     color: Any = "tab:blue",
-) -> Axes:
+) -> Figure | Axes:
     """A picture of a skeleton: its rest pose as a stick figure (front, side, top and
     perspective views with ``ax=None``; one view into ``ax``), or, without a rest pose, its
     hierarchy as a tree diagram. ``labels``: write the joint names (default: when there are

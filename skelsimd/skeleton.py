@@ -702,12 +702,12 @@ class Skeleton(_core.SkeletonBase):
              color: Any = "tab:blue") -> Axes: ...
     def plot(
         self,
-        ax: Axes = None,
+        ax: Axes | None = None,
         *,
         labels: bool | None = None,
         view: _View | None = None,
         color: Any = "tab:blue",
-    ) -> Axes:
+    ) -> Figure | Axes:
         """The rest pose as a stick figure (or the hierarchy as a tree without a rest pose);
         see :func:`skelsimd.plotting.plot_skeleton`."""
         from .plotting import plot_skeleton

@@ -673,7 +673,8 @@ class Surface:
     def plot(self, ax: None = None, *, color_by: _ColorBy = "y", **kwargs: Any) -> Figure: ...
     @overload
     def plot(self, ax: Axes, *, color_by: _ColorBy = "y", **kwargs: Any) -> Axes: ...
-    def plot(self, ax: Axes = None, *, color_by: _ColorBy = "y", **kwargs) -> Axes:
+    def plot(self, ax: Axes | None = None, *, color_by: _ColorBy = "y",
+             **kwargs: Any) -> Figure | Axes:
         """Draw the surface with matplotlib (imported only now). See :func:`plot_surface`."""
         return plot_surface(self, ax=ax, color_by=color_by, **kwargs)
 
@@ -718,12 +719,12 @@ def plot_surface(surface: Surface | ArrayLike, ax: Axes, *, color_by: _ColorBy =
                  cmap: str = "viridis", **kwargs: Any) -> Axes: ...
 def plot_surface(
     surface: Surface | ArrayLike,
-    ax: Axes = None,
+    ax: Axes | None = None,
     *,
     color_by: _ColorBy = "y",
     cmap: str = "viridis",
-    **kwargs,
-) -> Axes:
+    **kwargs: Any,
+) -> Figure | Axes:
     """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh: see
     :func:`skelsimd.plotting.plot_surface` (imported when called: it needs matplotlib)."""
     from .plotting import plot_surface as draw
