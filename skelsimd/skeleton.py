@@ -29,12 +29,11 @@ import re
 import numpy as np
 
 from . import _core
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 if TYPE_CHECKING:
     from ._typing import _View, _Joint
     from collections.abc import Iterable, Sequence
-    from typing import Any
     import numpy
     from numpy.typing import ArrayLike, DTypeLike, NDArray
     from typing_extensions import Self
@@ -42,18 +41,20 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+_T = TypeVar("_T", bound="np.generic[Any]")
+
 __all__ = ["Skeleton", "ORDERS", "mirror_pairs"]
 
 ORDERS: tuple[str, ...] = ("depth-first", "breadth-first")
 
 
-def _frozen(a):
+def _frozen(a: NDArray[_T]) -> NDArray[_T]:
     a = np.array(a, copy=True)
     a.flags.writeable = False
     return a
 
 
-def _depths(parents):
+def _depths(parents: NDArray[np.integer[Any]]) -> Int32Array:
     """Depth of every joint by pointer jumping (O(J log depth) NumPy operations): ``anc[j]`` is
     an ancestor of j at distance ``depth[j]``, or -1 once ``depth[j]`` is final."""
     anc = parents.astype(np.intp)
@@ -67,12 +68,12 @@ def _depths(parents):
     return depth
 
 
-def _check_order(order):
+def _check_order(order: object) -> None:
     if order not in ORDERS:
         raise ValueError(f"order: expected one of {', '.join(repr(o) for o in ORDERS)}, got {order!r}")
 
 
-def _traversal(parents, order):
+def _traversal(parents: NDArray[np.intp], order: str) -> NDArray[np.intp]:
     """The joints of a forest (parents in any order, already range-checked and acyclic) in
     depth-first pre-order or breadth-first order; roots and siblings in ascending index."""
     n = len(parents)
@@ -81,7 +82,7 @@ def _traversal(parents, order):
     offsets = np.concatenate(([0], np.cumsum(counts)))
     roots = kids[:counts[0]].tolist()
     children = [kids[offsets[j + 1]:offsets[j + 2]].tolist() for j in range(n)]
-    result = []
+    result: list[int] = []
     if order == "depth-first":
         stack = roots[::-1]
         while stack:
@@ -98,12 +99,12 @@ def _traversal(parents, order):
     return np.asarray(result, dtype=np.intp)
 
 
-def _find_cycle(parents, names):
+def _find_cycle(parents: NDArray[np.integer[Any]], names: Sequence[str] | None) -> str | None:
     """A message naming the joints of one cycle of `parents`, or None when there is none."""
     n = len(parents)
     state = np.zeros(n, dtype=np.int8)   # 0 unseen, 1 on the current walk, 2 known acyclic
     for j0 in range(n):
-        walk = []
+        walk: list[int] = []
         j = j0
         while j >= 0 and state[j] == 0:
             state[j] = 1
@@ -120,12 +121,12 @@ def _find_cycle(parents, names):
     return None
 
 
-def _similar_names(query, names, n=5):
+def _similar_names(query: str, names: Sequence[str], n: int = 5) -> list[str]:
     """Up to n joint names close to `query`, best first: equal but for case, then by difflib's
     similarity ratio (case-insensitive), where a name that contains the query or is contained in
     it (``LeftToeBase`` -> ``LeftToe``, ``hand`` -> ``hand_l``) ranks above the others."""
     q = query.lower()
-    scored = []
+    scored: list[tuple[bool, bool, float, int, str]] = []
     for k, name in enumerate(names):
         low = name.lower()
         ratio = difflib.SequenceMatcher(None, q, low).ratio()
@@ -135,7 +136,7 @@ def _similar_names(query, names, n=5):
     return [name for *_, name in sorted(scored)[:n]]
 
 
-def _label(j, names):
+def _label(j: int, names: Sequence[str] | None) -> str:
     return f"{j} ({names[j]!r})" if names is not None else str(j)
 
 
@@ -198,7 +199,7 @@ class Skeleton(_core.SkeletonBase):
             for j, name in enumerate(names):
                 if not isinstance(name, str):
                     raise TypeError(f"names[{j}]: expected a str, got {type(name).__name__}")
-        index = {}
+        index: dict[str, int] = {}
         for j, name in enumerate(names):
             if name in index:
                 raise ValueError(f"names[{j}] = {name!r}: expected unique names, "
@@ -228,7 +229,7 @@ class Skeleton(_core.SkeletonBase):
         self._is_depth_first = bool(self._contiguous.all())
 
     @staticmethod
-    def _check_rest(rest, n):
+    def _check_rest(rest: ArrayLike, n: int) -> Float32Array:
         r = np.array(_core._as_array(rest, "rest"), dtype=np.float32, copy=True)
         if r.shape not in ((n, 8), (n, 3, 4)):
             raise ValueError(f"rest: expected shape ({n}, 8) (QTS) or ({n}, 3, 4) (joint matrices), "
@@ -304,7 +305,9 @@ class Skeleton(_core.SkeletonBase):
         return cls._permuted(p, names_t, rest, perm)
 
     @classmethod
-    def _permuted(cls, old_parents, names, rest, perm):
+    def _permuted(cls, old_parents: NDArray[np.intp], names: Sequence[str] | None,
+                  rest: ArrayLike | None, perm: NDArray[np.intp]
+                  ) -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         inverse = np.empty_like(perm)
         inverse[perm] = np.arange(len(perm), dtype=perm.dtype)
         old = old_parents[perm]
@@ -378,7 +381,7 @@ class Skeleton(_core.SkeletonBase):
             p = p.copy()
         return p
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n = len(self)
         shown = ", ".join(self._names[:4]) + (", ..." if n > 4 else "")
         return (f"Skeleton({n} joints, {len(self.roots)} root{'s' if len(self.roots) != 1 else ''}, "
@@ -397,7 +400,7 @@ class Skeleton(_core.SkeletonBase):
         return (np.array_equal(self.parents, other.parents) and self._names == other._names
                 and same_rest)
 
-    __hash__: None = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as its __eq__ compares contents
 
     # --- lookup ---------------------------------------------------------------------------------
 
@@ -720,7 +723,7 @@ class Skeleton(_core.SkeletonBase):
 
 # --- left/right names ----------------------------------------------------------------------------
 
-def _swap_case(found, replacement):
+def _swap_case(found: str, replacement: str) -> str:
     """`replacement` written in the letter case of `found` (Left -> Right, LEFT -> RIGHT)."""
     if found.isupper():
         return replacement.upper()
@@ -738,10 +741,10 @@ _LETTER = re.compile(r"(?:(?<=^)|(?<=[_.\-: |]))[LlRr](?=$|[^a-z])|(?<=[a-z])[LR
 _PREFIX = re.compile(r"^[lr](?=[a-z])")
 
 
-def _mirror_candidates(name):
+def _mirror_candidates(name: str) -> list[tuple[str, bool]]:
     """(name of the other side's joint, whether `name` is the left one) for every rule that
     applies to `name`, most specific rule first."""
-    out = []
+    out: list[tuple[str, bool]] = []
     for m in _WORD.finditer(name):
         is_left = m.group().lower() == "left"
         other = "right" if is_left else "left"
@@ -773,18 +776,18 @@ def mirror_pairs(skeleton_or_names: Skeleton | Sequence[str]) -> list[tuple[int,
     >>> mirror_pairs(["Hips", "LeftFoot", "RightFoot", "l_hand", "r_hand"])
     [(1, 2), (3, 4)]
     """
-    names = list(getattr(skeleton_or_names, "names", skeleton_or_names))
-    index = {}
+    names = list(cast("Iterable[str]", getattr(skeleton_or_names, "names", skeleton_or_names)))
+    index: dict[str, int] = {}
     for j, name in enumerate(names):
         index.setdefault(name, j)
-    partner = {}
+    partner: dict[int, tuple[int, bool]] = {}
     for j, name in enumerate(names):
         for cand, is_left in _mirror_candidates(name):
             k = index.get(cand)
             if k is not None and k != j:
                 partner[j] = (k, is_left)
                 break
-    pairs = []
+    pairs: list[tuple[int, int]] = []
     for j, (k, is_left) in partner.items():
         if j < k and partner.get(k, (None,))[0] == j:
             pairs.append((j, k) if is_left else (k, j))
