@@ -7,6 +7,9 @@ once per instruction-set target, each time as its own translation unit with that
     scalar   every platform         (baseline)             (baseline)
     sse41    x86-64                 -msse4.1               (none needed)
     avx2     x86-64                 -mavx2 -mfma           /arch:AVX2
+    avx512   x86-64                 avx2's + -mavx512f     /arch:AVX512
+                                    -mavx512bw -mavx512dq
+                                    -mavx512vl
     neon     aarch64 (arm64)        (baseline: NEON is part of ARMv8-A)
 
 The family sources are listed in src/kernels/families.h (SKS_FAMILY(name) lines); each is compiled
@@ -53,13 +56,17 @@ def target_machine():
     return "other"
 
 
+AVX512_FLAGS = ["-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl"]
+
+
 def targets(msvc):
     """(name, extra flags) of every target built for this architecture; scalar first."""
     machine = target_machine()
     result = [("scalar", [])]
     if machine == "x86_64":
         result += [("sse41", [] if msvc else ["-msse4.1"]),
-                   ("avx2", ["/arch:AVX2"] if msvc else ["-mavx2", "-mfma"])]
+                   ("avx2", ["/arch:AVX2"] if msvc else ["-mavx2", "-mfma"]),
+                   ("avx512", ["/arch:AVX512"] if msvc else AVX512_FLAGS)]
     elif machine == "aarch64":
         result += [("neon", [])]
     return result

@@ -1,10 +1,11 @@
 """skelsimd: SIMD kernels on NumPy float32 buffers for real-time character animation.
 
 Kernels are chosen at import for the best SIMD variant the CPU supports (``skelsimd.isa()``);
-``SKELSIMD_ISA=scalar|sse41|avx2`` forces one. The documentation (``docs/``) describes the
+``SKELSIMD_ISA=scalar|sse41|avx2|avx512`` forces one, and ``skelsimd.dispatch_table()`` names
+the variant each kernel family runs. The documentation (``docs/``) describes the
 conventions, the accuracy of every kernel and the benchmarks.
 """
-from ._isa import isa  # noqa: F401  (applies SKELSIMD_ISA on import)
+from ._isa import dispatch_table, isa  # noqa: F401  (applies SKELSIMD_ISA on import)
 from .alignment import empty_aligned, is_aligned, zeros_aligned  # noqa: F401
 from .blend import blend_joints, blend_layers, nlerp, slerp  # noqa: F401
 from .joints import global_to_local, invert_joints, local_to_global, multiply_joints  # noqa: F401
@@ -30,11 +31,12 @@ from .ik import ik_aim, ik_two_bone  # noqa: F401
 
 from .track import Track  # noqa: F401
 from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
+from .footplant import foot_sliding, plant_feet  # noqa: F401
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "__version__", "isa",
+    "__version__", "isa", "dispatch_table",
     "empty_aligned", "is_aligned", "zeros_aligned",
     "slerp", "nlerp", "blend_joints", "blend_layers",
     "local_to_global", "global_to_local", "multiply_joints", "invert_joints",
@@ -51,4 +53,5 @@ __all__ = [
     "CompressedClip", "compress", "clip_error",
     "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
     "Track", "blend_motion", "motion_deltas", "accumulate_motion",
+    "plant_feet", "foot_sliding",
 ]

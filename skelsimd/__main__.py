@@ -90,7 +90,8 @@ def _plot_scaling(records, path):
 
 def cmd_bench(args):
     from ._bench import FAMILIES, REPORTS, headline_workloads
-    from ._bench.core import format_table, machine_info, run_workloads, write_json
+    from ._bench.core import (format_machine, format_table, load_average, machine_info,
+                              run_workloads, write_json)
 
     variants = args.variants or None
     if variants:
@@ -108,13 +109,16 @@ def cmd_bench(args):
     info = machine_info()
     print(f"skelsimd {__version__} on {info['cpu']} ({info['cores']} cores), active variant "
           f"{_isa.isa()}, NumPy {info['numpy']}; families: {', '.join(args.family or FAMILIES)}")
+    print(format_machine(info))
     step, close = _progress_factory(len(workloads))
     try:
         records = run_workloads(workloads, variants=variants, min_time=min_time, repeat=repeat,
                                 progress=step)
     finally:
         close()
+    info["load_average_after"] = load_average()
     print(format_table(records))
+    print(format_machine(info, info["load_average_after"]))
     reports = {}
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -125,7 +129,8 @@ def cmd_bench(args):
             reports[name] = data
     if args.out:
         path = os.path.join(args.out, "bench.json")
-        write_json(path, records, command="bench", quick=bool(args.quick), reports=reports)
+        write_json(path, records, machine=info, command="bench", quick=bool(args.quick),
+                   reports=reports)
         print(f"wrote {path}")
         png = os.path.join(args.out, "bench_speedup.png")
         if _plot(records, png):
@@ -191,6 +196,8 @@ def cmd_info(args):
     print(f"skelsimd {__version__}")
     print(f"active variant: {_isa.isa()} (best {_isa.best_isa()}; supported {', '.join(_isa.supported_isas())};"
           f" compiled {', '.join(_isa.compiled_isas())})")
+    print("dispatch (family -> variant): "
+          + ", ".join(f"{f} {v}" for f, v in _isa.dispatch_table().items()))
     return 0
 
 

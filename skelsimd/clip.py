@@ -322,7 +322,7 @@ class Clip:
     ) -> None:
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a skelsimd.Skeleton, got {type(skeleton).__name__}")
-        local = _core._as_float32(local, "local")   # DLPack / __array__ too, see args.c
+        local = _core._as_float32(local, "local")   # DLPack / __array__ too, see interop.c
         n = len(skeleton)
         if local.ndim != 3 or local.shape[1:] != (n, 8):
             raise ValueError(f"local: expected shape (F, {n}, 8), got {local.shape}")

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from . import _core
 from ._typing import BoolArray, Float32Array
 from .bounds import fill_docstrings
+from .quat import quat_multiply, quat_to_matrix
 
 __all__ = ["ik_two_bone", "ik_aim", "two_bone", "look_at", "solve_chain"]
 
@@ -242,7 +243,6 @@ def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLik
 # --- on local poses of a skeleton ------------------------------------------------------------
 
 def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    from .quat import quat_multiply
     return quat_multiply(a, b)
 
 
@@ -332,7 +332,6 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.i
             shape = np.broadcast_shapes(x.shape[:-2], q.shape[:-1])
             out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
         out[..., j, :4] = _qmul(out[..., j, :4], q)
-        from .quat import quat_to_matrix
         gj = np.broadcast_to(g[..., j, :, :], q.shape[:-1] + (3, 4)).astype(np.float64)
         prev_corrected = (gj[..., :3] @ quat_to_matrix(q).astype(np.float64), gj[..., 3])
         if i == 0:

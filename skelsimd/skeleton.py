@@ -29,6 +29,7 @@ import re
 import numpy as np
 
 from . import _core
+from . import ik as _ik
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 if TYPE_CHECKING:
@@ -587,9 +588,8 @@ class Skeleton(_core.SkeletonBase):
         >>> np.round(g[2, :, 3].astype(float), 4).tolist()
         [0.2, -0.7, 0.1]
         """
-        from .ik import two_bone
-        return two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
-                        soften=soften, weight=weight, return_reached=return_reached)
+        return _ik.two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
+                            soften=soften, weight=weight, return_reached=return_reached)
 
     def look_at(
         self,
@@ -643,9 +643,8 @@ class Skeleton(_core.SkeletonBase):
         >>> bool(np.allclose(aim, to_target / np.linalg.norm(to_target), atol=1e-5))
         True
         """
-        from .ik import look_at
-        return look_at(self, local, chain, target, weights, forward=forward, up=up,
-                       offset=offset, pole=pole, twist=twist)
+        return _ik.look_at(self, local, chain, target, weights, forward=forward, up=up,
+                           offset=offset, pole=pole, twist=twist)
 
     def solve_chain(
         self,
@@ -691,9 +690,8 @@ class Skeleton(_core.SkeletonBase):
         >>> bool(err < 3e-5)
         True
         """
-        from .ik import solve_chain
-        return solve_chain(self, local, chain, target, iterations=iterations,
-                           tolerance=tolerance, return_error=return_error)
+        return _ik.solve_chain(self, local, chain, target, iterations=iterations,
+                               tolerance=tolerance, return_error=return_error)
 
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 

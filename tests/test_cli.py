@@ -25,7 +25,7 @@ def test_help_lists_the_commands():
 
 
 @pytest.mark.parametrize("args", [(), ("bench", "--bogus"), ("bench", "--family", "nope"),
-                                  ("bench", "--variants", "avx512"), ("frobnicate",)])
+                                  ("bench", "--variants", "avx1024"), ("frobnicate",)])
 def test_bad_arguments_exit_non_zero_with_usage(args):
     res = run(*args)
     assert res.returncode == 2
@@ -45,6 +45,12 @@ def test_bench_quick_writes_json(tmp_path):
     variants = {r["variant"] for r in data["results"] if r["workload"] == "army"}
     assert {"numpy", "memcpy", "scalar"} <= variants
     assert all(r["seconds_per_call"] > 0 for r in data["results"])
+    # the machine is named: CPU, targets built and dispatched per family, load before and after
+    machine = data["machine"]
+    assert machine["cpu"] and machine["isa_compiled"][0] == "scalar"
+    assert machine["dispatch"] == skelsimd.dispatch_table()
+    assert "load_average" in machine and "load_average_after" in machine
+    assert "dispatch (family -> target)" in res.stdout and "load average" in res.stdout
 
 
 def test_convert_bvh_to_glb_and_gltf(tmp_path):

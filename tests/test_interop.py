@@ -1,7 +1,7 @@
 """Arrays of other libraries: objects exposing ``__dlpack__`` or ``__array__`` (PyTorch, JAX CPU
 tensors) are accepted wherever arrays are, without a copy when they are float32 and contiguous;
 a tensor that requires grad is a TypeError telling to detach it. The conversion lives in one
-place (``sks_any_array`` in src/_skelsimd/args.c, reached from Python as ``_core._as_array`` /
+place (``sks_any_array`` in src/_skelsimd/interop.c, reached from Python as ``_core._as_array`` /
 ``_core._as_float32``); these tests go through every kernel family and the Python wrappers.
 
 A minimal DLPack producer delegating to a NumPy array stands in for a tensor library; the

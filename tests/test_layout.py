@@ -115,3 +115,29 @@ def test_models_do_not_import_pictures_at_import_time():
 
 def test_cycle_detection_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def _reachable(graph, start):
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen and nxt != "skelsimd" and not start.startswith(nxt + "."):
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _function_level_imports(module):
+    """The skelsimd modules ``module`` imports only inside functions."""
+    path = _path_of(module)
+    return _imports(path, module, False) - _imports(path, module, True)
+
+
+def test_skeleton_imports_ik_at_import_time_without_a_cycle():
+    # The Skeleton IK methods (two_bone, look_at, solve_chain) call skelsimd.ik, which takes the
+    # skeleton by duck typing: the dependency goes one way, so no function-level import is needed.
+    graph = _graph()
+    assert "skelsimd.ik" in graph["skelsimd.skeleton"]
+    assert "skelsimd.skeleton" not in _reachable(graph, "skelsimd.ik")
+    assert "skelsimd.ik" not in _function_level_imports("skelsimd.skeleton")
+    assert _function_level_imports("skelsimd.ik") == set()

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import _isa
 
-__all__ = ["Workload", "measure", "run_workloads", "format_table", "machine_info", "write_json"]
+__all__ = ["Workload", "measure", "run_workloads", "format_table", "machine_info", "format_machine",
+           "load_average", "write_json"]
 
 
 @dataclass
@@ -139,7 +140,19 @@ def format_table(records):
     return "\n".join(lines)
 
 
+def load_average():
+    """The 1, 5 and 15-minute load averages, or None where the OS has none (Windows)."""
+    import os
+
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def machine_info():
+    """The machine a benchmark ran on: CPU model, cores, the SIMD variants built and supported,
+    the variant each kernel family runs (dispatch), the load average now."""
     cpu = platform.processor()
     try:
         with open("/proc/cpuinfo") as f:
@@ -155,12 +168,38 @@ def machine_info():
         "cpu": cpu, "cores": os.cpu_count(), "machine": platform.machine(),
         "python": platform.python_version(), "numpy": np.__version__,
         "isa_best": _isa.best_isa(), "isa_supported": _isa.supported_isas(),
+        "isa_compiled": _isa.compiled_isas(), "isa_active": _isa.isa(),
+        "dispatch": _isa.dispatch_table(), "load_average": load_average(),
     }
 
 
-def write_json(path, records, **meta):
+def format_machine(info, load_after=None):
+    """The lines naming the machine of a run: CPU, targets built, supported and dispatched per
+    family, the load average before (from `info`) and after."""
+    def load(x):
+        return "n/a" if x is None else " ".join(f"{v:.2f}" for v in x)
+
+    by_isa = {}
+    for family, isa in info["dispatch"].items():
+        by_isa.setdefault(isa, []).append(family)
+    lines = [
+        f"machine: {info['cpu']} ({info['cores']} cores, {info['machine']}), Python {info['python']}, "
+        f"NumPy {info['numpy']}",
+        f"SIMD targets built: {', '.join(info['isa_compiled'])}; supported here: "
+        f"{', '.join(info['isa_supported'])}; active: {info['isa_active']}",
+        "dispatch (family -> target): " + "; ".join(
+            f"{isa}: {', '.join(fams)}" for isa, fams in by_isa.items()),
+        f"load average (1, 5, 15 min): before {load(info['load_average'])}"
+        + (f", after {load(load_after)}" if load_after is not None else ""),
+    ]
+    return "\n".join(lines)
+
+
+def write_json(path, records, *, machine=None, **meta):
+    """bench.json: `machine` (machine_info() taken before the run, with "load_average_after"
+    added by the caller; taken now when not given), `meta`, the records."""
     with open(path, "w") as f:
-        json.dump({"machine": machine_info(), **meta, "results": records}, f, indent=1)
+        json.dump({"machine": machine or machine_info(), **meta, "results": records}, f, indent=1)
 
 
 def series_by_variant(records, x):

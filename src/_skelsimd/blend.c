@@ -37,55 +37,42 @@ static int scalar_t(PyObject *obj, float *t)
 }
 
 /* q0 (..., 4), q1 (..., 4), t (...) broadcast -> out (..., 4); out may be exactly q0 or q1. */
+static const sks_signature interp_sig = {
+    "slerp", 3,   /* nlerp's too: the drivers used here never print func */
+    {{"q0", "(..., 4)", 1, {4}, 1}, {"q1", "(..., 4)", 1, {4}, 1}, {"t", "(...)", 0, {0}, 0}},
+    1, {4}};
+
 static PyObject *interp_call(PyObject *const *args, PyObject *out_obj, sks_interp_fn kernel)
 {
-    static const char *const names[3] = {"q0", "q1", "t"};
-    static const int trailing[3] = {1, 1, 0};
-    static const npy_intp four = 4;
-    PyArrayObject *ops[3] = {NULL, NULL, NULL}, *out = NULL;
-    npy_intp shape[NPY_MAXDIMS];
-    sks_broadcast bc;
+    sks_call c;
     float t_value = 0.0f;
-    int i, nops;
+    int nops, ok = 0;
     const int t_is_scalar = scalar_t(args[2], &t_value);
     if (t_is_scalar < 0) return NULL;
-    nops = t_is_scalar ? 2 : 3;
-    for (i = 0; i < nops; i++) {
-        ops[i] = sks_as_float32(args[i], names[i]);
-        if (ops[i] == NULL) goto fail;
-        if (i < 2 && sks_check_shape(ops[i], names[i], 1, &four, 1, "(..., 4)") < 0) goto fail;
-    }
-    if (sks_broadcast_leading(&bc, nops, ops, names, trailing) < 0) goto fail;
-    if (sks_check_rank(bc.out_ndim + 1, nops == 3 ? "q0, q1 and t" : "q0 and q1") < 0) goto fail;
-    memcpy(shape, bc.out_shape, bc.out_ndim * sizeof(npy_intp));
-    shape[bc.out_ndim] = 4;
-    out = sks_prepare_out(out_obj, "out", bc.out_ndim + 1, shape);
-    if (out == NULL) goto fail;
-    for (i = 0; i < nops; i++) {
-        if (sks_check_overlap(out, "out", ops[i], names[i], i < 2) < 0) goto fail;
-    }
-    if (PyArray_SIZE(out) > 0) {
-        const npy_intp inner = sks_broadcast_inner(&bc), outer = sks_broadcast_outer(&bc);
-        float *o = (float *)PyArray_DATA(out);
-        const float *a = (const float *)PyArray_DATA(ops[0]);
-        const float *b = (const float *)PyArray_DATA(ops[1]);
-        const float *t = t_is_scalar ? &t_value : (const float *)PyArray_DATA(ops[2]);
+    nops = t_is_scalar ? 2 : 3;   /* a number t is read directly, not as an operand */
+    memset(c.ops, 0, sizeof c.ops);
+    c.out = NULL;
+    if (sks_call_operands(&c, &interp_sig, nops, args) < 0) goto done;
+    if (sks_call_prepare(&c, &interp_sig, nops, out_obj) < 0) goto done;
+    if (PyArray_SIZE(c.out) > 0) {
+        const npy_intp inner = sks_broadcast_inner(&c.bc), outer = sks_broadcast_outer(&c.bc);
+        float *o = (float *)PyArray_DATA(c.out);
+        const float *a = (const float *)PyArray_DATA(c.ops[0]);
+        const float *b = (const float *)PyArray_DATA(c.ops[1]);
+        const float *t = t_is_scalar ? &t_value : (const float *)PyArray_DATA(c.ops[2]);
         npy_intp it;
         Py_BEGIN_ALLOW_THREADS
         for (it = 0; it < outer; it++) {
             npy_intp off[3] = {0, 0, 0}, step[3] = {0, 0, 0};
-            sks_broadcast_offsets(&bc, it, off, step);
+            sks_broadcast_offsets(&c.bc, it, off, step);
             kernel(o + it * inner * 4, a + off[0] * 4, (size_t)step[0], b + off[1] * 4,
                    (size_t)step[1], t + off[2], (size_t)step[2], (size_t)inner);
         }
         Py_END_ALLOW_THREADS
     }
-    for (i = 0; i < 3; i++) Py_XDECREF(ops[i]);
-    return (PyObject *)out;
-fail:
-    for (i = 0; i < 3; i++) Py_XDECREF(ops[i]);
-    Py_XDECREF(out);
-    return NULL;
+    ok = 1;
+done:
+    return sks_call_finish(&c, ok);
 }
 
 static PyObject *py_slerp(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -283,12 +270,8 @@ fail:
 }
 
 PyMethodDef sks_blend_methods[] = {
-    {"slerp", (PyCFunction)(void (*)(void))py_slerp, METH_FASTCALL,
-     "slerp(q0, q1, t, out, method): see skelsimd.slerp"},
-    {"nlerp", (PyCFunction)(void (*)(void))py_nlerp, METH_FASTCALL,
-     "nlerp(q0, q1, t, out): see skelsimd.nlerp"},
-    {"blend_joints", (PyCFunction)(void (*)(void))py_blend_joints, METH_FASTCALL,
-     "blend_joints(joints, blend, t, index, method, out): see skelsimd.blend_joints"},
-    {"blend_layers", (PyCFunction)(void (*)(void))py_blend_layers, METH_FASTCALL,
-     "blend_layers(layers, weights, out): see skelsimd.blend_layers"},
+    SKS_METHOD(slerp, "(q0, q1, t, out, method)"),
+    SKS_METHOD(nlerp, "(q0, q1, t, out)"),
+    SKS_METHOD(blend_joints, "(joints, blend, t, index, method, out)"),
+    SKS_METHOD(blend_layers, "(layers, weights, out)"),
     {NULL, NULL, 0, NULL}};

@@ -710,6 +710,5 @@ PyMethodDef sks_compress_methods[] = {
     {"_compress", (PyCFunction)(void (*)(void))py_compress, METH_FASTCALL,
      "_compress(local, parents, sample_rate, precision, shell_distance, segment_length) -> "
      "(data, max_error, repaired_segments): see skelsimd.compress"},
-    {"clip_error", (PyCFunction)(void (*)(void))py_clip_error, METH_FASTCALL,
-     "clip_error(raw, decoded, parents, shell_distance, per_joint): see skelsimd.clip_error"},
+    SKS_METHOD(clip_error, "(raw, decoded, parents, shell_distance, per_joint)"),
     {NULL, NULL, 0, NULL}};

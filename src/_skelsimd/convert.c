@@ -20,18 +20,16 @@ enum convert_kind {
     MATRIX_TO_SIXD, SIXD_TO_MATRIX, QUAT_TO_SIXD, SIXD_TO_QUAT
 };
 
-/* One elementwise operand: `in` of shape (..., in_trailing) -> out (..., out_trailing). */
-typedef sks_unary_layout convert_spec;   /* in_place 0 everywhere: out never shares the input */
-
-static const convert_spec convert_specs[] = {
-    {"euler_to_quat", "angles", "(..., 3)", 1, {3, 0}, 1, {4, 0}, 0},
-    {"quat_to_euler", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}, 0},
-    {"rotvec_to_quat", "rotvec", "(..., 3)", 1, {3, 0}, 1, {4, 0}, 0},
-    {"quat_to_rotvec", "q", "(..., 4)", 1, {4, 0}, 1, {3, 0}, 0},
-    {"matrix_to_sixd", "m", "(..., 3, 3)", 2, {3, 3}, 1, {6, 0}, 0},
-    {"sixd_to_matrix", "sixd", "(..., 6)", 1, {6, 0}, 2, {3, 3}, 0},
-    {"quat_to_sixd", "q", "(..., 4)", 1, {4, 0}, 1, {6, 0}, 0},
-    {"sixd_to_quat", "sixd", "(..., 6)", 1, {6, 0}, 1, {4, 0}, 0},
+/* One elementwise operand: `in` of shape (..., block) -> out (..., out_block); never in place. */
+static const sks_signature convert_specs[] = {
+    {"euler_to_quat", 1, {{"angles", "(..., 3)", 1, {3}, 0}}, 1, {4}},
+    {"quat_to_euler", 1, {{"q", "(..., 4)", 1, {4}, 0}}, 1, {3}},
+    {"rotvec_to_quat", 1, {{"rotvec", "(..., 3)", 1, {3}, 0}}, 1, {4}},
+    {"quat_to_rotvec", 1, {{"q", "(..., 4)", 1, {4}, 0}}, 1, {3}},
+    {"matrix_to_sixd", 1, {{"m", "(..., 3, 3)", 2, {3, 3}, 0}}, 1, {6}},
+    {"sixd_to_matrix", 1, {{"sixd", "(..., 6)", 1, {6}, 0}}, 2, {3, 3}},
+    {"quat_to_sixd", 1, {{"q", "(..., 4)", 1, {4}, 0}}, 1, {6}},
+    {"sixd_to_quat", 1, {{"sixd", "(..., 6)", 1, {6}, 0}}, 1, {4}},
 };
 
 /* SciPy's `seq`: three of 'xyz' (extrinsic) or three of 'XYZ' (intrinsic), consecutive axes
@@ -82,10 +80,10 @@ static const char *const layout_choices[] = {"columns", "rows", NULL};
 static PyObject *convert_call(enum convert_kind kind, PyObject *in_obj, PyObject *out_obj, int seq,
                               int flags)
 {
-    const convert_spec *sp = &convert_specs[kind];
+    const sks_signature *sp = &convert_specs[kind];
     const sks_convert_kernels *k = SKS_KERNELS(convert);
     PyArrayObject *in, *out;
-    const Py_ssize_t items = sks_prepare_unary(sp, in_obj, out_obj, &in, &out);
+    const Py_ssize_t items = sks_call_unary(sp, in_obj, out_obj, &in, &out);
     const size_t n = (size_t)items;
     size_t locked = 0;
     if (items < 0) return NULL;
@@ -176,16 +174,13 @@ CONVERT_ENTRY(sixd_to_matrix, sixd_entry(SIXD_TO_MATRIX, args, nargs, 0))
 CONVERT_ENTRY(quat_to_sixd, sixd_entry(QUAT_TO_SIXD, args, nargs, 1))
 CONVERT_ENTRY(sixd_to_quat, sixd_entry(SIXD_TO_QUAT, args, nargs, 1))
 
-#define CONVERT_METHOD(name, sig)                                                              \
-    {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, #name sig ": see skelsimd." #name}
-
 PyMethodDef sks_convert_methods[] = {
-    CONVERT_METHOD(euler_to_quat, "(angles, seq, out, degrees, scalar_first)"),
-    CONVERT_METHOD(quat_to_euler, "(q, seq, out, degrees, scalar_first) -> (out, locked)"),
-    CONVERT_METHOD(rotvec_to_quat, "(rotvec, out, degrees, scalar_first)"),
-    CONVERT_METHOD(quat_to_rotvec, "(q, out, degrees, scalar_first)"),
-    CONVERT_METHOD(matrix_to_sixd, "(m, out, layout)"),
-    CONVERT_METHOD(sixd_to_matrix, "(sixd, out, layout)"),
-    CONVERT_METHOD(quat_to_sixd, "(q, out, layout, scalar_first)"),
-    CONVERT_METHOD(sixd_to_quat, "(sixd, out, layout, scalar_first)"),
+    SKS_METHOD(euler_to_quat, "(angles, seq, out, degrees, scalar_first)"),
+    SKS_METHOD(quat_to_euler, "(q, seq, out, degrees, scalar_first) -> (out, locked)"),
+    SKS_METHOD(rotvec_to_quat, "(rotvec, out, degrees, scalar_first)"),
+    SKS_METHOD(quat_to_rotvec, "(q, out, degrees, scalar_first)"),
+    SKS_METHOD(matrix_to_sixd, "(m, out, layout)"),
+    SKS_METHOD(sixd_to_matrix, "(sixd, out, layout)"),
+    SKS_METHOD(quat_to_sixd, "(q, out, layout, scalar_first)"),
+    SKS_METHOD(sixd_to_quat, "(sixd, out, layout, scalar_first)"),
     {NULL, NULL, 0, NULL}};

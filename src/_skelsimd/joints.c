@@ -74,11 +74,15 @@ static PyObject *py_global_to_local(PyObject *self, PyObject *const *args, Py_ss
     return hierarchy_call(args, "global_", 1, rigid, 0);
 }
 
+/* a (..., 3, 4) @ b (..., 3, 4) -> out (..., 3, 4), leading dims broadcast, out may be a or b. */
+static const sks_signature multiply_sig = {
+    "multiply_joints", 2,
+    {{"a", "(..., 3, 4)", 2, {3, 4}, 1}, {"b", "(..., 3, 4)", 2, {3, 4}, 1}}, 2, {3, 4}};
+
 static PyObject *py_multiply_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return sks_binary_matrices_call(args, nargs, "multiply_joints", joint_shape, "(..., 3, 4)",
-                                    SKS_KERNELS(joints)->multiply_joints);
+    return sks_binary_call(&multiply_sig, args, nargs, SKS_KERNELS(joints)->multiply_joints);
 }
 
 static PyObject *py_invert_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -113,12 +117,8 @@ fail:
 }
 
 PyMethodDef sks_joints_methods[] = {
-    {"local_to_global", (PyCFunction)(void (*)(void))py_local_to_global, METH_FASTCALL,
-     "local_to_global(local, parents, out, start, stop, precision): see skelsimd.local_to_global"},
-    {"global_to_local", (PyCFunction)(void (*)(void))py_global_to_local, METH_FASTCALL,
-     "global_to_local(global_, parents, out, start, stop, rigid): see skelsimd.global_to_local"},
-    {"multiply_joints", (PyCFunction)(void (*)(void))py_multiply_joints, METH_FASTCALL,
-     "multiply_joints(a, b, out): see skelsimd.multiply_joints"},
-    {"invert_joints", (PyCFunction)(void (*)(void))py_invert_joints, METH_FASTCALL,
-     "invert_joints(m, out, rigid): see skelsimd.invert_joints"},
+    SKS_METHOD(local_to_global, "(local, parents, out, start, stop, precision)"),
+    SKS_METHOD(global_to_local, "(global_, parents, out, start, stop, rigid)"),
+    SKS_METHOD(multiply_joints, "(a, b, out)"),
+    SKS_METHOD(invert_joints, "(m, out, rigid)"),
     {NULL, NULL, 0, NULL}};

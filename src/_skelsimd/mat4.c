@@ -13,11 +13,15 @@
 
 static const npy_intp mat4_shape[2] = {4, 4};
 
+/* a (..., 4, 4) @ b (..., 4, 4) -> out (..., 4, 4), leading dims broadcast, out may be a or b. */
+static const sks_signature matmul4_sig = {
+    "matmul4", 2, {{"a", "(..., 4, 4)", 2, {4, 4}, 1}, {"b", "(..., 4, 4)", 2, {4, 4}, 1}},
+    2, {4, 4}};
+
 static PyObject *py_matmul4(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return sks_binary_matrices_call(args, nargs, "matmul4", mat4_shape, "(..., 4, 4)",
-                                    SKS_KERNELS(mat4)->matmul4);
+    return sks_binary_call(&matmul4_sig, args, nargs, SKS_KERNELS(mat4)->matmul4);
 }
 
 /* The precision of the global matrices carried down the hierarchy (the output is float32). */
@@ -54,47 +58,48 @@ static PyObject *py_mat4_local_to_global(PyObject *self, PyObject *const *args, 
     return sks_walk_finish(&w);
 }
 
+/* m (..., 3, 4) or (..., 4, 4) with points (..., 3) -> out (..., 3); out may be points. m's
+ * block is checked here (two shapes), points' by the driver. */
+static const sks_signature transform_sig = {
+    "transform_points", 2,
+    {{"m", "(..., 3, 4) or (..., 4, 4)", 2, {3, 4}, 0}, {"points", "(..., 3)", 1, {3}, 1}},
+    1, {3}};
+
 static PyObject *py_transform_points(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    static const char *const names[2] = {"m", "points"};
-    static const int trailing[2] = {2, 1}, in_place[2] = {0, 1};
-    static const npy_intp point_shape[1] = {3};
-    sks_binary w = {{NULL, NULL}, NULL, {0}};
+    sks_call c;
     npy_intp rows = 0;
     int ok = 0;
     (void)self;
     if (!sks_check_nargs("transform_points", nargs, 3)) return NULL;
-    w.ops[0] = sks_as_float32(args[0], "m");
-    if (w.ops[0] == NULL) goto done;
+    memset(c.ops, 0, sizeof c.ops);
+    c.out = NULL;
+    c.ops[0] = sks_as_float32(args[0], "m");
+    if (c.ops[0] == NULL) goto done;
     {
-        const int nd = PyArray_NDIM(w.ops[0]);
-        if (nd >= 2) rows = PyArray_DIM(w.ops[0], nd - 2);
-        if (nd < 2 || PyArray_DIM(w.ops[0], nd - 1) != 4 || (rows != 3 && rows != 4)) {
-            static const npy_intp joint_shape[2] = {3, 4};   /* fails: names both layouts */
-            sks_check_shape(w.ops[0], "m", 2, joint_shape, 2, "(..., 3, 4) or (..., 4, 4)");
+        const int nd = PyArray_NDIM(c.ops[0]);
+        if (nd >= 2) rows = PyArray_DIM(c.ops[0], nd - 2);
+        if (nd < 2 || PyArray_DIM(c.ops[0], nd - 1) != 4 || (rows != 3 && rows != 4)) {
+            /* fails: names both layouts */
+            sks_check_shape(c.ops[0], "m", 2, transform_sig.in[0].block, 2,
+                            transform_sig.in[0].layout);
             goto done;
         }
     }
-    w.ops[1] = sks_as_float32(args[1], "points");
-    if (w.ops[1] == NULL) goto done;
-    if (sks_check_shape(w.ops[1], "points", 1, point_shape, 1, "(..., 3)") < 0) goto done;
-    if (sks_binary_prepare(&w, names, trailing, args[2], point_shape, 1, in_place) < 0) goto done;
+    if (sks_call_operands(&c, &transform_sig, 2, args) < 0) goto done;
+    if (sks_call_prepare(&c, &transform_sig, 2, args[2]) < 0) goto done;
     {
         const sks_mat4_kernels *k = SKS_KERNELS(mat4);
-        sks_binary_run(&w, rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4,
+        sks_binary_run(&c, rows == 3 ? k->transform_points_3x4 : k->transform_points_4x4,
                        4 * rows, 3, 3);
     }
     ok = 1;
 done:
-    return sks_binary_finish(&w, ok);
+    return sks_call_finish(&c, ok);
 }
 
 PyMethodDef sks_mat4_methods[] = {
-    {"matmul4", (PyCFunction)(void (*)(void))py_matmul4, METH_FASTCALL,
-     "matmul4(a, b, out): see skelsimd.matmul4"},
-    {"mat4_local_to_global", (PyCFunction)(void (*)(void))py_mat4_local_to_global, METH_FASTCALL,
-     "mat4_local_to_global(local, parents, out, start, stop, precision): see "
-     "skelsimd.mat4_local_to_global"},
-    {"transform_points", (PyCFunction)(void (*)(void))py_transform_points, METH_FASTCALL,
-     "transform_points(m, points, out): see skelsimd.transform_points"},
+    SKS_METHOD(matmul4, "(a, b, out)"),
+    SKS_METHOD(mat4_local_to_global, "(local, parents, out, start, stop, precision)"),
+    SKS_METHOD(transform_points, "(m, points, out)"),
     {NULL, NULL, 0, NULL}};

@@ -1,7 +1,8 @@
 /*
  * module.c -- the skelsimd._core extension module: run-time variant selection and the method
- * tables of every kernel family (each family's glue lives in its own file and exports one
- * PyMethodDef table, added here with PyModule_AddFunctions).
+ * tables of every kernel family (each family's glue lives in its own file, named like the
+ * family, and exports one PyMethodDef table, sks_<family>_methods; the list of families is
+ * src/kernels/families.h, expanded here).
  *
  * Variant selection: the best variant the CPU supports is chosen when the module is imported
  * and stored in sks_active_isa; every kernel call reads that one int to index its family's
@@ -14,20 +15,26 @@
 #include <string.h>
 
 int sks_active_isa = SKS_ISA_SCALAR;
+/* 1 when sks_active_isa was chosen automatically (at import or as "auto"): then a family that
+ * measured slower on it runs its faster variant (sks_dispatch_select, dispatch.c). */
+static int sks_isa_automatic = 0;
 
-/* One line per kernel family. */
-extern PyMethodDef sks_joints_methods[];
-extern PyMethodDef sks_mat4_methods[];
-extern PyMethodDef sks_skinning_methods[];
+static void select_isa(int isa, int automatic)
+{
+    sks_active_isa = isa;
+    sks_isa_automatic = automatic;
+    sks_dispatch_select((enum sks_isa)isa, automatic);
+}
+
+/* Every kernel family's glue exports sks_<family>_methods (families.h lists the families). */
+#define SKS_FAMILY(family) extern PyMethodDef sks_##family##_methods[];
+#include "../kernels/families.h"
+#undef SKS_FAMILY
+
+/* The glue of no kernel family: skeleton.c (the Skeleton type, BVH import) and interop.c
+ * (sks_interop_methods, declared in interop.h); the C base types of Skeleton and CompressedClip. */
 extern PyMethodDef sks_skeleton_methods[];
 extern int sks_skeleton_add_types(PyObject *module);
-extern PyMethodDef sks_quat_methods[];
-extern PyMethodDef sks_convert_methods[];
-extern PyMethodDef sks_blend_methods[];
-extern PyMethodDef sks_qts_methods[];
-extern PyMethodDef sks_surface_methods[];
-extern PyMethodDef sks_args_methods[];
-extern PyMethodDef sks_compress_methods[];
 extern int sks_compress_add_types(PyObject *module);
 extern PyMethodDef sks_additive_methods[];
 extern PyMethodDef sks_ik_methods[];
@@ -82,9 +89,10 @@ static PyObject *py_best_isa(PyObject *self, PyObject *noargs)
     return PyUnicode_FromString(sks_isa_name(sks_best_isa()));
 }
 
-/* _set_isa(name): make `name` the active variant. ValueError for an unknown name, RuntimeError
- * when this CPU or build lacks it. Not thread-safe against concurrent kernel calls: for tests,
- * benchmarks and start-up only. */
+/* _set_isa(name): make `name` the active variant of every family ("auto": the best variant, with
+ * the per-family exceptions of dispatch.c, as at import). ValueError for an unknown name,
+ * RuntimeError when this CPU or build lacks it. Not thread-safe against concurrent kernel calls:
+ * for tests, benchmarks and start-up only. */
 static PyObject *py_set_isa(PyObject *self, PyObject *arg)
 {
     const char *name;
@@ -96,22 +104,59 @@ static PyObject *py_set_isa(PyObject *self, PyObject *arg)
     }
     name = PyUnicode_AsUTF8(arg);
     if (name == NULL) return NULL;
+    if (strcmp(name, "auto") == 0) {
+        select_isa((int)sks_best_isa(), 1);
+        Py_RETURN_NONE;
+    }
     for (i = 0; i < SKS_ISA_COUNT; i++) {
         if (strcmp(name, sks_isa_name((enum sks_isa)i)) == 0) break;
     }
     if (i == SKS_ISA_COUNT) {
         PyErr_Format(PyExc_ValueError,
-                     "unknown SIMD variant '%s'; expected one of: scalar, sse41, avx2, neon", name);
+                     "unknown SIMD variant '%s'; expected one of: scalar, sse41, avx2, avx512, "
+                     "neon, auto", name);
         return NULL;
     }
     if (!sks_cpu_supports((enum sks_isa)i)) {
         PyErr_Format(PyExc_RuntimeError,
-                     "SIMD variant '%s' is not supported by this CPU or build (best available: "
-                     "'%s')", name, sks_isa_name(sks_best_isa()));
+                     "SIMD variant '%s' is not supported by this CPU or build%s (best available: "
+                     "'%s')", name,
+                     i == SKS_ISA_AVX512 && sks_isa_compiled(SKS_ISA_AVX512)
+                         ? " (it needs AVX-512 F, BW, DQ and VL, and an OS that saves the "
+                           "opmask and ZMM registers)"
+                         : "",
+                     sks_isa_name(sks_best_isa()));
         return NULL;
     }
-    sks_active_isa = i;
+    select_isa(i, 0);
     Py_RETURN_NONE;
+}
+
+static PyObject *py_isa_automatic(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyBool_FromLong(sks_isa_automatic);
+}
+
+/* dispatch_table(): {family: variant} of the kernel families, the variant each runs now. */
+static PyObject *py_dispatch_table(PyObject *self, PyObject *noargs)
+{
+    PyObject *table = PyDict_New();
+    int f;
+    (void)self;
+    (void)noargs;
+    if (table == NULL) return NULL;
+    for (f = 0; f < SKS_FAMILY_COUNT; f++) {
+        PyObject *isa = PyUnicode_FromString(sks_isa_name((enum sks_isa)sks_family_isa[f]));
+        if (isa == NULL || PyDict_SetItemString(table, sks_dispatch_family_name(f), isa) < 0) {
+            Py_XDECREF(isa);
+            Py_DECREF(table);
+            return NULL;
+        }
+        Py_DECREF(isa);
+    }
+    return table;
 }
 
 static PyMethodDef core_methods[] = {
@@ -122,26 +167,21 @@ static PyMethodDef core_methods[] = {
      "supported_isas() -> list[str]: the compiled variants this CPU can run."},
     {"best_isa", py_best_isa, METH_NOARGS, "best_isa() -> str: the fastest supported variant."},
     {"_set_isa", py_set_isa, METH_O, "_set_isa(name): make `name` the active variant."},
+    {"_isa_automatic", py_isa_automatic, METH_NOARGS,
+     "_isa_automatic() -> bool: whether the active variant was chosen automatically."},
+    {"dispatch_table", py_dispatch_table, METH_NOARGS,
+     "dispatch_table() -> dict[str, str]: the variant each kernel family runs now."},
     {NULL, NULL, 0, NULL}};
 
 static int core_exec(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, sks_joints_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_mat4_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_skinning_methods) < 0) return -1;
+#define SKS_FAMILY(family) if (PyModule_AddFunctions(m, sks_##family##_methods) < 0) return -1;
+#include "../kernels/families.h"
+#undef SKS_FAMILY
     if (PyModule_AddFunctions(m, sks_skeleton_methods) < 0) return -1;
-    if (sks_skeleton_add_types(m) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_quat_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_convert_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_blend_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_qts_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_surface_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_args_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_compress_methods) < 0 || sks_compress_add_types(m) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_additive_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_ik_methods) < 0) return -1;
-    if (PyModule_AddFunctions(m, sks_track_methods) < 0) return -1;
-    sks_active_isa = (int)sks_best_isa();
+    if (PyModule_AddFunctions(m, sks_interop_methods) < 0) return -1;
+    if (sks_skeleton_add_types(m) < 0 || sks_compress_add_types(m) < 0) return -1;
+    select_isa((int)sks_best_isa(), 1);
     return 0;
 }
 

@@ -118,11 +118,6 @@ static PyObject *py_qts_local_to_global_matrix(PyObject *self, PyObject *const *
 }
 
 PyMethodDef sks_qts_methods[] = {
-    {"qts_local_to_global", (PyCFunction)(void (*)(void))py_qts_local_to_global, METH_FASTCALL,
-     "qts_local_to_global(local, parents, out, start, stop, precision): see "
-     "skelsimd.qts_local_to_global"},
-    {"qts_local_to_global_matrix", (PyCFunction)(void (*)(void))py_qts_local_to_global_matrix,
-     METH_FASTCALL,
-     "qts_local_to_global_matrix(local, parents, out, start, stop, precision): see "
-     "skelsimd.qts_local_to_global_matrix"},
+    SKS_METHOD(qts_local_to_global, "(local, parents, out, start, stop, precision)"),
+    SKS_METHOD(qts_local_to_global_matrix, "(local, parents, out, start, stop, precision)"),
     {NULL, NULL, 0, NULL}};

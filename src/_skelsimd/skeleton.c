@@ -3,7 +3,7 @@
  *
  *   SkeletonBase(parents, ...)   the C base type of skelsimd.Skeleton (skelsimd/skeleton.py):
  *                                validates `parents` once (sks_parse_parents) and keeps a
- *                                read-only int32 copy. sks_parse_parents (args.c) accepts any
+ *                                read-only int32 copy. sks_parse_parents (hierarchy.c) accepts any
  *                                instance without re-validating, so every function of every
  *                                family that takes `parents` takes a Skeleton for free.
  *   _parse_motion(data, offset, rows, cols, first_line)
@@ -12,7 +12,7 @@
  */
 #include "args.h"
 
-#include "../kernels/skeleton.h"
+#include "../kernels/bvh_parse.h"
 
 /* --- SkeletonBase ---------------------------------------------------------------------------- */
 

@@ -315,12 +315,7 @@ fail:
 }
 
 PyMethodDef sks_skinning_methods[] = {
-    {"skinning_palette", (PyCFunction)(void (*)(void))py_skinning_palette, METH_FASTCALL,
-     "skinning_palette(local, parents, inverse_bind, out, precision): see "
-     "skelsimd.skinning_palette"},
-    {"skin", (PyCFunction)(void (*)(void))py_skin, METH_FASTCALL,
-     "skin(positions, joint_indices, weights, palette, out, normals, normals_out): see "
-     "skelsimd.skin"},
-    {"normalize_weights", (PyCFunction)(void (*)(void))py_normalize_weights, METH_FASTCALL,
-     "normalize_weights(weights, out): see skelsimd.normalize_weights"},
+    SKS_METHOD(skinning_palette, "(local, parents, inverse_bind, out, precision)"),
+    SKS_METHOD(skin, "(positions, joint_indices, weights, palette, out, normals, normals_out)"),
+    SKS_METHOD(normalize_weights, "(weights, out)"),
     {NULL, NULL, 0, NULL}};

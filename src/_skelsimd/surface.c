@@ -336,16 +336,15 @@ static PyObject *py_surface_add_force(PyObject *self, PyObject *const *args, Py_
 }
 
 PyMethodDef sks_surface_methods[] = {
-    {"surface_add_force", (PyCFunction)(void (*)(void))py_surface_add_force, METH_FASTCALL,
-     "surface_add_force(buffer, rows, cols, plane, wrap, f): see skelsimd.Surface.add_force"},
+    SKS_METHOD_DOC(surface_add_force, "surface_add_force(buffer, rows, cols, plane, wrap, f): "
+                                      "see skelsimd.Surface.add_force"),
     {"surface_layout", py_surface_layout, METH_NOARGS,
      "surface_layout() -> (pos, vel, ext, rest, inv_mass, pinned, planes): plane indices"},
-    {"surface_step", (PyCFunction)(void (*)(void))py_surface_step, METH_FASTCALL,
-     "surface_step(buffer, rows, cols, plane, wrap, model, rest_step, mass_step, elasticity, "
-     "damping, dt, n, gx, gy, gz, has_ext): see skelsimd.Surface.step"},
-    {"surface_normals", (PyCFunction)(void (*)(void))py_surface_normals, METH_FASTCALL,
-     "surface_normals(buffer, rows, cols, plane, wrap, out): see skelsimd.Surface.normals"},
-    {"surface_effectors", (PyCFunction)(void (*)(void))py_surface_effectors, METH_FASTCALL,
-     "surface_effectors(buffer, rows, cols, plane, wrap, centers, radius, strength): see "
-     "skelsimd.Surface.apply_effector"},
+    SKS_METHOD_DOC(surface_step, "surface_step(buffer, rows, cols, plane, wrap, model, rest_step, "
+                                 "mass_step, elasticity, damping, dt, n, gx, gy, gz, has_ext): "
+                                 "see skelsimd.Surface.step"),
+    SKS_METHOD_DOC(surface_normals, "surface_normals(buffer, rows, cols, plane, wrap, out): see "
+                                    "skelsimd.Surface.normals"),
+    SKS_METHOD_DOC(surface_effectors, "surface_effectors(buffer, rows, cols, plane, wrap, centers, "
+                                      "radius, strength): see skelsimd.Surface.apply_effector"),
     {NULL, NULL, 0, NULL}};

@@ -6,22 +6,23 @@
  * stores. Every target evaluates the same float32 operations in the same order (no FMA), so
  * results are bit-identical across targets on finite inputs.
  *
- * slerp, method "fast" (seed 003, section 5, "SlerpOptimized"), per pair with c = dot(q0, q1):
+ * slerp, method "fast" (van Waveren, "Slerping Clock Cycles", section 5, "SlerpOptimized"), per
+ * pair with c = dot(q0, q1):
  *     a   = min(|c|, 1)                   shortest arc: q1 is negated (w1 = -w1) when c < 0
  *     s2  = max((1 - a)(1 + a), 1e-14)    sin^2(omega); (1 - a)(1 + a) is exact-ish where the
- *                                         seed's 1 - a^2 cancels
- *     s   = sqrt(s2)                      the seed uses a Newton-refined rsqrt estimate; the
+ *                                         article's 1 - a^2 cancels
+ *     s   = sqrt(s2)                      the article uses a Newton-refined rsqrt estimate; the
  *                                         correctly rounded sqrt and 1 / s keep the error bound
- *     omega = atan2(s, a)                 the seed's ATanPositive: the smaller of (s, a) over the
- *                                         larger, degree-17 odd polynomial, + pi/2 when s > a
- *     w0  = sin((1 - t) omega) (1 / s),  w1 = sin(t omega) (1 / s)    the seed's SinZeroHalfPI
+ *     omega = atan2(s, a)                 the article's ATanPositive: the smaller of (s, a) over
+ *                                         the larger, degree-17 odd polynomial, + pi/2 when s > a
+ *     w0  = sin((1 - t) omega) (1 / s),  w1 = sin(t omega) (1 / s)    the article's SinZeroHalfPI
  *                                         polynomial (degree 11, no range reduction for t in
  *                                         [0, 1]; a Cody-Waite reduction mod pi otherwise)
  *     out = w0 q0 + w1 q1                 (w0 q0_c) + (w1 q1_c) per component
  *   Both polynomials are evaluated in Estrin's scheme (see sin_poly) and 1 / s is formed once,
  *   off the critical path. One block is a long dependency chain (dot, sqrt, division,
  *   arctangent, sine): LOCKSTEP blocks run side by side, each stage a short loop over them.
- *   The seed switches to linear weights when 1 - |c| <= 1e-6; that shortcut alone costs up to
+ *   The article switches to linear weights when 1 - |c| <= 1e-6; that shortcut alone costs up to
  *   2.5e-7 (it drops the Omega^2 t (1 - t) / 2 term). Here no branch is needed: the weights'
  *   ratio is insensitive to the rounding of small angles and the 1e-14 floor keeps s > 0, so
  *   identical and (anti)parallel pairs give w0 = 1 - t, w1 = t up to rounding, never NaN.
@@ -36,7 +37,7 @@
  *   precision from the float32 inputs with libm and rounded once: the error is the final
  *   float32 rounding (<= 3e-7 contract, 6e-8 measured). A float32 libm version measured 2.4e-7,
  *   too close to the contract. libm is scalar: per element plain C on every target.
- * nlerp (the seed's Lerp): v = (1 - t) q0 + (+-t) q1 (the sign of dot(q0, q1)), out =
+ * nlerp (the article's Lerp): v = (1 - t) q0 + (+-t) q1 (the sign of dot(q0, q1)), out =
  *   v (1 / sqrt(|v|^2)) (one division per quaternion, not one per component: the divider bound
  *   the loop); |v|^2 outside [1e-30, 1e30] takes sks_quat_normalize_scalar for that pair (|v| ==
  *   0 gives (0, 0, 0, 1)). Error <= 2e-7 (1.43e-7 measured over 8M special pairs, the same as
@@ -104,7 +105,7 @@ static SKS_ALWAYS_INLINE vf poly_pair(float m, vf s, float c)
     return vf_add(vf_mul(vf_set1(m), s), vf_set1(c));
 }
 
-/* sin(a) for |a| <= pi/2 (seed 003's SinZeroHalfPI, odd, abs error 2.3e-9):
+/* sin(a) for |a| <= pi/2 (van Waveren's SinZeroHalfPI, odd, abs error 2.3e-9):
  * a (p01 + s^2 (p23 + s^2 p45)) with s = a^2, p01 = 1 + C4 s, p23 = C3 + C2 s', p45 = C1 + C0 s'
  * and s' = max(s, SIN_S_MIN). */
 static SKS_ALWAYS_INLINE vf sin_poly(vf a)
@@ -137,7 +138,7 @@ static SKS_ALWAYS_INLINE vf sin_reduced(vf x)
     return vf_xor(sin_poly(r), vf_bits_from_vi(odd));
 }
 
-/* atan2(y, x) for y, x >= 0, not both 0 (seed 003's ATanPositive, abs error 1.4e-8): z = the
+/* atan2(y, x) for y, x >= 0, not both 0 (van Waveren's ATanPositive, abs error 1.4e-8): z = the
  * smaller over the larger (negated when swapped), P(z^2) z (+ pi/2 when swapped) with the
  * degree-8 polynomial P(s) = (p0 + s^2 p1) + s^4 ((p2 + s^2 p3) + s^4 C0), p0 = 1 + C7 s,
  * p1 = C6 + C5 s', p2 = C4 + C3 s', p3 = C2 + C1 s', s' = max(s, ATAN_S_MIN). */
@@ -442,7 +443,7 @@ static void blend_run(float *o, const float *a, const float *b, float t, const i
     else blend_selected(o, a, b, t, NULL, nsel, method);
 }
 
-/* For every pose: the seed's shortcuts (t <= 0: a copy of joints; t >= 1: blend for the selected
+/* For every pose: the article's shortcuts (t <= 0: a copy of joints; t >= 1: blend for the selected
  * joints), the copies of the joints that are not selected, then blend_run on the selected ones. */
 static void blend_joints(float *out, const float *joints, size_t joints_step, const float *blend,
                          size_t blend_step, const float *t, size_t t_step, size_t npose,

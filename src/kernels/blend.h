@@ -1,8 +1,8 @@
 /*
- * blend.h -- quaternion interpolation and joint blending (seed 003 "Slerping Clock Cycles"):
- * slerp (the seed's optimised "fast" form and a careful trigonometric "exact" form), nlerp (the
- * seed's Lerp with renormalisation), blend_joints (SlerpJoints / LerpJoints on QTS joints with an
- * index subset) and blend_layers (N-way weighted blending of QTS poses).
+ * blend.h -- quaternion interpolation and joint blending (van Waveren, "Slerping Clock
+ * Cycles"): slerp (the article's optimised "fast" form and a careful trigonometric "exact"
+ * form), nlerp (its Lerp with renormalisation), blend_joints (SlerpJoints / LerpJoints on QTS
+ * joints with an index subset) and blend_layers (N-way weighted blending of QTS poses).
  *
  * Quaternions are 4 floats (x, y, z, w), QTS joints 8 floats (qx, qy, qz, qw, tx, ty, tz, s).
  * Counts are in elements; `*_step` is 0 (broadcast one element) or 1 (consecutive).

@@ -1,5 +1,5 @@
 /*
- * convert.h -- the rotation conversion family (issue 11): Euler angles in SciPy's sequence
+ * convert.h -- the rotation conversion family: Euler angles in SciPy's sequence
  * conventions, rotation vectors (exponential and logarithm maps) and the 6D representation of
  * neural-network pipelines, to and from (x, y, z, w) quaternions.
  *

@@ -62,7 +62,7 @@ static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, i
            vf_mul(vf_splat_in_rows((cols)[2], i), (d2)))
 
 /* o = inverse(p) @ g for one joint, computed as inverse(R_p) @ (g - [0 | t_p]) (translation
- * first, as the seed's UntransformJoint does). Each of the three rows of p and g is one vector
+ * first, as van Waveren's UntransformJoint does). Each of the three rows of p and g is one vector
  * (row slot 0; other slots are zero and never stored). o may alias g. */
 static SKS_ALWAYS_INLINE void joint_untransform(float *o, const float *p, const float *g, int rigid)
 {
@@ -103,7 +103,8 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
 }
 
 /* ------------------------------------------------------------------------------------------
- * local_to_global: the hierarchy walk (seed 000's TransformSkeleton, seed 002's forward loop)
+ * local_to_global: the hierarchy walk (van Waveren's TransformSkeleton, Molecular
+ * Musings' forward loop)
  *
  * For every skeleton b and start <= j < stop, ascending: out[b,j] = local[b,j] for a root,
  * else out[b,parents[j]] @ local[b,j]. Register forwarding: when parents[j] == j - 1 (chains:
@@ -232,7 +233,7 @@ static void local_to_global_f64(float *out, const float *local, const int32_t *p
 }
 
 /* ------------------------------------------------------------------------------------------
- * global_to_local (seed 000's UntransformSkeleton): for start <= j < stop, descending,
+ * global_to_local (van Waveren's UntransformSkeleton): for start <= j < stop, descending,
  * out[b,j] = global[b,j] for a root, else inverse(global[b,parents[j]]) @ global[b,j];
  * `rigid` takes R^T as the inverse of R. In place works (descending order; a parent is read
  * before any joint at or below its index is written).

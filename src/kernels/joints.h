@@ -1,5 +1,7 @@
 /*
- * joints.h -- the joint-matrix kernel family (seeds 000 "The Skeleton Assembly Line", 002).
+ * joints.h -- the joint-matrix kernel family (van Waveren, "The Skeleton
+ * Assembly Line"; Molecular Musings, "Adventures in data-oriented design, part 2: hierarchical
+ * data").
  *
  * A joint matrix is 12 floats, row-major 3x4 [R | t]; it maps a point p to R p + t and has an
  * implied last row (0 0 0 1). A pose batch is `batch` skeletons of `joints` matrices each,

@@ -3,15 +3,16 @@
  * transform_points (see mat4.h for layouts and contracts). Written once against the vector
  * vocabulary and compiled per target (target.h).
  *
- * The method is seed 004's ("Optimizing 4x4 matrix multiplication", ACL): row i of a @ b is
+ * The method is Frechette's ("Optimizing 4x4 matrix multiplication", Animation Compression
+ * Library posts): row i of a @ b is
  * a[i][0] * B0 + a[i][1] * B1 + a[i][2] * B2 + a[i][3] * B3 with B0..B3 the rows of b, each
  * coefficient of a replicated across the lanes of a row. b's rows are loaded with
- * vf_broadcast_row (on avx2 a 128-bit broadcast, a pure load: the seed's "broadcast instead of
+ * vf_broadcast_row (on avx2 a 128-bit broadcast, a pure load: the article's "broadcast instead of
  * load + shuffle"), a's rows are packed SKS_ROWS to a vector (two on avx2, so one 256-bit
  * operation computes two rows of the result), its coefficients spread with vf_splat_in_rows, and
  * when a is the constant operand its spread coefficients are computed once and kept.
  *
- * Binary-exact on every target (the seed made each version bit-identical to its reference):
+ * Binary-exact on every target (the article made each version bit-identical to its reference):
  * each element is evaluated as
  *     ((a_i0 * b_0c + a_i1 * b_1c) + a_i2 * b_2c) + a_i3 * b_3c
  * with no FMA. With an affine b (last row 0 0 0 1) the last term is the translation a_i3 for

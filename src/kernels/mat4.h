@@ -1,5 +1,6 @@
 /*
- * mat4.h -- the 4x4 matrix kernel family (seed 004 "Optimizing 4x4 matrix multiplication").
+ * mat4.h -- the 4x4 matrix kernel family (Frechette's "Optimizing 4x4 matrix
+ * multiplication", Animation Compression Library posts).
  *
  * A 4x4 matrix is 16 floats, row-major; it acts on column vectors (the 3x4 joint matrix of
  * joints.h is its first three rows with an implied last row 0 0 0 1). A pose batch is `batch`
@@ -9,7 +10,7 @@
  * Determinism: every variant evaluates element (i, c) of a @ b as
  *     ((a[i][0] * b[0][c] + a[i][1] * b[1][c]) + a[i][2] * b[2][c]) + a[i][3] * b[3][c]
  * (no FMA), so matmul4 and mat4_local_to_global are bit-identical across variants on finite
- * inputs (the seed's "binary exact" versions); transform_points is too. With NaN inputs only a
+ * inputs (Frechette's "binary exact" versions); transform_points is too. With NaN inputs only a
  * NaN's sign and payload may differ (the compiler may swap a product's operands).
  */
 #ifndef SKS_MAT4_H
@@ -28,7 +29,7 @@
 typedef struct sks_mat4_kernels {
     /* out[i] = a[i * a_step] @ b[i * b_step] for i < n; steps are 0 (one matrix broadcast) or 1,
      * in matrices. out may equal a or b (every input of a product is read before it is
-     * written). The seed's three cases: array x constant (b_step 0), constant x array
+     * written). Frechette's three cases: array x constant (b_step 0), constant x array
      * (a_step 0), one-off (n 1). */
     void (*matmul4)(float *out, const float *a, size_t a_step, const float *b, size_t b_step,
                     size_t n);

@@ -1,5 +1,6 @@
 /*
- * qts.h -- the QTS hierarchy walks (seed 002's comment thread: a quaternion + translation walk,
+ * qts.h -- the QTS hierarchy walks (the comment thread of Molecular Musings' "Adventures in
+ * data-oriented design, part 2": a quaternion + translation walk,
  * with uniform scale; ozz-animation's LocalToModelJob for the matrix output).
  *
  * A QTS joint is 8 floats (qx, qy, qz, qw, tx, ty, tz, s); a joint matrix 12 floats, row-major

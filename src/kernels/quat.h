@@ -1,6 +1,7 @@
 /*
  * quat.h -- the quaternion kernel family: algebra and conversions on (x, y, z, w) quaternions
- * and QTS joints (issue 3; seeds 003 "Slerping Clock Cycles" and the comment thread of 002).
+ * and QTS joints (van Waveren, "Slerping Clock Cycles"; the comment thread of Molecular Musings'
+ * "Adventures in data-oriented design, part 2").
  *
  * A quaternion is 4 floats (x, y, z, w); a QTS joint is 8 floats (qx, qy, qz, qw, tx, ty, tz, s)
  * with s a uniform scale; a rotation matrix is 9 floats row-major; a joint matrix is 12 floats,

@@ -3,8 +3,9 @@
  * float64), skin and normalize_weights (see skinning.h). Written once against the vector
  * vocabulary and compiled per target (target.h).
  *
- * skinning_palette fuses the joint family's local_to_global and multiply_joints (seed 000
- * section 5: joints times the precomputed inverse bind pose; seed 002's comments: build the
+ * skinning_palette fuses the joint family's local_to_global and multiply_joints ("The
+ * Skeleton Assembly Line", section 5: joints times the precomputed inverse bind pose; the
+ * comments on "Adventures in data-oriented design, part 2": build the
  * palette per character in scratch memory). The global pose of each joint is computed, kept in
  * registers for the palette product and for a child that directly follows it, and written only
  * to a small per-call scratch (read back for the other children); the output receives the

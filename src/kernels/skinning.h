@@ -1,7 +1,8 @@
 /*
- * skinning.h -- the matrix palette and linear-blend skinning (seeds 000 section 5, 002's
- * comments: the palette is global x inverse bind pose, built per character into scratch memory,
- * then the mesh is skinned).
+ * skinning.h -- the matrix palette and linear-blend skinning (van Waveren, "The Skeleton
+ * Assembly Line", section 5; the comments on Molecular Musings' "Adventures in data-oriented
+ * design, part 2": the palette is global x inverse bind pose, built per character into scratch
+ * memory, then the mesh is skinned).
  *
  * Layouts: joint matrices are 12 floats ([R | t] row-major, joints.h); a palette is `joints` of
  * them; positions and normals are 3 floats per vertex; joint indices (int32, validated by the

@@ -28,9 +28,9 @@
  * from both. The effector reactions are the one exception: float64 sums in each target's order
  * (vnsum in vec.h).
  *
- * Seed defects fixed here (seed 001, Listing 1): the seed multiplies the force by the mass
- * (a = F * m dt); here a = (F + F_ext) / m. The seed integrates only vertices whose Fixed flag
- * is set; here pinned vertices are the ones that never move. The seed's normal is a copy of the
+ * Defects of Fomitchev's "2D Surface Deformation" fixed here (its Listing 1): it multiplies the
+ * force by the mass (a = F * m dt); here a = (F + F_ext) / m. It integrates only vertices whose
+ * Fixed flag is set; here pinned vertices are the ones that never move. Its normal is a copy of the
  * velocity (zero at rest); here normals are area-weighted triangle normals.
  */
 #include "target.h"

@@ -1,5 +1,5 @@
 /*
- * surface.h -- the spring-grid surface family (seed 001 "2D Surface Deformation").
+ * surface.h -- the spring-grid surface family (Fomitchev, "2D Surface Deformation").
  *
  * A surface is a rows x cols grid of particles. Vertex (r, c) owns up to three springs: east to
  * (r, c+1), south to (r+1, c) and south-east to (r+1, c+1) (the 6-neighbour triangulated grid).

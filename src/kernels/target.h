@@ -5,7 +5,7 @@
  * -DSKS_COMPILING_<TARGET> and the target's flags (setup.py; tests/native/build.py for the C
  * checks). This header names the target being compiled and brings in its vector vocabulary:
  *
- *   SKS_TARGET        scalar | sse41 | avx2 | neon   (a token)
+ *   SKS_TARGET        scalar | sse41 | avx2 | avx512 | neon   (a token)
  *   SKS_TARGET_ISA    the matching enum sks_isa value
  *   SKS_ROW(family)   the definition of this target's table row of `family`, e.g.
  *                         SKS_ROW(joints) = {local_to_global, ...};
@@ -28,6 +28,9 @@
 #elif defined(SKS_COMPILING_AVX2)
 #define SKS_TARGET avx2
 #define SKS_TARGET_ISA SKS_ISA_AVX2
+#elif defined(SKS_COMPILING_AVX512)
+#define SKS_TARGET avx512
+#define SKS_TARGET_ISA SKS_ISA_AVX512
 #elif defined(SKS_COMPILING_NEON)
 #define SKS_TARGET neon
 #define SKS_TARGET_ISA SKS_ISA_NEON

@@ -133,6 +133,8 @@
 #include "vec_sse41.h"
 #elif defined(SKS_COMPILING_AVX2)
 #include "vec_avx2.h"
+#elif defined(SKS_COMPILING_AVX512)
+#include "vec_avx512.h"
 #elif defined(SKS_COMPILING_NEON)
 #include "vec_neon.h"
 #else

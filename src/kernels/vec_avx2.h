@@ -1,7 +1,8 @@
 /*
  * vec_avx2.h -- the vector vocabulary on x86-64 AVX2: vf = __m256, 8 lanes, two rows of 4 per
  * vector (row 0 = lanes 0-3, row 1 = lanes 4-7). Included through vec.h in translation units
- * compiled with -mavx2 -mfma; see vec.h for the meaning of every operation. FMA instructions are
+ * compiled with -mavx2 -mfma (and by vec_avx512.h, which replaces the operations marked
+ * SKS_VEC_AVX512); see vec.h for the meaning of every operation. FMA instructions are
  * available to the compiler but never generated for float math (-ffp-contract=off) and never
  * used here.
  */
@@ -42,6 +43,7 @@ SKS_V vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
 SKS_V vf vf_load_aligned(const float *p) { return _mm256_load_ps(p); }
 SKS_V void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
 SKS_V void vf_store_aligned(float *p, vf v) { _mm256_store_ps(p, v); }
+#ifndef SKS_VEC_AVX512   /* vec_avx512.h: opmask versions */
 SKS_V vf vf_load_n(const float *p, size_t n)
 {
     return _mm256_maskload_ps(p, _mm256_castps_si256(vm_first_n(n)));
@@ -50,6 +52,10 @@ SKS_V void vf_store_n(float *p, vf v, size_t n)
 {
     _mm256_maskstore_ps(p, _mm256_castps_si256(vm_first_n(n)), v);
 }
+#else
+SKS_V vf vf_load_n(const float *p, size_t n);
+SKS_V void vf_store_n(float *p, vf v, size_t n);
+#endif
 
 /* ---- construction ---- */
 SKS_V vf vf_set1(float x) { return _mm256_set1_ps(x); }
@@ -181,6 +187,7 @@ SKS_V void sks_store3_sse(float *p, __m128 v)
     _mm_storeu_si64(p, _mm_castps_si128(v));
     _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
 }
+#ifndef SKS_VEC_AVX512   /* vec_avx512.h: opmask versions */
 SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count)
 {
     if (count >= 2)
@@ -192,6 +199,10 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     if (count) sks_store3_sse(p, _mm256_castps256_ps128(v));
     if (count >= 2) sks_store3_sse(p + stride, _mm256_extractf128_ps(v, 1));
 }
+#else
+SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count);
+SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count);
+#endif
 SKS_V vm vm_first_items(size_t n)
 {
     const __m256i item = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
@@ -267,12 +278,16 @@ SKS_V vd4 vd4_mul(vd4 a, vd4 b)
 }
 
 /* ---- bytes and float64 sums ---- */
+#ifndef SKS_VEC_AVX512   /* vec_avx512.h: opmask versions */
 SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
 {
     int64_t bytes = 0;
     memcpy(&bytes, p, n < 8 ? n : 8);
     return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(bytes));
 }
+#else
+SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n);
+#endif
 SKS_V vi vi_load_u8(const unsigned char *p) { return vi_load_u8_n(p, 8); }
 
 /* Negated float64 sum: four partial sums of the lanes (lanes i and i + 4 of every vector),

@@ -7,7 +7,8 @@ family (check_<family>.c) and their driver (check_main.c). The program runs ever
 family on random and special inputs (NaN, inf, zero, identical and antipodal quaternions, odd
 sizes, every tail length) and compares it bit for bit with the scalar row.
 
-    python tests/native/build.py                 # this machine: scalar, sse41, avx2 (x86-64)
+    python tests/native/build.py                 # this machine: scalar, sse41, avx2, avx512
+                                                 # (x86-64; avx512 checked where the CPU has it)
     python tests/native/build.py --arch aarch64  # cross-compiled, run under qemu-aarch64: neon
 
 aarch64 needs Debian's gcc-aarch64-linux-gnu and qemu-user (apt-get install gcc-aarch64-linux-gnu
@@ -28,7 +29,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 COMMON_FLAGS = ["-O2", "-std=gnu99", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
                 "-ffp-contract=off", "-fno-strict-aliasing"]
 TARGETS = {
-    "x86_64": [("scalar", []), ("sse41", ["-msse4.1"]), ("avx2", ["-mavx2", "-mfma"])],
+    "x86_64": [("scalar", []), ("sse41", ["-msse4.1"]), ("avx2", ["-mavx2", "-mfma"]),
+               ("avx512", ["-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512dq",
+                           "-mavx512vl"])],
     "aarch64": [("scalar", []), ("neon", [])],
 }
 

@@ -9,7 +9,7 @@
 
 extern const sks_vocab_kernels sks_vocab_row_scalar;
 #if SKS_BUILDS_SSE41
-extern const sks_vocab_kernels sks_vocab_row_sse41, sks_vocab_row_avx2;
+extern const sks_vocab_kernels sks_vocab_row_sse41, sks_vocab_row_avx2, sks_vocab_row_avx512;
 #endif
 #if SKS_BUILDS_NEON
 extern const sks_vocab_kernels sks_vocab_row_neon;
@@ -21,6 +21,7 @@ static const sks_vocab_kernels *vocab_row(enum sks_isa isa)
 #if SKS_BUILDS_SSE41
     case SKS_ISA_SSE41: return &sks_vocab_row_sse41;
     case SKS_ISA_AVX2: return &sks_vocab_row_avx2;
+    case SKS_ISA_AVX512: return &sks_vocab_row_avx512;
 #endif
 #if SKS_BUILDS_NEON
     case SKS_ISA_NEON: return &sks_vocab_row_neon;

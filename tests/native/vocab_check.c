@@ -119,8 +119,9 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
         return failures;
     }
     if (op == VOP_ROWS_XYZ) {
-        /* blocks of 48 floats: 3-vectors 6 floats apart; the first c = block % 3 doubled plus
-         * lane 3 (which must load as 0), the rest of out = b */
+        /* blocks of 48 floats: 3-vectors 6 floats apart, then from float 24 on 3 floats apart;
+         * the first c = block % 3 doubled plus lane 3 (which must load as 0), the rest of
+         * out = b */
         for (i = 0; i + 48 <= n; i += 48) {
             const size_t c_rows = (i / 48) % 3;
             size_t r0;
@@ -129,6 +130,12 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
                 const vf v = vf_load_rows_xyz(a + i + 6 * r0, 6, cnt);
                 vf_store_rows_xyz(out + i + 6 * r0, 6, vf_add(vf_add(v, v), vf_splat_in_rows(v, 3)), cnt);
+            }
+            /* the same on contiguous 3-vectors (stride 3, a constant) from float 24 on */
+            for (r0 = 0; r0 < 2; r0 += SKS_ROWS) {
+                const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
+                const vf v = vf_load_rows_xyz(a + i + 24 + 3 * r0, 3, cnt);
+                vf_store_rows_xyz(out + i + 24 + 3 * r0, 3, vf_add(vf_add(v, v), vf_splat_in_rows(v, 3)), cnt);
             }
         }
         return 0;

@@ -53,7 +53,7 @@ def tour(rng: np.random.Generator) -> dict[str, float]:
     normals = surface.normals()
 
     assert back.shape == local.shape and palette.shape == glob.shape and isa in {
-        "scalar", "sse41", "avx2", "neon"}
+        "scalar", "sse41", "avx2", "avx512", "neon"}
     assert mats.shape == clip.local.shape[:2] + (3, 4) and half.shape == clip.local[0].shape
     assert rotvec.shape == q.shape[:-1] + (3,) and sixd.shape == q.shape[:-1] + (6,)
     assert q2.shape == q.shape and sub.frames == (clip.frames + 1) // 2 and stop > start

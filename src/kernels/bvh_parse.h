@@ -1,5 +1,5 @@
 /*
- * skeleton.h -- the C helpers of the skeleton family (skelsimd.Skeleton, BVH import).
+ * bvh_parse.h -- the number parser of BVH import (skelsimd.io.bvh).
  *
  * sks_parse_rows reads the MOTION block of a BVH file: `rows` lines of `cols` whitespace-
  * separated decimal numbers. It is the hot part of BVH import (01_01.bvh: 2752 x 96 numbers in
@@ -8,8 +8,8 @@
  *
  * Pure C99: no Python.h, re-entrant, no global state.
  */
-#ifndef SKS_SKELETON_H
-#define SKS_SKELETON_H
+#ifndef SKS_BVH_PARSE_H
+#define SKS_BVH_PARSE_H
 
 #include <stddef.h>
 
@@ -56,4 +56,4 @@ typedef struct sks_text_error {
 enum sks_text_status sks_parse_rows(const char *text, size_t len, size_t rows, size_t cols,
                                     double *out, size_t first_line, sks_text_error *err);
 
-#endif /* SKS_SKELETON_H */
+#endif /* SKS_BVH_PARSE_H */

@@ -1,7 +1,7 @@
 /*
- * skeleton.c -- sks_parse_rows, the MOTION-block reader of BVH import (see skeleton.h).
+ * bvh_parse.c -- sks_parse_rows, the MOTION-block reader of BVH import (see bvh_parse.h).
  */
-#include "skeleton.h"
+#include "bvh_parse.h"
 
 #include <float.h>
 #include <math.h>
