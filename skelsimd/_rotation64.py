@@ -36,7 +36,8 @@ def quat_mul(a: npt.ArrayLike, b: npt.ArrayLike) -> _F64:
 
 def quat_conj(q: npt.ArrayLike) -> _F64:
     """The conjugate ``(-x, -y, -z, w)``: the inverse rotation of a unit quaternion."""
-    return np.asarray(q, dtype=np.float64) * _CONJ
+    conj: _F64 = np.asarray(q, dtype=np.float64) * _CONJ
+    return conj
 
 
 def quat_rotate(q: npt.ArrayLike, v: npt.ArrayLike) -> _F64:

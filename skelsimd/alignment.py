@@ -4,6 +4,7 @@ Every kernel accepts any C-contiguous float32 array (unaligned loads throughout)
 start on a 64-byte boundary (a cache line) let 3x4 joint matrices and SIMD rows avoid straddling
 lines, which saves the last few percent on large batches.
 """
+from __future__ import annotations
 import math
 import operator
 import sys
@@ -11,12 +12,19 @@ import sys
 import numpy as np
 
 from ._validate import positive_int as _positive_int
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+    import numpy
+    from numpy.typing import DTypeLike, NDArray
 
 __all__ = ["empty_aligned", "zeros_aligned", "is_aligned"]
 
 
-def _shape(shape):
+def _shape(shape: Any) -> tuple[int, ...]:
     """shape as a tuple of non-negative ints (an int is a 1-D shape)."""
+    dims: tuple[Any, ...]
     try:
         dims = (operator.index(shape),)
     except TypeError:
@@ -41,7 +49,9 @@ def _shape(shape):
     return tuple(out)
 
 
-def empty_aligned(shape, dtype=np.float32, *, align=64):
+def empty_aligned(
+    shape: int | tuple[int, ...], dtype: DTypeLike = np.float32, *, align: int = 64
+) -> NDArray[Any]:
     """An uninitialised C-contiguous array whose data starts on an ``align``-byte boundary.
 
     ``shape`` an int or a sequence of non-negative ints, ``align`` a power of two; TypeError /
@@ -73,7 +83,9 @@ def empty_aligned(shape, dtype=np.float32, *, align=64):
     return raw[offset:offset + nbytes].view(dtype).reshape(shape)
 
 
-def zeros_aligned(shape, dtype=np.float32, *, align=64):
+def zeros_aligned(
+    shape: int | tuple[int, ...], dtype: DTypeLike = np.float32, *, align: int = 64
+) -> NDArray[Any]:
     """Like ``empty_aligned``, filled with zeros.
 
     Examples
@@ -88,7 +100,7 @@ def zeros_aligned(shape, dtype=np.float32, *, align=64):
     return a
 
 
-def is_aligned(a, align=64):
+def is_aligned(a: np.ndarray[Any, Any], align: int = 64) -> bool:
     """True when the data of ``a`` starts on an ``align``-byte boundary (``align`` a positive
     int).
 

@@ -24,15 +24,33 @@ Accuracy (max abs component error against float64, unit quaternions, every SIMD 
 Every SIMD variant evaluates the same operations in the same order: results are bit-identical
 across variants (slerp "exact" runs the same scalar code everywhere).
 """
+from __future__ import annotations
 import numpy as np
 
 from . import _core
 from .bounds import fill_docstrings
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from numpy.typing import ArrayLike
+    from ._typing import BlendMethod, Float32Array, SlerpMethod
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from numpy.typing import ArrayLike
+    from ._typing import BlendMethod, Float32Array, SlerpMethod
 
 __all__ = ["slerp", "nlerp", "blend_joints", "blend_layers"]
 
 
-def slerp(q0, q1, t, out=None, *, method="fast"):
+def slerp(
+    q0: ArrayLike,
+    q1: ArrayLike,
+    t: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    method: SlerpMethod = "fast",
+) -> Float32Array:
     """Spherical linear interpolation along the shortest arc.
 
     Parameters
@@ -68,7 +86,9 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
     return _core.slerp(q0, q1, t, out, method)
 
 
-def nlerp(q0, q1, t, out=None):
+def nlerp(
+    q0: ArrayLike, q1: ArrayLike, t: ArrayLike, out: Float32Array | None = None
+) -> Float32Array:
     """Normalised linear interpolation (van Waveren's Lerp with renormalisation), shortest arc:
     ``normalize((1 - t) q0 + t q1')``.
 
@@ -86,7 +106,15 @@ def nlerp(q0, q1, t, out=None):
     return _core.nlerp(q0, q1, t, out)
 
 
-def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
+def blend_joints(
+    joints: ArrayLike,
+    blend: ArrayLike,
+    t: ArrayLike,
+    *,
+    index: ArrayLike | None = None,
+    method: BlendMethod = "fast",
+    out: Float32Array | None = None,
+) -> Float32Array:
     """Blend two QTS poses: van Waveren's SlerpJoints / LerpJoints.
 
     Parameters
@@ -123,7 +151,15 @@ def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
     return _core.blend_joints(joints, blend, t, index, method, out)
 
 
-def blend_layers(layers, weights, out=None, *, additive=None):
+def blend_layers(
+    layers: ArrayLike,
+    weights: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    additive: (
+        Sequence[tuple[ArrayLike, float] | tuple[ArrayLike, float, ArrayLike | None]] | None
+    ) = None,
+) -> Float32Array:
     """N-way weighted blend of QTS poses, as game runtimes blend more than two animations.
 
     Parameters

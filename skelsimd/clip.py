@@ -18,6 +18,7 @@ Quaternions stay continuous across frames, as ``load_bvh`` makes them: where cli
 (``concatenate``, ``crossfade``), the appended clip's quaternions of a joint are negated as a
 whole when they start on the other hemisphere (``q`` and ``-q`` are the same rotation).
 """
+from __future__ import annotations
 import math
 import operator
 import sys
@@ -37,6 +38,20 @@ from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
 from .track import contact_labels, step_track
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from ._typing import _View, _FlatView, _Frames
+    from collections.abc import Iterable, Sequence
+    from typing import Any, Literal
+    import numpy
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+    from ._typing import Axis, BlendMethod, BoolArray, Float32Array, Order, Precision
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from .plotting import ClipAnimation
+    from .track import Track
 
 __all__ = ["Clip"]
 
@@ -287,8 +302,25 @@ class Clip:
     (120, 10)
     """
 
-    def __init__(self, skeleton, local, frame_time, *, channels=None, end_site=None,
-                 frame_time_raw=None, name=None):
+    skeleton: Skeleton
+    local: Float32Array
+    frame_time: float
+    frame_time_raw: float
+    channels: tuple[tuple[str, ...], ...]
+    end_site: BoolArray
+    name: str | None
+
+    def __init__(
+        self,
+        skeleton: Skeleton,
+        local: ArrayLike,
+        frame_time: float,
+        *,
+        channels: Iterable[Iterable[str]] | None = None,
+        end_site: ArrayLike | None = None,
+        frame_time_raw: float | None = None,
+        name: str | None = None,
+    ) -> None:
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a skelsimd.Skeleton, got {type(skeleton).__name__}")
         local = _core._as_float32(local, "local")   # DLPack / __array__ too, see interop.c
@@ -317,44 +349,52 @@ class Clip:
         self.name = name
 
     @property
-    def frames(self):
+    def frames(self) -> int:
         return self.local.shape[0]
 
     @property
-    def fps(self):
+    def fps(self) -> float:
         """Frames per second, ``1 / frame_time``; exactly the integer ``n`` when the frame time
         is the float nearest ``1 / n`` (``1 / (1 / 49)`` is 49.00000000000001 otherwise)."""
         n = round(1.0 / self.frame_time)
         return float(n) if n >= 1 and 1.0 / n == self.frame_time else 1.0 / self.frame_time
 
     @property
-    def duration(self):
+    def duration(self) -> float:
         """Seconds covered by the frames (frames * frame_time)."""
         return self.frames * self.frame_time
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.frames
 
     def __repr__(self):
         return (f"Clip({self.frames} frames at {self.fps:.4g} fps, {len(self.skeleton)} joints: "
                 f"{', '.join(self.skeleton.names[:3])}{', ...' if len(self.skeleton) > 3 else ''})")
 
-    def local_matrices(self):
+    def local_matrices(self) -> Float32Array:
         """Local joint matrices ``(F, J, 3, 4)`` float32."""
         return qts_to_matrix(self.local)
 
-    def global_matrices(self, frames=slice(None), out=None, *, precision="float32"):
+    def global_matrices(
+        self,
+        frames: _Frames = slice(None),
+        out: Float32Array | None = None,
+        *,
+        precision: Precision = "float32",
+    ) -> Float32Array:
         """Global joint matrices ``(F, J, 3, 4)`` float32 of the selected frames (forward
         kinematics on the kernels, with the skeleton as ``parents``; ``precision="float64"``
         carries the global poses in float64, see :func:`skelsimd.qts_local_to_global_matrix`)."""
         return qts_local_to_global_matrix(self.local[_frame_selection(frames, self.frames)],
                                           self.skeleton, out, precision=precision)
 
-    def global_positions(self, frames=slice(None), *, precision="float32"):
+    def global_positions(
+        self, frames: _Frames = slice(None), *, precision: Precision = "float32"
+    ) -> Float32Array:
         """Global joint positions ``(F, J, 3)`` float32, in the file's units."""
         return self.global_matrices(frames, precision=precision)[..., 3]
 
-    def reorder(self, order="depth-first"):
+    def reorder(self, order: Order = "depth-first") -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         """The clip with its joints in another order (see :meth:`Skeleton.reorder`); returns
         ``(clip, perm, inverse)``."""
         skel, perm, inverse = self.skeleton.reorder(order)
@@ -363,15 +403,16 @@ class Clip:
                           frame_time_raw=self.frame_time_raw, name=self.name)
         return clip, perm, inverse
 
-
-    def _with(self, local, frame_time=None, skeleton=None):
+    def _with(
+        self, local: ArrayLike, frame_time: float | None = None, skeleton: Skeleton | None = None
+    ) -> Self:
         return type(self)(self.skeleton if skeleton is None else skeleton, local,
                           self.frame_time if frame_time is None else frame_time,
                           channels=self.channels, end_site=self.end_site, name=self.name,
                           frame_time_raw=(self.frame_time_raw if frame_time in (None, self.frame_time)
                                           else None))
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: slice) -> Self:
         """``clip[start:stop:step]``: a new clip of the selected frames, **always a copy** (its
         ``local`` is a new C-contiguous array, so editing it never changes this clip; the
         skeleton is shared, it is immutable). A step of k multiplies the frame time by |k|;
@@ -415,7 +456,9 @@ class Clip:
         b = self.local[i1.ravel()]
         return blend_joints(a, b, w, method=method).reshape(u.shape + self.local.shape[1:])
 
-    def sample(self, t, *, loop=False, method="fast"):
+    def sample(
+        self, t: ArrayLike, *, loop: bool = False, method: BlendMethod = "fast"
+    ) -> Float32Array:
         """The pose at time ``t`` (seconds; frame i is at ``i * frame_time``), interpolated
         between the two nearest frames: slerp of the rotations (``method`` as in
         :func:`blend_joints`), lerp of translation and scale.
@@ -437,7 +480,7 @@ class Clip:
         _choice(method, "method", ("fast", "exact", "nlerp"))
         return self._sample_frames(t / self.frame_time, bool(loop), method)
 
-    def resample(self, fps, *, method="fast"):
+    def resample(self, fps: float, *, method: BlendMethod = "fast") -> Self:
         """The clip at another frame rate, covering the same span: frames ``k = 0, 1, ...`` at
         ``k / fps`` seconds up to the time of the last frame, each sampled as :meth:`sample`
         does (slerp for rotations, lerp for translation and scale). Resampling at the clip's
@@ -456,7 +499,7 @@ class Clip:
         u = np.arange(count, dtype=np.float64) * ratio
         return self._with(self._sample_frames(u, False, method), frame_time)
 
-    def concatenate(self, *others):
+    def concatenate(self, *others) -> Self:
         """This clip followed by ``others`` (clips of the same skeleton and frame time; resample
         first when the rates differ). Each appended clip's quaternions are put on the
         hemisphere of the frame before it (per joint, the whole clip negated where needed), so
@@ -482,7 +525,15 @@ class Clip:
             last = local[-1]
         return np.concatenate(out, axis=0)
 
-    def crossfade(self, other, frames, *, curve="smooth", align=False, method="fast"):
+    def crossfade(
+        self,
+        other: Self,
+        frames: int,
+        *,
+        curve: Literal["smooth", "linear"] = "smooth",
+        align: bool = False,
+        method: BlendMethod = "fast",
+    ) -> Self:
         """This clip blending into ``other`` over ``frames`` overlapping frames.
 
         The result has ``self.frames + other.frames - frames`` frames: this clip's frames up to
@@ -524,7 +575,7 @@ class Clip:
                              method=method)
         return self._with(np.concatenate([self.local[:self.frames - n], mixed, b[n:]], axis=0))
 
-    def blend(self, other, weight, *, method="fast"):
+    def blend(self, other: Self, weight: ArrayLike, *, method: BlendMethod = "fast") -> Self:
         """This clip blended with ``other`` frame by frame: ``blend_joints(self.local,
         other.local, weight)`` (rotations by ``method``, see :func:`blend_joints`; translation
         and scale ``a + w (b - a)``). ``weight`` is a number in [0, 1] or one per frame
@@ -555,7 +606,9 @@ class Clip:
         w = w.astype(np.float32)
         return self._with(blend_joints(self.local, other.local, w, method=method))
 
-    def mirror(self, axis="x", pairs=None):
+    def mirror(
+        self, axis: Axis = "x", pairs: Iterable[tuple[int | str, int | str]] | None = None
+    ) -> Self:
         """The clip mirrored through the plane normal to ``axis`` ("x", "y" or "z"; "x" is the
         side-to-side axis of most y-up captures), left and right swapped.
 
@@ -648,7 +701,9 @@ class Clip:
         gq = g[:, :4] / np.maximum(np.linalg.norm(g[:, :4], axis=1, keepdims=True), 1e-300)
         return _ground_trajectory(gq, g[:, 4:7], heading)
 
-    def root_motion(self, joint=None, *, heading=True):
+    def root_motion(
+        self, joint: int | str | None = None, *, heading: bool = True
+    ) -> tuple[Float32Array, Self]:
         """Split the clip into its root motion on the ground and an in-place clip (y up).
 
         Parameters
@@ -682,7 +737,23 @@ class Clip:
         trajectory[:, 7] = 1.0
         return trajectory, self._with(in_place)
 
-    def contacts(self, joints, speed, height=None, *, min_gap=0.05, min_contact=0.05):
+    @overload
+    def contacts(self, joints: int | str, speed: float, height: float | None = None, *,
+                 min_gap: float = 0.05, min_contact: float = 0.05) -> Track: ...
+    @overload
+    def contacts(self, joints: list[int | str] | tuple[int | str, ...] | NDArray[np.integer[Any]],
+                 speed: float,
+                 height: float | None = None, *, min_gap: float = 0.05,
+                 min_contact: float = 0.05) -> list[Track]: ...
+    def contacts(
+        self,
+        joints: int | str | list[int | str] | tuple[int | str, ...] | NDArray[np.integer[Any]],
+        speed: float,
+        height: float | None = None,
+        *,
+        min_gap: float = 0.05,
+        min_contact: float = 0.05,
+    ) -> Track | list[Track]:
         """Label the contacts of joints with the ground (feet) as step tracks.
 
         A joint is in contact on a frame when the speed of its global position (central
@@ -745,20 +816,37 @@ class Clip:
 
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 
-    def plot(self, frame=0, ax=None, *, view=None, color="tab:blue"):
+    @overload
+    def plot(self, frame: int = 0, ax: None = None, *, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure: ...
+    @overload
+    def plot(self, frame: int, ax: Axes, *, view: _View | None = None,
+             color: Any = "tab:blue") -> Axes: ...
+    def plot(
+        self, frame: int = 0, ax: Axes | None = None, *, view: _View | None = None,
+        color: Any = "tab:blue"
+    ) -> Figure | Axes:
         """A stick figure of one frame; see :func:`skelsimd.plotting.plot_clip`."""
         from .plotting import plot_clip
         return plot_clip(self, frame, ax, view=view, color=color)
 
-    def animate(self, *, views=("front", "side"), frames=None, fps=None, color="tab:blue",
-                dpi=80, size=3.2):
+    def animate(
+        self,
+        *,
+        views: _FlatView | Sequence[_FlatView] = ("front", "side"),
+        frames: slice | None = None,
+        fps: float | None = None,
+        color: Any = "tab:blue",
+        dpi: float = 80,
+        size: float = 3.2,
+    ) -> ClipAnimation:
         """A matplotlib animation that plays inline in Jupyter; see
         :func:`skelsimd.plotting.animate_clip`."""
         from .plotting import animate_clip
         return animate_clip(self, views=views, frames=frames, fps=fps, color=color, dpi=dpi,
                             size=size)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from .plotting import clip_html
         return clip_html(self)
 

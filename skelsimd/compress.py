@@ -37,6 +37,7 @@ The method (see README "Animation-clip compression" for the format and the figur
 * Sampling: the two keys around ``t`` are decoded and interpolated (nlerp on the shortest arc
   for rotations, linear for translation and scale); at a raw frame time the key itself.
 """
+from __future__ import annotations
 import struct
 import zlib
 
@@ -46,6 +47,15 @@ from . import _core
 from ._validate import real as _real
 from .clip import Clip
 from .skeleton import Skeleton
+from .clip import Clip
+from .skeleton import Skeleton
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+    from ._typing import BoolArray, Float64Array
 
 __all__ = ["compress", "clip_error", "CompressedClip"]
 
@@ -53,7 +63,7 @@ _MAGIC = b"SKSCLIP\x00"
 _VERSION = 1
 
 
-def _as_skeleton(skeleton, joints):
+def _as_skeleton(skeleton: Skeleton | ArrayLike | None, joints: int | None) -> Skeleton:
     """A Skeleton for `skeleton` (a Skeleton or a parents array)."""
     if skeleton is None:
         raise TypeError("skeleton: expected a Skeleton or a parents array (required with QTS "
@@ -66,8 +76,15 @@ def _as_skeleton(skeleton, joints):
     return skeleton
 
 
-def compress(clip_or_local, skeleton=None, *, sample_rate=None, precision=0.01,
-             shell_distance=3.0, segment_length=16):
+def compress(
+    clip_or_local: Clip | ArrayLike,
+    skeleton: Skeleton | ArrayLike | None = None,
+    *,
+    sample_rate: float | None = None,
+    precision: float = 0.01,
+    shell_distance: float = 3.0,
+    segment_length: int = 16,
+) -> "CompressedClip":
     """Compress a clip; every decompressed frame is within ``precision`` of the raw clip.
 
     Parameters
@@ -107,6 +124,7 @@ def compress(clip_or_local, skeleton=None, *, sample_rate=None, precision=0.01,
     >>> packed.num_frames, packed.num_joints, packed.ratio > 5
     (240, 31, True)
     """
+    local: ArrayLike
     if isinstance(clip_or_local, Clip):
         clip = clip_or_local
         if skeleton is not None and skeleton is not clip.skeleton:
@@ -133,7 +151,20 @@ def compress(clip_or_local, skeleton=None, *, sample_rate=None, precision=0.01,
                           end_site=clip_or_local.end_site if isinstance(clip_or_local, Clip) else None)
 
 
-def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_joint=False):
+@overload
+def clip_error(raw_local: ArrayLike, decoded_local: ArrayLike, skeleton: Skeleton | ArrayLike, *,
+               shell_distance: float = 3.0, per_joint: Literal[False] = False) -> float: ...
+@overload
+def clip_error(raw_local: ArrayLike, decoded_local: ArrayLike, skeleton: Skeleton | ArrayLike, *,
+               shell_distance: float = 3.0, per_joint: Literal[True]) -> Float64Array: ...
+def clip_error(
+    raw_local: ArrayLike,
+    decoded_local: ArrayLike,
+    skeleton: Skeleton | ArrayLike,
+    *,
+    shell_distance: float = 3.0,
+    per_joint: bool = False,
+) -> float | Float64Array:
     """The object-space error between two clips of QTS local poses (float64 arithmetic).
 
     For every pose and joint: the raw and the decoded poses through the QTS walk, the three
@@ -162,7 +193,9 @@ def clip_error(raw_local, decoded_local, skeleton, *, shell_distance=3.0, per_jo
     >>> skelsimd.clip_error(clip.local, packed.decompress(), clip.skeleton) <= 0.01
     True
     """
-    return _core.clip_error(raw_local, decoded_local, skeleton, shell_distance, per_joint)
+    error: float | Float64Array = _core.clip_error(raw_local, decoded_local, skeleton,
+                                                   shell_distance, per_joint)
+    return error
 
 
 class CompressedClip(_core.CompressedClipBase):
@@ -220,8 +253,22 @@ class CompressedClip(_core.CompressedClipBase):
     True
     """
 
-    def __init__(self, data, skeleton, *, precision, shell_distance, max_error,
-                 repaired_segments=0, end_site=None):
+    skeleton: Skeleton
+    precision: float
+    shell_distance: float
+    end_site: BoolArray
+
+    def __init__(
+        self,
+        data: bytes,
+        skeleton: Skeleton,
+        *,
+        precision: float,
+        shell_distance: float,
+        max_error: float,
+        repaired_segments: int = 0,
+        end_site: ArrayLike | None = None,
+    ) -> None:
         # CompressedClipBase.__new__ has validated `data` completely.
         if not isinstance(skeleton, Skeleton):
             raise TypeError(f"skeleton: expected a Skeleton, got {type(skeleton).__name__}")
@@ -256,26 +303,26 @@ class CompressedClip(_core.CompressedClipBase):
         self.end_site = end_site
 
     @property
-    def ratio(self):
+    def ratio(self) -> float:
         return self.num_frames * self.num_joints * 40 / self.nbytes
 
     @property
-    def duration(self):
+    def duration(self) -> float:
         return (self.num_frames - 1) / self.sample_rate
 
     @property
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         s = self._stats()
         s["max_error"] = self._max_error
         s["repaired_segments"] = self._repaired
         return s
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"CompressedClip({self.num_frames} frames at {self.sample_rate:.6g} Hz, "
                 f"{self.num_joints} joints, {self.nbytes} bytes (ratio {self.ratio:.1f}), "
                 f"precision {self.precision:g}, max error {self._max_error:.3g})")
 
-    def to_clip(self):
+    def to_clip(self) -> Clip:
         """The decompressed clip as a :class:`~skelsimd.Clip` (for ``save_bvh`` and friends; BVH
         End Sites of a clip loaded with ``end_sites=True`` are kept)."""
         return Clip(self.skeleton, self.decompress(), 1.0 / self.sample_rate,
@@ -283,7 +330,7 @@ class CompressedClip(_core.CompressedClipBase):
 
     # --- serialisation ----------------------------------------------------------------------
 
-    def to_bytes(self):
+    def to_bytes(self) -> bytes:
         """Self-contained bytes: magic ``SKSCLIP\\0``, format version, precision, shell distance and
         measured error, hierarchy, names, End Site flags, rest pose, the compressed data and a
         CRC-32 of everything before it (little-endian throughout)."""
@@ -310,7 +357,7 @@ class CompressedClip(_core.CompressedClipBase):
         return body + struct.pack("<I", zlib.crc32(body))
 
     @classmethod
-    def from_bytes(cls, b):
+    def from_bytes(cls, b: bytes | bytearray | memoryview) -> Self:
         """A CompressedClip from ``to_bytes()`` output. Anything else (truncated, altered or
         corrupt bytes) is a ValueError; nothing is allocated beyond the size of ``b``."""
         if not isinstance(b, (bytes, bytearray, memoryview)):
@@ -329,10 +376,10 @@ class CompressedClip(_core.CompressedClipBase):
             raise ValueError(f"b: malformed compressed clip ({exc})") from None
 
     @classmethod
-    def _parse(cls, body):
+    def _parse(cls, body: bytes) -> Self:
         pos = len(_MAGIC)
 
-        def take(n):
+        def take(n: int) -> bytes:
             nonlocal pos
             if n < 0 or pos + n > len(body):
                 raise ValueError(f"truncated at byte {pos} (needs {n} more)")
@@ -348,7 +395,7 @@ class CompressedClip(_core.CompressedClipBase):
         if not 1 <= joints <= 65535:
             raise ValueError(f"joint count {joints}")
         parents = np.frombuffer(take(4 * joints), dtype="<i4").astype(np.int32)
-        names = []
+        names: list[str] = []
         for _ in range(joints):
             (n,) = struct.unpack("<I", take(4))
             names.append(take(n).decode("utf-8"))
@@ -356,6 +403,7 @@ class CompressedClip(_core.CompressedClipBase):
         if np.any(flags > 1):
             raise ValueError("bad joint flags")
         (rest_kind,) = struct.unpack("<B", take(1))
+        rest: np.ndarray[Any, Any] | None
         if rest_kind == 0:
             rest = None
         elif rest_kind in (1, 2):
@@ -373,12 +421,12 @@ class CompressedClip(_core.CompressedClipBase):
         return cls(data, skeleton, precision=precision, shell_distance=shell,
                    max_error=max_error, repaired_segments=repaired, end_site=flags.astype(bool))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (CompressedClip.from_bytes, (self.to_bytes(),))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, CompressedClip):
             return NotImplemented
         return self.to_bytes() == other.to_bytes()
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as its __eq__ compares contents

@@ -46,10 +46,17 @@ euler_to_quat <= [bound:euler_to_quat] per component; quat_to_euler <= [bound:qu
 ``matrix_to_sixd(quat_to_matrix(q))``; sixd_to_quat as matrix_to_quat, bit-identical to
 ``matrix_to_quat(sixd_to_matrix(d))``.
 """
+from __future__ import annotations
 import warnings
 
 from . import _core
 from .bounds import fill_docstrings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._typing import _Layout
+    from numpy.typing import ArrayLike
+    from ._typing import Float32Array
 
 __all__ = ["euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
            "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat"]
@@ -58,7 +65,14 @@ _GIMBAL_MESSAGE = ("Gimbal lock detected. Setting third angle to zero since it i
                    "to uniquely determine all angles.")
 
 
-def euler_to_quat(angles, seq, *, degrees=False, scalar_first=False, out=None):
+def euler_to_quat(
+    angles: ArrayLike,
+    seq: str,
+    *,
+    degrees: bool = False,
+    scalar_first: bool = False,
+    out: Float32Array | None = None,
+) -> Float32Array:
     """Quaternions ``(..., 4)`` of Euler angles ``(..., 3)``: SciPy's
     ``Rotation.from_euler(seq, angles, degrees=degrees).as_quat()``, sign included.
 
@@ -86,7 +100,15 @@ def euler_to_quat(angles, seq, *, degrees=False, scalar_first=False, out=None):
     return _core.euler_to_quat(angles, seq, out, degrees, scalar_first)
 
 
-def quat_to_euler(q, seq, *, degrees=False, scalar_first=False, suppress_warnings=False, out=None):
+def quat_to_euler(
+    q: ArrayLike,
+    seq: str,
+    *,
+    degrees: bool = False,
+    scalar_first: bool = False,
+    suppress_warnings: bool = False,
+    out: Float32Array | None = None,
+) -> Float32Array:
     """Euler angles ``(..., 3)`` of quaternions ``(..., 4)``: SciPy's
     ``Rotation.from_quat(q).as_euler(seq, degrees=degrees)``.
 
@@ -124,7 +146,13 @@ def quat_to_euler(q, seq, *, degrees=False, scalar_first=False, suppress_warning
     return result
 
 
-def rotvec_to_quat(rotvec, out=None, *, degrees=False, scalar_first=False):
+def rotvec_to_quat(
+    rotvec: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    degrees: bool = False,
+    scalar_first: bool = False,
+) -> Float32Array:
     """The exponential map: quaternions ``(..., 4)`` of rotation vectors ``(..., 3)`` (axis times
     angle), ``(sin(theta/2) v/theta, cos(theta/2))`` with ``theta = |v|``: SciPy's
     ``Rotation.from_rotvec(rotvec, degrees=degrees).as_quat()``.
@@ -143,7 +171,13 @@ def rotvec_to_quat(rotvec, out=None, *, degrees=False, scalar_first=False):
     return _core.rotvec_to_quat(rotvec, out, degrees, scalar_first)
 
 
-def quat_to_rotvec(q, out=None, *, degrees=False, scalar_first=False):
+def quat_to_rotvec(
+    q: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    degrees: bool = False,
+    scalar_first: bool = False,
+) -> Float32Array:
     """The logarithm map: rotation vectors ``(..., 3)`` of quaternions ``(..., 4)``, with the
     angle ``|v|`` in ``[0, pi]``: SciPy's ``Rotation.from_quat(q).as_rotvec(degrees=degrees)``.
 
@@ -163,7 +197,9 @@ def quat_to_rotvec(q, out=None, *, degrees=False, scalar_first=False):
     return _core.quat_to_rotvec(q, out, degrees, scalar_first)
 
 
-def matrix_to_sixd(m, out=None, *, layout="columns"):
+def matrix_to_sixd(
+    m: ArrayLike, out: Float32Array | None = None, *, layout: _Layout = "columns"
+) -> Float32Array:
     """The 6D representation ``(..., 6)`` of rotation matrices ``(..., 3, 3)``: the first two
     columns one after the other (``layout="rows"``: the first two rows, PyTorch3D's
     ``matrix_to_rotation_6d``). An exact copy; see the module documentation for the layouts.
@@ -177,7 +213,9 @@ def matrix_to_sixd(m, out=None, *, layout="columns"):
     return _core.matrix_to_sixd(m, out, layout)
 
 
-def sixd_to_matrix(sixd, out=None, *, layout="columns"):
+def sixd_to_matrix(
+    sixd: ArrayLike, out: Float32Array | None = None, *, layout: _Layout = "columns"
+) -> Float32Array:
     """Rotation matrices ``(..., 3, 3)`` of 6D vectors ``(..., 6)`` by Gram-Schmidt:
     ``b1 = a / |a|``, ``b2`` = the part of ``b`` orthogonal to ``b1``, normalised,
     ``b3 = b1 x b2``, for ``a = sixd[..., :3]``, ``b = sixd[..., 3:]``; they are the columns of
@@ -201,7 +239,13 @@ def sixd_to_matrix(sixd, out=None, *, layout="columns"):
     return _core.sixd_to_matrix(sixd, out, layout)
 
 
-def quat_to_sixd(q, out=None, *, layout="columns", scalar_first=False):
+def quat_to_sixd(
+    q: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    layout: _Layout = "columns",
+    scalar_first: bool = False,
+) -> Float32Array:
     """``matrix_to_sixd(quat_to_matrix(q))`` in one pass (bit for bit the same).
 
     Examples
@@ -213,7 +257,13 @@ def quat_to_sixd(q, out=None, *, layout="columns", scalar_first=False):
     return _core.quat_to_sixd(q, out, layout, scalar_first)
 
 
-def sixd_to_quat(sixd, out=None, *, layout="columns", scalar_first=False):
+def sixd_to_quat(
+    sixd: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    layout: _Layout = "columns",
+    scalar_first: bool = False,
+) -> Float32Array:
     """``matrix_to_quat(sixd_to_matrix(sixd))`` in one pass (bit for bit the same; ``w >= 0``).
 
     Examples

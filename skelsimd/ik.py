@@ -266,7 +266,7 @@ def _check_descending(skeleton: Any, joints: Sequence[int], name: str) -> None:
                              f"expected each joint an ancestor of the next")
 
 
-def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, str]],
+def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, np.integer[Any], str]],
              target: npt.ArrayLike, *, pole: npt.ArrayLike, mid_axis: npt.ArrayLike = (0, 0, 1),
              twist: npt.ArrayLike = 0.0, soften: npt.ArrayLike = 1.0,
              weight: npt.ArrayLike = 1.0, return_reached: bool = False) -> Any:
@@ -288,7 +288,7 @@ def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, st
     return (out, reached) if return_reached else out
 
 
-def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
+def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.integer[Any], str]],
             target: npt.ArrayLike, weights: Optional[npt.ArrayLike] = None, *,
             forward: npt.ArrayLike = (1, 0, 0), up: npt.ArrayLike = (0, 1, 0),
             offset: npt.ArrayLike = (0, 0, 0), pole: npt.ArrayLike = (0, 1, 0),
@@ -341,7 +341,7 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]
     return result
 
 
-def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, str]],
+def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.integer[Any], str]],
                 target: npt.ArrayLike, *, iterations: int = 16, tolerance: float = 1e-3,
                 return_error: bool = False) -> Any:
     """Cyclic coordinate descent on local QTS poses: ``Skeleton.solve_chain``. See that

@@ -40,13 +40,27 @@ Accuracy (max abs error against float64, rotations from unit quaternions, transl
 * ``invert_joints``: ``invert_joints(m) @ m`` is the identity within [bound:invert_joints] for rotations, and in
   general within ``4e-7 * cond(R)``.
 """
+from __future__ import annotations
 from . import _core
 from .bounds import fill_docstrings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from ._typing import Float32Array, Precision
 
 __all__ = ["local_to_global", "global_to_local", "multiply_joints", "invert_joints"]
 
 
-def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+def local_to_global(
+    local: ArrayLike,
+    parents: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> Float32Array:
     """Local joint matrices to global (model-space) ones: van Waveren's TransformSkeleton.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
@@ -105,7 +119,15 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
     return _core.local_to_global(local, parents, out, start, stop, precision)
 
 
-def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):
+def global_to_local(
+    global_: ArrayLike,
+    parents: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    rigid: bool = False,
+) -> Float32Array:
     """Global joint matrices back to local ones: van Waveren's UntransformSkeleton.
 
     ``local[..., j] = inverse(global[..., parents[j]]) @ global[..., j]`` for
@@ -147,7 +169,7 @@ def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=Fal
     return _core.global_to_local(global_, parents, out, start, stop, rigid)
 
 
-def multiply_joints(a, b, out=None):
+def multiply_joints(a: ArrayLike, b: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """``a @ b`` per joint matrix, with NumPy broadcasting over the leading dimensions: the
     van Waveren's TransformJoints/MultiplyJoints (e.g. the matrix palette ``global @ inverse_bind``,
     shapes ``(N, J, 3, 4)`` and ``(J, 3, 4)``).
@@ -176,7 +198,9 @@ def multiply_joints(a, b, out=None):
     return _core.multiply_joints(a, b, out)
 
 
-def invert_joints(m, out=None, *, rigid=False):
+def invert_joints(
+    m: ArrayLike, out: Float32Array | None = None, *, rigid: bool = False
+) -> Float32Array:
     """Affine inverse ``[R^-1 | -R^-1 t]`` of every joint matrix.
 
     Parameters

@@ -47,12 +47,18 @@ Accuracy (max abs error against float64; every variant; tested)
   for rotations, points and translations in [-1, 1]); projective, that bound for the numerator
   and w, then one rounded division.
 """
+from __future__ import annotations
 from . import _core
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from ._typing import Float32Array, Precision
 
 __all__ = ["matmul4", "mat4_local_to_global", "transform_points"]
 
 
-def matmul4(a, b, out=None):
+def matmul4(a: ArrayLike, b: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """``a @ b`` for 4x4 matrices, with NumPy broadcasting of the leading dimensions.
 
     Covers Frechette's three test cases with one function: an array times a constant matrix
@@ -83,7 +89,15 @@ def matmul4(a, b, out=None):
     return _core.matmul4(a, b, out)
 
 
-def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+def mat4_local_to_global(
+    local: ArrayLike,
+    parents: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> Float32Array:
     """Local 4x4 matrices to global (object-space) ones: Frechette's second test case.
 
     ``global[..., j] = global[..., parents[j]] @ local[..., j]`` for ``start <= j < stop`` in
@@ -133,7 +147,9 @@ def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precis
     return _core.mat4_local_to_global(local, parents, out, start, stop, precision)
 
 
-def transform_points(m, points, out=None):
+def transform_points(
+    m: ArrayLike, points: ArrayLike, out: Float32Array | None = None
+) -> Float32Array:
     """Points transformed by 3x4 joint matrices or 4x4 matrices, with broadcasting.
 
     A 3x4 matrix ``[R | t]``, and a 4x4 whose last row is exactly ``(0, 0, 0, 1)``, map ``p``

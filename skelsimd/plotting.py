@@ -10,6 +10,7 @@ saves it with ``fig.savefig``).
 Views: motion-capture clips are y-up. "front" draws (x, y), "side" (z, y), "top" (x, z), and
 "perspective" a 3-D axes with y drawn vertical.
 """
+from __future__ import annotations
 import base64
 import html
 import io
@@ -27,13 +28,26 @@ from .skeleton import Skeleton, mirror_pairs
 from .surface import Surface
 from ._mesh_pictures import (MeshAnimation, animate_gltf, animate_mesh, plot_gltf,  # skinned meshes
                               plot_mesh, skinned_vertices)
+from .clip import Clip
+from .surface import Surface
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from ._typing import _View, _FlatView
+    from collections.abc import Sequence
+    from typing import Any
+    import numpy
+    from numpy.typing import NDArray
+    from matplotlib.animation import FuncAnimation
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
            "surface_html", "plot_surface", "plot_mesh", "animate_mesh", "MeshAnimation",
            "skinned_vertices", "plot_gltf", "animate_gltf"]
 
-VIEWS = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
+VIEWS: dict[str, tuple[int, int]] = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
 _VIEW_NAMES = tuple(VIEWS) + ("perspective",)
 _LABELS = "xyz"
 
@@ -169,7 +183,21 @@ def _draw_pose(positions, parents, ax, view, title, color, extent=None):
 
 # --- clips ------------------------------------------------------------------------------------------
 
-def plot_clip(clip, frame=0, ax=None, *, view=None, color="tab:blue"):
+
+@overload
+def plot_clip(clip: Clip, frame: int = 0, ax: None = None, *, view: _View | None = None,
+              color: Any = "tab:blue") -> Figure: ...
+@overload
+def plot_clip(clip: Clip, frame: int, ax: Axes, *, view: _View | None = None,
+              color: Any = "tab:blue") -> Axes: ...
+def plot_clip(
+    clip: Clip,
+    frame: int = 0,
+    ax: Axes | None = None,
+    *,
+    view: _View | None = None,
+    color: Any = "tab:blue",
+) -> Figure | Axes:
     """A stick figure of one frame of a clip (forward kinematics on the kernels).
 
     With ``ax=None``: a new figure (``matplotlib.figure.Figure``, not registered with pyplot)
@@ -186,8 +214,16 @@ def plot_clip(clip, frame=0, ax=None, *, view=None, color="tab:blue"):
     return _draw_pose(pos, clip.skeleton.parents, ax, view, title, color)
 
 
-class ClipAnimation:
-    """Marker base replaced by the matplotlib subclass built in :func:`animate_clip`."""
+if TYPE_CHECKING:
+    class ClipAnimation(FuncAnimation):
+        """The animation :func:`animate_clip` returns (a matplotlib ``FuncAnimation``)."""
+
+        def to_html(self) -> str: ...
+        def frame_pixels(self) -> NDArray[np.int16]: ...
+        def _repr_html_(self) -> str: ...
+else:
+    class ClipAnimation:
+        """Marker base replaced by the matplotlib subclass built in :func:`animate_clip`."""
 
 
 _PLAYER_JS = """
@@ -351,8 +387,16 @@ def _player_html(anim):
                                script=_PLAYER_JS % dict(id=uid, data=json.dumps(data)))
 
 
-def animate_clip(clip, *, views=("front", "side"), frames=None, fps=None, color="tab:blue",
-                 dpi=80, size=3.2):
+def animate_clip(
+    clip: Clip,
+    *,
+    views: _FlatView | Sequence[_FlatView] = ("front", "side"),
+    frames: slice | None = None,
+    fps: float | None = None,
+    color: Any = "tab:blue",
+    dpi: float = 80,
+    size: float = 3.2,
+) -> ClipAnimation:
     """A matplotlib animation of a clip's stick figure that plays inline in Jupyter.
 
     Parameters
@@ -452,7 +496,7 @@ class ClipPictures:
     _repr_html_ = Clip._repr_html_
 
 
-def clip_html(clip):
+def clip_html(clip: Clip) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Clip`."""
     skel = clip.skeleton
     orders = {}
@@ -472,7 +516,6 @@ def clip_html(clip):
         rows.append(("root", f"{skel.names[skel.roots[0]]!s}: travels {travel:.4g} on the "
                              f"ground, height {r[:, 1].min():.4g} to {r[:, 1].max():.4g}"))
     return _table("Clip", rows)
-
 
 
 # --- skeletons ------------------------------------------------------------------------------------------
@@ -515,7 +558,20 @@ def _tree_layout(parents):
     return np.stack([x, -depth], axis=1)
 
 
-def plot_skeleton(skeleton, ax=None, *, labels=None, view=None, color="tab:blue"):
+@overload
+def plot_skeleton(skeleton: Skeleton, ax: None = None, *, labels: bool | None = None,
+                  view: _View | None = None, color: Any = "tab:blue") -> Figure: ...
+@overload
+def plot_skeleton(skeleton: Skeleton, ax: Axes, *, labels: bool | None = None,
+                  view: _View | None = None, color: Any = "tab:blue") -> Axes: ...
+def plot_skeleton(
+    skeleton: Skeleton,
+    ax: Axes | None = None,
+    *,
+    labels: bool | None = None,
+    view: _View | None = None,
+    color: Any = "tab:blue",
+) -> Figure | Axes:
     """A picture of a skeleton: its rest pose as a stick figure (front, side, top and
     perspective views with ``ax=None``; one view into ``ax``), or, without a rest pose, its
     hierarchy as a tree diagram. ``labels``: write the joint names (default: when there are
@@ -566,7 +622,7 @@ class SkeletonPictures:
     _repr_html_ = Skeleton._repr_html_
 
 
-def skeleton_html(skeleton):
+def skeleton_html(skeleton: Skeleton) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Skeleton`."""
     depth = int(skeleton.depth.max(initial=0))
     roots = ", ".join(skeleton.names[r] for r in skeleton.roots[:4]) + (
@@ -582,7 +638,6 @@ def skeleton_html(skeleton):
     return _table("Skeleton", rows)
 
 
-
 # --- surfaces ----------------------------------------------------------------------------------------
 
 class SurfacePictures:
@@ -592,7 +647,7 @@ class SurfacePictures:
     _repr_html_ = Surface._repr_html_
 
 
-def surface_html(surface):
+def surface_html(surface: Surface) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Surface`."""
     p = surface.positions
     pinned = int(np.count_nonzero(surface.pinned))
@@ -608,7 +663,6 @@ def surface_html(surface):
             ("extent", ", ".join(f"{_LABELS[k]} {float(p[k].min()):.4g} to "
                                  f"{float(p[k].max()):.4g}" for k in range(3)))]
     return _table("Surface", rows)
-
 
 
 # --- surfaces: the 3-D mesh ------------------------------------------------------------------------

@@ -18,13 +18,27 @@ rounded to float32 up to float64 noise,
 ``|out - exact| <= 2**-24 * |exact| + (d + 2) * 2**-52 * max(1, T)`` (tested on every variant;
 96-deep chain and the 96-joint humanoid <= 2e-6), at about twice the cost of the float32 walk.
 """
+from __future__ import annotations
 from . import _core
 from .bounds import fill_docstrings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from ._typing import Float32Array, Precision
 
 __all__ = ["qts_local_to_global", "qts_local_to_global_matrix"]
 
 
-def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+def qts_local_to_global(
+    local: ArrayLike,
+    parents: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> Float32Array:
     """Local QTS joints to global ones: the quaternion hierarchy walk.
 
     For ``start <= j < stop`` ascending, with ``P = global[parents[j]]`` and ``L = local[j]``:
@@ -69,8 +83,15 @@ def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precisi
     return _core.qts_local_to_global(local, parents, out, start, stop, precision)
 
 
-def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
-                               precision="float32"):
+def qts_local_to_global_matrix(
+    local: ArrayLike,
+    parents: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> Float32Array:
     """QTS local joints in, 3x4 global joint matrices out, in one pass (ozz-animation's
     LocalToModelJob).
 

@@ -29,16 +29,23 @@ quat_rotate <= [bound:quat_rotate] * |v|, quat_to_matrix <= [bound:quat_to_matri
 <= [bound:matrix_to_quat.round_trip] (up to sign), qts_to_matrix <= [bound:qts_to_matrix] * max(1, |s|)
 plus t exact, matrix_to_qts <= [bound:matrix_to_qts.round_trip] relative.
 """
+from __future__ import annotations
 import numpy as np
 
 from . import _core
 from .bounds import fill_docstrings
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from typing import Literal
+    from numpy.typing import ArrayLike
+    from ._typing import Float32Array
 
 __all__ = ["quat_multiply", "quat_conjugate", "quat_normalize", "quat_rotate", "quat_to_matrix",
            "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack"]
 
 
-def quat_multiply(a, b, out=None):
+def quat_multiply(a: ArrayLike, b: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """Hamilton product ``a * b`` (apply ``b`` first, then ``a``), with broadcasting.
 
     Parameters
@@ -64,7 +71,7 @@ def quat_multiply(a, b, out=None):
     return _core.quat_multiply(a, b, out)
 
 
-def quat_conjugate(q, out=None):
+def quat_conjugate(q: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """``(-x, -y, -z, w)``: the inverse rotation of a unit quaternion. Exact; ``out=q`` works in
     place.
 
@@ -77,7 +84,7 @@ def quat_conjugate(q, out=None):
     return _core.quat_conjugate(q, out)
 
 
-def quat_normalize(q, out=None):
+def quat_normalize(q: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """``q / |q|`` per quaternion.
 
     A zero quaternion gives the identity ``(0, 0, 0, 1)`` (a defined result, not NaN); tiny and
@@ -94,7 +101,7 @@ def quat_normalize(q, out=None):
     return _core.quat_normalize(q, out)
 
 
-def quat_rotate(q, v, out=None):
+def quat_rotate(q: ArrayLike, v: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """Rotate 3-vectors: ``R(q / |q|) @ v``, with broadcasting.
 
     Parameters
@@ -123,7 +130,9 @@ def quat_rotate(q, v, out=None):
     return _core.quat_rotate(q, v, out)
 
 
-def quat_to_matrix(q, out=None, *, scalar_first=False):
+def quat_to_matrix(
+    q: ArrayLike, out: Float32Array | None = None, *, scalar_first: bool = False
+) -> Float32Array:
     """Rotation matrices ``(..., 3, 3)`` of quaternions ``(..., 4)``.
 
     The matrix of ``q / |q|`` (computed with ``2 / |q|^2``, no square root), so it is a rotation
@@ -141,7 +150,9 @@ def quat_to_matrix(q, out=None, *, scalar_first=False):
     return _core.quat_to_matrix(q, out, scalar_first)
 
 
-def matrix_to_quat(m, out=None, *, scalar_first=False):
+def matrix_to_quat(
+    m: ArrayLike, out: Float32Array | None = None, *, scalar_first: bool = False
+) -> Float32Array:
     """Unit quaternions ``(..., 4)`` of rotation matrices ``(..., 3, 3)``, with ``w >= 0``.
 
     Robust for every rotation, including 180-degree ones: Shepperd's method picks the largest of
@@ -159,7 +170,7 @@ def matrix_to_quat(m, out=None, *, scalar_first=False):
     return _core.matrix_to_quat(m, out, scalar_first)
 
 
-def qts_to_matrix(x, out=None):
+def qts_to_matrix(x: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """Joint matrices ``[s R(q / |q|) | t]`` ``(..., 3, 4)`` of QTS joints ``(..., 8)``.
 
     With ``s = 1`` the rotation part is exactly ``quat_to_matrix(q)``. Error <= [bound:qts_to_matrix] * ``max(1, |s|)``
@@ -176,7 +187,7 @@ def qts_to_matrix(x, out=None):
     return _core.qts_to_matrix(x, out)
 
 
-def matrix_to_qts(m, out=None):
+def matrix_to_qts(m: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """QTS joints ``(..., 8)`` of joint matrices ``(..., 3, 4)`` (similarity transforms).
 
     ``s = sign(det A) * sqrt(|A|_F^2 / 3)`` for the 3x3 part A (a negative determinant becomes a
@@ -196,7 +207,14 @@ def matrix_to_qts(m, out=None):
     return _core.matrix_to_qts(m, out)
 
 
-def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
+def qts_pack(
+    q: ArrayLike,
+    t: ArrayLike | None = None,
+    s: ArrayLike | None = None,
+    *,
+    scalar_first: bool = False,
+    out: Float32Array | None = None,
+) -> Float32Array:
     """Build QTS joints ``(..., 8)`` from rotations, translations and uniform scales.
 
     Parameters
@@ -217,14 +235,15 @@ def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
     >>> skelsimd.qts_pack([0, 0, 0, 1], [1, 2, 3])
     array([0., 0., 0., 1., 1., 2., 3., 1.], dtype=float32)
     """
-    q = _real_float32(q, "q", 1, (4,), "(..., 4)")
-    parts = [("q", q.shape[:-1])]
+    qa = _real_float32(q, "q", 1, (4,), "(..., 4)")
+    parts = [("q", qa.shape[:-1])]
+    ta = sa = None
     if t is not None:
-        t = _real_float32(t, "t", 1, (3,), "(..., 3)")
-        parts.append(("t", t.shape[:-1]))
+        ta = _real_float32(t, "t", 1, (3,), "(..., 3)")
+        parts.append(("t", ta.shape[:-1]))
     if s is not None:
-        s = _real_float32(s, "s", 0, (), "(...)")
-        parts.append(("s", s.shape))
+        sa = _real_float32(s, "s", 0, (), "(...)")
+        parts.append(("s", sa.shape))
     shape = _broadcast_shapes(parts)
     if len(shape) + 1 > 64:
         raise ValueError(f"{', '.join(n for n, _ in parts)}: the result would have "
@@ -238,18 +257,19 @@ def qts_pack(q, t=None, s=None, *, scalar_first=False, out=None):
     elif not out.flags.writeable:
         raise ValueError("out: expected a writeable array, got a read-only one")
     else:
-        for name, x in (("q", q), ("t", t), ("s", s)):
+        for name, x in (("q", qa), ("t", ta), ("s", sa)):
             if x is not None and _overlaps(out, x):
                 raise ValueError(f"out: overlaps {name}; pass a separate array")
     if scalar_first:
-        q = q[..., [1, 2, 3, 0]]
-    out[..., :4] = q
-    out[..., 4:7] = 0.0 if t is None else t
-    out[..., 7] = 1.0 if s is None else s
+        qa = qa[..., [1, 2, 3, 0]]
+    out[..., :4] = qa
+    out[..., 4:7] = 0.0 if ta is None else ta
+    out[..., 7] = 1.0 if sa is None else sa
     return out
 
 
-def _real_float32(x, name, min_ndim, trailing, layout):
+def _real_float32(x: ArrayLike, name: str, min_ndim: int, trailing: tuple[int, ...],
+                  layout: str) -> Float32Array:
     """x as a float32 array (a view when it already is one) after checking its dtype (bool,
     integer or real floating) and its trailing shape; values beyond float32 become inf, as in
     the kernels' conversion."""
@@ -262,7 +282,7 @@ def _real_float32(x, name, min_ndim, trailing, layout):
         return a.astype(np.float32, copy=False)
 
 
-def _broadcast_shapes(parts):
+def _broadcast_shapes(parts: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
     """NumPy's broadcasting of the shapes of [(name, shape), ...] (without its limit on the
     number of dimensions); ValueError naming the operands when they do not broadcast."""
     ndim = max(len(p) for _, p in parts)
@@ -277,15 +297,18 @@ def _broadcast_shapes(parts):
     return tuple(shape)
 
 
-def _overlaps(a, b):
+def _overlaps(a: ArrayLike, b: ArrayLike) -> bool:
     """True when a and b may share memory (conservatively True when that is too hard to tell)."""
     try:
-        return bool(np.shares_memory(a, b, max_work=100_000))
+        # NumPy's stubs type max_work as -1 or 0 only; any bound is valid at run time
+        return bool(np.shares_memory(a, b, max_work=cast("Literal[0]", 100_000)))
     except np.exceptions.TooHardError:
         return True
 
 
-def qts_unpack(x, *, scalar_first=False):
+def qts_unpack(
+    x: ArrayLike, *, scalar_first: bool = False
+) -> tuple[Float32Array, Float32Array, Float32Array]:
     """Split QTS joints ``(..., 8)`` into ``(q (..., 4), t (..., 3), s (...))``.
 
     Views into ``x`` when it is a float32 array (no copy); q is a copy with ``scalar_first=True``

@@ -22,6 +22,7 @@ between the orders. Both return the permutation to apply to pose arrays and its 
     local2 = local[..., perm, :, :]            # poses in the new order
     glob = skelsimd.local_to_global(local2, skel2)[..., inverse, :, :]   # back to the old order
 """
+from __future__ import annotations
 import difflib
 import re
 
@@ -29,19 +30,32 @@ import numpy as np
 
 from . import _core
 from . import ik as _ik
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+
+if TYPE_CHECKING:
+    from ._typing import _View, _Joint
+    from collections.abc import Iterable, Sequence
+    import numpy
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+    from typing_extensions import Self
+    from ._typing import BoolArray, Float32Array, Int32Array, Order
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+_T = TypeVar("_T", bound="np.generic[Any]")
 
 __all__ = ["Skeleton", "ORDERS", "mirror_pairs"]
 
-ORDERS = ("depth-first", "breadth-first")
+ORDERS: tuple[str, ...] = ("depth-first", "breadth-first")
 
 
-def _frozen(a):
+def _frozen(a: NDArray[_T]) -> NDArray[_T]:
     a = np.array(a, copy=True)
     a.flags.writeable = False
     return a
 
 
-def _depths(parents):
+def _depths(parents: NDArray[np.integer[Any]]) -> Int32Array:
     """Depth of every joint by pointer jumping (O(J log depth) NumPy operations): ``anc[j]`` is
     an ancestor of j at distance ``depth[j]``, or -1 once ``depth[j]`` is final."""
     anc = parents.astype(np.intp)
@@ -55,12 +69,12 @@ def _depths(parents):
     return depth
 
 
-def _check_order(order):
+def _check_order(order: object) -> None:
     if order not in ORDERS:
         raise ValueError(f"order: expected one of {', '.join(repr(o) for o in ORDERS)}, got {order!r}")
 
 
-def _traversal(parents, order):
+def _traversal(parents: NDArray[np.intp], order: str) -> NDArray[np.intp]:
     """The joints of a forest (parents in any order, already range-checked and acyclic) in
     depth-first pre-order or breadth-first order; roots and siblings in ascending index."""
     n = len(parents)
@@ -69,7 +83,7 @@ def _traversal(parents, order):
     offsets = np.concatenate(([0], np.cumsum(counts)))
     roots = kids[:counts[0]].tolist()
     children = [kids[offsets[j + 1]:offsets[j + 2]].tolist() for j in range(n)]
-    result = []
+    result: list[int] = []
     if order == "depth-first":
         stack = roots[::-1]
         while stack:
@@ -86,12 +100,12 @@ def _traversal(parents, order):
     return np.asarray(result, dtype=np.intp)
 
 
-def _find_cycle(parents, names):
+def _find_cycle(parents: NDArray[np.integer[Any]], names: Sequence[str] | None) -> str | None:
     """A message naming the joints of one cycle of `parents`, or None when there is none."""
     n = len(parents)
     state = np.zeros(n, dtype=np.int8)   # 0 unseen, 1 on the current walk, 2 known acyclic
     for j0 in range(n):
-        walk = []
+        walk: list[int] = []
         j = j0
         while j >= 0 and state[j] == 0:
             state[j] = 1
@@ -108,12 +122,12 @@ def _find_cycle(parents, names):
     return None
 
 
-def _similar_names(query, names, n=5):
+def _similar_names(query: str, names: Sequence[str], n: int = 5) -> list[str]:
     """Up to n joint names close to `query`, best first: equal but for case, then by difflib's
     similarity ratio (case-insensitive), where a name that contains the query or is contained in
     it (``LeftToeBase`` -> ``LeftToe``, ``hand`` -> ``hand_l``) ranks above the others."""
     q = query.lower()
-    scored = []
+    scored: list[tuple[bool, bool, float, int, str]] = []
     for k, name in enumerate(names):
         low = name.lower()
         ratio = difflib.SequenceMatcher(None, q, low).ratio()
@@ -123,7 +137,7 @@ def _similar_names(query, names, n=5):
     return [name for *_, name in sorted(scored)[:n]]
 
 
-def _label(j, names):
+def _label(j: int, names: Sequence[str] | None) -> str:
     return f"{j} ({names[j]!r})" if names is not None else str(j)
 
 
@@ -169,7 +183,9 @@ class Skeleton(_core.SkeletonBase):
     (array([0], dtype=int32), 2, np.int32(1))
     """
 
-    def __init__(self, parents, names=None, rest=None):
+    def __init__(
+        self, parents: ArrayLike, names: Sequence[str] | None = None, rest: ArrayLike | None = None
+    ) -> None:
         # SkeletonBase.__new__ has validated `parents` and stored the read-only int32 copy.
         p = self.parents
         n = len(p)
@@ -184,7 +200,7 @@ class Skeleton(_core.SkeletonBase):
             for j, name in enumerate(names):
                 if not isinstance(name, str):
                     raise TypeError(f"names[{j}]: expected a str, got {type(name).__name__}")
-        index = {}
+        index: dict[str, int] = {}
         for j, name in enumerate(names):
             if name in index:
                 raise ValueError(f"names[{j}] = {name!r}: expected unique names, "
@@ -214,7 +230,7 @@ class Skeleton(_core.SkeletonBase):
         self._is_depth_first = bool(self._contiguous.all())
 
     @staticmethod
-    def _check_rest(rest, n):
+    def _check_rest(rest: ArrayLike, n: int) -> Float32Array:
         r = np.array(_core._as_array(rest, "rest"), dtype=np.float32, copy=True)
         if r.shape not in ((n, 8), (n, 3, 4)):
             raise ValueError(f"rest: expected shape ({n}, 8) (QTS) or ({n}, 3, 4) (joint matrices), "
@@ -225,7 +241,14 @@ class Skeleton(_core.SkeletonBase):
     # --- construction from other orders ---------------------------------------------------------
 
     @classmethod
-    def from_parents_any_order(cls, parents, names=None, rest=None, *, order="depth-first"):
+    def from_parents_any_order(
+        cls,
+        parents: ArrayLike,
+        names: Sequence[str] | None = None,
+        rest: ArrayLike | None = None,
+        *,
+        order: Order = "depth-first",
+    ) -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         """Build a skeleton from parents in any order and flatten it for the kernels.
 
         Parameters
@@ -283,7 +306,9 @@ class Skeleton(_core.SkeletonBase):
         return cls._permuted(p, names_t, rest, perm)
 
     @classmethod
-    def _permuted(cls, old_parents, names, rest, perm):
+    def _permuted(cls, old_parents: NDArray[np.intp], names: Sequence[str] | None,
+                  rest: ArrayLike | None, perm: NDArray[np.intp]
+                  ) -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         inverse = np.empty_like(perm)
         inverse[perm] = np.arange(len(perm), dtype=perm.dtype)
         old = old_parents[perm]
@@ -295,7 +320,7 @@ class Skeleton(_core.SkeletonBase):
             rest = cls._check_rest(rest, len(perm))[perm]
         return cls(new_parents, names, rest), perm, inverse
 
-    def reorder(self, order="depth-first"):
+    def reorder(self, order: Order = "depth-first") -> tuple[Self, NDArray[np.intp], NDArray[np.intp]]:
         """The same hierarchy in depth-first or breadth-first order.
 
         Returns ``(skeleton, perm, inverse)`` as :meth:`from_parents_any_order` does: new joint
@@ -312,19 +337,19 @@ class Skeleton(_core.SkeletonBase):
     # --- properties -----------------------------------------------------------------------------
 
     @property
-    def names(self):
+    def names(self) -> tuple[str, ...]:
         return self._names
 
     @property
-    def depth(self):
+    def depth(self) -> Int32Array:
         return self._depth
 
     @property
-    def rest(self):
+    def rest(self) -> Float32Array | None:
         return self._rest
 
     @property
-    def offsets(self):
+    def offsets(self) -> Float32Array | None:
         """The rest pose's translations (J, 3) float32 (a BVH skeleton's OFFSETs), or None
         without a rest pose."""
         if self._rest is None:
@@ -332,22 +357,22 @@ class Skeleton(_core.SkeletonBase):
         return self._rest[:, 4:7] if self._rest.ndim == 2 else self._rest[:, :, 3]
 
     @property
-    def is_depth_first(self):
+    def is_depth_first(self) -> bool:
         return self._is_depth_first
 
     @property
-    def roots(self):
+    def roots(self) -> Int32Array:
         """Indices of the root joints (int32)."""
         return self._child_index[:self._child_offsets[1]]
 
     @property
-    def num_joints(self):
+    def num_joints(self) -> int:
         return len(self.parents)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.parents)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
         if copy is False and dtype is not None and np.dtype(dtype) != np.int32:
             raise ValueError("Skeleton.__array__: cannot convert the parents without a copy")
         p = self.parents
@@ -357,17 +382,17 @@ class Skeleton(_core.SkeletonBase):
             p = p.copy()
         return p
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n = len(self)
         shown = ", ".join(self._names[:4]) + (", ..." if n > 4 else "")
         return (f"Skeleton({n} joints, {len(self.roots)} root{'s' if len(self.roots) != 1 else ''}, "
                 f"depth {int(self._depth.max(initial=0))}, "
                 f"{'depth-first' if self._is_depth_first else 'not depth-first'}: {shown})")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (np.asarray(self.parents), self._names, self._rest))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Skeleton):
             return NotImplemented
         same_rest = (self._rest is None and other._rest is None) or (
@@ -376,11 +401,11 @@ class Skeleton(_core.SkeletonBase):
         return (np.array_equal(self.parents, other.parents) and self._names == other._names
                 and same_rest)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as its __eq__ compares contents
 
     # --- lookup ---------------------------------------------------------------------------------
 
-    def index(self, joint):
+    def index(self, joint: _Joint) -> int:
         """The index of a joint given by name or index (ValueError when there is none)."""
         if isinstance(joint, str):
             try:
@@ -398,18 +423,18 @@ class Skeleton(_core.SkeletonBase):
             raise ValueError(f"joint: expected an index in [0, {len(self)}), got {j}")
         return j
 
-    def indices(self, joints):
+    def indices(self, joints: Iterable[_Joint]) -> Int32Array:
         """Indices (int32) of several joints given by names or indices."""
         if isinstance(joints, str):
             joints = [joints]
         return np.asarray([self.index(j) for j in joints], dtype=np.int32)
 
-    def children(self, joint):
+    def children(self, joint: _Joint) -> Int32Array:
         """The children of a joint (int32, ascending)."""
         j = self.index(joint)
         return self._child_index[self._child_offsets[j + 1]:self._child_offsets[j + 2]]
 
-    def ancestors(self, joint):
+    def ancestors(self, joint: _Joint) -> Int32Array:
         """The path from a joint's parent up to its root (int32), nearest first."""
         j = self.index(joint)
         path = []
@@ -420,7 +445,7 @@ class Skeleton(_core.SkeletonBase):
             j = int(p[j])
         return np.asarray(path, dtype=np.int32)
 
-    def subtree(self, joint):
+    def subtree(self, joint: _Joint) -> tuple[int, int]:
         """The subtree of a joint (itself and its descendants) as ``(start, stop)``.
 
         In depth-first order every subtree is the contiguous range ``start <= j < stop``, usable
@@ -434,11 +459,11 @@ class Skeleton(_core.SkeletonBase):
                              "in this joint order; use subtree_indices() or reorder('depth-first')")
         return j, j + int(self._subtree_size[j])
 
-    def subtree_indices(self, joint):
+    def subtree_indices(self, joint: _Joint) -> Int32Array:
         """The joints of a subtree (int32, ascending), in any joint order."""
         return np.flatnonzero(self.subtree_mask(joint)).astype(np.int32)
 
-    def chain(self, start, end):
+    def chain(self, start: _Joint, end: _Joint) -> Int32Array:
         """The joints from ``start`` down to its descendant ``end``, both included (int32, in
         hierarchy order), e.g. ``chain("LeftShoulder", "LeftHand")``."""
         a, b = self.index(start), self.index(end)
@@ -455,7 +480,7 @@ class Skeleton(_core.SkeletonBase):
 
     # --- masks ----------------------------------------------------------------------------------
 
-    def subtree_mask(self, joint):
+    def subtree_mask(self, joint: _Joint) -> BoolArray:
         """Boolean mask (J,) of a joint and all its descendants."""
         j = self.index(joint)
         if self._contiguous[j]:
@@ -471,13 +496,20 @@ class Skeleton(_core.SkeletonBase):
                 m[k] = True
         return m
 
-    def chain_mask(self, start, end):
+    def chain_mask(self, start: _Joint, end: _Joint) -> BoolArray:
         """Boolean mask (J,) of the chain from ``start`` down to ``end`` (see :meth:`chain`)."""
         m = np.zeros(len(self), dtype=bool)
         m[self.chain(start, end)] = True
         return m
 
-    def mask(self, joints=(), *, subtrees=(), chains=(), invert=False):
+    def mask(
+        self,
+        joints: Iterable[_Joint] = (),
+        *,
+        subtrees: Iterable[_Joint] = (),
+        chains: Iterable[tuple[_Joint, _Joint]] = (),
+        invert: bool = False,
+    ) -> BoolArray:
         """A boolean mask (J,) for partial updates and blend masks: the union of single
         ``joints``, whole ``subtrees`` and ``chains`` given as ``(start, end)`` pairs (joints by
         name or index); ``invert=True`` gives the complement (e.g. everything but the arms).
@@ -498,7 +530,7 @@ class Skeleton(_core.SkeletonBase):
         return ~m if invert else m
 
     @staticmethod
-    def mask_ranges(mask):
+    def mask_ranges(mask: ArrayLike) -> list[tuple[int, int]]:
         """The runs of True in a boolean mask as ``[(start, stop), ...]``: the ranges to pass to
         ``local_to_global(..., start=, stop=)`` for a partial update."""
         m = _core._as_array(mask, "mask").astype(bool, copy=False)
@@ -509,8 +541,19 @@ class Skeleton(_core.SkeletonBase):
 
     # --- inverse kinematics on local poses (skelsimd.ik) ---------------------------------------
 
-    def two_bone(self, local, joints, target, *, pole, mid_axis=(0, 0, 1), twist=0.0,
-                 soften=1.0, weight=1.0, return_reached=False):
+    def two_bone(
+        self,
+        local: ArrayLike,
+        joints: Sequence[_Joint],
+        target: ArrayLike,
+        *,
+        pole: ArrayLike,
+        mid_axis: ArrayLike = (0, 0, 1),
+        twist: ArrayLike = 0.0,
+        soften: ArrayLike = 1.0,
+        weight: ArrayLike = 1.0,
+        return_reached: bool = False,
+    ) -> Any:
         """Two-bone IK on local QTS poses (ozz-animation's IKTwoBoneJob and its sample's use):
         model-space matrices by forward kinematics, :func:`skelsimd.ik_two_bone`, and the
         corrections multiplied into the start and mid joints' local rotations.
@@ -548,8 +591,19 @@ class Skeleton(_core.SkeletonBase):
         return _ik.two_bone(self, local, joints, target, pole=pole, mid_axis=mid_axis, twist=twist,
                             soften=soften, weight=weight, return_reached=return_reached)
 
-    def look_at(self, local, chain, target, weights=None, *, forward=(1, 0, 0), up=(0, 1, 0),
-                offset=(0, 0, 0), pole=(0, 1, 0), twist=0.0):
+    def look_at(
+        self,
+        local: ArrayLike,
+        chain: Sequence[_Joint],
+        target: ArrayLike,
+        weights: ArrayLike | None = None,
+        *,
+        forward: ArrayLike = (1, 0, 0),
+        up: ArrayLike = (0, 1, 0),
+        offset: ArrayLike = (0, 0, 0),
+        pole: ArrayLike = (0, 1, 0),
+        twist: ArrayLike = 0.0,
+    ) -> Float32Array:
         """Aim a joint at a target with the rotation spread over a chain of its ancestors, as
         ozz-animation's look-at sample does with IKAimJob.
 
@@ -592,8 +646,16 @@ class Skeleton(_core.SkeletonBase):
         return _ik.look_at(self, local, chain, target, weights, forward=forward, up=up,
                            offset=offset, pole=pole, twist=twist)
 
-    def solve_chain(self, local, chain, target, *, iterations=16, tolerance=1e-3,
-                    return_error=False):
+    def solve_chain(
+        self,
+        local: ArrayLike,
+        chain: Sequence[_Joint],
+        target: ArrayLike,
+        *,
+        iterations: int = 16,
+        tolerance: float = 1e-3,
+        return_error: bool = False,
+    ) -> Any:
         """IK for a chain of any length by cyclic coordinate descent (CCD; ozz has no such job):
         each iteration turns every chain joint, from the end effector's parent up to the root,
         so that the end effector points at the target (one :func:`skelsimd.ik_aim` per joint,
@@ -630,22 +692,36 @@ class Skeleton(_core.SkeletonBase):
         """
         return _ik.solve_chain(self, local, chain, target, iterations=iterations,
                                tolerance=tolerance, return_error=return_error)
+
     # --- pictures (skelsimd.plotting, imported when called: it needs matplotlib) ---------------
 
-    def plot(self, ax=None, *, labels=None, view=None, color="tab:blue"):
+    @overload
+    def plot(self, ax: None = None, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure: ...
+    @overload
+    def plot(self, ax: Axes, *, labels: bool | None = None, view: _View | None = None,
+             color: Any = "tab:blue") -> Axes: ...
+    def plot(
+        self,
+        ax: Axes | None = None,
+        *,
+        labels: bool | None = None,
+        view: _View | None = None,
+        color: Any = "tab:blue",
+    ) -> Figure | Axes:
         """The rest pose as a stick figure (or the hierarchy as a tree without a rest pose);
         see :func:`skelsimd.plotting.plot_skeleton`."""
         from .plotting import plot_skeleton
         return plot_skeleton(self, ax, labels=labels, view=view, color=color)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from .plotting import skeleton_html
         return skeleton_html(self)
 
 
 # --- left/right names ----------------------------------------------------------------------------
 
-def _swap_case(found, replacement):
+def _swap_case(found: str, replacement: str) -> str:
     """`replacement` written in the letter case of `found` (Left -> Right, LEFT -> RIGHT)."""
     if found.isupper():
         return replacement.upper()
@@ -663,10 +739,10 @@ _LETTER = re.compile(r"(?:(?<=^)|(?<=[_.\-: |]))[LlRr](?=$|[^a-z])|(?<=[a-z])[LR
 _PREFIX = re.compile(r"^[lr](?=[a-z])")
 
 
-def _mirror_candidates(name):
+def _mirror_candidates(name: str) -> list[tuple[str, bool]]:
     """(name of the other side's joint, whether `name` is the left one) for every rule that
     applies to `name`, most specific rule first."""
-    out = []
+    out: list[tuple[str, bool]] = []
     for m in _WORD.finditer(name):
         is_left = m.group().lower() == "left"
         other = "right" if is_left else "left"
@@ -679,7 +755,7 @@ def _mirror_candidates(name):
     return out
 
 
-def mirror_pairs(skeleton_or_names):
+def mirror_pairs(skeleton_or_names: Skeleton | Sequence[str]) -> list[tuple[int, int]]:
     """Left/right joint pairs found from the joint names, as a list of ``(left, right)`` index
     pairs (the joint whose name has Left / L / l first).
 
@@ -698,18 +774,18 @@ def mirror_pairs(skeleton_or_names):
     >>> mirror_pairs(["Hips", "LeftFoot", "RightFoot", "l_hand", "r_hand"])
     [(1, 2), (3, 4)]
     """
-    names = list(getattr(skeleton_or_names, "names", skeleton_or_names))
-    index = {}
+    names = list(cast("Iterable[str]", getattr(skeleton_or_names, "names", skeleton_or_names)))
+    index: dict[str, int] = {}
     for j, name in enumerate(names):
         index.setdefault(name, j)
-    partner = {}
+    partner: dict[int, tuple[int, bool]] = {}
     for j, name in enumerate(names):
         for cand, is_left in _mirror_candidates(name):
             k = index.get(cand)
             if k is not None and k != j:
                 partner[j] = (k, is_left)
                 break
-    pairs = []
+    pairs: list[tuple[int, int]] = []
     for j, (k, is_left) in partner.items():
         if j < k and partner.get(k, (None,))[0] == j:
             pairs.append((j, k) if is_left else (k, j))

@@ -39,13 +39,26 @@ Accuracy (max abs error against float64, every variant; tested)
   unrelated rotations shortens R(M) n, and renormalising divides the error by its length
   (measured 2.3e-6 with random rotations; bound ``~ 2 (K + 4) u |R(M)| |n| / |R(M) n|``).
 """
+from __future__ import annotations
 from . import _core
 from .bounds import fill_docstrings
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from ._typing import Float32Array, Precision
 
 __all__ = ["skinning_palette", "skin", "normalize_weights"]
 
 
-def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float32"):
+def skinning_palette(
+    local: ArrayLike,
+    parents: ArrayLike,
+    inverse_bind: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    precision: Precision = "float32",
+) -> Float32Array:
     """The matrix palette ``local_to_global(local, parents) @ inverse_bind`` in one pass.
 
     Each joint's global pose is computed (as ``skelsimd.local_to_global`` does), multiplied by
@@ -98,7 +111,24 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
     return _core.skinning_palette(local, parents, inverse_bind, out, precision)
 
 
-def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, normals_out=None):
+@overload
+def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
+         out: Float32Array | None = None, *, normals: None = None,
+         normals_out: None = None) -> Float32Array: ...
+@overload
+def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
+         out: Float32Array | None = None, *, normals: ArrayLike,
+         normals_out: Float32Array | None = None) -> tuple[Float32Array, Float32Array]: ...
+def skin(
+    positions: ArrayLike,
+    joint_indices: ArrayLike,
+    weights: ArrayLike,
+    palette: ArrayLike,
+    out: Float32Array | None = None,
+    *,
+    normals: ArrayLike | None = None,
+    normals_out: Float32Array | None = None,
+) -> Float32Array | tuple[Float32Array, Float32Array]:
     """Linear-blend skinning of a mesh by one palette or a batch of palettes.
 
     For every vertex v, ``M = sum_k weights[v, k] * palette[..., joint_indices[v, k]]`` (k
@@ -147,10 +177,12 @@ def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, 
     >>> skelsimd.skin([[1, 0, 0]], [[0, 1]], [[0.5, 0.5]], palette)   # half on each joint
     array([[1., 1., 0.]], dtype=float32)
     """
-    return _core.skin(positions, joint_indices, weights, palette, out, normals, normals_out)
+    skinned: Float32Array | tuple[Float32Array, Float32Array] = _core.skin(
+        positions, joint_indices, weights, palette, out, normals, normals_out)
+    return skinned
 
 
-def normalize_weights(weights, out=None):
+def normalize_weights(weights: ArrayLike, out: Float32Array | None = None) -> Float32Array:
     """``weights / weights.sum(axis=-1, keepdims=True)``, leaving rows that sum to exactly 0
     unchanged (no nan).
 

@@ -90,6 +90,7 @@ all start at 16 mod 4096, so separate arrays put the same element of every plane
 L1 cache set; the planes here are padded so that consecutive planes start 7 cache lines apart
 modulo 4 KiB (all 20 planes on different sets). ``benchmarks/sweep_surface.py`` measures both.
 """
+from __future__ import annotations
 import math
 import operator
 import sys
@@ -99,14 +100,24 @@ import numpy as np
 from . import _core
 from ._validate import finite as _finite
 from .alignment import empty_aligned
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    from ._typing import _ColorBy, _SurfaceModel, _Topology, _Preset
+    from typing import Any
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+    from ._typing import BoolArray, Float32Array, Float64Array
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
 # (elasticity, damping) of the article's surface models.
-PRESETS = {
-    "water": (1.0, 0.995),   # the article: elasticity = 1, damping ~ 0.995
-    "cloth": (0.9, 0.9),     # the article: elasticity ~ 0.9, damping ~ 0.9
-    "rubber": (2.0, 0.95),   # the article: elasticity > 1, damping < 1 (stiff: trees, stems)
+PRESETS: dict[str, tuple[float, float]] = {
+    "water": (1.0, 0.995),  # the article: elasticity = 1, damping ~ 0.995
+    "cloth": (0.9, 0.9),  # the article: elasticity ~ 0.9, damping ~ 0.9
+    "rubber": (2.0, 0.95),  # the article: elasticity > 1, damping < 1 (stiff: trees, stems)
 }
 
 _MODELS = {"offset": 0, "length": 1}
@@ -116,10 +127,10 @@ _LINE = 16            # floats per 64-byte cache line
 _SKEW_LINES = 7       # consecutive planes start 7 lines apart modulo 4 KiB
 _NO_GRAVITY = (0.0, 0.0, 0.0)
 # The supremum of the largest eigenvalue of the triangulated grid's Laplacian (see module doc).
-LAPLACIAN_BOUND = 9.0
+LAPLACIAN_BOUND: float = 9.0
 
 
-def padded_plane_stride(n):
+def padded_plane_stride(n: int) -> int:
     """Floats between consecutive planes of n floats: whole cache lines, and from 4 KiB on, a
     multiple of 64 bytes congruent to 7 cache lines modulo 4 KiB (different L1 sets)."""
     lines = max(1, -(-n // _LINE))
@@ -128,7 +139,7 @@ def padded_plane_stride(n):
     return lines * _LINE
 
 
-def aliased_plane_stride(n):
+def aliased_plane_stride(n: int) -> int:
     """A plane stride that is a multiple of 4 KiB, like separate NumPy arrays: every plane's
     element i on the same L1 set (for the layout benchmark only)."""
     return max(1024, -(-n // 1024) * 1024)
@@ -213,8 +224,19 @@ class Surface:
     True
     """
 
-    def __init__(self, rows, cols, *, spacing=1.0, elasticity=None, damping=None, mass=1.0,
-                 model="offset", topology="plane", preset=None):
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        *,
+        spacing: float = 1.0,
+        elasticity: float | None = None,
+        damping: float | None = None,
+        mass: float | ArrayLike = 1.0,
+        model: _SurfaceModel = "offset",
+        topology: _Topology = "plane",
+        preset: _Preset | None = None,
+    ) -> None:
         rows, cols = self._grid_size(rows, cols, topology)
         spacing = _finite(spacing, "spacing")
         if spacing <= 0:
@@ -228,8 +250,18 @@ class Surface:
                          damping=damping, mass=mass, model=model, topology=topology, preset=preset)
 
     @classmethod
-    def from_positions(cls, xyz, *, elasticity=None, damping=None, mass=1.0, model="offset",
-                       topology="plane", preset=None, spacing=None):
+    def from_positions(
+        cls,
+        xyz: ArrayLike,
+        *,
+        elasticity: float | None = None,
+        damping: float | None = None,
+        mass: float | ArrayLike = 1.0,
+        model: _SurfaceModel = "offset",
+        topology: _Topology = "plane",
+        preset: _Preset | None = None,
+        spacing: None = None,
+    ) -> Self:
         """A surface whose relaxed state is ``xyz``, array_like ``(3, rows, cols)``.
 
         The other keywords are those of :class:`Surface`; ``spacing`` is implied by the
@@ -326,7 +358,7 @@ class Surface:
                           offset=4 * first * self._plane,
                           strides=(4 * self._plane, 4 * self._cols, 4))
 
-    def capture_rest(self):
+    def capture_rest(self) -> Self:
         """Make the current positions the relaxed state (rest vectors or lengths, in float32,
         with the kernels' own operations: the current state then has exactly zero force)."""
         with np.errstate(over="ignore", invalid="ignore"):   # overflow is refused below
@@ -370,65 +402,65 @@ class Surface:
     # -- state ----------------------------------------------------------------------------
 
     @property
-    def rows(self):
+    def rows(self) -> int:
         return self._rows
 
     @property
-    def cols(self):
+    def cols(self) -> int:
         return self._cols
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, int]:
         """(rows, cols)"""
         return (self._rows, self._cols)
 
     @property
-    def model(self):
+    def model(self) -> str:
         return self._model
 
     @property
-    def topology(self):
+    def topology(self) -> str:
         return self._topology
 
     @property
-    def preset(self):
+    def preset(self) -> str | None:
         return self._preset
 
     @property
-    def elasticity(self):
+    def elasticity(self) -> float:
         return self._elasticity
 
     @property
-    def damping(self):
+    def damping(self) -> float:
         return self._damping
 
     @property
-    def mass(self):
+    def mass(self) -> Any:
         """The vertex mass: a float, or a float32 (rows, cols) array when masses differ."""
         return self._mass
 
     @property
-    def spring_count(self):
+    def spring_count(self) -> int:
         """Springs in the grid: 3rc - 2r - 2c + 1 on a plane, 3rc - 2c on a cylinder."""
         r, c = self._rows, self._cols
         return 3 * r * c - 2 * c if self._wrap else 3 * r * c - 2 * r - 2 * c + 1
 
     @property
-    def positions(self):
+    def positions(self) -> Float32Array:
         """float32 (3, rows, cols) writeable view of the positions (planes x, y, z)."""
         return self._positions
 
     @positions.setter
-    def positions(self, value):
+    def positions(self, value: ArrayLike) -> None:
         self._assign(self._positions, value, "positions")
 
     @property
-    def velocities(self):
+    def velocities(self) -> Float32Array:
         """float32 (3, rows, cols) writeable view of the velocities."""
         return self._velocities
 
     @velocities.setter
-    def velocities(self, value):
+    def velocities(self, value: ArrayLike) -> None:
         self._assign(self._velocities, value, "velocities")
 
     @staticmethod
@@ -441,12 +473,12 @@ class Surface:
         view[...] = v
 
     @property
-    def pinned(self):
+    def pinned(self) -> BoolArray:
         """bool (rows, cols) writeable view: pinned vertices never move."""
         return self._pinned
 
     @pinned.setter
-    def pinned(self, value):
+    def pinned(self, value: ArrayLike) -> None:
         v = _core._as_array(value, "pinned")
         if v.dtype != np.bool_:
             raise TypeError(f"pinned: expected a bool array, got dtype {v.dtype}")
@@ -457,19 +489,19 @@ class Surface:
         self._pinned[...] = v
 
     @property
-    def external_force(self):
+    def external_force(self) -> Float32Array:
         """Read-only float32 (3, rows, cols) view of the force pending for the next substep."""
         v = self._ext.view()
         v.flags.writeable = False
         return v
 
     @property
-    def plane_stride(self):
+    def plane_stride(self) -> int:
         """Floats between consecutive planes of the state buffer."""
         return self._plane
 
     @property
-    def max_stable_dt(self):
+    def max_stable_dt(self) -> float:
         """The largest dt ``step`` accepts: ``sqrt(2 (1 + d) m_min / (9 E))`` (inf for E = 0)."""
         if self._elasticity == 0:
             return math.inf
@@ -477,7 +509,7 @@ class Surface:
 
     # -- simulation -----------------------------------------------------------------------
 
-    def step(self, dt, n=1, *, gravity=_NO_GRAVITY):
+    def step(self, dt: float, n: int = 1, *, gravity: ArrayLike = _NO_GRAVITY) -> Float32Array:
         """Advance ``n`` substeps of ``dt`` in one C call (the GIL is released).
 
         Forces from :meth:`add_force` / :meth:`apply_effector` act during the first substep and
@@ -544,7 +576,7 @@ class Surface:
             self._ext_bound = 0.0
         return self._positions
 
-    def add_force(self, f):
+    def add_force(self, f: ArrayLike) -> Float32Array:
         """Add an external force for the next substep: ``f`` of shape (3,) acts on every vertex,
         or array_like broadcastable to (3, rows, cols) per vertex (all values finite). Returns
         the pending external force (read-only view)."""
@@ -561,7 +593,9 @@ class Surface:
         self._ext_bound += float(np.abs(np.asarray(f, np.float32)).max(initial=0.0))
         return self.external_force
 
-    def apply_effector(self, center, radius, strength):
+    def apply_effector(
+        self, center: ArrayLike, radius: float | ArrayLike, strength: float | ArrayLike
+    ) -> Float64Array:
         """Fomitchev's particle effectors: every vertex S with ``0 < |C - S| < radius`` receives
         ``F = strength * (C - S) / |C - S|`` (constant magnitude; positive strength pulls the
         vertex towards C, negative pushes it away, like a colliding object) in the external force
@@ -608,14 +642,14 @@ class Surface:
             self._ext_bound += float(np.abs(s).sum())
         return reaction[0] if single else reaction
 
-    def clear_forces(self):
+    def clear_forces(self) -> Self:
         """Drop the pending external force."""
         self._ext[...] = 0
         self._ext_pending = False
         self._ext_bound = 0.0
         return self
 
-    def normals(self, out=None):
+    def normals(self, out: Float32Array | None = None) -> Float32Array:
         """Unit area-weighted vertex normals, float32 (3, rows, cols).
 
         The normal of a vertex is the normalised sum of the cross products (twice the area
@@ -631,11 +665,16 @@ class Surface:
         return _core.surface_normals(self._buffer, self._rows, self._cols, self._plane,
                                      self._wrap, out)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from .plotting import surface_html
         return surface_html(self)
 
-    def plot(self, ax=None, *, color_by="y", **kwargs):
+    @overload
+    def plot(self, ax: None = None, *, color_by: _ColorBy = "y", **kwargs: Any) -> Figure: ...
+    @overload
+    def plot(self, ax: Axes, *, color_by: _ColorBy = "y", **kwargs: Any) -> Axes: ...
+    def plot(self, ax: Axes | None = None, *, color_by: _ColorBy = "y",
+             **kwargs: Any) -> Figure | Axes:
         """Draw the surface with matplotlib (imported only now). See :func:`plot_surface`."""
         return plot_surface(self, ax=ax, color_by=color_by, **kwargs)
 
@@ -656,7 +695,7 @@ def _uniform_value(field, exists):
     return None
 
 
-def _grid_positions(rows, cols, spacing, topology):
+def _grid_positions(rows: int, cols: int, spacing: float, topology: str) -> Float32Array:
     xyz = np.zeros((3, rows, cols), np.float64)
     r = np.arange(rows, dtype=np.float64)[:, None]
     c = np.arange(cols, dtype=np.float64)[None, :]
@@ -672,7 +711,20 @@ def _grid_positions(rows, cols, spacing, topology):
     return xyz.astype(np.float32)
 
 
-def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
+@overload
+def plot_surface(surface: Surface | ArrayLike, ax: None = None, *, color_by: _ColorBy = "y",
+                 cmap: str = "viridis", **kwargs: Any) -> Figure: ...
+@overload
+def plot_surface(surface: Surface | ArrayLike, ax: Axes, *, color_by: _ColorBy = "y",
+                 cmap: str = "viridis", **kwargs: Any) -> Axes: ...
+def plot_surface(
+    surface: Surface | ArrayLike,
+    ax: Axes | None = None,
+    *,
+    color_by: _ColorBy = "y",
+    cmap: str = "viridis",
+    **kwargs: Any,
+) -> Figure | Axes:
     """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh: see
     :func:`skelsimd.plotting.plot_surface` (imported when called: it needs matplotlib)."""
     from .plotting import plot_surface as draw

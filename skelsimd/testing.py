@@ -1,8 +1,20 @@
 """Test and benchmark data: random rotations, joint matrices and hierarchies, and a realistic
 96-joint game skeleton. Shared by the test suite, the benchmarks and users' own property tests."""
+from __future__ import annotations
 import numpy as np
 
 from ._rotation64 import quat_to_matrix
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from ._typing import _Shape
+    from typing import Any, Literal
+    import numpy
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+    from ._typing import Float32Array, Float64Array, Int32Array
+
+    _Node = tuple[str, list["_Node"]]   # (name, children) of the humanoid tree
 
 __all__ = [
     "random_quaternions",
@@ -21,25 +33,39 @@ __all__ = [
 ]
 
 
-def random_quaternions(shape, rng):
+def _dims(shape: _Shape) -> tuple[int, ...]:
+    """A shape argument as a tuple (an int or NumPy integer is a 1-D shape)."""
+    return (cast(int, shape),) if np.isscalar(shape) else tuple(cast("Iterable[int]", shape))
+
+
+def random_quaternions(shape: _Shape, rng: np.random.Generator) -> Float64Array:
     """Uniformly distributed unit quaternions (x, y, z, w), float64, shape ``(*shape, 4)``."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     q = rng.standard_normal(shape + (4,))
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     n[n == 0] = 1.0
-    return q / n
+    unit: Float64Array = q / n
+    return unit
 
 
-def quaternions_to_matrices(q):
+def quaternions_to_matrices(q: ArrayLike) -> Float64Array:
     """Rotation matrices (..., 3, 3) float64 of unit quaternions (x, y, z, w)."""
     return quat_to_matrix(q)
 
 
-def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=np.float32):
+def random_joints(
+    shape: _Shape,
+    rng: np.random.Generator,
+    *,
+    translation: float = 1.0,
+    scale: tuple[float, float] | None = None,
+    shear: float = 0.0,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """Joint matrices ``(*shape, 3, 4)``: a uniformly random rotation (from a unit quaternion), a
     translation uniform in [-translation, translation]^3, optionally multiplied on the right by
     a per-axis scale drawn uniformly from `scale` = (lo, hi) and a random shear of size `shear`."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     r = quaternions_to_matrices(random_quaternions(shape, rng))
     if scale is not None:
         s = rng.uniform(scale[0], scale[1], size=shape + (3,))
@@ -52,7 +78,9 @@ def random_joints(shape, rng, *, translation=1.0, scale=None, shear=0.0, dtype=n
     return m.astype(dtype)
 
 
-def random_parents(n, rng, *, root_probability=0.05, chain_probability=0.5):
+def random_parents(
+    n: int, rng: np.random.Generator, *, root_probability: float = 0.05, chain_probability: float = 0.5
+) -> Int32Array:
     """A random valid hierarchy of n joints (parents[j] < j): joint 0 is a root, later joints
     are roots with `root_probability`, continue the chain (parent j - 1) with
     `chain_probability`, else hang below a uniformly chosen earlier joint."""
@@ -68,33 +96,34 @@ def random_parents(n, rng, *, root_probability=0.05, chain_probability=0.5):
     return parents
 
 
-def chain_parents(n):
+def chain_parents(n: int) -> Int32Array:
     """A single chain: parents[j] = j - 1 (the deepest hierarchy of n joints)."""
     return np.arange(-1, n - 1, dtype=np.int32)
 
 
-def depths(parents):
+def depths(parents: ArrayLike) -> Int32Array:
     """Depth of every joint (roots 0)."""
+    parents = np.asarray(parents)
     d = np.zeros(len(parents), dtype=np.int32)
     for j, p in enumerate(parents):
         d[j] = 0 if p < 0 else d[p] + 1
     return d
 
 
-def _humanoid_tree():
-    def chain(names):
-        node = None
-        for name in reversed(names):
-            node = (name, [node] if node else [])
+def _humanoid_tree() -> _Node:
+    def chain(names: list[str]) -> _Node:
+        node: _Node = (names[-1], [])
+        for name in reversed(names[:-1]):
+            node = (name, [node])
         return node
 
-    def hand(side):
+    def hand(side: str) -> _Node:
         fingers = [chain([f"{f}_metacarpal_{side}", f"{f}_01_{side}", f"{f}_02_{side}", f"{f}_03_{side}"])
                    for f in ("index", "middle", "ring", "pinky")]
         fingers.insert(0, chain([f"thumb_01_{side}", f"thumb_02_{side}", f"thumb_03_{side}"]))
         return (f"hand_{side}", fingers)
 
-    def arm(side):
+    def arm(side: str) -> _Node:
         return (f"clavicle_{side}", [
             (f"upperarm_{side}", [
                 (f"lowerarm_{side}", [hand(side), (f"lowerarm_twist_{side}", [])]),
@@ -102,7 +131,7 @@ def _humanoid_tree():
             ])
         ])
 
-    def leg(side):
+    def leg(side: str) -> _Node:
         return (f"thigh_{side}", [
             (f"calf_{side}", [
                 (f"foot_{side}", [(f"ball_{side}", [(f"toe_{side}", [])])]),
@@ -111,7 +140,7 @@ def _humanoid_tree():
             (f"thigh_twist_{side}", []),
         ])
 
-    face = [
+    face: list[_Node] = [
         ("jaw", [("lip_lower", []), chain(["tongue_01", "tongue_02"])]),
         ("eye_l", []), ("eye_r", []), ("brow_l", []), ("brow_r", []), ("lip_upper", []),
         ("cheek_l", []), ("cheek_r", []),
@@ -126,18 +155,19 @@ def _humanoid_tree():
         node = node[1][0]
     node[1].append(spine_top)
     pelvis = ("pelvis", [spine, leg("l"), leg("r")])
-    ik = [("ik_foot_root", [("ik_foot_l", []), ("ik_foot_r", [])]),
+    ik: list[_Node] = [("ik_foot_root", [("ik_foot_l", []), ("ik_foot_r", [])]),
           ("ik_hand_root", [("ik_hand_gun", [])])]
     return ("root", [pelvis] + ik)
 
 
-def humanoid_skeleton():
+def humanoid_skeleton() -> tuple[Int32Array, list[str]]:
     """A 96-joint game character (root, pelvis, five spine joints, two neck joints, head with face joints,
     arms with twist joints and four-joint fingers, legs, IK helpers, cape and ponytail chains),
     flattened depth-first. Returns (parents int32 (96,), names list)."""
-    parents, names = [], []
+    parents: list[int] = []
+    names: list[str] = []
 
-    def visit(node, parent):
+    def visit(node: _Node, parent: int) -> None:
         name, children = node
         index = len(names)
         names.append(name)
@@ -149,11 +179,18 @@ def humanoid_skeleton():
     return np.asarray(parents, dtype=np.int32), names
 
 
-def random_mat4(shape, rng, *, translation=1.0, projective=0.0, dtype=np.float32):
+def random_mat4(
+    shape: _Shape,
+    rng: np.random.Generator,
+    *,
+    translation: float = 1.0,
+    projective: float = 0.0,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """4x4 matrices ``(*shape, 4, 4)``: random_joints completed with the last row (0, 0, 0, 1); with
     `projective` > 0 the last row becomes (u, u, u, 1 + u') with u, u' uniform in
     [-projective, projective] (a projective transform)."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     m = np.zeros(shape + (4, 4))
     m[..., :3, :] = random_joints(shape, rng, translation=translation, dtype=np.float64)
     m[..., 3, 3] = 1.0
@@ -162,7 +199,15 @@ def random_mat4(shape, rng, *, translation=1.0, projective=0.0, dtype=np.float32
     return m.astype(dtype)
 
 
-def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_indices=0.0):
+def random_mesh(
+    vertices: int,
+    influences: int,
+    joints: int,
+    rng: np.random.Generator,
+    *,
+    zero_weights: float = 0.0,
+    repeat_indices: float = 0.0,
+) -> tuple[Float32Array, Float32Array, Int32Array, Float32Array]:
     """A random skinned mesh: positions (V, 3) uniform in [-1, 1], unit normals (V, 3), joint
     indices (V, K) int32 in [0, joints) and weights (V, K) float32 summing to 1 per vertex. A
     fraction `zero_weights` of the weights is zero (every vertex keeps one non-zero) and a
@@ -185,11 +230,18 @@ def random_mesh(vertices, influences, joints, rng, *, zero_weights=0.0, repeat_i
     return positions, normals.astype(np.float32), indices, weights.astype(np.float32)
 
 
-def random_qts(shape, rng, *, translation=1.0, scale=None, dtype=np.float32):
+def random_qts(
+    shape: _Shape,
+    rng: np.random.Generator,
+    *,
+    translation: float = 1.0,
+    scale: tuple[float, float] | None = None,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """QTS joints ``(*shape, 8)`` = (qx, qy, qz, qw, tx, ty, tz, s): uniformly random unit quaternions,
     translations uniform in [-translation, translation]^3, and uniform scales drawn from
     `scale` = (lo, hi) (1 when None)."""
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _dims(shape)
     x = np.empty(shape + (8,))
     x[..., :4] = random_quaternions(shape, rng)
     x[..., 4:7] = rng.uniform(-translation, translation, size=shape + (3,))
@@ -197,7 +249,7 @@ def random_qts(shape, rng, *, translation=1.0, scale=None, dtype=np.float32):
     return x.astype(dtype)
 
 
-def perturbed_quaternions(q, angle, rng):
+def perturbed_quaternions(q: ArrayLike, angle: float | ArrayLike, rng: np.random.Generator) -> Float64Array:
     """Unit quaternions (float64) a random rotation of about `angle` radians (scalar or array
     broadcasting with q[..., 0]) away from the unit quaternions q: near-parallel pairs."""
     q = np.asarray(q, dtype=np.float64)
@@ -209,10 +261,13 @@ def perturbed_quaternions(q, angle, rng):
     dx, dy, dz, dw = np.moveaxis(np.broadcast_to(d, q.shape), -1, 0)
     r = np.stack([dw * x + dx * w + dy * z - dz * y, dw * y - dx * z + dy * w + dz * x,
                   dw * z + dx * y - dy * x + dz * w, dw * w - dx * x - dy * y - dz * z], axis=-1)
-    return r / np.linalg.norm(r, axis=-1, keepdims=True)
+    unit: Float64Array = r / np.linalg.norm(r, axis=-1, keepdims=True)
+    return unit
 
 
-def special_quaternion_pairs(n, rng, dtype=np.float32):
+def special_quaternion_pairs(
+    n: int, rng: np.random.Generator, dtype: DTypeLike = np.float32
+) -> tuple[NDArray[Any], NDArray[Any]]:
     """(q0, q1) float arrays (n, 4) mixing the pairs interpolation finds hard: random, identical,
     antipodal (q1 = -q0), near-parallel and near-antipodal (angles from 1e-7 to 1e-2 radians,
     ``|dot| > 0.9999``), orthogonal (dot = 0 up to rounding) and the identity with itself."""
@@ -236,7 +291,15 @@ def special_quaternion_pairs(n, rng, dtype=np.float32):
     return q0, q1
 
 
-def perturbed_grid(rows, cols, rng, *, spacing=1.0, noise=0.05, topology="plane"):
+def perturbed_grid(
+    rows: int,
+    cols: int,
+    rng: np.random.Generator,
+    *,
+    spacing: float = 1.0,
+    noise: float = 0.05,
+    topology: Literal["plane", "cylinder", "torus"] | str = "plane",
+) -> Float32Array:
     """Positions float32 (3, rows, cols) of a Surface grid (flat plane at y = 0, or a cylinder
     around the y axis) with independent Gaussian noise of standard deviation ``noise * spacing``
     on every coordinate."""
@@ -247,8 +310,19 @@ def perturbed_grid(rows, cols, rng, *, spacing=1.0, noise=0.05, topology="plane"
     return xyz.astype(np.float32)
 
 
-def random_motion(frames, parents, rng, *, translation=10.0, root_travel=0.0, noise=0.0,
-                  static=0.0, spin=False, scales=False, dtype=np.float32):
+def random_motion(
+    frames: int,
+    parents: ArrayLike,
+    rng: np.random.Generator,
+    *,
+    translation: float = 10.0,
+    root_travel: float = 0.0,
+    noise: float = 0.0,
+    static: float = 0.0,
+    spin: bool = False,
+    scales: bool = False,
+    dtype: DTypeLike = np.float32,
+) -> NDArray[Any]:
     """A smooth random clip of QTS local poses (frames, J, 8), like motion capture: each joint
     rotates about a random rest orientation by a few sine waves (some joints not at all, some
     constant), bones have random lengths up to `translation`, roots travel up to `root_travel`

@@ -1,5 +1,5 @@
 """The package's layout rules: no import cycle among skelsimd's modules (counting the imports a
-module makes at import time), and the model types never import the pictures at import time."""
+module makes at import time; those under ``if TYPE_CHECKING:`` never run), and the model types never import the pictures at import time."""
 import ast
 import os
 
@@ -11,6 +11,12 @@ PACKAGE = os.path.dirname(skelsimd.__file__)
 def _module_name(path):
     rel = os.path.relpath(path, os.path.dirname(PACKAGE))[:-3].replace(os.sep, ".")
     return rel.removesuffix(".__init__")
+
+
+def _is_type_checking(test):
+    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``."""
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
 
 
 def _imports(path, name, top_level_only):
@@ -27,7 +33,9 @@ def _imports(path, name, top_level_only):
         while stack:
             node = stack.pop()
             flat.append(node)
-            if isinstance(node, (ast.If, ast.Try)):
+            if isinstance(node, ast.If) and _is_type_checking(node.test):
+                stack += node.orelse   # imports for the type checker only: not run
+            elif isinstance(node, (ast.If, ast.Try)):
                 stack += node.body + node.orelse + getattr(node, "finalbody", [])
                 for h in getattr(node, "handlers", []):
                     stack += h.body

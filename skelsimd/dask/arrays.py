@@ -38,6 +38,7 @@ copies, so that is refused with a ValueError (store into a Zarr array instead). 
 an input that is a NumPy array of the same shape (in place), as in memory: every output chunk is
 computed from the same region of the inputs before it is written.
 """
+from __future__ import annotations
 import warnings
 
 import numpy as np
@@ -57,6 +58,15 @@ from .. import joints as _joints
 from .. import mat4 as _mat4
 from .. import qts as _qts
 from .. import skinning as _skinning
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+    from numpy.typing import ArrayLike
+    from .._typing import BlendMethod, Precision, SlerpMethod
+
+    _DaskArray = Any  # a dask.array.Array (dask ships no type information)
+    _Out = Any
 
 __all__ = [
     "RechunkWarning",
@@ -384,7 +394,16 @@ def _small(value):
 
 # --- joint matrices ---------------------------------------------------------------------------------
 
-def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+
+def local_to_global(
+    local: ArrayLike | _DaskArray,
+    parents: ArrayLike,
+    out: _Out = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> _DaskArray:
     """:func:`skelsimd.local_to_global` on a dask array of local joint matrices ``(..., J, 3, 4)``
     (the J, 3 and 4 axes one chunk). Returns a dask array, or ``out`` when given."""
     return _batched(_joints.local_to_global, "local_to_global", _ops(_op("local", local, "JRC")),
@@ -392,20 +411,32 @@ def local_to_global(local, parents, out=None, *, start=0, stop=None, precision="
                                 precision=precision), out=out)
 
 
-def global_to_local(global_, parents, out=None, *, start=0, stop=None, rigid=False):
+def global_to_local(
+    global_: ArrayLike | _DaskArray,
+    parents: ArrayLike,
+    out: _Out = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    rigid: bool = False,
+) -> _DaskArray:
     """:func:`skelsimd.global_to_local` on a dask array ``(..., J, 3, 4)``."""
     return _batched(_joints.global_to_local, "global_to_local", _ops(_op("global_", global_, "JRC")),
                     "JRC", dict(parents=_small(parents), start=start, stop=stop, rigid=rigid),
                     out=out)
 
 
-def multiply_joints(a, b, out=None):
+def multiply_joints(
+    a: ArrayLike | _DaskArray, b: ArrayLike | _DaskArray, out: _Out = None
+) -> _DaskArray:
     """:func:`skelsimd.multiply_joints`: ``a @ b`` per joint matrix ``(..., 3, 4)``, broadcast."""
     return _batched(_joints.multiply_joints, "multiply_joints",
                     _ops(_op("a", a, "RC"), _op("b", b, "RC")), "RC", {}, out=out)
 
 
-def invert_joints(m, out=None, *, rigid=False):
+def invert_joints(
+    m: ArrayLike | _DaskArray, out: _Out = None, *, rigid: bool = False
+) -> _DaskArray:
     """:func:`skelsimd.invert_joints` on ``(..., 3, 4)``."""
     return _batched(_joints.invert_joints, "invert_joints", _ops(_op("m", m, "RC")), "RC",
                     dict(rigid=rigid), out=out)
@@ -413,7 +444,16 @@ def invert_joints(m, out=None, *, rigid=False):
 
 # --- QTS walks --------------------------------------------------------------------------------------
 
-def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+
+def qts_local_to_global(
+    local: ArrayLike | _DaskArray,
+    parents: ArrayLike,
+    out: _Out = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> _DaskArray:
     """:func:`skelsimd.qts_local_to_global` on a dask array of QTS joints ``(..., J, 8)``."""
     return _batched(_qts.qts_local_to_global, "qts_local_to_global",
                     _ops(_op("local", local, "JE")), "JE",
@@ -421,8 +461,15 @@ def qts_local_to_global(local, parents, out=None, *, start=0, stop=None, precisi
                     out=out)
 
 
-def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
-                               precision="float32"):
+def qts_local_to_global_matrix(
+    local: ArrayLike | _DaskArray,
+    parents: ArrayLike,
+    out: _Out = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> _DaskArray:
     """:func:`skelsimd.qts_local_to_global_matrix`: QTS ``(..., J, 8)`` in, global matrices
     ``(..., J, 3, 4)`` out."""
     return _batched(_qts.qts_local_to_global_matrix, "qts_local_to_global_matrix",
@@ -433,7 +480,16 @@ def qts_local_to_global_matrix(local, parents, out=None, *, start=0, stop=None,
 
 # --- 4x4 matrices and points -------------------------------------------------------------------------
 
-def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precision="float32"):
+
+def mat4_local_to_global(
+    local: ArrayLike | _DaskArray,
+    parents: ArrayLike,
+    out: _Out = None,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    precision: Precision = "float32",
+) -> _DaskArray:
     """:func:`skelsimd.mat4_local_to_global` on ``(..., J, 4, 4)``."""
     return _batched(_mat4.mat4_local_to_global, "mat4_local_to_global",
                     _ops(_op("local", local, "JRC")), "JRC",
@@ -441,13 +497,15 @@ def mat4_local_to_global(local, parents, out=None, *, start=0, stop=None, precis
                     out=out)
 
 
-def matmul4(a, b, out=None):
+def matmul4(a: ArrayLike | _DaskArray, b: ArrayLike | _DaskArray, out: _Out = None) -> _DaskArray:
     """:func:`skelsimd.matmul4`: ``a @ b`` on ``(..., 4, 4)`` with broadcasting."""
     return _batched(_mat4.matmul4, "matmul4", _ops(_op("a", a, "RC"), _op("b", b, "RC")), "RC",
                     {}, out=out)
 
 
-def transform_points(m, points, out=None):
+def transform_points(
+    m: ArrayLike | _DaskArray, points: ArrayLike | _DaskArray, out: _Out = None
+) -> _DaskArray:
     """:func:`skelsimd.transform_points`: ``(..., 3, 4)`` or ``(..., 4, 4)`` matrices applied to
     ``(..., 3)`` points, with broadcasting."""
     return _batched(_mat4.transform_points, "transform_points",
@@ -456,7 +514,15 @@ def transform_points(m, points, out=None):
 
 # --- palette and skinning ----------------------------------------------------------------------------
 
-def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float32"):
+
+def skinning_palette(
+    local: ArrayLike | _DaskArray,
+    parents: ArrayLike,
+    inverse_bind: ArrayLike | _DaskArray,
+    out: _Out = None,
+    *,
+    precision: Precision = "float32",
+) -> _DaskArray:
     """:func:`skelsimd.skinning_palette` on ``(..., J, 3, 4)`` poses; ``inverse_bind`` ``(J, 3, 4)``
     or broadcast per character."""
     return _batched(_skinning.skinning_palette, "skinning_palette",
@@ -464,7 +530,16 @@ def skinning_palette(local, parents, inverse_bind, out=None, *, precision="float
                     "JRC", dict(parents=_small(parents), precision=precision), out=out)
 
 
-def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, normals_out=None):
+def skin(
+    positions: ArrayLike | _DaskArray,
+    joint_indices: ArrayLike,
+    weights: ArrayLike,
+    palette: ArrayLike | _DaskArray,
+    out: _Out = None,
+    *,
+    normals: ArrayLike | _DaskArray | None = None,
+    normals_out: _Out = None,
+) -> Any:
     """:func:`skelsimd.skin`: linear-blend skinning by a batch of palettes ``(..., J, 3, 4)``.
 
     The vertex axis may be chunked (``positions``, ``normals``, ``joint_indices`` and ``weights``
@@ -487,7 +562,15 @@ def skin(positions, joint_indices, weights, palette, out=None, *, normals=None, 
 
 # --- quaternions and blending ------------------------------------------------------------------------
 
-def slerp(q0, q1, t, out=None, *, method="fast"):
+
+def slerp(
+    q0: ArrayLike | _DaskArray,
+    q1: ArrayLike | _DaskArray,
+    t: ArrayLike | _DaskArray,
+    out: _Out = None,
+    *,
+    method: SlerpMethod = "fast",
+) -> _DaskArray:
     """:func:`skelsimd.slerp` on ``(..., 4)`` quaternions; ``t`` a number or broadcast with the
     batch."""
     t_op, t_value = _scalar_or_operand("t", t)
@@ -498,7 +581,12 @@ def slerp(q0, q1, t, out=None, *, method="fast"):
                     "Q", kwargs, out=out)
 
 
-def nlerp(q0, q1, t, out=None):
+def nlerp(
+    q0: ArrayLike | _DaskArray,
+    q1: ArrayLike | _DaskArray,
+    t: ArrayLike | _DaskArray,
+    out: _Out = None,
+) -> _DaskArray:
     """:func:`skelsimd.nlerp` on ``(..., 4)`` quaternions."""
     t_op, t_value = _scalar_or_operand("t", t)
     kwargs = {} if t_op is not None else dict(t=t_value)
@@ -506,7 +594,15 @@ def nlerp(q0, q1, t, out=None):
                     "Q", kwargs, out=out)
 
 
-def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
+def blend_joints(
+    joints: ArrayLike | _DaskArray,
+    blend: ArrayLike | _DaskArray,
+    t: ArrayLike | _DaskArray,
+    *,
+    index: ArrayLike | None = None,
+    method: BlendMethod = "fast",
+    out: _Out = None,
+) -> _DaskArray:
     """:func:`skelsimd.blend_joints` on QTS poses ``(..., J, 8)``; ``t`` a number or per pose."""
     t_op, t_value = _scalar_or_operand("t", t)
     kwargs = dict(index=_small(index), method=method)
@@ -517,7 +613,9 @@ def blend_joints(joints, blend, t, *, index=None, method="fast", out=None):
                     "JE", kwargs, out=out)
 
 
-def blend_layers(layers, weights, out=None):
+def blend_layers(
+    layers: ArrayLike | _DaskArray, weights: ArrayLike | _DaskArray, out: _Out = None
+) -> _DaskArray:
     """:func:`skelsimd.blend_layers` on ``(..., L, J, 8)`` layers; ``weights`` ``(L,)`` or
     ``(L, J)`` (a NumPy array: computed if it is a dask array)."""
     weights = np.asarray(_small(weights))

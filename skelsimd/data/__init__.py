@@ -4,31 +4,42 @@ its origin and terms).
     clip = skelsimd.data.load_example()       # 240 frames at 120 fps, 31 joints
     mesh = skelsimd.data.example_mesh()       # a skinned body of tubes for its skeleton
 """
+from __future__ import annotations
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+    from ..clip import Clip
+    from ..skeleton import Skeleton
 
 __all__ = ["EXAMPLE_BVH", "example_path", "load_example", "example_mesh", "ORIGIN"]
 
-EXAMPLE_BVH = "cmu_131_01_excerpt.bvh"
+EXAMPLE_BVH: str = "cmu_131_01_excerpt.bvh"
 
-ORIGIN = ("CMU Graphics Lab Motion Capture Database, subject 131 trial 01, frames 200-439. "
-          "The data used in this project was obtained from mocap.cs.cmu.edu. The database was "
-          "created with funding from NSF EIA-0196217. Free for research and commercial use; the "
-          "data itself may not be resold.")
+ORIGIN: str = (
+    "CMU Graphics Lab Motion Capture Database, subject 131 trial 01, frames 200-439. "
+    "The data used in this project was obtained from mocap.cs.cmu.edu. The database was "
+    "created with funding from NSF EIA-0196217. Free for research and commercial use; the "
+    "data itself may not be resold."
+)
 
 
-def example_path():
+def example_path() -> str:
     """The path of the embedded BVH clip."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), EXAMPLE_BVH)
 
 
-def load_example(*, end_sites=False):
+def load_example(*, end_sites: bool = False) -> Clip:
     """The embedded clip as a :class:`skelsimd.Clip` (``load_bvh(example_path())``)."""
     from ..io.bvh import load_bvh
 
     return load_bvh(example_path(), end_sites=end_sites)
 
 
-def example_mesh(skeleton=None, *, sides=8, rings=5, radius=None):
+def example_mesh(
+    skeleton: Skeleton | None = None, *, sides: int = 8, rings: int = 5, radius: float | None = None
+) -> dict[str, Any]:
     """A skinned mesh for a skeleton: one tube around every bone of its rest pose.
 
     Each tube (``rings`` rings of ``sides`` vertices from the parent joint to the child,

@@ -32,6 +32,7 @@ Speed: the header is parsed in Python, the MOTION numbers by a C reader
 (float64, rounded once to float32): CMU 01_01.bvh (2 MB, 2752 frames x 31 joints) loads in
 about 15 ms here (``benchmarks/sweep_skeleton.py``).
 """
+from __future__ import annotations
 import gzip
 import operator
 import os
@@ -48,6 +49,13 @@ from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
 from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
+from ..clip import Clip
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import IO
+    from numpy.typing import ArrayLike
+    from .._typing import Float64Array
 
 __all__ = ["load_bvh", "save_bvh", "rotation_to_euler", "file_frame_rate", "COMMON_RATES"]
 
@@ -353,10 +361,10 @@ def _frame_time_token(token):
 
 #: The frame rates (Hz) a BVH frame time is read as when it is one of them up to the precision
 #: it is printed with (see :func:`file_frame_rate`).
-COMMON_RATES = (24, 25, 30, 48, 50, 60, 90, 100, 120, 240)
+COMMON_RATES: tuple[int, ...] = (24, 25, 30, 48, 50, 60, 90, 100, 120, 240)
 
 
-def file_frame_rate(token):
+def file_frame_rate(token: str) -> int | None:
     """The frame rate (an int, Hz) that the printed frame time ``token`` stands for, or None.
 
     Files round their frame time (``0.033333``, ``0.0083333``). A printed decimal ``d`` with
@@ -467,7 +475,13 @@ _CLIP_BYTES_FLOOR = 256 << 20
 _CLIP_BYTES_PER_FILE_BYTE = 64
 
 
-def load_bvh(path=None, *, text=None, end_sites=False, max_bytes=None):
+def load_bvh(
+    path: str | bytes | os.PathLike[str] | IO[str] | IO[bytes] | None = None,
+    *,
+    text: str | None = None,
+    end_sites: bool = False,
+    max_bytes: int | None = None,
+) -> Clip:
     """Load a BVH motion capture file.
 
     Parameters
@@ -585,7 +599,7 @@ def _check_order_string(order):
     return order.upper()
 
 
-def rotation_to_euler(r, order):
+def rotation_to_euler(r: ArrayLike, order: str) -> Float64Array:
     """Euler angles (radians, (..., 3), in the order's axis order) with
     ``r = R_a(angles[0]) @ R_b(angles[1]) @ R_c(angles[2])`` for ``order = "abc"``.
 
@@ -679,7 +693,7 @@ def _joint_orders(clip, order):
     return orders
 
 
-def save_bvh(clip, path, order=None):
+def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | None = None) -> None:
     """Write a clip as a BVH file.
 
     Parameters
