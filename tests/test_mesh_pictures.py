@@ -222,6 +222,9 @@ def test_asset_pictures(character, tmp_path):
     pytest.importorskip("matplotlib")
     fig = plot_gltf(asset, 3)
     assert "frame 3 of 12" in fig.axes[0].get_title()
+    # the asset's own one-line methods draw and play the same
+    assert np.array_equal(asset.animate(frames=slice(0, 12, 2)).vertices, anim.vertices)
+    assert "frame 3 of 12" in asset.plot(3).axes[0].get_title()
 
 
 def test_twelve_influences_compacted(character):
@@ -237,6 +240,3 @@ def test_twelve_influences_compacted(character):
     w[0] = 1 / 12
     with pytest.raises(ValueError, match=r"mesh.weights\[0\]: expected at most 8 non-zero"):
         skinned_vertices(twelve, None, clip, 7)
-    # the asset's own one-line methods draw and play the same
-    assert np.array_equal(asset.animate(frames=slice(0, 12, 2)).vertices, anim.vertices)
-    assert "frame 3 of 12" in asset.plot(3).axes[0].get_title()
