@@ -89,7 +89,7 @@ static PyObject *py_track_sample(PyObject *self, PyObject *const *args, Py_ssize
     if (times == NULL) goto fail;
     ndim = PyArray_NDIM(times);
     if (sks_check_rank(ndim + 1, "times") < 0) goto fail;
-    memcpy(shape, PyArray_DIMS(times), (size_t)ndim * sizeof(npy_intp));
+    if (ndim > 0) memcpy(shape, PyArray_DIMS(times), (size_t)ndim * sizeof(npy_intp));
     shape[ndim] = ncomp;
     out = sks_prepare_out(args[7], "out", ndim + 1, shape);
     if (out == NULL) goto fail;
@@ -141,7 +141,7 @@ static PyObject *py_track_segments(PyObject *self, PyObject *const *args, Py_ssi
     if (times == NULL) goto fail;
     ndim = PyArray_NDIM(times);
     if (sks_check_rank(ndim + 1, "times") < 0) goto fail;
-    memcpy(shape, PyArray_DIMS(times), (size_t)ndim * sizeof(npy_intp));
+    if (ndim > 0) memcpy(shape, PyArray_DIMS(times), (size_t)ndim * sizeof(npy_intp));
     shape[ndim] = ncomp;
     v0 = (PyArrayObject *)PyArray_SimpleNew(ndim + 1, shape, NPY_FLOAT32);
     if (v0 == NULL) goto fail;
