@@ -29,13 +29,17 @@ def python_blocks(path):
         return FENCE.findall(f.read())
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: os.path.relpath(p, ROOT))
+# Pages without a ``python`` block (reference tables, design notes) have nothing to run and are
+# not collected. When the tests run away from the sources (an installed wheel), the one page
+# left is the README's path, which is then reported as skipped.
+EXAMPLE_PAGES = [p for p in PAGES if not os.path.exists(p) or python_blocks(p)]
+
+
+@pytest.mark.parametrize("path", EXAMPLE_PAGES, ids=lambda p: os.path.relpath(p, ROOT))
 def test_page_examples_run(path, tmp_path, monkeypatch):
     if not os.path.exists(path):
         pytest.skip("no documentation sources beside these tests")
     blocks = python_blocks(path)
-    if not blocks:
-        pytest.skip("no python examples")
     code = "\n".join(blocks)
     have_dask = all(importlib.util.find_spec(m) is not None for m in ("dask", "zarr"))
     if ".plot(" in code or "plot_surface" in code or ".animate(" in code or "plot_mesh(" in code:
