@@ -16,8 +16,12 @@ Every result is checked before timing (the orders against each other, bit for bi
 inverse permutation). Writes DIR/sweep_skeleton.json and prints tables.
 """
 import argparse
+import atexit
+import gzip
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -30,15 +34,21 @@ from skelsimd._bench.skeleton import _numpy_load
 from skelsimd._isa import supported_isas, use_isa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = [os.path.join(HERE, "..", "..", "shared", "data", "bvh"),
-          os.path.join(HERE, "..", "..", "..", "shared", "data", "bvh")]
+DATA = os.path.join(HERE, "..", "tests", "data")     # the real clips the tests use (gzipped)
+_UNPACKED = tempfile.mkdtemp(prefix="skelsimd-sweep-")
+atexit.register(shutil.rmtree, _UNPACKED, True)
 
 
-def find_shared(name):
-    for d in SHARED:
-        path = os.path.normpath(os.path.join(d, name))
+def find_clip(name):
+    """The path of a bundled test clip (``cmu_01_01.bvh.gz`` for "01_01.bvh"), unpacked into a
+    temporary directory removed at exit; None when the tests' data is not beside this script."""
+    for stored in (name + ".gz", "cmu_" + name + ".gz"):
+        path = os.path.normpath(os.path.join(DATA, stored))
         if os.path.exists(path):
-            return path
+            out = os.path.join(_UNPACKED, name)
+            with gzip.open(path, "rb") as f, open(out, "wb") as g:
+                shutil.copyfileobj(f, g)
+            return out
     return None
 
 
@@ -115,7 +125,7 @@ def skeletons():
     found = []
     for name, label, end_sites in (("01_01.bvh", "CMU 31 joints", False),
                                    ("20tab_freebvh.bvh", "Mixamo 70 joints (fingers, End Sites)", True)):
-        path = find_shared(name)
+        path = find_clip(name)
         if path:
             clip = skelsimd.load_bvh(path, end_sites=end_sites)
             found.append((label, clip.skeleton))
@@ -151,7 +161,7 @@ def bench_orders(batches, min_time, repeat):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bvh", default=find_shared("01_01.bvh"), help="BVH file to import (default: CMU 01_01.bvh)")
+    ap.add_argument("--bvh", default=find_clip("01_01.bvh"), help="BVH file to import (default: CMU 01_01.bvh)")
     ap.add_argument("--out", default="benchmarks/results", help="output directory (default benchmarks/results)")
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 1000], help="batch sizes for the order comparison")
     ap.add_argument("--quick", action="store_true", help="short timings (noisy)")

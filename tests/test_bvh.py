@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import skelsimd
@@ -21,14 +21,11 @@ from skelsimd.bounds import bound, depth_bound
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
-SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data", "bvh"))
-if not os.path.isdir(SHARED):  # worktrees live one level deeper than a clone beside shared/
-    SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "data", "bvh"))
 
 CLIPS = [os.path.join(DATA, f) for f in sorted(os.listdir(DATA)) if f.endswith(".bvh")]
 CLIPS.append(skelsimd.data.example_path())
-SHARED_CLIPS = [os.path.join(SHARED, f) for f in ("131_02.bvh", "01_01.bvh")
-                if os.path.exists(os.path.join(SHARED, f))]
+# whole CMU clips, gzipped (tests/data/README.md)
+FULL_CLIPS = [os.path.join(DATA, f) for f in ("cmu_131_02.bvh.gz", "cmu_01_01.bvh.gz")]
 
 
 def read_text(path):
@@ -81,12 +78,14 @@ def test_clip_forward_kinematics_in_float64(isa, path):
     assert err64 <= position_bound(clip, expected), err64
 
 
-@pytest.mark.parametrize("path", SHARED_CLIPS, ids=os.path.basename)
-def test_full_shared_clips_against_the_euler_reference(path):
-    if not SHARED_CLIPS:
-        pytest.skip("the shared clips are not beside this checkout")
-    clip = skelsimd.load_bvh(path)
-    check_against_reference(clip, read_text(path), False)
+@pytest.mark.parametrize("path", FULL_CLIPS, ids=os.path.basename)
+def test_full_clips_against_the_euler_reference(path, tmp_path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    plain = tmp_path / os.path.basename(path)[:-3]
+    plain.write_bytes(data)
+    clip = skelsimd.load_bvh(plain)
+    check_against_reference(clip, data.decode("ascii"), False)
 
 
 @pytest.mark.parametrize("path", CLIPS, ids=os.path.basename)
