@@ -12,10 +12,12 @@ from ..quat import qts_to_matrix
 from ..reference import additive as RA
 from ..reference import blend as RB
 from ..reference import ik as RI
+from ..reference import inertialize as RN
+from .. import inertialize as N
 from .core import Workload
 
 __all__ = ["headline", "chains", "two_bone_workload", "aim_workload", "additive_workload",
-           "layers_additive_workload"]
+           "layers_additive_workload", "inertialize_workload"]
 
 
 def _unit(v):
@@ -135,7 +137,37 @@ def layers_additive_workload(batch=1000, joints=96, seed=3):
     )
 
 
+def inertialize_workload(batch=1000, joints=96, seed=4):
+    """inertialize_update on an army (each character's offsets decayed one frame and applied to
+    its pose), against the float32 NumPy formulation (the package's NumPy form before the
+    kernel); the limit copies the pose and the two offset arrays."""
+    rng = np.random.default_rng(seed)
+    pose = T.random_qts((batch, joints), rng)
+    off = rng.uniform(-0.5, 0.5, (batch, joints, 6)).astype(np.float32)
+    offv = rng.uniform(-2, 2, (batch, joints, 6)).astype(np.float32)
+    copies = [np.empty_like(pose), np.empty_like(off), np.empty_like(offv)]
+    expected = RN.update(pose[:8], off[:8], offv[:8], 0.1, 1 / 60)
+
+    def check(res):
+        out, x, v = res
+        err = max(np.abs(np.asarray(out)[:8, :, 4:] - expected[0][..., 4:]).max(),
+                  np.abs(np.asarray(x)[:8] - expected[1]).max())
+        assert err <= 1e-5, err
+
+    def limit():
+        np.copyto(copies[0], pose)
+        np.copyto(copies[1], off)
+        np.copyto(copies[2], offv)
+    return Workload(
+        name=f"inertialize_update[{batch}x{joints}]", title=f"inertialize_update {batch} x {joints}",
+        family="runtime", unit="joint", units=batch * joints,
+        kernel=lambda: N.inertialize_update(pose, off, offv, halflife=0.1, dt=1 / 60),
+        numpy=lambda: RN.update_numpy32(pose, off, offv, 0.1, 1 / 60),
+        limit=limit, check=check, params={"batch": batch, "joints": joints},
+    )
+
+
 def headline():
     return ([two_bone_workload(n) for n in (1, 1000, 100_000)]
             + [aim_workload(n) for n in (1, 1000, 100_000)]
-            + [additive_workload(), layers_additive_workload()])
+            + [additive_workload(), layers_additive_workload(), inertialize_workload()])
