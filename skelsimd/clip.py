@@ -31,7 +31,7 @@ from ._validate import choice as _choice
 from ._validate import integer as _count
 from ._validate import positive_number as _positive_number
 from ._rotation64 import quat_conj, quat_mul, quat_rotate
-from .inertialize import _decay, _normalized, _qexp2, inertialize_transition, pose_velocity
+from .inertialize import _inertialize_stream
 from .blend import blend_joints
 from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
@@ -638,7 +638,8 @@ class Clip:
         mirrored = Skeleton(skel.parents, skel.names, rest)
         return self._with(local, skeleton=mirrored)
 
-    def transition(self, other, *, halflife=0.1, align=True):
+    def transition(self, other, *, halflife=0.1, align=True, feet=None, contact_speed=None,
+                   contact_height=None, keep_contacts=None):
         """This clip, then ``other`` switched to without a pop by inertialization.
 
         The result has ``self.frames + other.frames`` frames. At the switch the offsets
@@ -649,6 +650,14 @@ class Clip:
         and reaches ``other``'s own poses after a few half-lives. ``align=True`` first moves
         ``other`` on the ground (a turn about y and a shift, see :meth:`root_motion`) so that it
         starts where this clip's root would be one frame after its end. Scale is not blended.
+
+        Foot contacts: the offsets move the whole body for a few half-lives, so a foot planted
+        across the switch slides. With ``feet`` (one ``(hip, knee, ankle)`` triple per leg, as
+        :func:`skelsimd.plant_feet` takes) and ``keep_contacts`` (default: True when ``feet``
+        are given), the contacts are labelled on both clips (:meth:`contacts` with
+        ``contact_speed`` and ``contact_height``, required speed) and the feet are held planted
+        during the contacts around the switch by two-bone IK on the legs; frames away from the
+        switch are unchanged.
         """
         _check_clip(other, "other")
         _check_compatible(self, other, "other")
@@ -670,23 +679,20 @@ class Clip:
             t = quat_rotate(q_next, ti) + t_next
             local = _apply_ground(local, other.skeleton.roots, np.repeat(q, other.frames, axis=0),
                                   np.repeat(t, other.frames, axis=0))
-        dt = self.frame_time
-        src_next = self.local[-1].astype(np.float64)
-        va = pose_velocity(self.local[-2], self.local[-1], dt)
-        vb = pose_velocity(local[0], local[1], other.frame_time)
-        # the source at the switch: the last pose moved on by one frame at its velocity
-        src = src_next.copy()
-        src[:, :4] = quat_mul(_qexp2(va[:, :3].astype(np.float64) * dt),
-                              _normalized(src_next[:, :4]))
-        src[:, 4:7] = src_next[:, 4:7] + va[:, 3:] * dt
-        off, offv = inertialize_transition(src, va, local[0], vb)
-        times = (np.arange(other.frames) * other.frame_time)[:, None, None]
-        x, _ = _decay(off, offv, halflife, times)             # the offsets at every frame at once
-        out = local.astype(np.float64)
-        out[..., :4] = quat_mul(_qexp2(x[..., :3]), _normalized(out[..., :4]))
-        out[..., 4:7] += x[..., 3:]
-        out = out.astype(np.float32)
-        return self._with(np.concatenate([self.local, out], axis=0))
+        if keep_contacts is None:
+            keep_contacts = feet is not None
+        if keep_contacts and (feet is None or contact_speed is None):
+            raise ValueError("contact_speed: expected feet and a contact speed (clip units per "
+                             "second) to keep the contacts, got "
+                             f"feet={feet!r}, contact_speed={contact_speed!r}")
+        out = _inertialize_stream(self.local[-2], self.local[-1], local, self.frame_time,
+                                  other.frame_time, halflife)
+        joined = self._with(np.concatenate([self.local, out], axis=0))
+        if keep_contacts:
+            from .footplant import _plant_transition
+            return _plant_transition(self, self._with(local), joined, feet, contact_speed,
+                                     contact_height, halflife)
+        return joined
 
     def _root_trajectory(self, frames=slice(None), joint=None, heading=True):
         j = self.skeleton.roots[0] if joint is None else self.skeleton.index(joint)

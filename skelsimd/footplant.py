@@ -267,3 +267,34 @@ def foot_sliding(clip: Clip, joint: JointRef, contact: Union[Track, npt.ArrayLik
     d = np.linalg.norm(np.diff(p[:, horizontal], axis=0), axis=-1)
     out: np.ndarray = d[c[1:] & c[:-1]]
     return out
+
+
+def _plant_transition(first: Clip, second: Clip, joined: Clip,
+                      feet: Sequence[Tuple[JointRef, JointRef, JointRef]], speed: float,
+                      height: Optional[float], halflife: float, blend: float = 0.1) -> Clip:
+    """``joined`` (``first`` then ``second`` switched to by inertialization, see
+    :meth:`Clip.transition`) with the feet kept planted during the contacts around the switch.
+
+    The contacts are labelled on ``first`` and on ``second`` (as aligned) separately, where
+    their motion is their own, and joined. The offsets of the switch slide the feet during the
+    contacts of the next few half-lives; :func:`plant_feet` holds each foot at its position at
+    the start of each of its contacts that overlap the frames from the switch to ten half-lives
+    after it. Other contacts are left alone, so frames outside those contacts and their weight
+    ramps are unchanged."""
+    span = (first.frames - 1, first.frames + int(np.ceil(10 * halflife / joined.frame_time)))
+    out = joined
+    for i, leg in enumerate(feet):
+        j = int(joined.skeleton.index(leg[2]))
+        c = np.concatenate([_labels(first, first.contacts(j, speed=speed, height=height),
+                                    f"contacts[{i}]"),
+                            _labels(second, second.contacts(j, speed=speed, height=height),
+                                    f"contacts[{i}]")])
+        keep = np.zeros_like(c)
+        for a, b in contact_intervals(c):
+            if a < span[1] and b > span[0]:
+                keep[a:b] = True
+        if keep.any():
+            planted = plant_feet(out, [leg], [keep], blend=blend)
+            assert isinstance(planted, Clip)
+            out = planted
+    return out

@@ -207,6 +207,24 @@ def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: Arra
     return result
 
 
+def _inertialize_stream(previous: np.ndarray, last: np.ndarray, stream: np.ndarray, dt: float,
+                        stream_dt: float, halflife: float) -> Float32Array:
+    """The frames of ``stream`` (F >= 2, J, 8) switched to from a stream whose last two poses
+    are ``previous`` and ``last`` (``dt`` apart): the source at the switch is ``last`` moved on
+    by one frame at its velocity, and the offsets at frame f are the spring's closed form at
+    ``f * stream_dt`` (float64), applied by the kernel in one batched call."""
+    va = pose_velocity(previous, last, dt)
+    vb = pose_velocity(stream[0], stream[1], stream_dt)
+    zero = np.zeros_like(va)
+    src, _, _ = inertialize_update(last, va * np.float32(dt), zero, halflife=1.0, dt=0.0)
+    off, offv = inertialize_transition(src, va, stream[0], vb)
+    times = (np.arange(stream.shape[0]) * stream_dt)[:, None, None]
+    x, _ = _decay(off.astype(np.float64), offv.astype(np.float64), halflife, times)
+    out, _, _ = inertialize_update(stream, x.astype(np.float32), np.zeros_like(x, np.float32),
+                                   halflife=1.0, dt=0.0)
+    return out
+
+
 class Inertializer:
     """Inertialized switches between streams of poses: the offsets of
     :func:`inertialize_transition` kept across calls.

@@ -239,6 +239,38 @@ def test_clip_transition_has_no_pop(example):
         a.transition(b, halflife=0)
 
 
+def test_clip_transition_keeps_the_feet_planted(example):
+    """A CMU clip switched to a later part of itself: the feet in contact across the switch slide
+    with the offsets unless the contacts are kept; frames away from the switch are unchanged."""
+    from skelsimd.footplant import _labels
+    legs = [("LeftHip", "LeftKnee", "LeftAnkle"), ("RightHip", "RightKnee", "RightAnkle")]
+    a, b = example[:100], example[150:]
+    hl = 0.1
+    plain = a.transition(b, halflife=hl, contact_speed=15.0)      # no feet: contacts not kept
+    kept = a.transition(b, halflife=hl, feet=legs, contact_speed=15.0)
+    assert kept.frames == plain.frames
+    window = np.zeros(kept.frames, bool)
+    window[a.frames - 10:a.frames + int(10 * hl / example.frame_time)] = True
+    for leg in legs:
+        labels = np.concatenate([_labels(a, a.contacts(leg[2], 15.0), "a"),
+                                 _labels(b, b.contacts(leg[2], 15.0), "b")]) & window
+        before = skelsimd.foot_sliding(plain, leg[2], labels)
+        after = skelsimd.foot_sliding(kept, leg[2], labels)
+        assert before.size > 20                                    # the foot is planted there
+        assert after.mean() < 0.1 * before.mean(), (leg, before.mean(), after.mean())
+    changed = np.flatnonzero(np.any(kept.local != plain.local, axis=(1, 2)))
+    assert changed.min() > 40                                      # contacts before: untouched
+    g = kept.global_positions().astype(np.float64)                 # still no pop
+    accel = np.abs(np.diff(g, 2, axis=0)).max(axis=(1, 2))
+    typical = np.percentile(np.abs(np.diff(a.global_positions().astype(np.float64), 2, axis=0))
+                            .max(axis=(1, 2)), 99)
+    assert accel[a.frames - 5:a.frames + 5].max() <= 3 * typical
+    with pytest.raises(ValueError, match="contact_speed"):
+        a.transition(b, feet=legs)
+    off = a.transition(b, feet=legs, contact_speed=15.0, keep_contacts=False)
+    np.testing.assert_array_equal(off.local, plain.local)
+
+
 def test_search_many_from_threads(rng):
     from concurrent.futures import ThreadPoolExecutor
     f = rng.normal(size=(3000, 27)).astype(np.float32)
