@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +53,7 @@ import numpy.typing as npt
 from . import _core
 from .clip import Clip
 from .inertialize import Inertializer, inertialize_transition, inertialize_update, pose_velocity
-from .skeleton import mirror_pairs
+from .skeleton import Skeleton, mirror_pairs
 
 __all__ = ["MotionDatabase", "DEFAULT_WEIGHTS", "pose_velocity", "inertialize_transition",
            "inertialize_update", "Inertializer"]
@@ -70,6 +71,49 @@ _LIMIT = 1e15      # |feature| and |query| bound of the search (no float32 cost 
 
 ArrayLike = npt.ArrayLike
 Range = Tuple[int, int]
+
+
+# --- clips of a dataset store ---------------------------------------------------------------------
+
+def _is_store(x: Any) -> bool:
+    """A path, or a Zarr group (duck-typed: zarr is an optional extra, imported only to read)."""
+    return isinstance(x, (str, os.PathLike)) or (
+        type(x).__module__.split(".")[0] == "zarr" and hasattr(x, "groups"))
+
+
+def _clips_from_store(store: Any) -> List[Clip]:
+    """The clips of a dataset store written by ``python -m skelsimd dataset`` (the Zarr layout
+    of :mod:`skelsimd.dask.dataset`: one group per clip with ``local`` (F, J, 8) and the
+    attributes ``frame_time``, ``names`` and ``parents``), in the order of the sorted group
+    names. The store is untrusted: anything else is a ValueError naming the group."""
+    try:
+        import zarr
+    except ImportError:
+        raise ImportError("clips: reading a dataset store needs zarr, from the optional extra: "
+                          "pip install 'skelsimd[dask]'") from None
+    if isinstance(store, (str, os.PathLike)):
+        try:
+            root = zarr.open_group(os.fspath(store), mode="r")
+        except Exception as exc:    # missing path, not a Zarr group: zarr's own error types
+            raise ValueError(f"clips: {os.fspath(store)!r} is not a readable dataset store "
+                             f"({type(exc).__name__}: {exc})") from None
+    else:
+        root = store
+    clips = []
+    for name in sorted(n for n, _ in root.groups()):
+        group = root[name]
+        where = f"clips: group {name!r} of the dataset store"
+        try:
+            attrs = dict(group.attrs)
+            local = group["local"]
+            if local.ndim != 3 or local.shape[2] != 8:
+                raise ValueError(f"expected local poses (F, J, 8), got shape {local.shape}")
+            skeleton = Skeleton(np.asarray(attrs["parents"]), [str(n) for n in attrs["names"]])
+            clips.append(Clip(skeleton, np.asarray(local[...], dtype=np.float32),
+                              float(attrs["frame_time"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: {type(exc).__name__}: {exc}") from None
+    return clips
 
 
 # --- geometry (float64) --------------------------------------------------------------------------
@@ -142,8 +186,11 @@ class MotionDatabase:
 
     Parameters
     ----------
-    clips : sequence of Clip
-        The library: clips of one skeleton (same joint names and parents).
+    clips : sequence of Clip, or a dataset store
+        The library: clips of one skeleton (same joint names and parents). A path to a Zarr
+        dataset store written by ``python -m skelsimd dataset`` (or an open ``zarr.Group`` of
+        one) reads every clip of the store, in the order of its sorted group names (zarr is
+        needed then: the ``[dask]`` extra).
     joints : sequence of str or int, optional
         The joints whose positions and velocities are features (default: the left and right
         feet, found by name: a left/right pair named like a foot or an ankle, e.g. ``LeftFoot``
@@ -218,6 +265,8 @@ class MotionDatabase:
                  mirror_axis: str = "x") -> None:
         if isinstance(clips, Clip):
             clips = [clips]
+        elif _is_store(clips):
+            clips = _clips_from_store(clips)
         try:
             clips = list(clips)
         except TypeError:

@@ -282,3 +282,43 @@ def test_search_many_from_threads(rng):
     for idx, cost in got:
         np.testing.assert_array_equal(idx, want[0])
         np.testing.assert_array_equal(cost, want[1])
+
+
+# --- a database from a dataset store --------------------------------------------------------------
+
+def test_database_from_a_dataset_store(example, tmp_path):
+    """A store written by the dataset pipeline (``python -m skelsimd dataset``) gives the
+    database of its clips, from its path or an open group; bad stores are ValueErrors."""
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("dask")
+    import shutil
+    from skelsimd.dask.dataset import build_dataset
+    src = tmp_path / "in"
+    src.mkdir()
+    bvh = os.path.join(os.path.dirname(skelsimd.__file__), "data", "cmu_131_01_excerpt.bvh")
+    shutil.copy(bvh, src / "b.bvh")
+    skelsimd.save_bvh(example[:150], str(src / "a.bvh"))
+    store = tmp_path / "out.zarr"
+    report = build_dataset(str(src), str(store), steps=[], scheduler="synchronous", progress=False)
+    assert len(report.written) == 2 and not report.failed
+    want = MotionDatabase([skelsimd.load_bvh(str(src / "a.bvh")), skelsimd.load_bvh(bvh)],
+                          mirror=True)
+    for source in (str(store), store, zarr.open_group(str(store), mode="r")):
+        db = MotionDatabase(source, mirror=True)
+        assert [c.frames for c in db.clips] == [150, 240, 150, 240]   # sorted group names
+        np.testing.assert_array_equal(db.features, want.features)
+        assert db.search(db.features[7]) == (7, 0.0)
+    with pytest.raises(ValueError, match="clips"):
+        MotionDatabase(str(tmp_path / "missing.zarr"))
+    root = zarr.open_group(str(store), mode="r+")
+    del root["b"]["local"]
+    with pytest.raises(ValueError, match="group 'b'"):
+        MotionDatabase(str(store))
+    other = tmp_path / "other"                                     # two skeletons: refused
+    other.mkdir()
+    shutil.copy(bvh, other / "a.bvh")
+    shutil.copy(os.path.join(DATA, "20tab_freebvh_excerpt.bvh"), other / "b.bvh")
+    build_dataset(str(other), str(tmp_path / "two.zarr"), steps=[], scheduler="synchronous",
+                  progress=False)
+    with pytest.raises(ValueError, match=r"clips\[1\]"):
+        MotionDatabase(str(tmp_path / "two.zarr"))
