@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
-from ._typing import Float32Array
+from ._typing import Float32Array, Float64Array
 from .bounds import fill_docstrings
 from ._validate import positive_number as _positive
 from ._validate import real as _real
@@ -33,33 +33,12 @@ ArrayLike = npt.ArrayLike
 _MAX_NDIM = 32      # NumPy's limit of several functions used here (einsum, moveaxis, ...)
 
 
-def _qlog2(q: np.ndarray) -> np.ndarray:
-    """The scaled angle-axis (angle * axis) of unit quaternions, on the short arc."""
-    q = np.where(q[..., 3:4] < 0, -q, q)
-    v = q[..., :3]
-    s = np.linalg.norm(v, axis=-1)
-    angle = 2.0 * np.arctan2(s, q[..., 3])
-    factor = np.where(s > 1e-12, angle / np.where(s > 1e-12, s, 1.0), 2.0)
-    return v * factor[..., None]
-
-
-def _qexp2(w: np.ndarray) -> np.ndarray:
-    """The unit quaternion of a scaled angle-axis vector."""
-    angle = np.linalg.norm(w, axis=-1)
-    half = 0.5 * angle
-    factor = np.where(angle > 1e-12, np.sin(half) / np.where(angle > 1e-12, angle, 1.0), 0.5)
-    return np.concatenate([w * factor[..., None], np.cos(half)[..., None]], axis=-1)
-
-
-def _normalized(q: np.ndarray) -> np.ndarray:
-    return q / np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-300)
-
-
-def _decay(x: np.ndarray, v: np.ndarray, halflife: float, dt: npt.ArrayLike
-           ) -> Tuple[np.ndarray, np.ndarray]:
+def _decay(x: Float64Array, v: Float64Array, halflife: float, dt: Float64Array
+           ) -> Tuple[Float64Array, Float64Array]:
+    """The spring's closed form after ``dt`` seconds (float64; ``dt`` broadcasts)."""
     y = 2.0 * math.log(2.0) / halflife          # half the damping 4 ln 2 / halflife
     j1 = v + x * y
-    e = np.exp(-y * np.asarray(dt))
+    e = np.exp(-y * dt)
     return e * (x + j1 * dt), e * (v - j1 * y * dt)
 
 
@@ -161,9 +140,9 @@ def inertialize_transition(source: ArrayLike, source_velocity: ArrayLike, target
     dv = _operand(target_velocity, "target_velocity", 6, j)
     off = None if offset is None else _operand(offset, "offset", 6, j)
     offv = None if offset_velocity is None else _operand(offset_velocity, "offset_velocity", 6, j)
-    ops = _broadcast([src, sv, dst, dv, off, offv])
-    result: Tuple[Float32Array, Float32Array] = _core.inertialize_transition(*ops)
-    return result
+    b = _broadcast([src, sv, dst, dv, off, offv])
+    assert b[0] is not None and b[1] is not None and b[2] is not None and b[3] is not None
+    return _core.inertialize_transition(b[0], b[1], b[2], b[3], b[4], b[5])
 
 
 def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: ArrayLike, *,
@@ -201,10 +180,9 @@ def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: Arra
     offv = _operand(offset_velocity, "offset_velocity", 6, p.shape[-2])
     h = _positive(halflife, "halflife")
     step = _real(dt, "dt", lambda v: v >= 0, "a finite number >= 0")
-    ops = _broadcast([p, off, offv])
-    result: Tuple[Float32Array, Float32Array, Float32Array] = _core.inertialize_update(
-        ops[0], ops[1], ops[2], h, step)
-    return result
+    b = _broadcast([p, off, offv])
+    assert b[0] is not None and b[1] is not None and b[2] is not None
+    return _core.inertialize_update(b[0], b[1], b[2], h, step)
 
 
 def _inertialize_stream(previous: np.ndarray, last: np.ndarray, stream: np.ndarray, dt: float,
@@ -218,7 +196,7 @@ def _inertialize_stream(previous: np.ndarray, last: np.ndarray, stream: np.ndarr
     zero = np.zeros_like(va)
     src, _, _ = inertialize_update(last, va * np.float32(dt), zero, halflife=1.0, dt=0.0)
     off, offv = inertialize_transition(src, va, stream[0], vb)
-    times = (np.arange(stream.shape[0]) * stream_dt)[:, None, None]
+    times = (np.arange(stream.shape[0], dtype=np.float64) * np.float64(stream_dt))[:, None, None]
     x, _ = _decay(off.astype(np.float64), offv.astype(np.float64), halflife, times)
     out, _, _ = inertialize_update(stream, x.astype(np.float32), np.zeros_like(x, np.float32),
                                    halflife=1.0, dt=0.0)

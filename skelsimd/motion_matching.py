@@ -45,12 +45,13 @@ from __future__ import annotations
 import math
 import operator
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._typing import Axis
 from .clip import Clip
 from .inertialize import Inertializer, inertialize_transition, inertialize_update, pose_velocity
 from .skeleton import Skeleton, mirror_pairs
@@ -91,6 +92,7 @@ def _clips_from_store(store: Any) -> List[Clip]:
     except ImportError:
         raise ImportError("clips: reading a dataset store needs zarr, from the optional extra: "
                           "pip install 'skelsimd[dask]'") from None
+    root: Any
     if isinstance(store, (str, os.PathLike)):
         try:
             root = zarr.open_group(os.fspath(store), mode="r")
@@ -101,7 +103,7 @@ def _clips_from_store(store: Any) -> List[Clip]:
         root = store
     clips = []
     for name in sorted(n for n, _ in root.groups()):
-        group = root[name]
+        group: Any = root[name]
         where = f"clips: group {name!r} of the dataset store"
         try:
             attrs = dict(group.attrs)
@@ -169,7 +171,7 @@ def _velocity(p: np.ndarray, dt: float) -> np.ndarray:
     return v
 
 
-def _find_feet(skeleton) -> Tuple[int, int]:
+def _find_feet(skeleton: Skeleton) -> Tuple[int, int]:
     names = skeleton.names
     for left, right in mirror_pairs(skeleton):
         low = names[left].lower()
@@ -312,7 +314,7 @@ class MotionDatabase:
                 w[key] = value
         self.weights = w
         if mirror:
-            clips = clips + [c.mirror(mirror_axis) for c in clips]
+            clips = clips + [c.mirror(cast(Axis, mirror_axis)) for c in clips]
         self.clips = clips
         self._skeleton = skel
 
@@ -326,7 +328,9 @@ class MotionDatabase:
             start += sizes[g]
         dim = start
 
-        parts, starts, counts = [], [], []
+        parts: List[np.ndarray] = []
+        starts: List[int] = []
+        counts: List[int] = []
         for c in clips:
             horizon = self._horizon(c)
             rows = max(0, c.frames - horizon)
@@ -449,7 +453,7 @@ class MotionDatabase:
     # --- rows and frames -----------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return self._n
+        return int(self._n)
 
     def __repr__(self) -> str:
         return (f"MotionDatabase({self._n} rows x {self.features.shape[1]} features from "
@@ -554,7 +558,7 @@ class MotionDatabase:
         raw[self.groups["hip_velocity"]] = b @ ((hip[1, :, 3] - hip[0, :, 3]) / dt)
         raw[self.groups["trajectory_position"]] = t[:, :2].ravel()
         raw[self.groups["trajectory_direction"]] = t[:, 2:].ravel()
-        q = ((raw - self.mean) / self.scale).astype(np.float32)
+        q: np.ndarray = ((raw - self.mean) / self.scale).astype(np.float32)
         if not np.all(np.abs(q) <= _LIMIT):
             raise ValueError(f"pose, trajectory: the query is beyond {_LIMIT:g} once normalised")
         return q
@@ -597,7 +601,7 @@ class MotionDatabase:
                              f"{_LIMIT:g}, got {q[bad]}")
         return q
 
-    def _ranges(self, exclude, name: str) -> np.ndarray:
+    def _ranges(self, exclude: Any, name: str) -> np.ndarray:
         try:
             r = np.asarray(exclude if len(exclude) else np.zeros((0, 2)))
         except (TypeError, ValueError):
@@ -613,7 +617,8 @@ class MotionDatabase:
             raise ValueError(f"{name}[{k}] = {tuple(r[k])}: expected start <= stop")
         return r
 
-    def _call(self, q: np.ndarray, ranges, offsets, prune: bool, name=None):
+    def _call(self, q: np.ndarray, ranges: Optional[np.ndarray], offsets: Optional[np.ndarray],
+              prune: bool, name: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray]:
         return _core.mm_search(self._rows, self._small_lo, self._small_hi, self._large_lo,
                                self._large_hi, self._n, q, ranges, offsets, prune, name)
 
@@ -656,7 +661,8 @@ class MotionDatabase:
             raise ValueError("exclude: every row of the database is excluded")
         return int(idx[0]), float(cost[0])
 
-    def search_many(self, queries: ArrayLike, *, exclude=None,
+    def search_many(self, queries: ArrayLike, *,
+                    exclude: Optional[Union[Sequence[Range], Sequence[Sequence[Range]]]] = None,
                     prune: bool = True) -> Tuple[np.ndarray, np.ndarray]:
         """The best rows of many queries (a crowd), in one call with the GIL released.
 
