@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from matplotlib.axes import Axes
-    from mpl_toolkits.mplot3d.axes3d import Axes3D  # type: ignore[import-untyped]  # mplot3d ships no types
+    from mpl_toolkits.mplot3d.axes3d import Axes3D as _Axes3D  # type: ignore[import-untyped]  # mplot3d ships no types
 
     from ._typing import BoolArray, Float32Array, Float64Array, Int32Array
     from .clip import Clip
@@ -53,13 +53,13 @@ def _draw_2d(ax: Axes, positions: Float32Array, parents: Int32Array, a: int, b: 
     ax.scatter(positions[:, a], positions[:, b], s=6, color=color, alpha=alpha, zorder=3)
 
 
-def _draw_3d(ax: Axes3D, positions: Float32Array, parents: Int32Array, color: _Color,
+def _draw_3d(ax: _Axes3D, positions: Float32Array, parents: Int32Array, color: _Color,
              alpha: float = 1.0, lw: float = 2.0) -> None:
     for seg in _segments(positions, parents):
         ax.plot(seg[:, 0], seg[:, 2], seg[:, 1], color=color, alpha=alpha, lw=lw)
 
 
-def _frame_3d_axes(ax: Axes3D, points: Float32Array) -> None:
+def _frame_3d_axes(ax: _Axes3D, points: Float32Array) -> None:
     lo, hi = points.min(axis=0), points.max(axis=0)
     mid, half = (lo + hi) / 2, (hi - lo).max() / 2 * 1.05 + 1e-6
     ax.set_xlim(mid[0] - half, mid[0] + half)

@@ -100,7 +100,7 @@ import numpy as np
 from . import _core
 from ._validate import finite as _finite
 from .alignment import empty_aligned
-from typing import TYPE_CHECKING, Any, SupportsIndex, cast, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, cast, overload
 
 if TYPE_CHECKING:
     from ._typing import _ColorBy, _SurfaceModel, _Topology, _Preset
@@ -163,12 +163,10 @@ def _float32_value(v: float, name: str) -> float:
     return v
 
 
-@overload
-def _real_array(x: object, name: str) -> Float64Array: ...
-@overload
-def _real_array(x: object, name: str, dtype: type[np.float32]) -> Float32Array: ...
-def _real_array(x: object, name: str,
-                dtype: type[np.float32] | type[np.float64] = np.float64) -> NDArray[Any]:
+_Real = TypeVar("_Real", np.float32, np.float64)
+
+
+def _real_array(x: object, name: str, dtype: type[_Real]) -> NDArray[_Real]:
     a = _core._as_array(x, name)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
@@ -181,7 +179,7 @@ def _real_array(x: object, name: str,
 def _vector3(x: object, name: str) -> _Gravity:
     if isinstance(x, (tuple, list)) and len(x) == 3 and all(type(v) in (int, float) for v in x):
         return tuple(_finite(v, name) for v in x)
-    a = _real_array(x, name)
+    a = _real_array(x, name, np.float64)
     if a.shape != (3,):
         raise ValueError(f"{name}: expected shape (3,), got {a.shape}")
     return a
@@ -322,7 +320,7 @@ class Surface:
         rows: int = xyz.shape[1]
         cols: int = xyz.shape[2]
         n = rows * cols
-        m = _real_array(mass, "mass")
+        m = _real_array(mass, "mass", np.float64)
         if m.shape not in ((), (rows, cols)):
             raise ValueError(f"mass: expected a number or shape ({rows}, {cols}), got {m.shape}")
         if not (m > 0).all():
@@ -626,14 +624,14 @@ class Surface:
             The reaction force on each effector, ``-sum F`` over the vertices it reached (the
             article's F_TotalEffector), summed in float64.
         """
-        c = _real_array(center, "center")
+        c = _real_array(center, "center", np.float64)
         single = c.ndim == 1
         if c.shape[-1:] != (3,) or c.ndim not in (1, 2):
             raise ValueError(f"center: expected shape (3,) or (K, 3), got {c.shape}")
         c = c.reshape(-1, 3)
         k = c.shape[0]
-        r = _real_array(radius, "radius")
-        s = _real_array(strength, "strength")
+        r = _real_array(radius, "radius", np.float64)
+        s = _real_array(strength, "strength", np.float64)
         try:
             r = np.broadcast_to(r, (k,))
             s = np.broadcast_to(s, (k,))
