@@ -12,6 +12,7 @@ from ..quat import qts_to_matrix
 from ..reference import additive as RA
 from ..reference import blend as RB
 from ..reference import ik as RI
+from . import numpy_forms as NF
 from .core import Workload
 
 __all__ = ["headline", "chains", "two_bone_workload", "aim_workload", "additive_workload",
@@ -129,7 +130,7 @@ def layers_additive_workload(batch=1000, joints=96, seed=3):
         title=f"2 layers + additive {batch} x {joints}", family="runtime", unit="joint",
         units=batch * joints,
         kernel=lambda: B.blend_layers(x, w, out, additive=layer),
-        numpy=lambda: RA.apply_additive_numpy32(RB.blend_layers_numpy32(x, w), d, 0.5),
+        numpy=lambda: RA.apply_additive_numpy32(NF.blend_layers_numpy32(x, w), d, 0.5),
         limit=lambda: np.copyto(copy, x[:, 0]), check=check,
         params={"batch": batch, "joints": joints, "layers": 2, "additive": 1},
     )
