@@ -57,12 +57,11 @@ def _operand(x: ArrayLike, name: str, last: int, joints: Optional[int] = None) -
 
 
 def _broadcast(arrays: List[Optional[np.ndarray]]) -> List[Optional[np.ndarray]]:
-    """The operands broadcast to one leading shape, C-contiguous (a copy only when needed)."""
+    """The operands broadcast to one leading shape (a C-contiguous copy of those that change)."""
     present = [a for a in arrays if a is not None]
     lead = present[0].shape[:-1]
-    if [a.shape[:-1] for a in present] == [lead] * len(present) and \
-            [a.flags.c_contiguous for a in present] == [True] * len(present):
-        return arrays                               # the common case: nothing to do
+    if [a.shape[:-1] for a in present] == [lead] * len(present):
+        return arrays           # the common case: the glue makes them contiguous if need be
     try:
         lead = np.broadcast_shapes(*(a.shape[:-1] for a in present))
     except ValueError:

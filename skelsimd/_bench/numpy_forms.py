@@ -159,8 +159,8 @@ def inertialize_update_numpy32(pose: Float32Array, offset: Float32Array,
     y = f(2.0 * np.log(2.0) / halflife)
     j1 = offset_velocity + offset * y
     e = f(np.exp(-float(y) * dt))
-    x = e * (offset + j1 * f(dt))
-    v = e * (offset_velocity - j1 * f(float(y) * dt))
+    x: Float32Array = (e * (offset + j1 * f(dt))).astype(f, copy=False)
+    v: Float32Array = (e * (offset_velocity - j1 * f(float(y) * dt))).astype(f, copy=False)
     n = np.sqrt(np.einsum("...i,...i->...", pose[..., :4], pose[..., :4]))[..., None]
     q = pose[..., :4] / np.where(n > 0, n, f(1))
     angle = np.sqrt(np.einsum("...i,...i->...", x[..., :3], x[..., :3]))
@@ -169,7 +169,7 @@ def inertialize_update_numpy32(pose: Float32Array, offset: Float32Array,
     rx, ry, rz = (x[..., k] * factor for k in range(3))
     rw = np.cos(f(0.5) * angle)
     qx, qy, qz, qw = (q[..., k] for k in range(4))
-    out = np.empty(pose.shape, f)
+    out: Float32Array = np.empty(pose.shape, f)
     out[..., 0] = rw * qx + rx * qw + ry * qz - rz * qy
     out[..., 1] = rw * qy - rx * qz + ry * qw + rz * qx
     out[..., 2] = rw * qz + rx * qy - ry * qx + rz * qw
