@@ -2180,3 +2180,36 @@ def public_api():
             elif callable(getattr(cls, n)) and n != "parents":
                 names.add(f"{cls.__name__}.{n}")
     return names
+
+
+# --- core axes (the rank-limit tests) ----------------------------------------------------------
+# name -> (operands, output core ndim[, keyword variants]): one item per positional argument of
+# the entry's first valid call, (name, core ndim) for an operand whose leading dimensions
+# broadcast, None for one that does not (parents, weights); a result's dimensions are the
+# broadcast leading dimensions and the output's core. The tests give one operand at a time (and
+# all at once) as many leading dimensions as NumPy allows and call with each keyword variant
+# ({} when none is given).
+CORE_AXES = {
+    "slerp": ((("q0", 1), ("q1", 1), ("t", 0)), 1, ({}, {"method": "exact"})),
+    "nlerp": ((("q0", 1), ("q1", 1), ("t", 0)), 1),
+    "blend_joints": ((("joints", 2), ("blend", 2), ("t", 0)), 2),
+    "blend_layers": ((("layers", 3), None), 2),
+    "qts_to_matrix": ((("x", 1),), 2),
+    "quat_to_matrix": ((("q", 1),), 2),
+    "matrix_to_quat": ((("m", 2),), 1),
+    "matrix_to_qts": ((("m", 2),), 1),
+    "quat_multiply": ((("a", 1), ("b", 1)), 1),
+    "quat_rotate": ((("q", 1), ("v", 1)), 1),
+    "quat_normalize": ((("q", 1),), 1),
+    "qts_local_to_global": ((("local", 2), None), 2),
+    "qts_local_to_global_matrix": ((("local", 2), None), 3),
+    "multiply_joints": ((("a", 2), ("b", 2)), 2),
+    "invert_joints": ((("m", 2),), 2),
+    "matmul4": ((("a", 2), ("b", 2)), 2),
+    "transform_points": ((("m", 2), ("points", 1)), 1),
+    "local_to_global": ((("local", 3), None), 3),
+    "mat4_local_to_global": ((("local", 3), None), 3),
+    "skinning_palette": ((("local", 3), None, ("inverse_bind", 3)), 3),
+    "skin": ((("positions", 2), None, None, ("palette", 3)), 2),
+    "normalize_weights": ((("weights", 1),), 1),
+}
