@@ -23,7 +23,6 @@ and checks:
 
 Case i of seed s replays alone: ``python tests/fuzz/gltf_fuzz.py --seed S --case I --show``.
 """
-import argparse
 import base64
 import copy
 import glob
@@ -44,6 +43,7 @@ if ROOT not in sys.path:     # last: a PYTHONPATH entry (the sanitizer build) co
     sys.path.append(ROOT)
 sys.path.append(os.path.join(ROOT, "tests"))
 
+import driver  # noqa: E402
 import skelsimd  # noqa: E402
 from gltf_files import character  # noqa: E402
 
@@ -322,53 +322,18 @@ def run_case(seed, index, directory):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--cases", type=int, default=0)
-    ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--case", type=int)
-    ap.add_argument("--show", action="store_true")
-    ap.add_argument("--progress")
-    ap.add_argument("--report")
-    ap.add_argument("--max-failures", type=int, default=20)
-    args = ap.parse_args(argv)
+    args = driver.arguments(__doc__.split("\n")[0], argv)
     directory = tempfile.mkdtemp(prefix="skelsimd-gltf-fuzz-")
+
+    def replay(seed, case, show):
+        kind, data, extra, _ = build_case(seed, case)
+        if show:
+            print(f"case {seed}:{case}: {kind}, {len(data)} bytes")
+            print(data[:3000].decode("latin-1"))
+        print(run_case(seed, case, directory))
     try:
-        if args.case is not None:
-            kind, data, extra, _ = build_case(args.seed, args.case)
-            if args.show:
-                print(f"case {args.seed}:{args.case}: {kind}, {len(data)} bytes")
-                print(data[:3000].decode("latin-1"))
-            print(run_case(args.seed, args.case, directory))
-            return 0
-        progress = open(args.progress, "w") if args.progress else None
-        outcomes, failures = {}, []
-        t0 = time.perf_counter()
-        i = args.start
-        while (args.cases and i < args.start + args.cases) or \
-                (not args.cases and time.perf_counter() - t0 < args.seconds):
-            if progress:
-                progress.seek(0)
-                progress.write(f"{args.seed} {i}          \n")
-                progress.flush()
-            outcome, failure = run_case(args.seed, i, directory)
-            outcomes[outcome] = outcomes.get(outcome, 0) + 1
-            if failure:
-                failures.append({"seed": args.seed, "case": i, "failure": failure})
-                print(f"FAIL {args.seed}:{i}: {failure}", flush=True)
-                if len(failures) >= args.max_failures:
-                    break
-            i += 1
-        summary = {"seed": args.seed, "first": args.start, "cases": i - args.start,
-                   "seconds": round(time.perf_counter() - t0, 1), "outcomes": outcomes,
-                   "failures": failures}
-        if args.report:
-            with open(args.report, "w") as f:
-                json.dump(summary, f, indent=1)
-        print(f"gltf fuzz: seed {args.seed}, {summary['cases']} cases in {summary['seconds']} s, "
-              f"{len(failures)} failures; outcomes {outcomes}")
-        return 1 if failures else 0
+        return driver.run("gltf", args, lambda seed, i: (None, *run_case(seed, i, directory)),
+                          replay)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
