@@ -19,8 +19,6 @@ import glob
 import io
 import os
 import sys
-import time
-import tracemalloc
 import traceback
 import warnings
 
@@ -171,27 +169,13 @@ def build_case(seed, index):
 def run_case(seed, index):
     """(outcome, failure or None) of one case."""
     data, end_sites = build_case(seed, index)
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            clip = skelsimd.load_bvh(data, end_sites=end_sites)
-        outcome = "loaded"
-    except ValueError:
-        outcome = "ValueError"
-        clip = None
-    except Exception as exc:  # noqa: BLE001
-        tracemalloc.stop()
-        return type(exc).__name__, f"load_bvh: {type(exc).__name__}: {exc}\n" + \
-            traceback.format_exc(limit=5)
-    elapsed = time.perf_counter() - t0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    if elapsed > SECONDS_PER_CASE:
-        return outcome, f"load_bvh took {elapsed:.1f} s on {len(data)} bytes"
-    if peak > max(MEMORY_FLOOR, MEMORY_PER_BYTE * len(data)):
-        return outcome, f"load_bvh peaked at {peak / 1e6:.1f} MB on {len(data)} bytes"
+    outcome, clip, failure = driver.bounded(
+        "load_bvh", lambda: skelsimd.load_bvh(data, end_sites=end_sites), ok="loaded",
+        expected={ValueError: "ValueError"}, seconds=SECONDS_PER_CASE,
+        peak_bytes=max(MEMORY_FLOOR, MEMORY_PER_BYTE * len(data)), on=f" on {len(data)} bytes",
+        quiet=True)
+    if failure:
+        return outcome, failure
     if clip is None:
         return outcome, None
     try:

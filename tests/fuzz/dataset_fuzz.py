@@ -29,9 +29,6 @@ import stat
 import struct
 import sys
 import tempfile
-import time
-import tracemalloc
-import traceback
 import zlib
 
 import numpy as np
@@ -202,24 +199,13 @@ def run_case(seed, index):
         store = os.path.join(base, "out.zarr")
         before = snapshot(base, store)
         expected = motion_files(src)
-        tracemalloc.start()
-        t0 = time.perf_counter()
-        try:
-            report = ds.build_dataset(src, store, scheduler="sync", progress=False)
-            outcome = "ok" if report.ok else "failures"
-        except FileNotFoundError:
-            report, outcome = None, "no files"
-        except Exception as exc:  # noqa: BLE001
-            tracemalloc.stop()
-            return type(exc).__name__, (f"build_dataset: {type(exc).__name__}: {exc}\n"
-                                        + traceback.format_exc(limit=6))
-        elapsed = time.perf_counter() - t0
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        if elapsed > SECONDS_PER_CASE:
-            return outcome, f"build_dataset took {elapsed:.1f} s"
-        if peak > PEAK_BYTES:
-            return outcome, f"build_dataset peaked at {peak / 2**20:.0f} MiB"
+        outcome, report, failure = driver.bounded(
+            "build_dataset", lambda: ds.build_dataset(src, store, scheduler="sync", progress=False),
+            ok=lambda report: "ok" if report.ok else "failures",
+            expected={FileNotFoundError: "no files"}, seconds=SECONDS_PER_CASE,
+            peak_bytes=PEAK_BYTES)
+        if failure:
+            return outcome, failure
         after = snapshot(base, store)
         if after != before:
             changed = sorted(set(after.items()) ^ set(before.items()))[:5]

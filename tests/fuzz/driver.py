@@ -1,10 +1,13 @@
 """The main loop the fuzzers share (api_fuzz.py, bvh_fuzz.py, dataset_fuzz.py, gltf_fuzz.py):
 their command line, the replay of one case, the run of cases from --start for --cases cases or
---seconds, the progress file the runner (run.py) watches for hangs, and the JSON summary it
-reads."""
+--seconds, the progress file the runner (run.py) watches for hangs, the JSON summary it reads,
+and the bounded call (time and traced memory) of the file fuzzers."""
 import argparse
 import json
 import time
+import traceback
+import tracemalloc
+import warnings
 
 
 def arguments(description, argv=None):
@@ -65,3 +68,35 @@ def run(label, args, run_case, replay, summary_extra=None):
     print(f"{label} fuzz: seed {args.seed}, {summary['cases']} cases in {summary['seconds']} s, "
           f"{len(failures)} failures; outcomes {outcomes}")
     return 1 if failures else 0
+
+
+def bounded(what, call, *, ok, expected, seconds, peak_bytes, on="", quiet=False):
+    """Runs call() with its time and peak of traced memory measured (NumPy's arrays are traced).
+    Returns (outcome, result, failure): outcome is ok(result) (or ok) when call returns, the
+    name `expected` gives an expected exception type (result None), else the exception's type
+    name; failure (None when all is well) says what went wrong: an unexpected exception (with
+    its traceback), more than `seconds` or a peak above `peak_bytes` (`on` ends those messages).
+    quiet: warnings ignored during the call."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("ignore")
+            result = call()
+        outcome = ok(result) if callable(ok) else ok
+    except tuple(expected) as exc:
+        result = None
+        outcome = next(name for t, name in expected.items() if isinstance(exc, t))
+    except Exception as exc:  # noqa: BLE001
+        tracemalloc.stop()
+        return type(exc).__name__, None, (f"{what}: {type(exc).__name__}: {exc}\n"
+                                          + traceback.format_exc(limit=6))
+    elapsed = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    if elapsed > seconds:
+        return outcome, result, f"{what} took {elapsed:.1f} s{on}"
+    if peak > peak_bytes:
+        return outcome, result, f"{what} peaked at {peak / 1e6:.1f} MB{on}"
+    return outcome, result, None

@@ -31,10 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
-import time
-import tracemalloc
 import traceback
-import warnings
 
 import numpy as np
 
@@ -268,26 +265,12 @@ def run_case(seed, index, directory):
             os.unlink(p)
     path = _write(directory, kind, data, extra, doc)
     size = len(data) + (len(extra) if extra else 0)
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            asset = skelsimd.load_gltf(path)
-        outcome = "loaded"
-    except ValueError:
-        outcome, asset = "ValueError", None
-    except Exception as exc:  # noqa: BLE001
-        tracemalloc.stop()
-        return type(exc).__name__, f"load_gltf: {type(exc).__name__}: {exc}\n" + \
-            traceback.format_exc(limit=6)
-    elapsed = time.perf_counter() - t0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    if elapsed > SECONDS_PER_CASE:
-        return outcome, f"load_gltf took {elapsed:.1f} s on {size} bytes"
-    if peak > max(MEMORY_FLOOR, MEMORY_PER_BYTE * size):
-        return outcome, f"load_gltf peaked at {peak / 1e6:.1f} MB on {size} bytes"
+    outcome, asset, failure = driver.bounded(
+        "load_gltf", lambda: skelsimd.load_gltf(path), ok="loaded",
+        expected={ValueError: "ValueError"}, seconds=SECONDS_PER_CASE,
+        peak_bytes=max(MEMORY_FLOOR, MEMORY_PER_BYTE * size), on=f" on {size} bytes", quiet=True)
+    if failure:
+        return outcome, failure
     if asset is None:
         return outcome, None
     try:
