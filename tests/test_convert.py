@@ -15,7 +15,7 @@ from skelsimd import testing as T
 from skelsimd.bounds import bound
 from skelsimd.reference import convert as RC
 from skelsimd.reference import quat as RQ
-from strategies import BATCH_SHAPES, LAYOUTS, with_layout
+from strategies import BATCH_SHAPES, LAYOUTS, unit_quaternions as unit, with_layout
 
 Rotation = pytest.importorskip("scipy.spatial.transform").Rotation
 
@@ -34,10 +34,6 @@ QUAT_TO_SIXD = bound("quat_to_sixd")
 SIXD_TO_QUAT = bound("quat_to_sixd")
 
 GIMBAL_MESSAGE = "Gimbal lock detected. Setting third angle to zero"
-
-
-def unit(shape, rng):
-    return T.random_quaternions(shape, rng).astype(np.float32)
 
 
 def scipy_euler(q, seq, degrees=False):
