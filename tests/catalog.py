@@ -1,5 +1,6 @@
 """The one registry of skelsimd's public API that the API fuzzer (tests/fuzz/api_fuzz.py), the leak
-tests (tests/test_leaks.py), the thread tests (tests/test_threads.py) and the bit-identity test
+tests (tests/test_leaks.py), the thread tests (tests/test_threads.py), the rank-limit tests
+(tests/test_rank_limits.py, from CORE_AXES at the end) and the bit-identity test
 (tests/test_bit_identity.py) read. A test asserts that it covers every public callable
 (`public_api()`: the functions and classes of the skelsimd namespace and the public methods of its
 classes).
@@ -21,7 +22,9 @@ for methods):
   NumPy generator `rng` (kernel entries: a few thousand elements; the calls' results are arrays,
   tuples of arrays, or objects whose arrays `result_arrays` lists). The thread tests run them from
   many threads at once against the serial results, the bit-identity test on every SIMD variant
-  against the scalar one.
+  against the scalar one; they include the inputs that reach each kernel's special blocks (the
+  family tests hold no bit-identity test of their own). Arguments hold no state that a call
+  changes (no shared Generator), so that threads repeat the serial results.
 
 Exceptions other than TypeError and ValueError that an entry may raise are listed in ALLOWED_FOR
 (files fail as files do, allocators run out of memory).
