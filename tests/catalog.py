@@ -1,5 +1,6 @@
 """The one registry of skelsimd's public API that the API fuzzer (tests/fuzz/api_fuzz.py), the leak
-tests (tests/test_leaks.py), the thread tests (tests/test_threads.py) and the bit-identity test
+tests (tests/test_leaks.py), the thread tests (tests/test_threads.py), the rank-limit tests
+(tests/test_rank_limits.py, from CORE_AXES at the end) and the bit-identity test
 (tests/test_bit_identity.py) read. A test asserts that it covers every public callable
 (`public_api()`: the functions and classes of the skelsimd namespace and the public methods of its
 classes).
@@ -21,7 +22,9 @@ for methods):
   NumPy generator `rng` (kernel entries: a few thousand elements; the calls' results are arrays,
   tuples of arrays, or objects whose arrays `result_arrays` lists). The thread tests run them from
   many threads at once against the serial results, the bit-identity test on every SIMD variant
-  against the scalar one.
+  against the scalar one; they include the inputs that reach each kernel's special blocks (the
+  family tests hold no bit-identity test of their own). Arguments hold no state that a call
+  changes (no shared Generator), so that threads repeat the serial results.
 
 Exceptions other than TypeError and ValueError that an entry may raise are listed in ALLOWED_FOR
 (files fail as files do, allocators run out of memory).
@@ -1501,9 +1504,388 @@ def _v_inertialize(name):
     return valid
 
 
+# Calls from the family tests' former copies of the bit-identity test (mat4, skinning,
+# conversions, IK, blending, tracks and root motion, surfaces, compression): the inputs that
+# reach each kernel's special blocks (projective and wide-range matrices, float64 walks into a
+# pre-filled out, zero weights and repeated indices, gimbal lock, tiny, zero and NaN
+# quaternions, degenerate IK chains, broadcast operands and nlerp's fallback lanes, every track
+# kind, every surface model and topology on every row width and alignment, clips of every kind).
+
+def _wide_mat4(shape, rng):
+    """4x4 values spread over several orders of magnitude."""
+    shape = tuple(shape) + (4, 4)
+    return (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+
+
+def _p_mat4(rng):
+    parents = _forest(rng)
+    local = T.random_mat4((7, 150), rng, projective=0.05)
+    const = T.random_mat4((), rng)
+    joints = T.random_joints((7, 150), rng, scale=(0.5, 2.0), shear=0.2)
+    inv_bind = T.random_joints(150, rng)
+    pts = rng.uniform(-2, 2, (7, 150, 3)).astype(np.float32)
+    wide = _wide_mat4((500,), rng)
+    local64 = T.random_mat4((11, 150), rng, projective=0.05)
+
+    def into_prefilled(local, parents):
+        out = local.copy()
+        skelsimd.mat4_local_to_global(local, parents, out, start=30, stop=140, precision="float64")
+        return out
+    f = skelsimd
+    return {"matmul4": [(f.matmul4, (local, const), {}), (f.matmul4, (const, local), {}),
+                        (f.matmul4, (local, local[::-1].copy()), {}),
+                        (f.matmul4, (wide, wide[::-1].copy()), {}), (f.matmul4, (const, const), {})],
+            "mat4_local_to_global": [(f.mat4_local_to_global, (local, parents), {}),
+                                     (f.mat4_local_to_global, (local, parents),
+                                      {"start": 30, "stop": 140}),
+                                     *[(f.mat4_local_to_global, (local64[:b], parents),
+                                        {"precision": "float64"}) for b in (1, 2, 3, 4, 5, 11)],
+                                     (into_prefilled, (local64, parents), {})],
+            "multiply_joints": [(f.multiply_joints, (joints, inv_bind), {}),
+                                (f.multiply_joints, (inv_bind[0], joints), {})],
+            "local_to_global": [(f.local_to_global, (joints, parents), {})],
+            "transform_points": [(f.transform_points, (local, pts), {}),
+                                 (f.transform_points, (local[0, 0], pts), {}),
+                                 (f.transform_points, (joints, pts), {})]}
+
+
+def _p_skinning(rng):
+    parents = T.random_parents(120, rng)
+    local = T.random_joints((9, 120), rng, scale=(0.5, 2.0), shear=0.2)
+    inverse_bind = T.random_joints(120, rng)
+    batch = T.random_joints((9, 120), rng)
+    positions, normals, idx, w = T.random_mesh(3000, 8, 120, rng, zero_weights=0.3,
+                                               repeat_indices=0.2)
+    raw = rng.random((3000, 8)).astype(np.float32)
+    palette = skelsimd.skinning_palette(local, parents, inverse_bind)
+    f = skelsimd
+    return {"skinning_palette": [(f.skinning_palette, (local, parents, inverse_bind), {}),
+                                 (f.skinning_palette, (local, parents, batch), {}),
+                                 (f.skinning_palette, (local[0], parents, batch), {}),
+                                 *[(f.skinning_palette, args, {"precision": "float64"})
+                                   for args in ((local, parents, inverse_bind),
+                                                (local, parents, batch),
+                                                (local[0], parents, batch),
+                                                (local[:3], parents, inverse_bind))]],
+            "skin": [(f.skin, (positions, idx, w, palette), {"normals": normals}),
+                     (f.skin, (positions, idx[:, :3], raw[:, :3], palette), {})],
+            "normalize_weights": [(f.normalize_weights, (raw,), {})]}
+
+
+_SEQS = [s for base in ("xyz", "xzy", "yxz", "yzx", "zxy", "zyx", "xyx", "xzx", "yxy", "yzy",
+                        "zxz", "zyz") for s in (base, base.upper())]
+
+
+def _gimbal_lock_quats(rng, n):
+    """ZXZ rotations whose middle angle is 0 or pi, or moved up to 1e-6 radians off."""
+    from skelsimd.reference import convert as RC
+    a = rng.uniform(-np.pi, np.pi, (n, 3))
+    end = np.array([0.0, np.pi])[rng.integers(0, 2, n)]
+    a[:, 1] = end + np.where(end > 1.0, -1.0, 1.0) * rng.choice([0, 1e-8, 1e-7, 1e-6], n)
+    return RC.euler_to_quat(a, "ZXZ").astype(np.float32)
+
+
+def _p_convert(rng):
+    q = _quats(rng, 1003)
+    q[::17] *= np.float32(1e-25)
+    q[5] = 0
+    q[9, 1] = np.nan
+    a = rng.uniform(-1e4, 1e4, (1003, 3)).astype(np.float32)
+    axis = rng.normal(size=(1003, 3))
+    v = (axis / np.linalg.norm(axis, axis=1, keepdims=True) * rng.uniform(0, 5, (1003, 1)))
+    v = v.astype(np.float32)
+    d = rng.normal(size=(1003, 6)).astype(np.float32)
+    lock = _gimbal_lock_quats(rng, 1003)
+    f = skelsimd
+    return {"euler_to_quat": [(f.euler_to_quat, (a, seq), {"degrees": seq.islower()})
+                              for seq in _SEQS],
+            "quat_to_euler": [(f.quat_to_euler, (q, seq), {"suppress_warnings": True})
+                              for seq in _SEQS]
+            + [(f.quat_to_euler, (lock, "ZXZ"), {"degrees": True, "suppress_warnings": True})],
+            "rotvec_to_quat": [(f.rotvec_to_quat, (v,), {})],
+            "quat_to_rotvec": [(f.quat_to_rotvec, (q,), {"degrees": True})],
+            "sixd_to_matrix": [(f.sixd_to_matrix, (d,), {})],
+            "sixd_to_quat": [(f.sixd_to_quat, (d,), {"layout": "rows"})],
+            "quat_to_sixd": [(f.quat_to_sixd, (q,), {})]}
+
+
+IK_LEG = skelsimd.Skeleton([-1, 0, 1], names=["hip", "knee", "ankle"])
+
+
+def unit_vectors(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def random_dirs(n, rng):
+    return unit_vectors(rng.normal(size=(n, 3)))
+
+
+def ik_legs(n, rng, margin=0.05):
+    """n well-conditioned legs: (local (n, 3, 8), globals (n, 3, 3, 4), mid_axis (n, 3) in the
+    knee's space bending towards the pole side, target (n, 3) within reach, pole (n, 3), chain
+    length (n,))."""
+    l1, l2 = rng.uniform(0.3, 1.0, n), rng.uniform(0.3, 1.0, n)
+    d1 = random_dirs(n, rng)
+    d2 = random_dirs(n, rng)
+    bad = np.abs((d1 * d2).sum(-1)) > 0.9
+    while bad.any():
+        d2[bad] = random_dirs(int(bad.sum()), rng)
+        bad = np.abs((d1 * d2).sum(-1)) > 0.9
+    local = T.random_qts((n, 3), rng, translation=1.0).astype(np.float64)
+    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), IK_LEG).astype(np.float64)
+    # bone directions in model space d1, d2: local translations in the parents' frames
+    local[:, 1, 4:7] = np.einsum("nji,nj->ni", glob[:, 0, :, :3], d1 * l1[:, None])
+    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), IK_LEG).astype(np.float64)
+    local[:, 2, 4:7] = np.einsum("nji,nj->ni", glob[:, 1, :, :3], d2 * l2[:, None])
+    local = local.astype(np.float32)
+    glob = skelsimd.qts_local_to_global_matrix(local, IK_LEG)
+    axis_model = unit_vectors(np.cross(d2, d1))
+    mid_axis = np.einsum("nji,nj->ni", glob[:, 1, :, :3].astype(np.float64), axis_model)
+    length = l1 + l2
+    lo, hi = np.abs(l1 - l2) + margin * length, (1 - margin) * length
+    dist = rng.uniform(lo, hi)
+    target = glob[:, 0, :, 3] + random_dirs(n, rng) * dist[:, None]
+    pole = random_dirs(n, rng)
+    tdir = unit_vectors(target - glob[:, 0, :, 3])
+    bad = np.abs((pole * tdir).sum(-1)) > 0.8
+    while bad.any():
+        pole[bad] = random_dirs(int(bad.sum()), rng)
+        bad = np.abs((pole * tdir).sum(-1)) > 0.8
+    return local, glob, mid_axis.astype(np.float32), target.astype(np.float32), \
+        pole.astype(np.float32), length
+
+
+def degenerate_chains(rng):
+    """Matrices, targets and poles with the degenerate cases of the IK module's documentation."""
+    _, glob, axis, target, pole, _ = ik_legs(24, rng)
+    glob, target, pole = glob.copy(), target.copy(), pole.copy()
+    target[0] = np.nan                                   # NaN target
+    target[1] = glob[1, 0, :, 3]                         # target at the start joint
+    pole[2] = target[2] - glob[2, 0, :, 3]               # pole parallel to start-target
+    glob[3, 1, :, 3] = glob[3, 0, :, 3]                  # zero-length first bone
+    glob[4, 2, :, 3] = glob[4, 1, :, 3]                  # zero-length second bone
+    glob[5, 0, :, :3] = 0                                # singular start matrix
+    glob[6, 1, 0, 0] = np.inf                            # inf in a matrix
+    pole[7] = 0                                          # zero pole
+    target[8] = glob[8, 0, :, 3] * 1e30                  # huge target
+    return glob, axis, target, pole
+
+
+def _p_ik(rng):
+    glob, axis, target, pole = degenerate_chains(rng)
+    _, g2, a2, t2, p2, _ = ik_legs(37, rng)
+    glob = np.concatenate([glob, g2])
+    axis, target, pole = (np.concatenate(x) for x in ((axis, a2), (target, t2), (pole, p2)))
+    tw = rng.uniform(-3, 3, len(glob))
+    f = skelsimd
+    return {"ik_two_bone": [(f.ik_two_bone, (glob[:, 0], glob[:, 1], glob[:, 2], target),
+                             {"pole": pole, "mid_axis": axis, "twist": tw, "soften": 0.9,
+                              "weight": 0.8})],
+            "ik_aim": [(f.ik_aim, (glob[:, 1], target), {"forward": axis, "up": pole,
+                                                          "offset": glob[:, 0, :, 3] * 0.01,
+                                                          "twist": tw})]}
+
+
+def _p_blend(rng):
+    q0, q1 = T.special_quaternion_pairs(1003, rng)
+    t = rng.uniform(-0.5, 1.5, 1003).astype(np.float32)
+    t[:500] = rng.random(500)
+    joints, blend = T.random_qts((5, 77), rng, scale=(0.5, 2)), T.random_qts((5, 77), rng)
+    index = rng.permutation(77)[:41]
+    layers = np.stack([joints, blend, joints[::-1]], axis=-3)
+    # the SIMD loops' blocks (4 or 8 pairs, 8 blocks side by side, masked tails) with each
+    # operand broadcast in turn, and nlerp blocks holding a zero, a tiny and a huge quaternion
+    # (normalised element by element)
+    n = 8 * 8 * 3 + 13
+    b0, b1 = T.special_quaternion_pairs(n, rng)
+    bt = rng.random(n).astype(np.float32)
+    z0, z1 = b0.copy(), b1.copy()
+    z0[70] = z1[70] = 0.0
+    z0[141] *= 1e-20
+    z1[141] *= 1e-20
+    z0[150] *= 1e18
+    f = skelsimd
+
+    def blocks(fn):
+        return [(fn, (b0, b1, bt), {}), (fn, (b0[5], b1, bt), {}), (fn, (b0, b1[7], bt), {}),
+                (fn, (b0, b1, bt[3]), {}), (fn, (b0[5], b1, 0.25), {}), (fn, (b0, b1[7], 0.75), {})]
+    return {"slerp": [(f.slerp, (q0, q1, t), {}), (f.slerp, (q0, q1, 0.3), {}),
+                      (f.slerp, (q0[:1], q1, t), {}), (f.slerp, (q0, q1, t), {"method": "exact"})]
+            + blocks(f.slerp),
+            "nlerp": [(f.nlerp, (q0, q1, t), {})] + blocks(f.nlerp) + [(f.nlerp, (z0, z1, bt), {})],
+            "blend_joints": [(f.blend_joints, (joints, blend, 0.6), {"index": i, "method": m})
+                             for m in ("fast", "exact", "nlerp") for i in (None, index)],
+            "blend_layers": [(f.blend_layers, (layers, [0.2, 0.5, 0.3]), {})]}
+
+
+def _track_sweep(rng):
+    """Tracks of every kind: 1 to 40 keys at uneven spacings from several starts, step, linear
+    and cubic, looping or not, floats (1 to 4 components, plateaus) and quaternions (some
+    neighbours near each other and antipodal)."""
+    tracks = []
+    for k in (1, 2, 7, 40):
+        for interpolation in ("step", "linear", "cubic"):
+            for quaternion in (False, True):
+                for loop in (False, True):
+                    start = float(rng.choice([0.0, -3.25, 17.5, 1000.0]))
+                    times = (start + np.r_[0.0, np.cumsum(rng.integers(1, 65, k - 1) / 64.0)])
+                    if quaternion:
+                        values = rng.normal(size=(k, 4))
+                        if loop and k > 1:
+                            values = np.cumsum(values * 0.2, axis=0) + values[:1]
+                        values /= np.linalg.norm(values, axis=-1, keepdims=True)
+                        if loop:
+                            values[::3] *= -1
+                    else:
+                        values = rng.uniform(-1, 1, (k, int(rng.integers(1, 5))))
+                        if values.shape[1] == 1 and loop:
+                            values = values[:, 0]
+                        if rng.random() < 0.5:
+                            values = np.round(values)
+                    tracks.append(skelsimd.Track(times.astype(np.float32), values, interpolation,
+                                                 loop=loop, quaternion=quaternion))
+    return tracks
+
+
+def _track_times(track, rng, n=53):
+    """Times around a track's keys: exactly at keys, inside, far outside, some NaN."""
+    t0, t1 = float(track.times[0]), float(track.times[-1])
+    span = max(t1 - t0, 1.0)
+    ts = rng.uniform(t0 - 2 * span, t1 + 2 * span, n)
+    ts[: min(n, len(track.times))] = track.times[:n]
+    ts[::7] = np.nan
+    return ts.astype(np.float32)
+
+
+def _motion_layers(rng, n, layers):
+    q = rng.normal(size=(n, layers, 4))
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    d = np.concatenate([q, rng.uniform(-1, 1, (n, layers, 3)), np.ones((n, layers, 1))], -1)
+    d = d.astype(np.float32)
+    d[rng.random((n, layers)) < 0.1, 4:7] = 0.0          # zero-length translations
+    w = rng.uniform(-0.5, 1, (n, layers)).astype(np.float32)
+    w[rng.random(w.shape) < 0.1] = np.nan
+    return d, w
+
+
+def _p_track(rng):
+    return {"Track.sample": [(tr.sample, (_track_times(tr, rng),), {}) for tr in _track_sweep(rng)],
+            "blend_motion": [(skelsimd.blend_motion, _motion_layers(rng, n, layers), {})
+                             for layers in range(7) for n in (0, 1, 5, 17, 40)]}
+
+
+def _surface_steps(seed):
+    """Every model on every topology: velocities, pins, forces, an effector, gravity; the
+    positions, velocities and normals after 30 steps."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for model in ("offset", "length"):
+        for topology in ("plane", "cylinder"):
+            xyz = T.perturbed_grid(13, 37, rng, spacing=0.3, noise=0.05, topology=topology)
+            s = skelsimd.Surface.from_positions(xyz, model=model, topology=topology, damping=0.99)
+            s.velocities[...] = rng.normal(0, 0.1, s.velocities.shape)
+            s.pinned[0, ::5] = True
+            s.add_force(rng.normal(0, 0.1, (3, 13, 37)))
+            s.apply_effector(rng.normal(0, 1, (4, 3)) + [5, 0, 2], 1.5, -0.7)
+            s.step(0.1, 30, gravity=(0, -1, 0))
+            out += [s.positions.copy(), s.velocities.copy(), s.normals()]
+    return out
+
+
+def _surface_state(cols, model, topology, mass):
+    """A surface `cols` wide (9 rows, 5 from 41 columns on) with velocities, pins and forces."""
+    rows = 9 if cols <= 40 else 5
+    rng = np.random.default_rng(cols)
+    xyz = T.perturbed_grid(rows, cols, rng, spacing=0.5, noise=0.05, topology=topology)
+    if mass is None:
+        mass = rng.uniform(0.5, 2.0, (rows, cols))
+    s = skelsimd.Surface.from_positions(xyz, model=model, topology=topology, mass=mass,
+                                        damping=0.99)
+    s.velocities[...] = rng.normal(0, 0.05, s.velocities.shape)
+    s.pinned[rng.random((rows, cols)) < 0.2] = True
+    s.add_force(rng.normal(0, 0.1, (3, rows, cols)))
+    return s
+
+
+def step_in_shifted_buffer(s, shift, dt, n, gravity):
+    """The state of `s` copied `shift` floats into a fresh buffer and stepped there with the
+    active variant (moves every row against the 32-byte grid); returns that buffer, whole (the
+    SIMD steps must write nothing outside the rows)."""
+    from skelsimd import _core
+    base = np.zeros(s._buffer.size + 8, np.float32)
+    buf = base[shift:shift + s._buffer.size]
+    buf[...] = s._buffer
+    _core.surface_step(buf, s.rows, s.cols, s._plane, s._wrap, s._model_id, s._rest_step,
+                       s._mass_step, s.elasticity, s.damping, dt, n, *gravity,
+                       int(s._ext_pending))
+    return buf
+
+
+def _v_surface_step(rng):
+    """The surface steps of every model and topology, then the steps on every row width (the
+    SIMD steps split each row at its first 32-byte boundary: a head block, aligned blocks, a
+    tail block; masked blocks below 8 columns) with the rows starting at every offset."""
+    calls = [(_surface_steps, (5,), {})]
+    for cols in list(range(1, 41)) + list(range(95, 106)):
+        for model, topology, mass in (("offset", "plane", 1.0),
+                                      ("length", "cylinder" if cols >= 3 else "plane", None)):
+            s = _surface_state(cols, model, topology, mass)
+            calls += [(step_in_shifted_buffer, (s, shift, 0.5 * s.max_stable_dt, 11, (0, -0.1, 0)),
+                       {}) for shift in (0, 3, 6)]
+    return calls
+
+
+def _compress_clips():
+    """Clips of every kind: several roots, chains and stars; bone lengths from 0.1 to 100;
+    travelling and spinning roots, jitter, static stretches, scales, quaternions neither unit nor
+    continuous; every rate, shell distance and segment length."""
+    rng = np.random.default_rng(7)
+    clips = []
+    for k, (translation, travel, noise, static, spin, scales, flip, shell, rate, segment) in \
+            enumerate([(0.1, 0.0, 0.0, 0.0, False, False, False, 0.0, 24.0, 16),
+                       (1.0, 10.0, 0.001, 0.5, True, True, True, 1.0, 30.0, 1),
+                       (10.0, 1000.0, 0.01, 0.0, True, False, False, 3.0, 120.0, 5),
+                       (100.0, 0.0, 0.0, 1.0, False, True, True, 3.0, 30.0, 31)]):
+        parents = [T.random_parents(40, rng), T.chain_parents(12), np.r_[-1, np.zeros(9, int)],
+                   np.array([-1, 0, 1, -1, 3, 3])][k]
+        frames = [1, 150, 61, 40][k]
+        local = T.random_motion(frames, parents, rng, translation=translation, root_travel=travel,
+                                noise=noise, static=static, spin=spin, scales=scales)
+        if flip:
+            sign = rng.random(local.shape[:2]) < 0.3
+            local[..., :4] *= (np.where(sign, -1.0, 1.0)[..., None]
+                               * rng.uniform(0.5, 2.0, local.shape[:2] + (1,)))
+        precision = 0.01 * max(1.0, translation / 10.0)
+        clips.append((local.astype(np.float32), parents,
+                      {"sample_rate": rate, "precision": precision, "shell_distance": shell,
+                       "segment_length": segment}))
+    return clips
+
+
+def _p_compress(rng):
+    def encode(local, parents, kw):
+        return skelsimd.compress(local, parents, **kw).to_bytes()
+    calls = {"compress": [], "CompressedClip.decompress": [], "CompressedClip.sample": []}
+    for local, parents, kw in _compress_clips():
+        c = skelsimd.compress(local, parents, **kw)
+        times = np.concatenate([rng.uniform(-0.2, c.duration + 0.2, 50),
+                                np.arange(c.num_frames) / kw["sample_rate"],
+                                [0.0, c.duration, np.inf, -np.inf]])
+        calls["compress"].append((encode, (local, parents, kw), {}))
+        calls["CompressedClip.decompress"] += [(c.decompress, (), {}),
+                                               (c.sample_many, (times,), {})]
+        calls["CompressedClip.sample"] += [(c.sample, (float(t),), {}) for t in times[::9]]
+    return calls
+
+
 def _with(valid, ported, name):
     """valid(rng)'s calls followed by the calls for `name` of ported(rng)."""
     return lambda rng: valid(rng) + ported(rng)[name]
+
+
+def _ported(ported, name):
+    """The calls for `name` of ported(rng)."""
+    return lambda rng: ported(rng)[name]
 
 
 def result_arrays(result):
@@ -1596,29 +1978,34 @@ def _foot_sliding(g):
 CATALOG = {
     # joint matrices
     "local_to_global": (5, _walk("local_to_global", (3, 4), "joint"),
-        _with(_v_local_to_global, _p_joints, "local_to_global")),
+        _with(_with(_v_local_to_global, _p_joints, "local_to_global"), _p_mat4,
+              "local_to_global")),
     "global_to_local": (3, _walk("global_to_local", (3, 4), "joint"),
         _with(_v_joints("global_to_local", skeleton=True), _p_joints, "global_to_local")),
     "multiply_joints": (3, _binary("multiply_joints", (3, 4), (3, 4), (3, 4)),
-        _with(_v_joints("multiply_joints", second=True), _p_joints,
-              "multiply_joints")),
+        _with(_with(_v_joints("multiply_joints", second=True), _p_joints,
+                    "multiply_joints"), _p_mat4, "multiply_joints")),
     "invert_joints": (2, _unary("invert_joints", (3, 4), (3, 4), "joint", flag="rigid"),
         _with(_v_joints("invert_joints"), _p_joints, "invert_joints")),
     # 4x4
-    "matmul4": (3, _binary("matmul4", (4, 4), (4, 4), (4, 4), "unit", "unit"), _v_mat4("matmul4")),
+    "matmul4": (3, _binary("matmul4", (4, 4), (4, 4), (4, 4), "unit", "unit"),
+        _with(_v_mat4("matmul4"), _p_mat4, "matmul4")),
     "mat4_local_to_global": (3, _walk("mat4_local_to_global", (4, 4), "unit"),
-        _v_mat4("mat4_local_to_global")),
-    "transform_points": (3, _transform_points, _v_mat4("transform_points")),
+        _with(_v_mat4("mat4_local_to_global"), _p_mat4, "mat4_local_to_global")),
+    "transform_points": (3, _transform_points,
+        _with(_v_mat4("transform_points"), _p_mat4, "transform_points")),
     # skinning
-    "skinning_palette": (3, _skinning_palette, _v_skinning_palette),
-    "skin": (5, _skin, _v_skin),
+    "skinning_palette": (3, _skinning_palette,
+        _with(_v_skinning_palette, _p_skinning, "skinning_palette")),
+    "skin": (5, _skin, _with(_v_skin, _p_skinning, "skin")),
     "normalize_weights": (2, _normalize_weights,
-        _v_array("normalize_weights", (3000, 4), kind="positive")),
+        _with(_v_array("normalize_weights", (3000, 4), kind="positive"), _p_skinning,
+              "normalize_weights")),
     # quaternions and QTS
-    "slerp": (4, _interp("slerp"), _v_interp("slerp")),
-    "nlerp": (3, _interp("nlerp"), _v_interp("nlerp")),
-    "blend_joints": (5, _blend_joints, _v_blend_joints),
-    "blend_layers": (3, _blend_layers, _v_blend_layers),
+    "slerp": (4, _interp("slerp"), _with(_v_interp("slerp"), _p_blend, "slerp")),
+    "nlerp": (3, _interp("nlerp"), _with(_v_interp("nlerp"), _p_blend, "nlerp")),
+    "blend_joints": (5, _blend_joints, _with(_v_blend_joints, _p_blend, "blend_joints")),
+    "blend_layers": (3, _blend_layers, _with(_v_blend_layers, _p_blend, "blend_layers")),
     "quat_multiply": (2, _binary("quat_multiply", (4,), (4,), (4,), "quat", "quat"),
         _with(_v_quat("quat_multiply", _quats), _p_quat, "quat_multiply")),
     "quat_rotate": (2, _binary("quat_rotate", (4,), (3,), (3,), "quat", "unit"),
@@ -1635,23 +2022,26 @@ CATALOG = {
     # rotation conversions
     "euler_to_quat": (2, _convert("euler_to_quat", (3,), (4,), "unit", seq=True,
                                   flags=("degrees", "scalar_first")),
-        _v_array("euler_to_quat", (2000, 3), "zxy")),
+        _with(_v_array("euler_to_quat", (2000, 3), "zxy"), _p_convert, "euler_to_quat")),
     "quat_to_euler": (2, _convert("quat_to_euler", (4,), (3,), "quat", seq=True,
                                   flags=("degrees", "scalar_first", "suppress_warnings")),
-        _v_quat("quat_to_euler", lambda rng: "xyz")),
+        _with(_v_quat("quat_to_euler", lambda rng: "xyz"), _p_convert, "quat_to_euler")),
     "rotvec_to_quat": (1, _convert("rotvec_to_quat", (3,), (4,), "unit",
                                    flags=("degrees", "scalar_first")),
-        _v_array("rotvec_to_quat", (2000, 3))),
+        _with(_v_array("rotvec_to_quat", (2000, 3)), _p_convert, "rotvec_to_quat")),
     "quat_to_rotvec": (1, _convert("quat_to_rotvec", (4,), (3,), "quat",
-                                   flags=("degrees", "scalar_first")), _v_quat("quat_to_rotvec")),
+                                   flags=("degrees", "scalar_first")),
+        _with(_v_quat("quat_to_rotvec"), _p_convert, "quat_to_rotvec")),
     "matrix_to_sixd": (1, _convert("matrix_to_sixd", (3, 3), (6,), "unit", layout=True),
         _v_array("matrix_to_sixd", (2000, 3, 3))),
     "sixd_to_matrix": (1, _convert("sixd_to_matrix", (6,), (3, 3), "unit", layout=True),
-        _v_array("sixd_to_matrix", (2000, 6))),
+        _with(_v_array("sixd_to_matrix", (2000, 6)), _p_convert, "sixd_to_matrix")),
     "quat_to_sixd": (1, _convert("quat_to_sixd", (4,), (6,), "quat", flags=("scalar_first",),
-                                 layout=True), _v_quat("quat_to_sixd")),
+                                 layout=True),
+        _with(_v_quat("quat_to_sixd"), _p_convert, "quat_to_sixd")),
     "sixd_to_quat": (1, _convert("sixd_to_quat", (6,), (4,), "unit", flags=("scalar_first",),
-                                 layout=True), _v_array("sixd_to_quat", (2000, 6))),
+                                 layout=True),
+        _with(_v_array("sixd_to_quat", (2000, 6)), _p_convert, "sixd_to_quat")),
     "matrix_to_qts": (2, _unary("matrix_to_qts", (3, 4), (8,), "joint"),
         _with(_v_joints("matrix_to_qts"), _p_quat, "matrix_to_qts")),
     "qts_pack": (3, _qts_pack, _v_qts_pack),
@@ -1683,16 +2073,20 @@ CATALOG = {
     "Surface": (2, _surface_init),
     "Surface.from_positions": (1, _surface_from_positions),
     **{f"Surface.{m}": (1.5, _surface_method(m)) for m in
-       ("step", "add_force", "apply_effector", "normals", "capture_rest", "clear_forces",
+       ("add_force", "apply_effector", "normals", "capture_rest", "clear_forces",
         "positions", "velocities", "pinned")},
+    "Surface.step": (1.5, _surface_method("step"), _v_surface_step),
     # compression
-    "compress": (3, _compress, _v_compress),
+    "compress": (3, _compress, _with(_v_compress, _p_compress, "compress")),
     "clip_error": (2, _clip_error),
     "CompressedClip": (3, _compressed_init),
     "CompressedClip.from_bytes": (2, _compressed_from_bytes),
     **{f"CompressedClip.{m}": (1, _compressed_method(m)) for m in
-       ("sample", "sample_many", "to_clip", "to_bytes")},
-    "CompressedClip.decompress": (1, _compressed_method("decompress"), _v_compressed),
+       ("sample_many", "to_clip", "to_bytes")},
+    "CompressedClip.decompress": (1, _compressed_method("decompress"),
+        _with(_v_compressed, _p_compress, "CompressedClip.decompress")),
+    "CompressedClip.sample": (1, _compressed_method("sample"),
+        _ported(_p_compress, "CompressedClip.sample")),
     # pictures (slow: rarely)
     "plot_surface": (0.05, _plot("plot_surface")),
     "Clip.plot": (0.05, _plot("clip.plot")),
@@ -1702,13 +2096,13 @@ CATALOG = {
     # additive layers, IK, tracks and root motion
     "make_additive": (2, _make_additive, _with(_v_make_additive, _p_additive, "make_additive")),
     "apply_additive": (2, _apply_additive, _with(_v_apply_additive, _p_additive, "apply_additive")),
-    "blend_motion": (2, _blend_motion, _v_blend_motion),
+    "blend_motion": (2, _blend_motion, _with(_v_blend_motion, _p_track, "blend_motion")),
     "motion_deltas": (1, _motion_deltas, _v_motion("motion_deltas")),
     "accumulate_motion": (1, _accumulate_motion, _v_motion("accumulate_motion")),
-    "ik_two_bone": (2, _ik_two_bone, _v_ik_two_bone),
-    "ik_aim": (2, _ik_aim, _v_ik_aim),
+    "ik_two_bone": (2, _ik_two_bone, _with(_v_ik_two_bone, _p_ik, "ik_two_bone")),
+    "ik_aim": (2, _ik_aim, _with(_v_ik_aim, _p_ik, "ik_aim")),
     "Track": (2, _track_init),
-    "Track.sample": (2, _track_sample, _v_track_sample),
+    "Track.sample": (2, _track_sample, _with(_v_track_sample, _p_track, "Track.sample")),
     "Track.triggers": (1, _track_triggers),
     "Clip.blend": (1, _clip_blend),
     "dispatch_table": (0.5, _dispatch_table),
@@ -1805,3 +2199,36 @@ def public_api():
             elif callable(getattr(cls, n)) and n != "parents":
                 names.add(f"{cls.__name__}.{n}")
     return names
+
+
+# --- core axes (the rank-limit tests) ----------------------------------------------------------
+# name -> (operands, output core ndim[, keyword variants]): one item per positional argument of
+# the entry's first valid call, (name, core ndim) for an operand whose leading dimensions
+# broadcast, None for one that does not (parents, weights); a result's dimensions are the
+# broadcast leading dimensions and the output's core. The tests give one operand at a time (and
+# all at once) as many leading dimensions as NumPy allows and call with each keyword variant
+# ({} when none is given).
+CORE_AXES = {
+    "slerp": ((("q0", 1), ("q1", 1), ("t", 0)), 1, ({}, {"method": "exact"})),
+    "nlerp": ((("q0", 1), ("q1", 1), ("t", 0)), 1),
+    "blend_joints": ((("joints", 2), ("blend", 2), ("t", 0)), 2),
+    "blend_layers": ((("layers", 3), None), 2),
+    "qts_to_matrix": ((("x", 1),), 2),
+    "quat_to_matrix": ((("q", 1),), 2),
+    "matrix_to_quat": ((("m", 2),), 1),
+    "matrix_to_qts": ((("m", 2),), 1),
+    "quat_multiply": ((("a", 1), ("b", 1)), 1),
+    "quat_rotate": ((("q", 1), ("v", 1)), 1),
+    "quat_normalize": ((("q", 1),), 1),
+    "qts_local_to_global": ((("local", 2), None), 2),
+    "qts_local_to_global_matrix": ((("local", 2), None), 3),
+    "multiply_joints": ((("a", 2), ("b", 2)), 2),
+    "invert_joints": ((("m", 2),), 2),
+    "matmul4": ((("a", 2), ("b", 2)), 2),
+    "transform_points": ((("m", 2), ("points", 1)), 1),
+    "local_to_global": ((("local", 3), None), 3),
+    "mat4_local_to_global": ((("local", 3), None), 3),
+    "skinning_palette": ((("local", 3), None, ("inverse_bind", 3)), 3),
+    "skin": ((("positions", 2), None, None, ("palette", 3)), 2),
+    "normalize_weights": ((("weights", 1),), 1),
+}

@@ -1,5 +1,6 @@
 """Hypothesis strategies and the helpers shared by the kernel and error tests: array layouts,
-the documented depth bound of the walks, the bad `out` arguments and the `raises` check of the
+the documented depth bound of the walks (and of a skeleton's global positions), unit
+quaternions, the bad `out` arguments and the `raises` and `raises_naming` checks of the
 error-rule tests."""
 import numpy as np
 import pytest
@@ -70,6 +71,30 @@ def depth_bound(parents, translations):
     translations of the reference)."""
     d = int(T.depths(parents).max(initial=0))
     return documented_depth_bound(d, float(np.abs(translations).max(initial=0.0)))
+
+
+def position_bound(skeleton, reference):
+    """The documented bound of a clip's global positions: depth_bound of its Skeleton with the
+    translations of the float64 reference global matrices `reference` (..., J, 3, 4) (the
+    joint family's local_to_global bound; rounding the quaternions and offsets to float32 adds
+    less than one level)."""
+    return depth_bound(skeleton.parents, reference[..., 3])
+
+
+def unit_quaternions(shape, rng):
+    """Random unit quaternions (shape + (4,)) as float32."""
+    return T.random_quaternions(shape, rng).astype(np.float32)
+
+
+def raises_naming(exc_type, name, call):
+    """call() raises exactly exc_type (not a subclass such as OverflowError or IndexError
+    would be for ValueError/LookupError) with a message that starts with `name`; returns the
+    message."""
+    with pytest.raises(Exception) as info:
+        call()
+    assert type(info.value) is exc_type, f"{type(info.value).__name__}: {info.value}"
+    assert str(info.value).startswith(name), str(info.value)
+    return str(info.value)
 LAYOUTS = ["contiguous", "strided", "reversed", "float64", "list"]
 
 

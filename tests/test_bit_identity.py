@@ -1,8 +1,10 @@
 """Every SIMD variant gives the scalar variant's results byte for byte, for every valid call of
 the registry of the public API (tests/catalog.py): one parametrised test over the kernels, the
-conversions, the walks, skinning, blending, additive layers, IK, tracks, root motion, the BVH
-reader and compressed clips. (The family tests add the inputs that reach each kernel's special
-blocks: broadcast and fallback blocks, degenerate chains, every row alignment.)"""
+conversions, the walks, skinning, blending, additive layers, IK, tracks, root motion, surfaces,
+the BVH reader and compressed clips. The registry's valid calls include the inputs that reach
+each kernel's special blocks (broadcast and fallback blocks, wide-range and projective matrices,
+gimbal lock, zero and NaN quaternions, degenerate chains, every surface row width and alignment,
+clips of every kind): the family tests hold no copy of this test."""
 import numpy as np
 import pytest
 
@@ -17,7 +19,12 @@ def test_the_registry_has_valid_calls_for_the_kernel_families():
     families = {"local_to_global", "mat4_local_to_global", "skin", "slerp", "blend_joints",
                 "quat_multiply", "euler_to_quat", "qts_local_to_global", "make_additive",
                 "apply_additive", "ik_two_bone", "ik_aim", "Track.sample", "blend_motion",
-                "CompressedClip.decompress", "load_bvh"}
+                "CompressedClip.decompress", "load_bvh",
+                # the family tests' former copies of this test
+                "matmul4", "transform_points", "multiply_joints", "skinning_palette",
+                "normalize_weights", "nlerp", "blend_layers", "quat_to_euler", "rotvec_to_quat",
+                "quat_to_rotvec", "sixd_to_matrix", "sixd_to_quat", "quat_to_sixd",
+                "Surface.step", "compress", "CompressedClip.sample"}
     assert families <= set(VALID)
 
 

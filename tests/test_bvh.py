@@ -17,7 +17,8 @@ from skelsimd import bvh as B
 from skelsimd import testing as T
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import skeleton as RS
-from skelsimd.bounds import bound, depth_bound
+from skelsimd.bounds import bound
+from strategies import position_bound
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
@@ -33,14 +34,6 @@ def read_text(path):
         return f.read()
 
 
-def position_bound(clip, reference):
-    """The documented bound: (d + 1) * 2**-23 * max(1, T) for depth d and global translations
-    up to T (the joint family's local_to_global bound; rounding the quaternions and offsets to
-    float32 adds less than one level)."""
-    d = int(clip.skeleton.depth.max(initial=0))
-    return depth_bound(d, float(np.abs(reference[..., 3]).max(initial=0)))
-
-
 def check_against_reference(clip, text, end_sites):
     ref = RS.read_bvh(text, end_sites=end_sites)
     expected = RS.bvh_global_matrices(ref)
@@ -51,7 +44,7 @@ def check_against_reference(clip, text, end_sites):
     got = clip.global_matrices()
     pos_err = np.abs(got[..., 3] - expected[..., 3]).max(initial=0)
     rot_err = np.abs(got[..., :3] - expected[..., :3]).max(initial=0)
-    assert pos_err <= position_bound(clip, expected), pos_err
+    assert pos_err <= position_bound(clip.skeleton, expected), pos_err
     assert rot_err <= bound("bvh.rotations"), rot_err
     return pos_err, rot_err
 
@@ -75,7 +68,7 @@ def test_clip_forward_kinematics_in_float64(isa, path):
         clip.local, clip.skeleton, precision="float64")[..., 3])
     # the float32 locals (quaternions, offsets) are the only rounding left before the output
     err64 = np.abs(got - expected[..., 3]).max()
-    assert err64 <= position_bound(clip, expected), err64
+    assert err64 <= position_bound(clip.skeleton, expected), err64
 
 
 @pytest.mark.parametrize("path", FULL_CLIPS, ids=os.path.basename)
@@ -143,7 +136,7 @@ def test_blend_two_real_frames_against_the_reference(isa, method):
                                     + t * b[:, 4:].astype(np.float64)], axis=1)
         ref = RJ.local_to_global(RS.qts_to_matrix(ref_local), skel.parents)
         glob = skelsimd.qts_local_to_global_matrix(blended, skel)
-        assert np.abs(glob - ref).max() <= position_bound(clip, ref)
+        assert np.abs(glob - ref).max() <= position_bound(clip.skeleton, ref)
 
 
 # --- round trip -----------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from skelsimd.skeleton import mirror_pairs
 from skelsimd.reference import blend as RB
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import quat as RQ
-from skelsimd.bounds import bound, depth_bound
+from skelsimd.bounds import bound
+from strategies import position_bound
 
 DATA = pathlib.Path(__file__).parent / "data"
 FAST_SLERP = bound("slerp.fast")   # blend_joints "fast": rotation bound of slerp (module docstring)
@@ -45,11 +46,6 @@ def random_clip(seed, frames=12, frame_time=0.25, translation=1.0):
 def reference_globals(local, parents):
     """Float64 global matrices (..., J, 3, 4) of QTS locals."""
     return RJ.local_to_global(RQ.qts_to_matrix(np.asarray(local, np.float64)), np.asarray(parents))
-
-
-def position_bound(skeleton, reference):
-    d = int(skeleton.depth.max(initial=0))
-    return depth_bound(d, float(np.abs(reference[..., 3]).max(initial=0)))
 
 
 def blend_bound(a, b):

@@ -1,7 +1,8 @@
 """Rotation conversions (Euler angles, rotation vectors, 6D) against SciPy's Rotation and the
 float64 references, on every SIMD variant: all 24 Euler sequences, gimbal lock and its
 neighbourhood, the exponential and logarithm maps near 0 and near pi, the 6D layouts (PyTorch3D's
-rows included), round trips, the documented bounds, and bit-identity across variants."""
+rows included), round trips and the documented bounds (every variant against scalar, bit for bit:
+tests/test_bit_identity.py)."""
 import warnings
 
 import numpy as np
@@ -12,10 +13,9 @@ from hypothesis import strategies as st
 import skelsimd
 from skelsimd import testing as T
 from skelsimd.bounds import bound
-from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import convert as RC
 from skelsimd.reference import quat as RQ
-from strategies import BATCH_SHAPES, LAYOUTS, with_layout
+from strategies import BATCH_SHAPES, LAYOUTS, unit_quaternions as unit, with_layout
 
 Rotation = pytest.importorskip("scipy.spatial.transform").Rotation
 
@@ -34,10 +34,6 @@ QUAT_TO_SIXD = bound("quat_to_sixd")
 SIXD_TO_QUAT = bound("quat_to_sixd")
 
 GIMBAL_MESSAGE = "Gimbal lock detected. Setting third angle to zero"
-
-
-def unit(shape, rng):
-    return T.random_quaternions(shape, rng).astype(np.float32)
 
 
 def scipy_euler(q, seq, degrees=False):
@@ -447,36 +443,6 @@ def test_quaternion_shortcuts_are_bit_identical(isa, rng):
 
 
 # --- every variant gives the same bits ----------------------------------------------------------
-
-def test_variants_bit_identical(rng):
-    q = unit(1003, rng)
-    q[::17] *= np.float32(1e-25)
-    q[5] = 0
-    q[9, 1] = np.nan
-    a = rng.uniform(-1e4, 1e4, (1003, 3)).astype(np.float32)
-    v = rotvecs(1003, rng, 0, 5)
-    d = rng.normal(size=(1003, 6)).astype(np.float32)
-    lock = RC.euler_to_quat(lock_angles("ZXZ", 1003, rng, [0, 1e-8, 1e-7, 1e-6]), "ZXZ").astype(np.float32)
-
-    def run():
-        out = []
-        for seq in SEQS:
-            out.append(skelsimd.euler_to_quat(a, seq, degrees=seq.islower()))
-            out.append(skelsimd.quat_to_euler(q, seq, suppress_warnings=True))
-        out.append(skelsimd.quat_to_euler(lock, "ZXZ", degrees=True, suppress_warnings=True))
-        out += [skelsimd.rotvec_to_quat(v), skelsimd.quat_to_rotvec(q, degrees=True),
-                skelsimd.sixd_to_matrix(d), skelsimd.sixd_to_quat(d, layout="rows"),
-                skelsimd.quat_to_sixd(q)]
-        return out
-
-    results = {}
-    for name in supported_isas():
-        with use_isa(name):
-            results[name] = run()
-    for name, res in results.items():
-        for x, y in zip(res, results["scalar"]):
-            assert np.array_equal(x, y, equal_nan=True), name
-
 
 # --- shapes, layouts, out ------------------------------------------------------------------------
 

@@ -11,16 +11,7 @@ import pytest
 
 import skelsimd
 from skelsimd import testing as T
-
-
-def raises_naming(exc_type, name, call):
-    """call() raises exactly exc_type (not a subclass such as OverflowError or IndexError
-    would be for ValueError/LookupError) with a message that starts with `name`."""
-    with pytest.raises(Exception) as info:
-        call()
-    assert type(info.value) is exc_type, f"{type(info.value).__name__}: {info.value}"
-    assert str(info.value).startswith(name), str(info.value)
-    return str(info.value)
+from strategies import raises_naming
 
 
 # --- Clip.global_matrices / global_positions -----------------------------------------------

@@ -1,6 +1,7 @@
 """ik_two_bone, ik_aim and the Skeleton's two_bone, look_at and solve_chain: geometric properties
-after re-walking the corrected poses, the float64 references, degenerate inputs, bit identity
-across SIMD variants (`isa` fixture) and error rules."""
+after re-walking the corrected poses, the float64 references, degenerate inputs on every SIMD
+variant (`isa` fixture; every variant against scalar, bit for bit: tests/test_bit_identity.py)
+and error rules."""
 import numpy as np
 import pytest
 from hypothesis import given
@@ -8,56 +9,13 @@ from hypothesis import strategies as st
 
 import skelsimd
 from skelsimd import testing as T
-from skelsimd._isa import supported_isas, use_isa
 from skelsimd.bounds import bound
 from skelsimd.reference import ik as R
 
+from catalog import IK_LEG as LEG, degenerate_chains, ik_legs as legs, random_dirs, unit_vectors as unit
+
 REACH, ANGLE, CORR = bound("ik.two_bone.reach"), bound("ik.aim.angle"), bound("ik.correction")
-LEG = skelsimd.Skeleton([-1, 0, 1], names=["hip", "knee", "ankle"])
 IDENTITY = np.array([0, 0, 0, 1], np.float32)
-
-
-def unit(v):
-    return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-
-def random_dirs(n, rng):
-    return unit(rng.normal(size=(n, 3)))
-
-
-def legs(n, rng, margin=0.05):
-    """n well-conditioned legs: (local (n, 3, 8), globals (n, 3, 3, 4), mid_axis (n, 3) in the
-    knee's space bending towards the pole side, target (n, 3) within reach, pole (n, 3), chain
-    length (n,))."""
-    l1, l2 = rng.uniform(0.3, 1.0, n), rng.uniform(0.3, 1.0, n)
-    d1 = random_dirs(n, rng)
-    d2 = random_dirs(n, rng)
-    bad = np.abs((d1 * d2).sum(-1)) > 0.9
-    while bad.any():
-        d2[bad] = random_dirs(int(bad.sum()), rng)
-        bad = np.abs((d1 * d2).sum(-1)) > 0.9
-    local = T.random_qts((n, 3), rng, translation=1.0).astype(np.float64)
-    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), LEG).astype(np.float64)
-    # bone directions in model space d1, d2: local translations in the parents' frames
-    local[:, 1, 4:7] = np.einsum("nji,nj->ni", glob[:, 0, :, :3], d1 * l1[:, None])
-    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), LEG).astype(np.float64)
-    local[:, 2, 4:7] = np.einsum("nji,nj->ni", glob[:, 1, :, :3], d2 * l2[:, None])
-    local = local.astype(np.float32)
-    glob = skelsimd.qts_local_to_global_matrix(local, LEG)
-    axis_model = unit(np.cross(d2, d1))
-    mid_axis = np.einsum("nji,nj->ni", glob[:, 1, :, :3].astype(np.float64), axis_model)
-    length = l1 + l2
-    lo, hi = np.abs(l1 - l2) + margin * length, (1 - margin) * length
-    dist = rng.uniform(lo, hi)
-    target = glob[:, 0, :, 3] + random_dirs(n, rng) * dist[:, None]
-    pole = random_dirs(n, rng)
-    tdir = unit(target - glob[:, 0, :, 3])
-    bad = np.abs((pole * tdir).sum(-1)) > 0.8
-    while bad.any():
-        pole[bad] = random_dirs(int(bad.sum()), rng)
-        bad = np.abs((pole * tdir).sum(-1)) > 0.8
-    return local, glob, mid_axis.astype(np.float32), target.astype(np.float32), \
-        pole.astype(np.float32), length
 
 
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40))
@@ -139,22 +97,6 @@ def test_two_bone_matches_reference(isa):
     assert np.array_equal(got[2], want[2])
 
 
-def degenerate_chains(rng):
-    """Matrices, targets and poles with the degenerate cases of the module documentation."""
-    _, glob, axis, target, pole, _ = legs(24, rng)
-    glob, target, pole = glob.copy(), target.copy(), pole.copy()
-    target[0] = np.nan                                   # NaN target
-    target[1] = glob[1, 0, :, 3]                         # target at the start joint
-    pole[2] = target[2] - glob[2, 0, :, 3]               # pole parallel to start-target
-    glob[3, 1, :, 3] = glob[3, 0, :, 3]                  # zero-length first bone
-    glob[4, 2, :, 3] = glob[4, 1, :, 3]                  # zero-length second bone
-    glob[5, 0, :, :3] = 0                                # singular start matrix
-    glob[6, 1, 0, 0] = np.inf                            # inf in a matrix
-    pole[7] = 0                                          # zero pole
-    target[8] = glob[8, 0, :, 3] * 1e30                  # huge target
-    return glob, axis, target, pole
-
-
 def test_two_bone_degenerate_inputs(isa):
     glob, axis, target, pole = degenerate_chains(np.random.default_rng(6))
     qs, qm, reached = skelsimd.ik_two_bone(glob[:, 0], glob[:, 1], glob[:, 2], target, pole=pole,
@@ -228,26 +170,6 @@ def test_aim_weight_reference_degenerate(isa):
     q, r = skelsimd.ik_aim(j2, t2, forward=fwd[:4], up=up[:4], pole=pole[:4])
     assert np.isfinite(q).all() and np.array_equal(q[[0, 1, 3]], np.broadcast_to(IDENTITY, (3, 4)))
     assert not r[0] and not r[3]
-
-
-def test_bit_identical_across_variants():
-    rng = np.random.default_rng(10)
-    glob, axis, target, pole = degenerate_chains(rng)
-    _, g2, a2, t2, p2, _ = legs(37, rng)
-    glob = np.concatenate([glob, g2])
-    axis, target, pole = (np.concatenate(x) for x in ((axis, a2), (target, t2), (pole, p2)))
-    tw = rng.uniform(-3, 3, len(glob))
-    res = {}
-    for name in supported_isas():
-        with use_isa(name):
-            res[name] = list(skelsimd.ik_two_bone(glob[:, 0], glob[:, 1], glob[:, 2], target,
-                                                  pole=pole, mid_axis=axis, twist=tw,
-                                                  soften=0.9, weight=0.8))
-            res[name] += list(skelsimd.ik_aim(glob[:, 1], target, forward=axis, up=pole,
-                                              offset=glob[:, 0, :, 3] * 0.01, twist=tw))
-    for name, got in res.items():
-        for a, b in zip(got, res["scalar"]):
-            assert a.tobytes() == b.tobytes(), name
 
 
 def test_broadcasting_shapes(isa):

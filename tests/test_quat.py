@@ -9,11 +9,7 @@ import skelsimd
 from skelsimd import testing as T
 from skelsimd.reference import quat as R
 from skelsimd.bounds import bound
-from strategies import BATCH_SHAPES, LAYOUTS, with_layout
-
-
-def unit(shape, rng):
-    return T.random_quaternions(shape, rng).astype(np.float32)
+from strategies import BATCH_SHAPES, LAYOUTS, unit_quaternions as unit, with_layout
 
 
 # --- quat_multiply, quat_conjugate --------------------------------------------------------------

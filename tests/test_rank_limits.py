@@ -1,88 +1,106 @@
-"""Operands with many dimensions: a result with more dimensions than NumPy allows (64) is a
+"""Operands with many dimensions, for every entry of the registry of the public API
+(tests/catalog.py) that has core axes: a result with more dimensions than NumPy allows (64) is a
 ValueError naming the operands, raised before any shape buffer is filled (these cases used to
 write past a 64-entry shape buffer in the glue: undefined behaviour, caught by the sanitizer
-build that runs this file); a result of exactly 64 dimensions works."""
+build that runs this file); a result of up to 64 dimensions works. The operands are the core
+parts of each entry's first valid call, given leading dimensions of length 1."""
 import numpy as np
 import pytest
 
-import skelsimd
+import catalog
 
 MAXDIMS = 64
 
 
-def ones(shape):
-    return np.ones(shape, dtype=np.float32)
+def _core_call(name):
+    """(fn, core operands, keyword variants, operand specs, output core ndim) of `name`."""
+    spec = catalog.CORE_AXES[name]
+    operands, out_core = spec[0], spec[1]
+    variants = spec[2] if len(spec) > 2 else ({},)
+    fn, args, _ = catalog.CATALOG[name][2](np.random.default_rng(2024))[0]
+    assert len(args) == len(operands), name
+    core = []
+    for arg, op in zip(args, operands):
+        if op is None:
+            core.append(arg)
+        else:
+            a = np.asarray(arg, dtype=np.float32)
+            core.append(a[(0,) * (a.ndim - op[1])].copy())
+    return fn, core, variants, operands, out_core
 
 
-def unit_quats(lead):
-    q = np.zeros(lead + (4,), dtype=np.float32)
-    q[..., 3] = 1
-    return q
+def _with_leads(core, operands, leads):
+    """The core operands with leads[i] leading dimensions of length 1 (operand i)."""
+    return [a if op is None or not leads[i] else a.reshape((1,) * leads[i] + a.shape)
+            for i, (a, op) in enumerate(zip(core, operands))]
 
 
-def qts(lead):
-    x = np.zeros(lead + (8,), dtype=np.float32)
-    x[..., 3] = 1
-    x[..., 7] = 1
-    return x
+def _names(operands):
+    names = [op[0] for op in operands if op is not None]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-TOO_MANY = [
-    # (call, words the message must contain)
-    (lambda: skelsimd.slerp(unit_quats(()), unit_quats(()), ones((1,) * 64)), "q0, q1 and t"),
-    (lambda: skelsimd.nlerp(unit_quats(()), unit_quats(()), ones((1,) * 64)), "q0, q1 and t"),
-    (lambda: skelsimd.slerp(unit_quats(()), unit_quats(()), ones((1,) * 64), method="exact"),
-     "q0, q1 and t"),
-    (lambda: skelsimd.qts_to_matrix(qts((1,) * 62 + (3,))), "x"),
-    (lambda: skelsimd.quat_to_matrix(unit_quats((1,) * 63)), "q"),
-    (lambda: skelsimd.qts_local_to_global_matrix(qts((1,) * 61 + (2, 4)), [-1, 0, 1, 2]),
-     "local"),
-    (lambda: skelsimd.blend_joints(qts((2,)), qts((2,)), ones((1,) * 63)),
-     "joints, blend and t"),
-    (lambda: skelsimd.blend_joints(qts((1,) * 62 + (2,)), qts((1,) * 62 + (2,)),
-                                   ones((1,) * 63)), "joints, blend and t"),
-]
+def _cases():
+    """(id, name, kwargs, leads, expected result ndim or None for too many)."""
+    cases = []
+    for name in sorted(catalog.CORE_AXES):
+        _, _, variants, operands, out_core = _core_call(name)
+        bcast = [i for i, op in enumerate(operands) if op is not None]
+        for k, kw in enumerate(variants):
+            tag = f"{name}-{k}" if len(variants) > 1 else name
+            for i in bcast:
+                c = operands[i][1]
+                most = [0] * len(operands)
+                most[i] = MAXDIMS - c               # the operand at NumPy's limit
+                if c < out_core:                    # its result would exceed the limit
+                    cases.append((f"{tag}-{operands[i][0]}-too-many", name, kw, most, None))
+                fit = [0] * len(operands)
+                fit[i] = MAXDIMS - max(c, out_core)
+                cases.append((f"{tag}-{operands[i][0]}-fits", name, kw, fit,
+                               fit[i] + out_core))
+            every = [MAXDIMS - operands[i][1] if i in bcast else 0 for i in range(len(operands))]
+            lead = max(every)
+            cases.append((f"{tag}-all-at-the-limit", name, kw, every,
+                          None if lead + out_core > MAXDIMS else lead + out_core))
+    return cases
 
 
-@pytest.mark.parametrize("case", range(len(TOO_MANY)))
+CASES = _cases()
+TOO_MANY = [c for c in CASES if c[4] is None]
+FITS = [c for c in CASES if c[4] is not None]
+
+
+def test_the_former_cases_are_covered():
+    """The calls this file listed before it read the registry are all still made."""
+    too_many = {c[1] for c in TOO_MANY}
+    assert {"slerp", "nlerp", "qts_to_matrix", "quat_to_matrix", "qts_local_to_global_matrix",
+            "blend_joints"} <= too_many
+    assert "slerp-1-t-too-many" in {c[0] for c in TOO_MANY}      # method="exact"
+    assert {"slerp", "nlerp", "qts_to_matrix", "quat_to_matrix", "matrix_to_quat",
+            "matrix_to_qts", "quat_multiply", "quat_rotate", "quat_normalize",
+            "qts_local_to_global_matrix", "qts_local_to_global", "blend_joints", "blend_layers",
+            "multiply_joints", "invert_joints", "matmul4", "transform_points", "local_to_global",
+            "mat4_local_to_global", "skinning_palette", "skin",
+            "normalize_weights"} <= {c[1] for c in FITS if c[4] == MAXDIMS or c[1] in
+                                     ("matrix_to_quat", "matrix_to_qts", "blend_layers")}
+
+
+@pytest.mark.parametrize("case", TOO_MANY, ids=[c[0] for c in TOO_MANY])
 def test_result_beyond_numpys_limit_is_a_value_error(case):
-    call, names = TOO_MANY[case]
+    _, name, kw, leads, _ = case
+    fn, core, _, operands, _ = _core_call(name)
+    args = _with_leads(core, operands, leads)
     with pytest.raises(ValueError, match="more than NumPy's limit of 64") as info:
-        call()
-    assert str(info.value).startswith(names + ":")
+        fn(*args, **kw)
+    assert str(info.value).startswith(_names(operands) + ":")
 
 
-EXACTLY_64 = [
-    lambda: skelsimd.slerp(unit_quats((1,) * 63), unit_quats(()), ones((1,) * 63)),
-    lambda: skelsimd.nlerp(unit_quats((1,) * 63), unit_quats(()), 0.5),
-    lambda: skelsimd.qts_to_matrix(qts((1,) * 62)),
-    lambda: skelsimd.quat_to_matrix(unit_quats((1,) * 62)),
-    lambda: skelsimd.matrix_to_quat(ones((1,) * 62 + (3, 3))),
-    lambda: skelsimd.matrix_to_qts(ones((1,) * 62 + (3, 4))),
-    lambda: skelsimd.quat_multiply(unit_quats((1,) * 63), unit_quats(())),
-    lambda: skelsimd.quat_rotate(unit_quats((1,) * 63), ones((3,))),
-    lambda: skelsimd.quat_normalize(unit_quats((1,) * 63)),
-    lambda: skelsimd.qts_local_to_global_matrix(qts((1,) * 60 + (2, 4)), [-1, 0, 1, 2]),
-    lambda: skelsimd.qts_local_to_global(qts((1,) * 61 + (2, 4)), [-1, 0, 1, 2]),
-    lambda: skelsimd.blend_joints(qts((1,) * 62 + (2,)), qts((2,)), ones((1,) * 62)),
-    lambda: skelsimd.blend_layers(qts((1,) * 61 + (2, 3)), [1.0, 1.0]),
-    lambda: skelsimd.multiply_joints(ones((1,) * 62 + (3, 4)), ones((3, 4))),
-    lambda: skelsimd.invert_joints(ones((1,) * 62 + (3, 4))),
-    lambda: skelsimd.matmul4(ones((1,) * 62 + (4, 4)), ones((4, 4))),
-    lambda: skelsimd.transform_points(ones((1,) * 62 + (3, 4)), ones((1,) * 63 + (3,))),
-    lambda: skelsimd.local_to_global(ones((1,) * 61 + (2, 3, 4)), [-1, 0]),
-    lambda: skelsimd.mat4_local_to_global(ones((1,) * 61 + (2, 4, 4)), [-1, 0]),
-    lambda: skelsimd.skinning_palette(ones((1,) * 61 + (2, 3, 4)), [-1, 0], ones((2, 3, 4))),
-    lambda: skelsimd.skin(ones((1,) * 62 + (2, 3)), [[0], [1]], [[1.0], [1.0]],
-                          ones((1,) * 61 + (2, 3, 4))),
-    lambda: skelsimd.normalize_weights(ones((1,) * 64)),
-]
-
-
-@pytest.mark.parametrize("case", range(len(EXACTLY_64)))
+@pytest.mark.parametrize("case", FITS, ids=[c[0] for c in FITS])
 def test_results_of_up_to_64_dimensions_work(case):
-    result = EXACTLY_64[case]()
-    assert result.ndim <= MAXDIMS
+    _, name, kw, leads, ndim = case
+    fn, core, _, operands, _ = _core_call(name)
+    result = fn(*_with_leads(core, operands, leads), **kw)
+    assert result.ndim == ndim <= MAXDIMS
 
 
 def test_operands_beyond_the_limit_cannot_be_built():

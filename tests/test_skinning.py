@@ -8,7 +8,6 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import skelsimd
 from skelsimd import testing as T
-from skelsimd._isa import supported_isas, use_isa
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import skinning as R
 from skelsimd.bounds import bound
@@ -289,30 +288,6 @@ def test_normalize_weights_in_place(isa, rng):
 
 # --- determinism across variants --------------------------------------------------------------
 
-def test_every_variant_is_bit_identical(rng):
-    parents = T.random_parents(120, rng)
-    local = T.random_joints((9, 120), rng, scale=(0.5, 2.0), shear=0.2)
-    inverse_bind = T.random_joints(120, rng)
-    inverse_bind_batch = T.random_joints((9, 120), rng)
-    positions, normals, idx, w = T.random_mesh(3000, 8, 120, rng, zero_weights=0.3, repeat_indices=0.2)
-    raw = rng.random((3000, 8)).astype(np.float32)
-    results = {}
-    for name in supported_isas():
-        with use_isa(name):
-            palette = skelsimd.skinning_palette(local, parents, inverse_bind)
-            results[name] = [
-                palette,
-                skelsimd.skinning_palette(local, parents, inverse_bind_batch),
-                skelsimd.skinning_palette(local[0], parents, inverse_bind_batch),
-                *skelsimd.skin(positions, idx, w, palette, normals=normals),
-                skelsimd.skin(positions, idx[:, :3], raw[:, :3], palette),
-                skelsimd.normalize_weights(raw),
-            ]
-    for name, res in results.items():
-        for i, (x, y) in enumerate(zip(res, results["scalar"])):
-            assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, i)
-
-
 def test_kernels_are_reentrant_across_threads(rng):
     """Each call has its own scratch memory: concurrent calls agree."""
     from concurrent.futures import ThreadPoolExecutor
@@ -400,21 +375,3 @@ def test_skinning_palette_float64_empty(isa):
     assert skelsimd.skinning_palette(np.zeros((0, 3, 4)), [], np.zeros((0, 3, 4)), precision="float64").shape == (0, 3, 4)
     assert skelsimd.skinning_palette(np.zeros((0, 2, 3, 4)), [-1, 0], np.zeros((2, 3, 4)), precision="float64").shape == (0, 2, 3, 4)
 
-
-def test_skinning_palette_float64_every_variant_is_bit_identical(rng):
-    parents = T.random_parents(120, rng)
-    local = T.random_joints((9, 120), rng, scale=(0.5, 2.0), shear=0.2)
-    inverse_bind = T.random_joints(120, rng)
-    inverse_bind_batch = T.random_joints((9, 120), rng)
-    results = {}
-    for name in supported_isas():
-        with use_isa(name):
-            results[name] = [
-                skelsimd.skinning_palette(local, parents, inverse_bind, precision="float64"),
-                skelsimd.skinning_palette(local, parents, inverse_bind_batch, precision="float64"),
-                skelsimd.skinning_palette(local[0], parents, inverse_bind_batch, precision="float64"),
-                skelsimd.skinning_palette(local[:3], parents, inverse_bind, precision="float64"),
-            ]
-    for name, res in results.items():
-        for i, (x, y) in enumerate(zip(res, results["scalar"])):
-            assert np.array_equal(x.view(np.uint32), y.view(np.uint32)), (name, i)

@@ -18,11 +18,8 @@ function and method); the failures it lists in KNOWN_BUGS are counted as outcome
 Case i of seed s is drawn from ``numpy.random.default_rng([s, i])``, so any case replays alone:
 ``python tests/fuzz/api_fuzz.py --seed S --case I --show``.
 """
-import argparse
-import json
 import os
 import sys
-import time
 import traceback
 import warnings
 
@@ -36,6 +33,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
+import driver  # noqa: E402
 import skelsimd  # noqa: E402
 # The cases are drawn from the registry of the public API, tests/catalog.py.
 from catalog import (ALLOWED, ALLOWED_FOR, CATALOG, KNOWN_BUGS, NAMES, WEIGHTS,  # noqa: E402,F401
@@ -130,56 +128,16 @@ def show_case(seed, index):
     print("  ->", run_case(seed, index)[1:])
 
 
+def replay(seed, case, show):
+    if show:
+        show_case(seed, case)
+    else:
+        print(run_case(seed, case))
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--start", type=int, default=0, help="first case index")
-    ap.add_argument("--cases", type=int, default=0, help="number of cases (0: until --seconds)")
-    ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--case", type=int, help="run (and with --show describe) one case")
-    ap.add_argument("--show", action="store_true")
-    ap.add_argument("--progress", help="file receiving the index of the case about to run")
-    ap.add_argument("--report", help="write a JSON summary here")
-    ap.add_argument("--max-failures", type=int, default=20)
-    args = ap.parse_args(argv)
-    if args.case is not None:
-        if args.show:
-            show_case(args.seed, args.case)
-        else:
-            print(run_case(args.seed, args.case))
-        return 0
-    progress = open(args.progress, "w") if args.progress else None
-    counts, outcomes, failures = {}, {}, []
-    t0 = time.perf_counter()
-    i = args.start
-    while True:
-        if args.cases and i >= args.start + args.cases:
-            break
-        if not args.cases and time.perf_counter() - t0 > args.seconds:
-            break
-        if progress:
-            progress.seek(0)
-            progress.write(f"{args.seed} {i}          \n")
-            progress.flush()
-        name, outcome, failure = run_case(args.seed, i)
-        per = counts.setdefault(name, {})
-        per[outcome] = per.get(outcome, 0) + 1
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        if failure:
-            failures.append({"seed": args.seed, "case": i, "function": name, "failure": failure})
-            print(f"FAIL {args.seed}:{i} {name}: {failure}", flush=True)
-            if len(failures) >= args.max_failures:
-                break
-        i += 1
-    summary = {"seed": args.seed, "first": args.start, "cases": i - args.start,
-               "seconds": round(time.perf_counter() - t0, 1), "failures": failures,
-               "outcomes": outcomes, "per_function": counts, "isa": skelsimd.isa()}
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(summary, f, indent=1)
-    print(f"api fuzz: seed {args.seed}, {summary['cases']} cases in {summary['seconds']} s, "
-          f"{len(failures)} failures; outcomes {outcomes}")
-    return 1 if failures else 0
+    args = driver.arguments(__doc__.split("\n")[0], argv)
+    return driver.run("api", args, run_case, replay, {"isa": skelsimd.isa()})
 
 
 if __name__ == "__main__":

@@ -15,14 +15,10 @@ deeper, names with non-UTF-8 bytes, mixed line endings, truncation) and checks:
 
 Case i of seed s replays alone: ``python tests/fuzz/bvh_fuzz.py --seed S --case I --show``.
 """
-import argparse
 import glob
 import io
-import json
 import os
 import sys
-import time
-import tracemalloc
 import traceback
 import warnings
 
@@ -32,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if ROOT not in sys.path:     # last: a PYTHONPATH entry (the sanitizer build) comes first
     sys.path.append(ROOT)
 
+import driver  # noqa: E402
 import skelsimd  # noqa: E402
 
 SECONDS_PER_CASE = 10.0          # a failure, not a timing: cases take milliseconds
@@ -172,27 +169,13 @@ def build_case(seed, index):
 def run_case(seed, index):
     """(outcome, failure or None) of one case."""
     data, end_sites = build_case(seed, index)
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            clip = skelsimd.load_bvh(data, end_sites=end_sites)
-        outcome = "loaded"
-    except ValueError:
-        outcome = "ValueError"
-        clip = None
-    except Exception as exc:  # noqa: BLE001
-        tracemalloc.stop()
-        return type(exc).__name__, f"load_bvh: {type(exc).__name__}: {exc}\n" + \
-            traceback.format_exc(limit=5)
-    elapsed = time.perf_counter() - t0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    if elapsed > SECONDS_PER_CASE:
-        return outcome, f"load_bvh took {elapsed:.1f} s on {len(data)} bytes"
-    if peak > max(MEMORY_FLOOR, MEMORY_PER_BYTE * len(data)):
-        return outcome, f"load_bvh peaked at {peak / 1e6:.1f} MB on {len(data)} bytes"
+    outcome, clip, failure = driver.bounded(
+        "load_bvh", lambda: skelsimd.load_bvh(data, end_sites=end_sites), ok="loaded",
+        expected={ValueError: "ValueError"}, seconds=SECONDS_PER_CASE,
+        peak_bytes=max(MEMORY_FLOOR, MEMORY_PER_BYTE * len(data)), on=f" on {len(data)} bytes",
+        quiet=True)
+    if failure:
+        return outcome, failure
     if clip is None:
         return outcome, None
     try:
@@ -220,52 +203,17 @@ def run_case(seed, index):
     return outcome, None
 
 
+def replay(seed, case, show):
+    data, end_sites = build_case(seed, case)
+    if show:
+        print(f"case {seed}:{case}: {len(data)} bytes, end_sites={end_sites}")
+        print(data[:3000].decode("latin-1"))
+    print(run_case(seed, case))
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--cases", type=int, default=0)
-    ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--case", type=int)
-    ap.add_argument("--show", action="store_true")
-    ap.add_argument("--progress")
-    ap.add_argument("--report")
-    ap.add_argument("--max-failures", type=int, default=20)
-    args = ap.parse_args(argv)
-    if args.case is not None:
-        data, end_sites = build_case(args.seed, args.case)
-        if args.show:
-            print(f"case {args.seed}:{args.case}: {len(data)} bytes, end_sites={end_sites}")
-            print(data[:3000].decode("latin-1"))
-        print(run_case(args.seed, args.case))
-        return 0
-    progress = open(args.progress, "w") if args.progress else None
-    outcomes, failures = {}, []
-    t0 = time.perf_counter()
-    i = args.start
-    while (args.cases and i < args.start + args.cases) or \
-            (not args.cases and time.perf_counter() - t0 < args.seconds):
-        if progress:
-            progress.seek(0)
-            progress.write(f"{args.seed} {i}          \n")
-            progress.flush()
-        outcome, failure = run_case(args.seed, i)
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        if failure:
-            failures.append({"seed": args.seed, "case": i, "failure": failure})
-            print(f"FAIL {args.seed}:{i}: {failure}", flush=True)
-            if len(failures) >= args.max_failures:
-                break
-        i += 1
-    summary = {"seed": args.seed, "first": args.start, "cases": i - args.start,
-               "seconds": round(time.perf_counter() - t0, 1), "outcomes": outcomes,
-               "failures": failures}
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(summary, f, indent=1)
-    print(f"bvh fuzz: seed {args.seed}, {summary['cases']} cases in {summary['seconds']} s, "
-          f"{len(failures)} failures; outcomes {outcomes}")
-    return 1 if failures else 0
+    args = driver.arguments(__doc__.split("\n")[0], argv)
+    return driver.run("bvh", args, lambda seed, i: (None, *run_case(seed, i)), replay)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ the synchronous scheduler and checks:
 
 Case i of seed s replays alone: ``python tests/fuzz/dataset_fuzz.py --seed S --case I --show``.
 """
-import argparse
 import gzip
 import json
 import os
@@ -30,9 +29,6 @@ import stat
 import struct
 import sys
 import tempfile
-import time
-import tracemalloc
-import traceback
 import zlib
 
 import numpy as np
@@ -41,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if ROOT not in sys.path:     # last: a PYTHONPATH entry (the sanitizer build) comes first
     sys.path.append(ROOT)
 
+import driver  # noqa: E402
 import skelsimd  # noqa: E402
 
 DATA = os.path.join(ROOT, "tests", "data")
@@ -202,24 +199,13 @@ def run_case(seed, index):
         store = os.path.join(base, "out.zarr")
         before = snapshot(base, store)
         expected = motion_files(src)
-        tracemalloc.start()
-        t0 = time.perf_counter()
-        try:
-            report = ds.build_dataset(src, store, scheduler="sync", progress=False)
-            outcome = "ok" if report.ok else "failures"
-        except FileNotFoundError:
-            report, outcome = None, "no files"
-        except Exception as exc:  # noqa: BLE001
-            tracemalloc.stop()
-            return type(exc).__name__, (f"build_dataset: {type(exc).__name__}: {exc}\n"
-                                        + traceback.format_exc(limit=6))
-        elapsed = time.perf_counter() - t0
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        if elapsed > SECONDS_PER_CASE:
-            return outcome, f"build_dataset took {elapsed:.1f} s"
-        if peak > PEAK_BYTES:
-            return outcome, f"build_dataset peaked at {peak / 2**20:.0f} MiB"
+        outcome, report, failure = driver.bounded(
+            "build_dataset", lambda: ds.build_dataset(src, store, scheduler="sync", progress=False),
+            ok=lambda report: "ok" if report.ok else "failures",
+            expected={FileNotFoundError: "no files"}, seconds=SECONDS_PER_CASE,
+            peak_bytes=PEAK_BYTES)
+        if failure:
+            return outcome, failure
         after = snapshot(base, store)
         if after != before:
             changed = sorted(set(after.items()) ^ set(before.items()))[:5]
@@ -246,18 +232,19 @@ def run_case(seed, index):
         shutil.rmtree(base, ignore_errors=True)
 
 
+def replay(seed, case, show):
+    if show:
+        base = tempfile.mkdtemp()
+        try:
+            print("\n".join(build_tree(seed, case, base)[1]))
+        finally:
+            restore_permissions(base)
+            shutil.rmtree(base, ignore_errors=True)
+    print(run_case(seed, case))
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--cases", type=int, default=0)
-    ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--case", type=int)
-    ap.add_argument("--show", action="store_true")
-    ap.add_argument("--progress")
-    ap.add_argument("--report")
-    ap.add_argument("--max-failures", type=int, default=20)
-    args = ap.parse_args(argv)
+    args = driver.arguments(__doc__.split("\n")[0], argv)
     try:
         import skelsimd.dask.dataset  # noqa: F401
     except ImportError as exc:
@@ -266,43 +253,7 @@ def main(argv=None):
             with open(args.report, "w") as f:
                 json.dump({"seed": args.seed, "cases": 0, "failures": [], "skipped": str(exc)}, f)
         return 0
-    if args.case is not None:
-        if args.show:
-            base = tempfile.mkdtemp()
-            try:
-                print("\n".join(build_tree(args.seed, args.case, base)[1]))
-            finally:
-                restore_permissions(base)
-                shutil.rmtree(base, ignore_errors=True)
-        print(run_case(args.seed, args.case))
-        return 0
-    progress = open(args.progress, "w") if args.progress else None
-    outcomes, failures = {}, []
-    t0 = time.perf_counter()
-    i = args.start
-    while (args.cases and i < args.start + args.cases) or \
-            (not args.cases and time.perf_counter() - t0 < args.seconds):
-        if progress:
-            progress.seek(0)
-            progress.write(f"{args.seed} {i}          \n")
-            progress.flush()
-        outcome, failure = run_case(args.seed, i)
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        if failure:
-            failures.append({"seed": args.seed, "case": i, "failure": failure})
-            print(f"FAIL {args.seed}:{i}: {failure}", flush=True)
-            if len(failures) >= args.max_failures:
-                break
-        i += 1
-    summary = {"seed": args.seed, "first": args.start, "cases": i - args.start,
-               "seconds": round(time.perf_counter() - t0, 1), "outcomes": outcomes,
-               "failures": failures}
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(summary, f, indent=1)
-    print(f"dataset fuzz: seed {args.seed}, {summary['cases']} cases in {summary['seconds']} s, "
-          f"{len(failures)} failures; outcomes {outcomes}")
-    return 1 if failures else 0
+    return driver.run("dataset", args, lambda seed, i: (None, *run_case(seed, i)), replay)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ and checks:
 
 Case i of seed s replays alone: ``python tests/fuzz/gltf_fuzz.py --seed S --case I --show``.
 """
-import argparse
 import base64
 import copy
 import glob
@@ -32,10 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
-import time
-import tracemalloc
 import traceback
-import warnings
 
 import numpy as np
 
@@ -44,6 +40,7 @@ if ROOT not in sys.path:     # last: a PYTHONPATH entry (the sanitizer build) co
     sys.path.append(ROOT)
 sys.path.append(os.path.join(ROOT, "tests"))
 
+import driver  # noqa: E402
 import skelsimd  # noqa: E402
 from gltf_files import character  # noqa: E402
 
@@ -268,26 +265,12 @@ def run_case(seed, index, directory):
             os.unlink(p)
     path = _write(directory, kind, data, extra, doc)
     size = len(data) + (len(extra) if extra else 0)
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            asset = skelsimd.load_gltf(path)
-        outcome = "loaded"
-    except ValueError:
-        outcome, asset = "ValueError", None
-    except Exception as exc:  # noqa: BLE001
-        tracemalloc.stop()
-        return type(exc).__name__, f"load_gltf: {type(exc).__name__}: {exc}\n" + \
-            traceback.format_exc(limit=6)
-    elapsed = time.perf_counter() - t0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    if elapsed > SECONDS_PER_CASE:
-        return outcome, f"load_gltf took {elapsed:.1f} s on {size} bytes"
-    if peak > max(MEMORY_FLOOR, MEMORY_PER_BYTE * size):
-        return outcome, f"load_gltf peaked at {peak / 1e6:.1f} MB on {size} bytes"
+    outcome, asset, failure = driver.bounded(
+        "load_gltf", lambda: skelsimd.load_gltf(path), ok="loaded",
+        expected={ValueError: "ValueError"}, seconds=SECONDS_PER_CASE,
+        peak_bytes=max(MEMORY_FLOOR, MEMORY_PER_BYTE * size), on=f" on {size} bytes", quiet=True)
+    if failure:
+        return outcome, failure
     if asset is None:
         return outcome, None
     try:
@@ -322,53 +305,18 @@ def run_case(seed, index, directory):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--cases", type=int, default=0)
-    ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--case", type=int)
-    ap.add_argument("--show", action="store_true")
-    ap.add_argument("--progress")
-    ap.add_argument("--report")
-    ap.add_argument("--max-failures", type=int, default=20)
-    args = ap.parse_args(argv)
+    args = driver.arguments(__doc__.split("\n")[0], argv)
     directory = tempfile.mkdtemp(prefix="skelsimd-gltf-fuzz-")
+
+    def replay(seed, case, show):
+        kind, data, extra, _ = build_case(seed, case)
+        if show:
+            print(f"case {seed}:{case}: {kind}, {len(data)} bytes")
+            print(data[:3000].decode("latin-1"))
+        print(run_case(seed, case, directory))
     try:
-        if args.case is not None:
-            kind, data, extra, _ = build_case(args.seed, args.case)
-            if args.show:
-                print(f"case {args.seed}:{args.case}: {kind}, {len(data)} bytes")
-                print(data[:3000].decode("latin-1"))
-            print(run_case(args.seed, args.case, directory))
-            return 0
-        progress = open(args.progress, "w") if args.progress else None
-        outcomes, failures = {}, []
-        t0 = time.perf_counter()
-        i = args.start
-        while (args.cases and i < args.start + args.cases) or \
-                (not args.cases and time.perf_counter() - t0 < args.seconds):
-            if progress:
-                progress.seek(0)
-                progress.write(f"{args.seed} {i}          \n")
-                progress.flush()
-            outcome, failure = run_case(args.seed, i, directory)
-            outcomes[outcome] = outcomes.get(outcome, 0) + 1
-            if failure:
-                failures.append({"seed": args.seed, "case": i, "failure": failure})
-                print(f"FAIL {args.seed}:{i}: {failure}", flush=True)
-                if len(failures) >= args.max_failures:
-                    break
-            i += 1
-        summary = {"seed": args.seed, "first": args.start, "cases": i - args.start,
-                   "seconds": round(time.perf_counter() - t0, 1), "outcomes": outcomes,
-                   "failures": failures}
-        if args.report:
-            with open(args.report, "w") as f:
-                json.dump(summary, f, indent=1)
-        print(f"gltf fuzz: seed {args.seed}, {summary['cases']} cases in {summary['seconds']} s, "
-              f"{len(failures)} failures; outcomes {outcomes}")
-        return 1 if failures else 0
+        return driver.run("gltf", args, lambda seed, i: (None, *run_case(seed, i, directory)),
+                          replay)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
