@@ -33,7 +33,7 @@ from .qts import qts_local_to_global
 if TYPE_CHECKING:
     # The model types, for the annotations only: plotting takes them by duck typing at run
     # time, so the models can import plotting (when a picture is asked for) without a cycle.
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from matplotlib.animation import FuncAnimation
     from matplotlib.axes import Axes
@@ -82,6 +82,11 @@ def _segments(positions: _F64, parents: ArrayLike, a: int, b: int) -> _F64:
     return np.stack([positions[p][:, [a, b]], positions[c][:, [a, b]]], axis=1)
 
 
+def _lines(segments: _F64) -> Sequence[Any]:
+    """(K, 2, 2) segments as the sequence of lines a LineCollection takes (the array itself)."""
+    return cast("Sequence[Any]", segments)
+
+
 def _limits(points: _F64, a: int, b: int,
             pad: float = 0.08) -> tuple[tuple[float, float], tuple[float, float]]:
     lo, hi = points[..., [a, b]].reshape(-1, 2).min(0), points[..., [a, b]].reshape(-1, 2).max(0)
@@ -96,7 +101,7 @@ def _draw_view(ax: Any, positions: _F64, parents: ArrayLike, view: str, color: A
     """A stick figure of one pose (J, 3) in a 2-D axes; limits from `extent` (points) or it."""
     from matplotlib.collections import LineCollection
     a, b = VIEWS[view]
-    ax.add_collection(LineCollection(_segments(positions, parents, a, b), colors=color,
+    ax.add_collection(LineCollection(_lines(_segments(positions, parents, a, b)), colors=color,
                                      linewidths=lw, capstyle="round"))
     ax.plot(positions[:, a], positions[:, b], "o", ms=2.5, color="0.15")
     xl, yl = _limits(positions if extent is None else extent, a, b)
@@ -133,8 +138,8 @@ def _draw_3d(ax: Any, positions: _F64, parents: ArrayLike, color: Any,
     ax.tick_params(labelsize=6)
 
 
-def _draw_pose(positions: _F64, parents: ArrayLike, ax: Any, view: str | None, title: str,
-               color: Any, extent: _F64 | None = None) -> Any:
+def _draw_pose(positions: _F64, parents: ArrayLike, ax: Axes | None, view: str | None, title: str,
+               color: Any, extent: _F64 | None = None) -> Figure | Axes:
     """One pose on `ax` (2-D or 3-D) or, with ax None, a new figure of the four views."""
     if ax is None:
         fig = _new_figure(12.8, 3.6)
@@ -233,7 +238,7 @@ _PLAYER_START_JS = """
 """
 
 
-def _animation_class() -> type[ClipAnimation]:
+def _animation_class() -> Callable[..., ClipAnimation]:
     """The FuncAnimation subclass (defined on first use: matplotlib is imported only then)."""
     global _ClipAnimation
     if _ClipAnimation is not None:
@@ -241,7 +246,14 @@ def _animation_class() -> type[ClipAnimation]:
     from matplotlib import rcParams
     from matplotlib.animation import FuncAnimation
 
-    class ClipAnimationImpl(FuncAnimation, ClipAnimation):  # type: ignore[misc]
+    if TYPE_CHECKING:
+        class _Base(ClipAnimation):      # (ClipAnimation is a FuncAnimation to the type checker)
+            pass
+    else:
+        class _Base(FuncAnimation, ClipAnimation):
+            pass
+
+    class ClipAnimationImpl(_Base):
         """A matplotlib ``FuncAnimation`` of a clip's stick figure (see :func:`animate_clip`).
 
         ``save(...)``, ``to_jshtml()`` and ``to_html5_video()`` work as for any matplotlib
@@ -259,7 +271,7 @@ def _animation_class() -> type[ClipAnimation]:
 
         def _repr_html_(self) -> str:
             if rcParams["animation.html"] in ("html5", "jshtml"):
-                return cast(str, FuncAnimation._repr_html_(self))
+                return FuncAnimation._repr_html_(self)
             return self.to_html()
 
         def to_html(self) -> str:
@@ -280,7 +292,7 @@ def _animation_class() -> type[ClipAnimation]:
     return ClipAnimationImpl
 
 
-_ClipAnimation: type[ClipAnimation] | None = None
+_ClipAnimation: Callable[..., ClipAnimation] | None = None
 
 
 def _frame_pixels(anim: Any) -> NDArray[np.float64]:
@@ -397,7 +409,9 @@ def animate_clip(
     parents = clip.skeleton.parents
     lw = 2.0
     fig = _new_figure(size * len(views), size + 0.3, dpi=dpi)
-    axes, planes, artists = [], [], []
+    axes: list[Any] = []
+    planes: list[tuple[int, int]] = []
+    artists: list[Any] = []
     for k, v in enumerate(views):
         ax = fig.add_subplot(1, len(views), k + 1)
         a, b = VIEWS[v]
@@ -409,7 +423,7 @@ def animate_clip(
         ax.set_ylabel(_LABELS[b] + (" (up)" if b == 1 else ""))
         ax.set_title(v, fontsize=9)
         ax.tick_params(labelsize=7)
-        bones = LineCollection(_segments(pos[0], parents, a, b), colors=color, linewidths=lw,
+        bones = LineCollection(_lines(_segments(pos[0], parents, a, b)), colors=color, linewidths=lw,
                                capstyle="round", animated=True)
         ax.add_collection(bones)
         dots, = ax.plot(pos[0, :, a], pos[0, :, b], "o", ms=2.5, color="0.15", animated=True)
@@ -422,7 +436,7 @@ def animate_clip(
     fig.canvas.draw()                  # lay the figure out once, then keep it: the player ships
     fig.set_layout_engine("none")      # pixel positions that must stay valid
 
-    def update(f):
+    def update(f: int) -> list[Any]:
         for k, (a, b) in enumerate(planes):      # artists: bones and dots per view, caption
             artists[2 * k].set_segments(_segments(pos[f], parents, a, b))
             artists[2 * k + 1].set_data(pos[f, :, a], pos[f, :, b])
@@ -485,7 +499,7 @@ def _rest_positions(skeleton: Skeleton) -> _F64 | None:
     return local_to_global(rest, skeleton)[..., 3].astype(np.float64)
 
 
-def _tree_layout(parents: NDArray[np.intp]) -> _F64:
+def _tree_layout(parents: NDArray[np.integer[Any]]) -> _F64:
     """(J, 2) positions of a tree diagram: leaves spread on x in depth-first order, parents
     above the mean of their children, depth downwards."""
     n = len(parents)
@@ -545,7 +559,7 @@ def plot_skeleton(
         xy = _tree_layout(parents)
         from matplotlib.collections import LineCollection
         p, c = _bones(parents)
-        target.add_collection(LineCollection(np.stack([xy[p], xy[c]], axis=1), colors=color,
+        target.add_collection(LineCollection(_lines(np.stack([xy[p], xy[c]], axis=1)), colors=color,
                                              linewidths=1.5))
         target.plot(xy[:, 0], xy[:, 1], "o", ms=3, color="0.15")
         if labels:
@@ -556,11 +570,11 @@ def plot_skeleton(
         target.set_ylim(xy[:, 1].min() - 0.7, 0.9)
         target.set_axis_off()
         target.set_title(f"{n} joints, no rest pose: the hierarchy", fontsize=9)
-        return target.figure if ax is None else ax
+        return cast("Figure", target.figure) if ax is None else ax
     title = f"rest pose, {n} joints"
     result = _draw_pose(pos, parents, ax, view, title, color)
     if labels:
-        target = result.axes[0] if ax is None else ax
+        target = cast("Figure", result).axes[0] if ax is None else ax
         if getattr(target, "name", "") != "3d":
             a, b = VIEWS["front" if (ax is None or view is None) else view]
             for j, name in enumerate(skeleton.names):
@@ -614,11 +628,12 @@ def surface_html(surface: Surface) -> str:
     p = surface.positions
     pinned = int(np.count_nonzero(surface.pinned))
     mass = surface.mass
+    one_mass = bool(np.isscalar(mass))
     rows = [("grid", f"{surface.rows} \u00d7 {surface.cols} ({surface.topology}), "
                      f"{surface.spring_count} springs"),
             ("model", f"{surface.model}, elasticity {surface.elasticity:.4g}, damping "
                       f"{surface.damping:.4g}"),
-            ("mass", f"{mass:.4g}" if np.isscalar(mass) else
+            ("mass", f"{mass:.4g}" if one_mass else
              f"per vertex, {float(np.min(mass)):.4g} to {float(np.max(mass)):.4g}"),
             ("max stable dt", f"{surface.max_stable_dt:.4g}"),
             ("pinned", f"{pinned} of {surface.rows * surface.cols} vertices"),
@@ -661,9 +676,10 @@ def plot_surface(surface: Surface | ArrayLike, ax: Axes | None = None, *,
     if wrap:   # close the cylinder
         P = np.concatenate([P, P[:, :, :1]], axis=2)
         V = np.concatenate([V, V[:, :, :1]], axis=2)
-    if ax is None:
+    target: Any = ax
+    if target is None:
         fig = _new_figure(6, 5)   # not registered with pyplot, like every skelsimd figure
-        ax = fig.add_subplot(projection="3d")
+        target = fig.add_subplot(projection="3d")
     facecolors = None
     if color_by is not None:
         if color_by == "y":
@@ -679,11 +695,11 @@ def plot_surface(surface: Surface | ArrayLike, ax: Axes | None = None, *,
     options = dict(rstride=1, cstride=1, linewidth=0.2 if edges else 0.0,
                    edgecolor="k" if edges else "none", shade=facecolors is None)
     options.update(kwargs)
-    ax.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
-    ax.set_xlabel("x")
-    ax.set_ylabel("z")
-    ax.set_zlabel("y (up)")
-    return ax
+    target.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
+    target.set_xlabel("x")
+    target.set_ylabel("z")
+    target.set_zlabel("y (up)")
+    return cast("Axes", target)
 
 
 # --- HTML tables ---------------------------------------------------------------------------------------
