@@ -41,8 +41,6 @@ LAZY_IMPORTS = {
     ("skelsimd.data", "skelsimd.io.bvh"): "the example clip, parsed when asked for",
     ("skelsimd.data", "skelsimd.joints"): "the example mesh, built when asked for",
     ("skelsimd.data", "skelsimd.qts"): "the example mesh, built when asked for",
-    ("skelsimd.dask.dataset", "skelsimd.compress"): "the compressed-clip option",
-    ("skelsimd.dask._steps", "skelsimd.compress"): "the compressed-clip option",
     ("skelsimd.io.gltf_write", "skelsimd.quat"): "writer option",
     ("skelsimd.motion_matching", "skelsimd.qts"): "feature option",
     ("skelsimd.reference.track", "skelsimd.track"): "the reference reuses the tangent rule",
