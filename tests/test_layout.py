@@ -21,8 +21,8 @@ MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io
 #: The pictures: plotting and what it draws with.
 PICTURES = {"skelsimd.plotting", "skelsimd._mesh_pictures", "skelsimd._figures"}
 
-#: The other function-level imports (none of them closes a cycle: test_no_import_cycles), each
-#: for a reason other than a cycle. A new one is listed here with its reason.
+#: The other function-level imports: each is imported where it is used, for a reason other than
+#: a cycle (none closes one: test_no_import_cycles). A new one is listed here with its reason.
 LAZY_IMPORTS = {
     # the command line imports what a command needs when it runs (start-up time; the dataset
     # command needs the optional dask extra)
@@ -36,15 +36,15 @@ LAZY_IMPORTS = {
     ("skelsimd.__main__", "skelsimd.io.gltf"): "command line",
     ("skelsimd.__main__", "skelsimd.io.gltf_write"): "command line",
     ("skelsimd.__main__", "skelsimd.io.skc"): "command line",
-    ("skelsimd._bench.track", "skelsimd.motion"): "benchmark job",
-    ("skelsimd.blend", "skelsimd.additive"): "blend_layers' additive layers",
+    ("skelsimd._bench.track", "skelsimd.motion"): "the root-motion workload",
+    ("skelsimd.blend", "skelsimd.additive"): "blend_layers checks additive layers by additive's rule",
     ("skelsimd.data", "skelsimd.io.bvh"): "the example clip, parsed when asked for",
     ("skelsimd.data", "skelsimd.joints"): "the example mesh, built when asked for",
     ("skelsimd.data", "skelsimd.qts"): "the example mesh, built when asked for",
-    ("skelsimd.io.gltf_write", "skelsimd.quat"): "writer option",
-    ("skelsimd.motion_matching", "skelsimd.qts"): "feature option",
+    ("skelsimd.io.gltf_write", "skelsimd.quat"): "rest poses given as joint matrices",
+    ("skelsimd.motion_matching", "skelsimd.qts"): "poses given as QTS joints",
     ("skelsimd.reference.track", "skelsimd.track"): "the reference reuses the tangent rule",
-    ("skelsimd.testing", "skelsimd.surface"): "surface test data",
+    ("skelsimd.testing", "skelsimd.surface"): "surface grids of the test data",
 }
 
 
