@@ -50,6 +50,11 @@ def outputs(rng):
     surface.apply_effector([10.0, 0.5, 12.0], 4.0, -2.0)
     yield "surface", surface.step(0.05, n=20, gravity=(0, -9.81, 0)).copy()
     yield "normals", surface.normals()
+    off = rng.uniform(-1, 1, (64, 96, 6)).astype(np.float32)
+    yield "inertialize_update", np.concatenate(
+        S.inertialize_update(qts, off, off[::-1], halflife=0.1, dt=1 / 60), axis=-1)
+    yield "inertialize_transition", np.concatenate(
+        S.inertialize_transition(qts, off, qts[::-1], off[::-1]), axis=-1)
 
 
 for isa in supported_isas():

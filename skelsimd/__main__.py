@@ -8,14 +8,23 @@
     python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
     python -m skelsimd convert IN OUT [--scale S] [--mesh] [--animation I]
 """
+from __future__ import annotations
+
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from . import _isa, __version__
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
-def _progress_factory(total):
+    from ._bench.core import Record, Workload
+
+
+def _progress_factory(total: int) -> tuple[Callable[[Workload], None], Callable[[], None]]:
     """A progress callback: tqdm when installed (the [bench] extra), plain lines otherwise."""
     try:
         from tqdm import tqdm
@@ -24,7 +33,7 @@ def _progress_factory(total):
     if tqdm is not None:
         bar = tqdm(total=total, unit="workload", file=sys.stderr, leave=False)
 
-        def step(w):
+        def step(w: Workload) -> None:
             bar.set_description(w.title)
             bar.update(1)
 
@@ -32,14 +41,14 @@ def _progress_factory(total):
 
     count = [0]
 
-    def step(w):
+    def print_step(w: Workload) -> None:
         count[0] += 1
         print(f"[{count[0]}/{total}] {w.title}", file=sys.stderr, flush=True)
 
-    return step, lambda: None
+    return print_step, lambda: None
 
 
-def _plot(records, path):
+def _plot(records: Sequence[Record], path: str) -> bool:
     """Bar chart of the speed-up over NumPy per workload and variant (needs matplotlib)."""
     try:
         import matplotlib
@@ -68,13 +77,13 @@ def _plot(records, path):
     return True
 
 
-def _plot_scaling(records, path):
+def _plot_scaling(records: Sequence[Record], path: str) -> bool:
     """ns per joint over batch size, one panel per operation and joint count, one line per
     variant (needs matplotlib). Workloads take part when their params give a batch size and a
     joint count; an operation needs at least two batch sizes to get a panel."""
     from ._bench.core import plot_scaling, series_by_variant
 
-    groups = {}
+    groups: dict[tuple[str, str, int], list[Record]] = {}
     for r in records:
         p = r.get("params", {})
         if r.get("unit") != "joint" or "batch" not in p or "joints" not in p:
@@ -88,7 +97,7 @@ def _plot_scaling(records, path):
     return plot_scaling(path, panels)
 
 
-def cmd_bench(args):
+def cmd_bench(args: argparse.Namespace) -> int:
     from ._bench import FAMILIES, REPORTS, headline_workloads
     from ._bench.core import (format_machine, format_table, load_average, machine_info,
                               run_workloads, write_json)
@@ -119,7 +128,7 @@ def cmd_bench(args):
     info["load_average_after"] = load_average()
     print(format_table(records))
     print(format_machine(info, info["load_average_after"]))
-    reports = {}
+    reports: dict[str, Any] = {}
     if args.out:
         os.makedirs(args.out, exist_ok=True)
     for name in args.family or FAMILIES:
@@ -143,7 +152,7 @@ def cmd_bench(args):
     return 0
 
 
-def cmd_demo(args):
+def cmd_demo(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -156,13 +165,13 @@ def cmd_demo(args):
     return 0
 
 
-def cmd_dataset(args):
+def cmd_dataset(args: argparse.Namespace) -> int:
     try:
         from .dask import dataset
     except ImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    steps = [] if args.fps is None else [dataset.Resample(args.fps)]
+    steps: list[dataset._Step] = [] if args.fps is None else [dataset.Resample(args.fps)]
     if args.compress is not None:
         try:
             steps.append(dataset.Compress(args.compress))
@@ -192,7 +201,7 @@ def cmd_dataset(args):
     return 0 if report.ok else 1
 
 
-def cmd_info(args):
+def cmd_info(args: argparse.Namespace) -> int:
     print(f"skelsimd {__version__}")
     print(f"active variant: {_isa.isa()} (best {_isa.best_isa()}; supported {', '.join(_isa.supported_isas())};"
           f" compiled {', '.join(_isa.compiled_isas())})")
@@ -201,20 +210,20 @@ def cmd_info(args):
     return 0
 
 
-def _output(args, parser_name):
+def _output(args: argparse.Namespace, parser_name: str) -> str | None:
     """The output path from the positional OUT or --out (either, or both when equal)."""
     if args.output is not None and args.out is not None and args.output != args.out:
         print(f"error: {parser_name}: the output is given twice ({args.output!r} and --out "
               f"{args.out!r}): give one", file=sys.stderr)
         return None
-    out = args.output if args.output is not None else args.out
+    out: str | None = args.output if args.output is not None else args.out
     if out is None:
         print(f"error: {parser_name}: the output file is missing (OUT or --out OUT)",
               file=sys.stderr)
     return out
 
 
-def cmd_compress(args):
+def cmd_compress(args: argparse.Namespace) -> int:
     from .io.bvh import load_bvh
     from .compress import compress
 
@@ -241,7 +250,7 @@ def cmd_compress(args):
     return 0
 
 
-def cmd_decompress(args):
+def cmd_decompress(args: argparse.Namespace) -> int:
     from .io.bvh import save_bvh
     from .io.skc import read_skc
 
@@ -262,12 +271,12 @@ _MOTION = (".bvh", ".bvh.gz", ".skc")
 _GLTF = (".gltf", ".glb")
 
 
-def _suffix(path, choices):
+def _suffix(path: str, choices: Sequence[str]) -> str | None:
     low = path.lower()
     return next((c for c in choices if low.endswith(c)), None)
 
 
-def cmd_convert(args):
+def cmd_convert(args: argparse.Namespace) -> int:
     src, dst = _suffix(args.input, _MOTION + _GLTF), _suffix(args.output, _GLTF + (".bvh",))
     if src is None or dst is None or (src in _GLTF) == (dst in _GLTF):
         print(f"error: expected IN .bvh, .bvh.gz or .skc and OUT .gltf or .glb, or IN .gltf or "
@@ -323,7 +332,7 @@ def cmd_convert(args):
     return 0
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m skelsimd",
         description="skelsimd: SIMD kernels for character animation on NumPy float32 arrays.")
@@ -440,9 +449,10 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    status: int = args.func(args)
+    return status
 
 
 if __name__ == "__main__":

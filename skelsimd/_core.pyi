@@ -121,3 +121,9 @@ def mm_search(rows: ArrayLike, small_lo: ArrayLike, small_hi: ArrayLike, large_l
               large_hi: ArrayLike, n: int, queries: ArrayLike, ranges: ArrayLike | None,
               offsets: ArrayLike | None, prune: bool, name: str | None, /
               ) -> tuple[NDArray[np.int64], NDArray[np.float64]]: ...
+# inertialization (src/_skelsimd/inertialize.c; skelsimd.inertialize)
+def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: ArrayLike,
+                       halflife: float, dt: float, /) -> tuple[_F32, _F32, _F32]: ...
+def inertialize_transition(source: ArrayLike, source_velocity: ArrayLike, target: ArrayLike,
+                           target_velocity: ArrayLike, offset: ArrayLike | None,
+                           offset_velocity: ArrayLike | None, /) -> tuple[_F32, _F32]: ...

@@ -9,7 +9,11 @@
 
 Needs matplotlib (``pip install "skelsimd[bench]"``); imported lazily.
 """
+from __future__ import annotations
+
 import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,30 +22,44 @@ from .blend import blend_joints
 from .qts import qts_local_to_global_matrix
 from .surface import Surface
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from matplotlib.axes import Axes
+    from mpl_toolkits.mplot3d.axes3d import Axes3D as _Axes3D  # type: ignore[import-untyped]  # mplot3d ships no types
+
+    from ._typing import BoolArray, Float32Array, Float64Array, Int32Array
+    from .clip import Clip
+
+    _Color = str | tuple[float, float, float, float]
+    _Snapshot = tuple[str, Float32Array, Float64Array | None]
+
 __all__ = ["run"]
 
 # BVH clips are y-up; matplotlib's 3-D axes are z-up: plot (x, z, y).
 VIEWS = [("front", 0, 1), ("side", 2, 1), ("top", 0, 2)]
 
 
-def _segments(positions, parents):
+def _segments(positions: Float32Array, parents: Int32Array) -> Float32Array:
     """(K, 2, 3) bone segments of one pose."""
     child = np.flatnonzero(parents >= 0)
     return np.stack([positions[parents[child]], positions[child]], axis=1)
 
 
-def _draw_2d(ax, positions, parents, a, b, color, alpha=1.0, lw=2.0):
+def _draw_2d(ax: Axes, positions: Float32Array, parents: Int32Array, a: int, b: int, color: _Color,
+             alpha: float = 1.0, lw: float = 2.0) -> None:
     for seg in _segments(positions, parents):
         ax.plot(seg[:, a], seg[:, b], color=color, alpha=alpha, lw=lw, solid_capstyle="round")
     ax.scatter(positions[:, a], positions[:, b], s=6, color=color, alpha=alpha, zorder=3)
 
 
-def _draw_3d(ax, positions, parents, color, alpha=1.0, lw=2.0):
+def _draw_3d(ax: _Axes3D, positions: Float32Array, parents: Int32Array, color: _Color,
+             alpha: float = 1.0, lw: float = 2.0) -> None:
     for seg in _segments(positions, parents):
         ax.plot(seg[:, 0], seg[:, 2], seg[:, 1], color=color, alpha=alpha, lw=lw)
 
 
-def _frame_3d_axes(ax, points):
+def _frame_3d_axes(ax: _Axes3D, points: Float32Array) -> None:
     lo, hi = points.min(axis=0), points.max(axis=0)
     mid, half = (lo + hi) / 2, (hi - lo).max() / 2 * 1.05 + 1e-6
     ax.set_xlim(mid[0] - half, mid[0] + half)
@@ -52,7 +70,7 @@ def _frame_3d_axes(ax, points):
     ax.set_zlabel("y (up)")
 
 
-def clip_views(plt, clip, path, n_frames=5):
+def clip_views(plt: ModuleType, clip: Clip, path: str, n_frames: int = 5) -> None:
     skel = clip.skeleton
     frames = np.linspace(0, clip.frames - 1, n_frames).astype(int)
     pos = clip.global_positions(frames)                       # (n, J, 3), on the kernels
@@ -81,7 +99,9 @@ def clip_views(plt, clip, path, n_frames=5):
     plt.close(fig)
 
 
-def blend_picture(plt, clip, path, frame_a=20, frame_b=None, steps=(0.0, 0.25, 0.5, 0.75, 1.0)):
+def blend_picture(plt: ModuleType, clip: Clip, path: str, frame_a: int = 20,
+                  frame_b: int | None = None,
+                  steps: Sequence[float] = (0.0, 0.25, 0.5, 0.75, 1.0)) -> None:
     skel = clip.skeleton
     frame_b = clip.frames - 40 if frame_b is None else frame_b
     a, b = clip.local[frame_a], clip.local[frame_b]
@@ -110,7 +130,7 @@ def blend_picture(plt, clip, path, frame_a=20, frame_b=None, steps=(0.0, 0.25, 0
     plt.close(fig)
 
 
-def hanging_cloth(rows=24, cols=24):
+def hanging_cloth(rows: int = 24, cols: int = 24) -> tuple[Surface, list[_Snapshot]]:
     """The demo's cloth scene: a rows x cols cloth (length springs) hanging from its two top
     corners, hit by an effector, then swinging. Returns (cloth, [(title, positions, effector
     centre or None), ...]).
@@ -126,7 +146,7 @@ def hanging_cloth(rows=24, cols=24):
     cloth.pinned[0, cols - 1] = True
     dt = 0.5 * cloth.max_stable_dt
     gravity = (0.0, -0.005, 0.0)
-    snapshots = []
+    snapshots: list[_Snapshot] = []
     cloth.step(dt, 8000, gravity=gravity)                    # settle: hanging from the corners
     snapshots.append(("hanging from two pinned corners", cloth.positions.copy(), None))
     pos = cloth.positions
@@ -140,7 +160,7 @@ def hanging_cloth(rows=24, cols=24):
     return cloth, snapshots
 
 
-def surface_picture(plt, path, rows=24, cols=24):
+def surface_picture(plt: ModuleType, path: str, rows: int = 24, cols: int = 24) -> None:
     """A cloth hanging from two pinned corners, hit by an effector (see hanging_cloth)."""
     cloth, snapshots = hanging_cloth(rows, cols)
     fig = plt.figure(figsize=(15, 5))
@@ -161,7 +181,7 @@ def surface_picture(plt, path, rows=24, cols=24):
     plt.close(fig)
 
 
-def run(out_dir, log=print):
+def run(out_dir: str, log: Callable[[str], object] = print) -> list[str]:
     """Render every picture into out_dir; returns the list of files written."""
     import matplotlib
 

@@ -31,14 +31,15 @@ from ._validate import choice as _choice
 from ._validate import integer as _count
 from ._validate import positive_number as _positive_number
 from ._rotation64 import quat_conj, quat_mul, quat_rotate
-from .inertialize import _decay, _normalized, _qexp2, inertialize_transition, pose_velocity
+from .footplant import _plant_transition
+from .inertialize import _inertialize_stream
 from .blend import blend_joints
 from .bounds import fill_docstrings
 from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
 from .track import contact_labels, step_track
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 if TYPE_CHECKING:
     from ._typing import _View, _FlatView, _Frames
@@ -641,7 +642,17 @@ class Clip:
         mirrored = Skeleton(skel.parents, skel.names, rest)
         return self._with(local, skeleton=mirrored)
 
-    def transition(self, other: Self, *, halflife: float = 0.1, align: bool = True) -> Self:
+    def transition(
+        self,
+        other: Self,
+        *,
+        halflife: float = 0.1,
+        align: bool = True,
+        feet: Sequence[tuple[int | str, int | str, int | str]] | None = None,
+        contact_speed: float | None = None,
+        contact_height: float | None = None,
+        keep_contacts: bool | None = None,
+    ) -> Self:
         """This clip, then ``other`` switched to without a pop by inertialization.
 
         The result has ``self.frames + other.frames`` frames. At the switch the offsets
@@ -652,6 +663,14 @@ class Clip:
         and reaches ``other``'s own poses after a few half-lives. ``align=True`` first moves
         ``other`` on the ground (a turn about y and a shift, see :meth:`root_motion`) so that it
         starts where this clip's root would be one frame after its end. Scale is not blended.
+
+        Foot contacts: the offsets move the whole body for a few half-lives, so a foot planted
+        across the switch slides. With ``feet`` (one ``(hip, knee, ankle)`` triple per leg, as
+        :func:`skelsimd.plant_feet` takes) and ``keep_contacts`` (default: True when ``feet``
+        are given), the contacts are labelled on both clips (:meth:`contacts` with
+        ``contact_speed`` and ``contact_height``, required speed) and the feet are held planted
+        during the contacts around the switch by two-bone IK on the legs; frames away from the
+        switch are unchanged.
         """
         _check_clip(other, "other")
         _check_compatible(self, other, "other")
@@ -673,23 +692,21 @@ class Clip:
             t = quat_rotate(q_next, ti) + t_next
             local = _apply_ground(local, other.skeleton.roots, np.repeat(q, other.frames, axis=0),
                                   np.repeat(t, other.frames, axis=0))
-        dt = self.frame_time
-        src_next = self.local[-1].astype(np.float64)
-        va = pose_velocity(self.local[-2], self.local[-1], dt)
-        vb = pose_velocity(local[0], local[1], other.frame_time)
-        # the source at the switch: the last pose moved on by one frame at its velocity
-        src = src_next.copy()
-        src[:, :4] = quat_mul(_qexp2(va[:, :3].astype(np.float64) * dt),
-                              _normalized(src_next[:, :4]))
-        src[:, 4:7] = src_next[:, 4:7] + va[:, 3:] * dt
-        off, offv = inertialize_transition(src, va, local[0], vb)
-        times = (np.arange(other.frames) * other.frame_time)[:, None, None]
-        x, _ = _decay(off, offv, halflife, times)             # the offsets at every frame at once
-        out = local.astype(np.float64)
-        out[..., :4] = quat_mul(_qexp2(x[..., :3]), _normalized(out[..., :4]))
-        out[..., 4:7] += x[..., 3:]
-        out = out.astype(np.float32)
-        return self._with(np.concatenate([self.local, out], axis=0))
+        if keep_contacts is None:
+            keep_contacts = feet is not None
+        if keep_contacts and (feet is None or contact_speed is None):
+            raise ValueError("contact_speed: expected feet and a contact speed (clip units per "
+                             "second) to keep the contacts, got "
+                             f"feet={feet!r}, contact_speed={contact_speed!r}")
+        out = _inertialize_stream(self.local[-2], self.local[-1], local, self.frame_time,
+                                  other.frame_time, halflife)
+        joined = self._with(np.concatenate([self.local, out], axis=0))
+        if keep_contacts:
+            assert feet is not None and contact_speed is not None
+            planted = _plant_transition(self, self._with(local), joined, feet, contact_speed,
+                                        contact_height, halflife)
+            return cast("Self", planted)        # (a clip of this clip's type: _with keeps it)
+        return joined
 
     def _root_trajectory(self, frames: slice = slice(None), joint: int | str | None = None,
                          heading: bool = True) -> tuple[_F64, _F64]:

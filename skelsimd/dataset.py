@@ -63,7 +63,8 @@ def load_compressed(path: _Path, *, max_bytes: int | None = None) -> Clip:
 #: Compressed clip files carry the suffix ``.skc`` (skelsimd clip) by convention.
 COMPRESSED_SUFFIX = ".skc"
 
-DEFAULT_READERS: dict[str, Callable[..., Clip]] = {".bvh": load_bvh, ".bvh.gz": load_bvh, COMPRESSED_SUFFIX: load_compressed,
+DEFAULT_READERS: dict[str, Callable[..., Clip]] = {
+                   ".bvh": load_bvh, ".bvh.gz": load_bvh, COMPRESSED_SUFFIX: load_compressed,
                    ".gltf": load_gltf_clip, ".glb": load_gltf_clip}
 
 
@@ -430,7 +431,8 @@ def _walk(source: str, readers: Iterable[str], problems: list[tuple[str, str]]) 
     return found
 
 
-def _discover(source: _Source, readers: Iterable[str]) -> tuple[list[_Found], list[tuple[str, str]]]:
+def _discover(source: _Source,
+              readers: Iterable[str]) -> tuple[list[_Found], list[tuple[str, str]]]:
     """([_Found], [(path, problem)]) of ``source`` (see :func:`find_motion_files`)."""
     if isinstance(source, (list, tuple)):
         out: list[_Found] = []

@@ -34,20 +34,33 @@ consecutive frames of the same contact interval.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from .clip import Clip
 from .ik import two_bone
 from .qts import qts_local_to_global
 from .quat import quat_conjugate, quat_multiply
 from .track import Track
 
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    # for the annotations only: the clips are taken by what they have (_is_clip), so that
+    # Clip.transition can use this module without an import cycle
+    from .clip import Clip
+
 __all__ = ["plant_feet", "foot_sliding", "contact_intervals"]
 
 JointRef = Union[int, str]
+
+
+def _is_clip(obj: object) -> TypeGuard[Clip]:
+    """A :class:`skelsimd.Clip`, by the members plant_feet uses (this module does not import
+    the model type)."""
+    return all(hasattr(obj, name) for name in ("skeleton", "local", "frame_time", "contacts",
+                                                "global_matrices", "_with"))
 
 
 def _labels(clip: Clip, contact: Union[Track, npt.ArrayLike], name: str) -> np.ndarray:
@@ -170,7 +183,7 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     >>> bool(after.max() < 0.02 * before.max())
     True
     """
-    if not isinstance(clip, Clip):
+    if not _is_clip(clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     if lock not in ("start", "mean"):
         raise ValueError(f"lock: expected 'start' or 'mean', got {lock!r}")
@@ -266,4 +279,35 @@ def foot_sliding(clip: Clip, joint: JointRef, contact: Union[Track, npt.ArrayLik
     horizontal = [i for i in range(3) if i != up]
     d = np.linalg.norm(np.diff(p[:, horizontal], axis=0), axis=-1)
     out: np.ndarray = d[c[1:] & c[:-1]]
+    return out
+
+
+def _plant_transition(first: Clip, second: Clip, joined: Clip,
+                      feet: Sequence[Tuple[JointRef, JointRef, JointRef]], speed: float,
+                      height: Optional[float], halflife: float, blend: float = 0.1) -> Clip:
+    """``joined`` (``first`` then ``second`` switched to by inertialization, see
+    :meth:`Clip.transition`) with the feet kept planted during the contacts around the switch.
+
+    The contacts are labelled on ``first`` and on ``second`` (as aligned) separately, where
+    their motion is their own, and joined. The offsets of the switch slide the feet during the
+    contacts of the next few half-lives; :func:`plant_feet` holds each foot at its position at
+    the start of each of its contacts that overlap the frames from the switch to ten half-lives
+    after it. Other contacts are left alone, so frames outside those contacts and their weight
+    ramps are unchanged."""
+    span = (first.frames - 1, first.frames + int(np.ceil(10 * halflife / joined.frame_time)))
+    out = joined
+    for i, leg in enumerate(feet):
+        j = int(joined.skeleton.index(leg[2]))
+        c = np.concatenate([_labels(first, first.contacts(j, speed=speed, height=height),
+                                    f"contacts[{i}]"),
+                            _labels(second, second.contacts(j, speed=speed, height=height),
+                                    f"contacts[{i}]")])
+        keep = np.zeros_like(c)
+        for a, b in contact_intervals(c):
+            if a < span[1] and b > span[0]:
+                keep[a:b] = True
+        if keep.any():
+            planted = plant_feet(out, [leg], [keep], blend=blend)
+            assert not isinstance(planted, tuple)
+            out = planted
     return out

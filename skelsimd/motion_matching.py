@@ -44,15 +44,17 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._typing import Axis
 from .clip import Clip
 from .inertialize import Inertializer, inertialize_transition, inertialize_update, pose_velocity
-from .skeleton import mirror_pairs
+from .skeleton import Skeleton, mirror_pairs
 
 __all__ = ["MotionDatabase", "DEFAULT_WEIGHTS", "pose_velocity", "inertialize_transition",
            "inertialize_update", "Inertializer"]
@@ -70,6 +72,50 @@ _LIMIT = 1e15      # |feature| and |query| bound of the search (no float32 cost 
 
 ArrayLike = npt.ArrayLike
 Range = Tuple[int, int]
+
+
+# --- clips of a dataset store ---------------------------------------------------------------------
+
+def _is_store(x: Any) -> bool:
+    """A path, or a Zarr group (duck-typed: zarr is an optional extra, imported only to read)."""
+    return isinstance(x, (str, os.PathLike)) or (
+        type(x).__module__.split(".")[0] == "zarr" and hasattr(x, "groups"))
+
+
+def _clips_from_store(store: Any) -> List[Clip]:
+    """The clips of a dataset store written by ``python -m skelsimd dataset`` (the Zarr layout
+    of :mod:`skelsimd.dask.dataset`: one group per clip with ``local`` (F, J, 8) and the
+    attributes ``frame_time``, ``names`` and ``parents``), in the order of the sorted group
+    names. The store is untrusted: anything else is a ValueError naming the group."""
+    try:
+        import zarr
+    except ImportError:
+        raise ImportError("clips: reading a dataset store needs zarr, from the optional extra: "
+                          "pip install 'skelsimd[dask]'") from None
+    root: Any
+    if isinstance(store, (str, os.PathLike)):
+        try:
+            root = zarr.open_group(os.fspath(store), mode="r")
+        except Exception as exc:    # missing path, not a Zarr group: zarr's own error types
+            raise ValueError(f"clips: {os.fspath(store)!r} is not a readable dataset store "
+                             f"({type(exc).__name__}: {exc})") from None
+    else:
+        root = store
+    clips = []
+    for name in sorted(n for n, _ in root.groups()):
+        group: Any = root[name]
+        where = f"clips: group {name!r} of the dataset store"
+        try:
+            attrs = dict(group.attrs)
+            local = group["local"]
+            if local.ndim != 3 or local.shape[2] != 8:
+                raise ValueError(f"expected local poses (F, J, 8), got shape {local.shape}")
+            skeleton = Skeleton(np.asarray(attrs["parents"]), [str(n) for n in attrs["names"]])
+            clips.append(Clip(skeleton, np.asarray(local[...], dtype=np.float32),
+                              float(attrs["frame_time"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: {type(exc).__name__}: {exc}") from None
+    return clips
 
 
 # --- geometry (float64) --------------------------------------------------------------------------
@@ -125,7 +171,7 @@ def _velocity(p: np.ndarray, dt: float) -> np.ndarray:
     return v
 
 
-def _find_feet(skeleton) -> Tuple[int, int]:
+def _find_feet(skeleton: Skeleton) -> Tuple[int, int]:
     names = skeleton.names
     for left, right in mirror_pairs(skeleton):
         low = names[left].lower()
@@ -142,8 +188,11 @@ class MotionDatabase:
 
     Parameters
     ----------
-    clips : sequence of Clip
-        The library: clips of one skeleton (same joint names and parents).
+    clips : sequence of Clip, or a dataset store
+        The library: clips of one skeleton (same joint names and parents). A path to a Zarr
+        dataset store written by ``python -m skelsimd dataset`` (or an open ``zarr.Group`` of
+        one) reads every clip of the store, in the order of its sorted group names (zarr is
+        needed then: the ``[dask]`` extra).
     joints : sequence of str or int, optional
         The joints whose positions and velocities are features (default: the left and right
         feet, found by name: a left/right pair named like a foot or an ankle, e.g. ``LeftFoot``
@@ -218,6 +267,8 @@ class MotionDatabase:
                  mirror_axis: str = "x") -> None:
         if isinstance(clips, Clip):
             clips = [clips]
+        elif _is_store(clips):
+            clips = _clips_from_store(clips)
         try:
             clips = list(clips)
         except TypeError:
@@ -263,7 +314,7 @@ class MotionDatabase:
                 w[key] = value
         self.weights = w
         if mirror:
-            clips = clips + [c.mirror(mirror_axis) for c in clips]
+            clips = clips + [c.mirror(cast(Axis, mirror_axis)) for c in clips]
         self.clips = clips
         self._skeleton = skel
 
@@ -277,7 +328,9 @@ class MotionDatabase:
             start += sizes[g]
         dim = start
 
-        parts, starts, counts = [], [], []
+        parts: List[np.ndarray] = []
+        starts: List[int] = []
+        counts: List[int] = []
         for c in clips:
             horizon = self._horizon(c)
             rows = max(0, c.frames - horizon)
@@ -400,7 +453,7 @@ class MotionDatabase:
     # --- rows and frames -----------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return self._n
+        return int(self._n)
 
     def __repr__(self) -> str:
         return (f"MotionDatabase({self._n} rows x {self.features.shape[1]} features from "
@@ -505,7 +558,7 @@ class MotionDatabase:
         raw[self.groups["hip_velocity"]] = b @ ((hip[1, :, 3] - hip[0, :, 3]) / dt)
         raw[self.groups["trajectory_position"]] = t[:, :2].ravel()
         raw[self.groups["trajectory_direction"]] = t[:, 2:].ravel()
-        q = ((raw - self.mean) / self.scale).astype(np.float32)
+        q: np.ndarray = ((raw - self.mean) / self.scale).astype(np.float32)
         if not np.all(np.abs(q) <= _LIMIT):
             raise ValueError(f"pose, trajectory: the query is beyond {_LIMIT:g} once normalised")
         return q
@@ -548,7 +601,7 @@ class MotionDatabase:
                              f"{_LIMIT:g}, got {q[bad]}")
         return q
 
-    def _ranges(self, exclude, name: str) -> np.ndarray:
+    def _ranges(self, exclude: Any, name: str) -> np.ndarray:
         try:
             r = np.asarray(exclude if len(exclude) else np.zeros((0, 2)))
         except (TypeError, ValueError):
@@ -564,7 +617,8 @@ class MotionDatabase:
             raise ValueError(f"{name}[{k}] = {tuple(r[k])}: expected start <= stop")
         return r
 
-    def _call(self, q: np.ndarray, ranges, offsets, prune: bool, name=None):
+    def _call(self, q: np.ndarray, ranges: Optional[np.ndarray], offsets: Optional[np.ndarray],
+              prune: bool, name: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray]:
         return _core.mm_search(self._rows, self._small_lo, self._small_hi, self._large_lo,
                                self._large_hi, self._n, q, ranges, offsets, prune, name)
 
@@ -607,7 +661,8 @@ class MotionDatabase:
             raise ValueError("exclude: every row of the database is excluded")
         return int(idx[0]), float(cost[0])
 
-    def search_many(self, queries: ArrayLike, *, exclude=None,
+    def search_many(self, queries: ArrayLike, *,
+                    exclude: Optional[Union[Sequence[Range], Sequence[Sequence[Range]]]] = None,
                     prune: bool = True) -> Tuple[np.ndarray, np.ndarray]:
         """The best rows of many queries (a crowd), in one call with the GIL released.
 

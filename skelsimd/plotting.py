@@ -117,7 +117,7 @@ def _draw_view(ax: Any, positions: _F64, parents: ArrayLike, view: str, color: A
 def _draw_3d(ax: Any, positions: _F64, parents: ArrayLike, color: Any,
              extent: _F64 | None = None, lw: float = 2.0) -> None:
     """A stick figure in a 3-D axes, y drawn vertical (matplotlib's z)."""
-    from mpl_toolkits.mplot3d.art3d import Line3DCollection
+    from mpl_toolkits.mplot3d.art3d import Line3DCollection  # type: ignore[import-untyped]  # mplot3d ships no types
     p, c = _bones(parents)
     xyz = positions[:, [0, 2, 1]]
     if len(c):      # a one-joint skeleton has no bones (matplotlib refuses an empty collection)

@@ -100,16 +100,18 @@ import numpy as np
 from . import _core
 from ._validate import finite as _finite
 from .alignment import empty_aligned
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, cast, overload
 
 if TYPE_CHECKING:
     from ._typing import _ColorBy, _SurfaceModel, _Topology, _Preset
-    from typing import Any
+    from collections.abc import Callable
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
     from ._typing import BoolArray, Float32Array, Float64Array
+
+    _Gravity = tuple[float, float, float] | tuple[float, ...] | Float64Array
 
 __all__ = ["Surface", "PRESETS", "plot_surface"]
 
@@ -149,7 +151,7 @@ _F32_MAX = float(np.finfo(np.float32).max)
 _F32_TINY = float(np.finfo(np.float32).tiny)     # the smallest normal float32
 
 
-def _float32_value(v, name):
+def _float32_value(v: float, name: str) -> float:
     """v (a finite float) as the kernels will see it: ValueError naming `name` when it is
     beyond the float32 range or, not being 0, below its smallest normal number (it would round
     to 0 or lose its precision)."""
@@ -161,7 +163,10 @@ def _float32_value(v, name):
     return v
 
 
-def _real_array(x, name, dtype=np.float64):
+_Real = TypeVar("_Real", np.float32, np.float64)
+
+
+def _real_array(x: object, name: str, dtype: type[_Real]) -> NDArray[_Real]:
     a = _core._as_array(x, name)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
@@ -171,10 +176,10 @@ def _real_array(x, name, dtype=np.float64):
     return a
 
 
-def _vector3(x, name):
+def _vector3(x: object, name: str) -> _Gravity:
     if isinstance(x, (tuple, list)) and len(x) == 3 and all(type(v) in (int, float) for v in x):
         return tuple(_finite(v, name) for v in x)
-    a = _real_array(x, name)
+    a = _real_array(x, name, np.float64)
     if a.shape != (3,):
         raise ValueError(f"{name}: expected shape (3,), got {a.shape}")
     return a
@@ -269,34 +274,35 @@ class Surface:
         if spacing is not None:
             raise ValueError("spacing: not used by from_positions (the positions define the rest "
                              f"state), got {spacing!r}")
-        xyz = _real_array(xyz, "xyz", np.float32)
-        if xyz.ndim != 3 or xyz.shape[0] != 3:
-            raise ValueError(f"xyz: expected shape (3, rows, cols), got {xyz.shape}")
-        cls._grid_size(xyz.shape[1], xyz.shape[2], topology)
+        xyz32 = _real_array(xyz, "xyz", np.float32)
+        if xyz32.ndim != 3 or xyz32.shape[0] != 3:
+            raise ValueError(f"xyz: expected shape (3, rows, cols), got {xyz32.shape}")
+        cls._grid_size(xyz32.shape[1], xyz32.shape[2], topology)
         self = cls.__new__(cls)
-        self._init_state(xyz, elasticity=elasticity, damping=damping, mass=mass, model=model,
+        self._init_state(xyz32, elasticity=elasticity, damping=damping, mass=mass, model=model,
                          topology=topology, preset=preset)
         return self
 
     # -- construction ---------------------------------------------------------------------
 
     @staticmethod
-    def _grid_size(rows, cols, topology):
+    def _grid_size(rows: SupportsIndex, cols: SupportsIndex, topology: str) -> tuple[int, int]:
         try:
-            rows, cols = operator.index(rows), operator.index(cols)
+            r, c = operator.index(rows), operator.index(cols)
         except TypeError:
             raise TypeError(f"rows, cols: expected integers, got {type(rows).__name__}, "
                             f"{type(cols).__name__}") from None
-        if rows < 1 or cols < 1:
-            raise ValueError(f"rows, cols: expected >= 1, got {rows} x {cols}")
-        if rows * cols > sys.maxsize // (4 * (_PLANES + 1)):
-            raise ValueError(f"rows, cols: a {rows} x {cols} grid is more than an array can hold")
-        if topology == "cylinder" and cols < 3:
-            raise ValueError(f"cols: a cylinder needs at least 3 columns, got {cols}")
-        return rows, cols
+        if r < 1 or c < 1:
+            raise ValueError(f"rows, cols: expected >= 1, got {r} x {c}")
+        if r * c > sys.maxsize // (4 * (_PLANES + 1)):
+            raise ValueError(f"rows, cols: a {r} x {c} grid is more than an array can hold")
+        if topology == "cylinder" and c < 3:
+            raise ValueError(f"cols: a cylinder needs at least 3 columns, got {c}")
+        return r, c
 
-    def _init_state(self, xyz, *, elasticity, damping, mass, model, topology, preset,
-                    plane=None):
+    def _init_state(self, xyz: Float32Array, *, elasticity: float | None, damping: float | None,
+                    mass: float | ArrayLike, model: _SurfaceModel, topology: _Topology,
+                    preset: _Preset | None, plane: int | None = None) -> None:
         if not isinstance(model, str) or model not in _MODELS:
             raise ValueError(f"model: expected 'offset' or 'length', got {model!r}")
         if not isinstance(topology, str) or topology not in _TOPOLOGIES:
@@ -311,9 +317,10 @@ class Surface:
         d = _finite(d0 if damping is None else damping, "damping")
         if not 0.0 <= d <= 1.0:
             raise ValueError(f"damping: expected 0 <= damping <= 1, got {d}")
-        _, rows, cols = xyz.shape
+        rows: int = xyz.shape[1]
+        cols: int = xyz.shape[2]
         n = rows * cols
-        m = _real_array(mass, "mass")
+        m = _real_array(mass, "mass", np.float64)
         if m.shape not in ((), (rows, cols)):
             raise ValueError(f"mass: expected a number or shape ({rows}, {cols}), got {m.shape}")
         if not (m > 0).all():
@@ -337,9 +344,10 @@ class Surface:
         self._pinned = np.ndarray((rows, cols), dtype=np.bool_, buffer=self._buffer,
                                   offset=4 * _PINNED * self._plane, strides=(cols, 1))
         self._ext_pending = False
-        self._ext_bound = 0.0   # an upper bound of |component| of the pending external force
+        self._ext_bound: float = 0.0   # an upper bound of |component| of the pending external force
         self._positions[...] = xyz
         inv_mass = self._planes(_INV_MASS, 1)[0]
+        self._mass: float | Float32Array
         if m.ndim == 0:
             inv_mass[...] = np.float32(1.0 / float(m))
             self._mass_step = 0
@@ -352,7 +360,7 @@ class Surface:
         self._dt_max = self.max_stable_dt
         self.capture_rest()
 
-    def _planes(self, first, count):
+    def _planes(self, first: int, count: int) -> Float32Array:
         """View (count, rows, cols) of planes first .. first+count-1 of the buffer."""
         return np.ndarray((count, self._rows, self._cols), dtype=np.float32, buffer=self._buffer,
                           offset=4 * first * self._plane,
@@ -364,7 +372,7 @@ class Surface:
         with np.errstate(over="ignore", invalid="ignore"):   # overflow is refused below
             return self._capture_rest()
 
-    def _capture_rest(self):
+    def _capture_rest(self) -> Self:
         P = self._positions
         rows, cols, wrap = self._rows, self._cols, self._wrap
         vec = {k: np.zeros((3, rows, cols), np.float32) for k in ("E", "S", "SE")}
@@ -380,6 +388,7 @@ class Surface:
             exists["E"][:, -1] = True
             np.subtract(P[:, 1:, 0], P[:, :-1, -1], out=vec["SE"][:, :-1, -1])
             exists["SE"][:-1, -1] = True
+        fields: list[tuple[Float32Array, BoolArray]]
         if self._model == "length":
             fields = [(np.sqrt((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]), exists[k])
                       for k, v in vec.items()]
@@ -464,7 +473,7 @@ class Surface:
         self._assign(self._velocities, value, "velocities")
 
     @staticmethod
-    def _assign(view, value, name):
+    def _assign(view: Float32Array, value: ArrayLike, name: str) -> None:
         v = _real_array(value, name, np.float32)
         try:
             np.broadcast_to(v, view.shape)
@@ -546,8 +555,9 @@ class Surface:
             raise ValueError(f"n: expected >= 0 substeps, got {n}")
         if n > sys.maxsize:
             raise ValueError(f"n: expected at most {sys.maxsize} substeps, got {n}")
+        g: _Gravity
         if gravity is _NO_GRAVITY:
-            g = gravity
+            g = _NO_GRAVITY
         else:
             g = _vector3(gravity, "gravity")
             for c in g:
@@ -614,14 +624,14 @@ class Surface:
             The reaction force on each effector, ``-sum F`` over the vertices it reached (the
             article's F_TotalEffector), summed in float64.
         """
-        c = _real_array(center, "center")
+        c = _real_array(center, "center", np.float64)
         single = c.ndim == 1
         if c.shape[-1:] != (3,) or c.ndim not in (1, 2):
             raise ValueError(f"center: expected shape (3,) or (K, 3), got {c.shape}")
         c = c.reshape(-1, 3)
         k = c.shape[0]
-        r = _real_array(radius, "radius")
-        s = _real_array(strength, "strength")
+        r = _real_array(radius, "radius", np.float64)
+        s = _real_array(strength, "strength", np.float64)
         try:
             r = np.broadcast_to(r, (k,))
             s = np.broadcast_to(s, (k,))
@@ -634,7 +644,7 @@ class Surface:
             if v.size and np.abs(v).max() > _F32_MAX:
                 raise ValueError(f"{name}: {float(np.abs(v).max())!r} is beyond the float32 range "
                                  f"(|{name}| <= {_F32_MAX:.8g})")
-        reaction = _core.surface_effectors(self._buffer, self._rows, self._cols, self._plane,
+        reaction: Float64Array = _core.surface_effectors(self._buffer, self._rows, self._cols, self._plane,
                                            self._wrap, c.astype(np.float32), r.astype(np.float32),
                                            s.astype(np.float32))
         if k:
@@ -678,18 +688,18 @@ class Surface:
         """Draw the surface with matplotlib (imported only now). See :func:`plot_surface`."""
         return plot_surface(self, ax=ax, color_by=color_by, **kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Surface({self._rows}, {self._cols}, model={self._model!r}, "
                 f"topology={self._topology!r}, elasticity={self._elasticity}, "
                 f"damping={self._damping})")
 
 
-def _uniform_value(field, exists):
+def _uniform_value(field: Float32Array, exists: BoolArray) -> np.float32 | None:
     """The common value of field where exists (a float32), or None when the values differ."""
     vals = field[exists]
     if vals.size == 0:
         return np.float32(0)
-    first = vals.flat[0]
+    first: np.float32 = vals.flat[0]
     if np.array_equal(vals, np.full_like(vals, first)) and not np.isnan(first):
         return first
     return None
@@ -727,5 +737,7 @@ def plot_surface(
 ) -> Figure | Axes:
     """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh: see
     :func:`skelsimd.plotting.plot_surface` (imported when called: it needs matplotlib)."""
-    from .plotting import plot_surface as draw
+    from .plotting import plot_surface as draw_untyped
+    # typed by its documented result whether or not plotting annotates its signature
+    draw = cast("Callable[..., Figure | Axes]", draw_untyped)
     return draw(surface, ax, color_by=color_by, cmap=cmap, **kwargs)

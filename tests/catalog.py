@@ -1485,6 +1485,22 @@ def _p_additive(rng):
                                (f.apply_additive, (x, x[::-1].copy(), -0.3), {})]}
 
 
+def _v_inertialize(name):
+    def valid(rng):
+        j = 37
+        src, dst = T.random_qts((3, j), rng), T.random_qts((3, j), rng)
+        off, offv = (rng.uniform(-1, 1, (3, j, 6)).astype(np.float32) for _ in range(2))
+        sv, dv = (rng.uniform(-1, 1, (j, 6)).astype(np.float32) for _ in range(2))
+        return {"inertialize_update": [
+                    (skelsimd.inertialize_update, (dst, off, offv), {"halflife": hl, "dt": dt})
+                    for hl, dt in ((0.1, 0.0), (0.05, 1 / 60), (0.2, 0.5), (0.01, 3.0))],
+                "inertialize_transition": [
+                    (skelsimd.inertialize_transition, (src, sv, dst, dv), {}),
+                    (skelsimd.inertialize_transition, (src, sv, dst, dv, off, offv), {})],
+                "pose_velocity": [(skelsimd.pose_velocity, (src, dst, 1 / 30), {})]}[name]
+    return valid
+
+
 def _with(valid, ported, name):
     """valid(rng)'s calls followed by the calls for `name` of ported(rng)."""
     return lambda rng: valid(rng) + ported(rng)[name]
@@ -1696,9 +1712,9 @@ CATALOG = {
     "Track.triggers": (1, _track_triggers),
     "Clip.blend": (1, _clip_blend),
     "dispatch_table": (0.5, _dispatch_table),
-    "pose_velocity": (1, _pose_velocity),
-    "inertialize_transition": (1, _inertialize_transition),
-    "inertialize_update": (1, _inertialize_update),
+    "pose_velocity": (1, _pose_velocity, _v_inertialize("pose_velocity")),
+    "inertialize_transition": (1, _inertialize_transition, _v_inertialize("inertialize_transition")),
+    "inertialize_update": (1, _inertialize_update, _v_inertialize("inertialize_update")),
     "Inertializer": (0.5, _inertializer),
     "MotionDatabase": (0.1, _motion_database),
     "Clip.transition": (0.5, _clip_transition),

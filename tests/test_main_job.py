@@ -120,3 +120,19 @@ def test_table_writes_names_and_units_in_full_and_no_nan():
     table = format_table(recs)
     assert title in table and "ns/vertex" in table
     assert "nan" not in table and "no ref" in table
+
+
+def test_every_headline_workload_checks_its_candidates():
+    """Each workload of every family: the skelsimd call and the NumPy formulation agree with the
+    float64 reference, and the limit runs (what `bench` does before timing; nothing timed here)."""
+    from skelsimd._bench import FAMILIES, headline_workloads
+    for w in headline_workloads(list(FAMILIES)):
+        for candidate in (w.kernel, w.numpy):
+            if candidate is not None:
+                result = candidate()
+                if w.check is not None:
+                    w.check(result)
+        if w.limit is not None:
+            w.limit()
+        for fn in w.extra.values():
+            fn()

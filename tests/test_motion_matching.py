@@ -184,8 +184,8 @@ def test_inertialization_continuous_and_decays(rng):
     dst = src.copy()
     small = rng.normal(size=(j, 3)) * 0.02                          # offsets of about 2 degrees
     from skelsimd._rotation64 import quat_mul
-    from skelsimd.inertialize import _qexp2
-    dst[:, :4] = quat_mul(_qexp2(small), src[:, :4])
+    from skelsimd.reference.inertialize import qexp
+    dst[:, :4] = quat_mul(qexp(small), src[:, :4])
     dst[:, 4:7] += rng.normal(size=(j, 3))
     sv = rng.normal(size=(j, 6))
     off, offv = skelsimd.inertialize_transition(src, sv, dst, np.zeros((j, 6)))
@@ -208,16 +208,17 @@ def test_inertialization_continuous_and_decays(rng):
     late, _, _ = skelsimd.inertialize_update(dst, off, offv, halflife=hl, dt=20 * hl)
     np.testing.assert_allclose(late[:, 4:7], dst[:, 4:7], atol=1e-4)
     np.testing.assert_allclose(np.abs(np.sum(late[:, :4] * dst[:, :4], axis=1)), 1, atol=1e-6)
-    x, v = ref.decay(off, offv, hl, 0.3)                           # the spring's closed form
+    x, v = ref.decay(off.astype(np.float64), offv.astype(np.float64), hl, 0.3)  # closed form
     _, off3, offv3 = skelsimd.inertialize_update(dst, off, offv, halflife=hl, dt=0.3)
-    np.testing.assert_allclose(off3, x, atol=1e-12)
-    np.testing.assert_allclose(offv3, v, atol=1e-12)
+    scale = max(1.0, float(np.abs(offv).max() + 2 * np.log(2) / hl * np.abs(off).max()))
+    np.testing.assert_allclose(off3, x, atol=bound("inertialize.update") * scale)
+    np.testing.assert_allclose(offv3, v, atol=bound("inertialize.update") * scale)
     # stepping frame by frame equals one step of the same total time
     o, ov = off, offv
     for _ in range(12):
         _, o, ov = skelsimd.inertialize_update(dst, o, ov, halflife=hl, dt=dt)
     _, o2, _ = skelsimd.inertialize_update(dst, off, offv, halflife=hl, dt=12 * dt)
-    np.testing.assert_allclose(o, o2, atol=1e-9)
+    np.testing.assert_allclose(o, o2, atol=12 * bound("inertialize.update") * scale)
 
 
 def test_clip_transition_has_no_pop(example):
@@ -238,6 +239,38 @@ def test_clip_transition_has_no_pop(example):
         a.transition(b, halflife=0)
 
 
+def test_clip_transition_keeps_the_feet_planted(example):
+    """A CMU clip switched to a later part of itself: the feet in contact across the switch slide
+    with the offsets unless the contacts are kept; frames away from the switch are unchanged."""
+    from skelsimd.footplant import _labels
+    legs = [("LeftHip", "LeftKnee", "LeftAnkle"), ("RightHip", "RightKnee", "RightAnkle")]
+    a, b = example[:100], example[150:]
+    hl = 0.1
+    plain = a.transition(b, halflife=hl, contact_speed=15.0)      # no feet: contacts not kept
+    kept = a.transition(b, halflife=hl, feet=legs, contact_speed=15.0)
+    assert kept.frames == plain.frames
+    window = np.zeros(kept.frames, bool)
+    window[a.frames - 10:a.frames + int(10 * hl / example.frame_time)] = True
+    for leg in legs:
+        labels = np.concatenate([_labels(a, a.contacts(leg[2], 15.0), "a"),
+                                 _labels(b, b.contacts(leg[2], 15.0), "b")]) & window
+        before = skelsimd.foot_sliding(plain, leg[2], labels)
+        after = skelsimd.foot_sliding(kept, leg[2], labels)
+        assert before.size > 20                                    # the foot is planted there
+        assert after.mean() < 0.1 * before.mean(), (leg, before.mean(), after.mean())
+    changed = np.flatnonzero(np.any(kept.local != plain.local, axis=(1, 2)))
+    assert changed.min() > 40                                      # contacts before: untouched
+    g = kept.global_positions().astype(np.float64)                 # still no pop
+    accel = np.abs(np.diff(g, 2, axis=0)).max(axis=(1, 2))
+    typical = np.percentile(np.abs(np.diff(a.global_positions().astype(np.float64), 2, axis=0))
+                            .max(axis=(1, 2)), 99)
+    assert accel[a.frames - 5:a.frames + 5].max() <= 3 * typical
+    with pytest.raises(ValueError, match="contact_speed"):
+        a.transition(b, feet=legs)
+    off = a.transition(b, feet=legs, contact_speed=15.0, keep_contacts=False)
+    np.testing.assert_array_equal(off.local, plain.local)
+
+
 def test_search_many_from_threads(rng):
     from concurrent.futures import ThreadPoolExecutor
     f = rng.normal(size=(3000, 27)).astype(np.float32)
@@ -249,3 +282,43 @@ def test_search_many_from_threads(rng):
     for idx, cost in got:
         np.testing.assert_array_equal(idx, want[0])
         np.testing.assert_array_equal(cost, want[1])
+
+
+# --- a database from a dataset store --------------------------------------------------------------
+
+def test_database_from_a_dataset_store(example, tmp_path):
+    """A store written by the dataset pipeline (``python -m skelsimd dataset``) gives the
+    database of its clips, from its path or an open group; bad stores are ValueErrors."""
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("dask")
+    import shutil
+    from skelsimd.dask.dataset import build_dataset
+    src = tmp_path / "in"
+    src.mkdir()
+    bvh = os.path.join(os.path.dirname(skelsimd.__file__), "data", "cmu_131_01_excerpt.bvh")
+    shutil.copy(bvh, src / "b.bvh")
+    skelsimd.save_bvh(example[:150], str(src / "a.bvh"))
+    store = tmp_path / "out.zarr"
+    report = build_dataset(str(src), str(store), steps=[], scheduler="synchronous", progress=False)
+    assert len(report.written) == 2 and not report.failed
+    want = MotionDatabase([skelsimd.load_bvh(str(src / "a.bvh")), skelsimd.load_bvh(bvh)],
+                          mirror=True)
+    for source in (str(store), store, zarr.open_group(str(store), mode="r")):
+        db = MotionDatabase(source, mirror=True)
+        assert [c.frames for c in db.clips] == [150, 240, 150, 240]   # sorted group names
+        np.testing.assert_array_equal(db.features, want.features)
+        assert db.search(db.features[7]) == (7, 0.0)
+    with pytest.raises(ValueError, match="clips"):
+        MotionDatabase(str(tmp_path / "missing.zarr"))
+    root = zarr.open_group(str(store), mode="r+")
+    del root["b"]["local"]
+    with pytest.raises(ValueError, match="group 'b'"):
+        MotionDatabase(str(store))
+    other = tmp_path / "other"                                     # two skeletons: refused
+    other.mkdir()
+    shutil.copy(bvh, other / "a.bvh")
+    shutil.copy(os.path.join(DATA, "20tab_freebvh_excerpt.bvh"), other / "b.bvh")
+    build_dataset(str(other), str(tmp_path / "two.zarr"), steps=[], scheduler="synchronous",
+                  progress=False)
+    with pytest.raises(ValueError, match=r"clips\[1\]"):
+        MotionDatabase(str(tmp_path / "two.zarr"))

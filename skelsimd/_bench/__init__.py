@@ -5,10 +5,14 @@ FAMILIES maps the family's name to that function. A family may also provide
 `report(out, quick) -> (text, data)`, printed after the timing table (and `data` stored in
 bench.json): REPORTS maps the family's name to it.
 """
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .core import Workload
 from . import compress, convert, joints, mat4, quat, skeleton, skinning, surface
 from . import track
 
-FAMILIES = {
+FAMILIES: dict[str, Callable[[], list[Workload]]] = {
     "joints": joints.headline,
     "quat": quat.headline,
     "mat4": mat4.headline,
@@ -24,12 +28,12 @@ from . import runtime  # noqa: E402  (the engine runtime: additive layers and IK
 
 FAMILIES["runtime"] = runtime.headline
 
-REPORTS = {
+REPORTS: dict[str, Callable[[str | None, bool], tuple[str, Any]]] = {
     "compress": compress.report,
 }
 
 
-def headline_workloads(families=None):
+def headline_workloads(families: Sequence[str] | None = None) -> list[Workload]:
     names = families or list(FAMILIES)
     unknown = [n for n in names if n not in FAMILIES]
     if unknown:

@@ -10,10 +10,13 @@ tests benchmarks the embedded example clip (CMU 131_01, 240 frames) and prints n
 """
 import os
 import time
+from typing import Any
 
 import numpy as np
 
 from .. import data
+from ..clip import Clip
+from ..compress import CompressedClip
 from ..io.bvh import load_bvh
 from ..compress import clip_error, compress
 from ..reference import compress as R
@@ -30,16 +33,17 @@ ACL = {
     "20tab_mocapbank": ("20tab_mocapbank.bvh.gz", 30163, 0.0137, 40279, 0.00158, "350-471"),
 }
 
-_CLIPS = {}
+_CLIPS: dict[str, Clip | None] = {}
+_Row = dict[str, Any]
 
 
-def _data_dir():
+def _data_dir() -> str | None:
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.path.join(here, "tests", "data")
     return path if os.path.isdir(path) else None
 
 
-def _clip(name):
+def _clip(name: str) -> Clip | None:
     """A clip by ACL name (None when the checkout's test data is not there)."""
     if name not in _CLIPS:
         d = _data_dir()
@@ -48,20 +52,20 @@ def _clip(name):
     return _CLIPS[name]
 
 
-def _decode_clip():
+def _decode_clip() -> tuple[str, Clip]:
     """(label, clip): CMU 01_01 (31 joints) or, without the test data, the embedded clip."""
     clip = _clip("01_01")
     return ("01_01", clip) if clip is not None else ("example", data.load_example())
 
 
-def sample_many_workload(poses=10000):
+def sample_many_workload(poses: int = 10000) -> Workload:
     label, clip = _decode_clip()
     c = compress(clip)
     times = np.random.default_rng(0).uniform(0.0, c.duration, poses)
     out = np.empty((poses, c.num_joints, 8), np.float32)
     expected = R.sample(c._data, times)
 
-    def check(result):
+    def check(result: object) -> None:
         assert np.array_equal(np.asarray(result).view(np.uint32), expected.view(np.uint32)), \
             "decoder differs from the NumPy reference decoder"
 
@@ -74,13 +78,13 @@ def sample_many_workload(poses=10000):
     )
 
 
-def sample_one_workload():
+def sample_one_workload() -> Workload:
     label, clip = _decode_clip()
     c = compress(clip)
     t = 0.37 * c.duration
     expected = R.sample(c._data, [t])[0]
 
-    def check(result):
+    def check(result: object) -> None:
         assert np.array_equal(np.asarray(result).view(np.uint32), expected.view(np.uint32))
 
     return Workload(
@@ -91,13 +95,13 @@ def sample_one_workload():
     )
 
 
-def decompress_workload():
+def decompress_workload() -> Workload:
     label, clip = _decode_clip()
     c = compress(clip)
     out = np.empty((c.num_frames, c.num_joints, 8), np.float32)
     expected = R.decode(c._data)
 
-    def check(result):
+    def check(result: object) -> None:
         assert np.array_equal(np.asarray(result).view(np.uint32), expected.view(np.uint32))
 
     return Workload(
@@ -108,13 +112,13 @@ def decompress_workload():
     )
 
 
-def compress_workload(precision=0.01):
+def compress_workload(precision: float = 0.01) -> Workload:
     """Compression of 01_01 (the issue's speed target); units are bytes of raw data in ACL's
     convention (10 floats per joint per frame), so MB/s = 1000 / (ns per unit)."""
     label, clip = _decode_clip()
     raw = clip.frames * len(clip.skeleton) * 40
 
-    def check(result):
+    def check(result: CompressedClip) -> None:
         assert clip_error(clip.local, result.decompress(), clip.skeleton) <= precision
 
     return Workload(
@@ -125,14 +129,14 @@ def compress_workload(precision=0.01):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     return [sample_many_workload(), sample_one_workload(), decompress_workload(),
             compress_workload(0.01), compress_workload(0.001)]
 
 
 # --- the size table and the pictures ------------------------------------------------------------
 
-def _measure(quick):
+def _measure(quick: bool) -> list[_Row]:
     rows = []
     for name in ACL:
         clip = _clip(name)
@@ -157,7 +161,7 @@ def _measure(quick):
     return rows
 
 
-def _table(rows):
+def _table(rows: list[_Row]) -> str:
     lines = [f"compression: skelsimd beside {ACL_VERSION} (same files; shell distance 3, file units)",
              f"{'clip':<16} {'J':>3} {'F':>5} {'prec':>6} {'bytes':>8} {'max error':>10} {'ratio':>6} "
              f"| {'ACL bytes':>9} {'ACL error':>9} | {'vs ACL':>6} | {'ms':>7} {'MB/s':>6}"]
@@ -179,7 +183,7 @@ def _table(rows):
     return "\n".join(lines)
 
 
-def _plots(rows, out):
+def _plots(rows: list[_Row], out: str) -> list[str]:
     try:
         import matplotlib
 
@@ -190,7 +194,7 @@ def _plots(rows, out):
     paths = []
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, precision in zip(axes, (0.01, 0.001)):
-        total = {}
+        total: dict[int, int] = {}
         for r in rows:
             if r["precision"] == precision:
                 for k, v in r["bit_rates_keys"].items():
@@ -227,7 +231,7 @@ def _plots(rows, out):
     return paths
 
 
-def report(out=None, quick=False):
+def report(out: str | None = None, quick: bool = False) -> tuple[str, dict[str, Any]]:
     """(text, data): the size table beside ACL's figures, and with `out` the plots written there.
     Without the test data, a note instead."""
     rows = _measure(quick)

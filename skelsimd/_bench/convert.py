@@ -2,8 +2,11 @@
 with SciPy's Rotation (the "numpy" column of these rows is SciPy when it is installed, timed on
 float64 arrays, its native dtype, so no conversion is charged to it; without SciPy it is the
 float64 NumPy reference). The 6D rows race the NumPy float32 Gram-Schmidt (SciPy has no 6D)."""
+from collections.abc import Callable
+
 import numpy as np
 
+from .._typing import Float64Array
 from .. import convert as C
 from .. import testing as T
 from ..reference import convert as RC
@@ -14,23 +17,26 @@ from .core import Workload
 N = 100_000
 
 try:
-    from scipy.spatial.transform import Rotation as _Rotation
+    from scipy.spatial.transform import Rotation as _Rotation  # type: ignore[import-untyped]  # SciPy ships no types (optional)
 except ImportError:   # the comparison falls back to the NumPy reference
     _Rotation = None
 
 REF_NAME = "SciPy" if _Rotation is not None else "NumPy f64"
 
 
-def _close(expected, tol, error=None):
+def _close(expected: Float64Array, tol: float,
+           error: Callable[[Float64Array, Float64Array], Float64Array] | None = None
+           ) -> Callable[[object], None]:
     """A check: max error (default abs difference) against `expected` within tol."""
-    def check(result):
+    def check(result: object) -> None:
         res = np.asarray(result, np.float64)
         err = (np.abs(res - expected) if error is None else error(res, expected)).max(initial=0.0)
         assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
     return check
 
 
-def euler_to_quat_workload(seq="xyz", degrees=False, n=N, seed=0):
+def euler_to_quat_workload(seq: str = "xyz", degrees: bool = False, n: int = N,
+                           seed: int = 0) -> Workload:
     rng = np.random.default_rng(seed)
     span = 180.0 if degrees else np.pi
     a = rng.uniform(-span, span, (n, 3)).astype(np.float32)
@@ -51,7 +57,7 @@ def euler_to_quat_workload(seq="xyz", degrees=False, n=N, seed=0):
     )
 
 
-def quat_to_euler_workload(seq="xyz", n=N, seed=1):
+def quat_to_euler_workload(seq: str = "xyz", n: int = N, seed: int = 1) -> Workload:
     rng = np.random.default_rng(seed)
     q = T.random_quaternions(n, rng).astype(np.float32)
     q64 = q.astype(np.float64)
@@ -70,7 +76,7 @@ def quat_to_euler_workload(seq="xyz", n=N, seed=1):
     )
 
 
-def rotvec_to_quat_workload(n=N, seed=2):
+def rotvec_to_quat_workload(n: int = N, seed: int = 2) -> Workload:
     rng = np.random.default_rng(seed)
     axis = rng.normal(size=(n, 3))
     v = (axis / np.linalg.norm(axis, axis=1, keepdims=True) * rng.uniform(0, np.pi, (n, 1))).astype(np.float32)
@@ -87,7 +93,7 @@ def rotvec_to_quat_workload(n=N, seed=2):
     )
 
 
-def quat_to_rotvec_workload(n=N, seed=3):
+def quat_to_rotvec_workload(n: int = N, seed: int = 3) -> Workload:
     rng = np.random.default_rng(seed)
     q = T.random_quaternions(n, rng).astype(np.float32)
     q64 = q.astype(np.float64)
@@ -103,7 +109,7 @@ def quat_to_rotvec_workload(n=N, seed=3):
     )
 
 
-def sixd_to_matrix_workload(n=N, seed=4):
+def sixd_to_matrix_workload(n: int = N, seed: int = 4) -> Workload:
     rng = np.random.default_rng(seed)
     d = rng.normal(size=(n, 6)).astype(np.float32)
     out = np.empty((n, 3, 3), np.float32)
@@ -123,7 +129,7 @@ def sixd_to_matrix_workload(n=N, seed=4):
     )
 
 
-def sixd_to_quat_workload(n=N, seed=5):
+def sixd_to_quat_workload(n: int = N, seed: int = 5) -> Workload:
     """6D vectors to quaternions: Gram-Schmidt then Shepperd in one pass, against NumPy's
     Gram-Schmidt followed by SciPy's from_matrix (no comparison without SciPy)."""
     rng = np.random.default_rng(seed)
@@ -131,12 +137,12 @@ def sixd_to_quat_workload(n=N, seed=5):
     d = C.quat_to_sixd(q)
     out = np.empty((n, 4), np.float32)
     copy = np.empty_like(out)
-    ref = None   # the reference's matrix_to_quat (an eigensolver per matrix) is no contender
+    ref: Callable[[], object] | None = None   # the reference's matrix_to_quat (an eigensolver per matrix) is no contender
     if _Rotation is not None:
         ref = lambda: _Rotation.from_matrix(NF.sixd_to_matrix_numpy32(d).astype(np.float64)).as_quat()   # noqa: E731
     expected = RC.sixd_to_quat(d[:1000])
 
-    def check(res):
+    def check(res: object) -> None:
         err = RQ.same_rotation_error(np.asarray(res)[:1000], expected).max()
         assert err <= 4e-7, f"result differs from the float64 reference by {err:.3g} > 4e-07"
 
@@ -149,7 +155,7 @@ def sixd_to_quat_workload(n=N, seed=5):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`."""
     return [euler_to_quat_workload(), euler_to_quat_workload("ZXZ", degrees=True),
             quat_to_euler_workload(), quat_to_euler_workload("ZXZ"),

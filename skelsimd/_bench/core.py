@@ -6,9 +6,12 @@ and a check that every result matches the float64 reference *before* anything is
 are computed from timings taken in the same run (these machines are shared and noisy).
 """
 import json
+import os
 import platform
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -25,16 +28,20 @@ class Workload:
     family: str               # kernel family, e.g. "joints"
     unit: str                 # what ns/unit counts, e.g. "joint"
     units: int                # units per call
-    kernel: object            # () -> result, the skelsimd call (run under every variant)
-    numpy: object = None      # () -> result, fastest NumPy formulation of the same job
-    limit: object = None      # () -> None, physical limit (memcpy of the same bytes)
+    kernel: Callable[[], object]                # the skelsimd call (run under every variant)
+    numpy: Callable[[], object] | None = None   # fastest NumPy formulation of the same job
+    limit: Callable[[], object] | None = None   # physical limit (memcpy of the same bytes)
     limit_name: str = "memcpy"
-    check: object = None      # (result) -> None, raises AssertionError on mismatch
-    extra: dict = field(default_factory=dict)   # other timed callables, label -> () -> result
-    params: dict = field(default_factory=dict)  # sizes, for the JSON
+    check: Callable[[Any], None] | None = None  # (result) -> None, raises AssertionError on mismatch
+    extra: dict[str, Callable[[], object]] = field(default_factory=dict)   # other timed callables
+    params: dict[str, Any] = field(default_factory=dict)  # sizes, for the JSON
 
 
-def measure(fn, *, min_time=0.05, repeat=5):
+Record = dict[str, Any]
+Series = dict[str, list[tuple[float, float]]]
+
+
+def measure(fn: Callable[[], object], *, min_time: float = 0.05, repeat: int = 5) -> float:
     """Best time per call in seconds: calls are batched so each sample lasts >= min_time."""
     fn()  # warm up (allocations, caches)
     number = 1
@@ -55,10 +62,11 @@ def measure(fn, *, min_time=0.05, repeat=5):
     return best
 
 
-def run_workload(w, *, variants=None, min_time=0.05, repeat=5):
+def run_workload(w: Workload, *, variants: Sequence[str] | None = None, min_time: float = 0.05,
+                 repeat: int = 5) -> list[Record]:
     """Check then time one workload. Returns a list of result records (one per timed candidate)."""
     variants = variants or _isa.supported_isas()
-    times = {}
+    times: dict[str, float] = {}
     for name in variants:
         with _isa.use_isa(name):
             if w.check is not None:
@@ -74,7 +82,7 @@ def run_workload(w, *, variants=None, min_time=0.05, repeat=5):
         times[label] = measure(fn, min_time=min_time, repeat=repeat)
     records = []
     for label, t in times.items():
-        rec = {
+        rec: Record = {
             "workload": w.name, "title": w.title, "family": w.family, "variant": label,
             "seconds_per_call": t, "unit": w.unit, "units_per_call": w.units,
             "ns_per_unit": t * 1e9 / w.units, "params": w.params,
@@ -89,7 +97,9 @@ def run_workload(w, *, variants=None, min_time=0.05, repeat=5):
     return records
 
 
-def run_workloads(workloads, *, variants=None, min_time=0.05, repeat=5, progress=None):
+def run_workloads(workloads: Iterable[Workload], *, variants: Sequence[str] | None = None,
+                  min_time: float = 0.05, repeat: int = 5,
+                  progress: Callable[[Workload], object] | None = None) -> list[Record]:
     records = []
     for w in workloads:
         if progress is not None:
@@ -98,7 +108,7 @@ def run_workloads(workloads, *, variants=None, min_time=0.05, repeat=5, progress
     return records
 
 
-def _fmt_time(t):
+def _fmt_time(t: float) -> str:
     if t < 1e-6:
         return f"{t * 1e9:7.1f} ns"
     if t < 1e-3:
@@ -106,11 +116,11 @@ def _fmt_time(t):
     return f"{t * 1e3:7.2f} ms"
 
 
-def format_table(records):
+def format_table(records: Sequence[Record]) -> str:
     """The table of times and ratios: workload names and units in full (the columns widen to
     them); a ratio without its reference (no NumPy formulation, or SciPy not installed for the
     rotation conversions' reference) is written as a word, never ``nanx``."""
-    def ratio(value, digits, missing):
+    def ratio(value: float | None, digits: int, missing: str) -> str:
         return f"{value:.{digits}f}x" if value is not None and value == value else missing
 
     rows = []
@@ -128,7 +138,7 @@ def format_table(records):
              "vs limit")
     widths = [max([len(n)] + [len(row[k]) for row in rows]) for k, n in enumerate(names)]
 
-    def line(cells):
+    def line(cells: Sequence[str]) -> str:
         return " ".join(c.ljust(w) if k < 2 else c.rjust(w)
                         for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
@@ -140,7 +150,7 @@ def format_table(records):
     return "\n".join(lines)
 
 
-def load_average():
+def load_average() -> list[float] | None:
     """The 1, 5 and 15-minute load averages, or None where the OS has none (Windows)."""
     import os
 
@@ -150,7 +160,7 @@ def load_average():
         return None
 
 
-def machine_info():
+def machine_info() -> dict[str, Any]:
     """The machine a benchmark ran on: CPU model, cores, the SIMD variants built and supported,
     the variant each kernel family runs (dispatch), the load average now."""
     cpu = platform.processor()
@@ -173,13 +183,13 @@ def machine_info():
     }
 
 
-def format_machine(info, load_after=None):
+def format_machine(info: dict[str, Any], load_after: Sequence[float] | None = None) -> str:
     """The lines naming the machine of a run: CPU, targets built, supported and dispatched per
     family, the load average before (from `info`) and after."""
-    def load(x):
+    def load(x: Sequence[float] | None) -> str:
         return "n/a" if x is None else " ".join(f"{v:.2f}" for v in x)
 
-    by_isa = {}
+    by_isa: dict[str, list[str]] = {}
     for family, isa in info["dispatch"].items():
         by_isa.setdefault(isa, []).append(family)
     lines = [
@@ -195,23 +205,25 @@ def format_machine(info, load_after=None):
     return "\n".join(lines)
 
 
-def write_json(path, records, *, machine=None, **meta):
+def write_json(path: str | os.PathLike[str], records: Sequence[Record], *, machine: dict[str, Any] | None = None,
+               **meta: Any) -> None:
     """bench.json: `machine` (machine_info() taken before the run, with "load_average_after"
     added by the caller; taken now when not given), `meta`, the records."""
     with open(path, "w") as f:
         json.dump({"machine": machine or machine_info(), **meta, "results": records}, f, indent=1)
 
 
-def series_by_variant(records, x):
+def series_by_variant(records: Iterable[Record], x: Callable[[Record], float]) -> Series:
     """{variant: [(x(record), ns_per_unit), ...] sorted by x} for the records, variants in order
     of first appearance: the lines of one scaling panel."""
-    series = {}
+    series: Series = {}
     for r in records:
         series.setdefault(r["variant"], []).append((x(r), r["ns_per_unit"]))
     return {v: sorted(pts) for v, pts in series.items()}
 
 
-def plot_scaling(path, panels, *, panel_width=5.0):
+def plot_scaling(path: str | os.PathLike[str], panels: Sequence[tuple[str, str, str, Series]], *,
+                 panel_width: float = 5.0) -> bool:
     """Log-log panels of ns per unit over size, one line per variant, side by side in one PNG.
     `panels` is a list of (title, xlabel, ylabel, series) with series as from series_by_variant.
     Returns False and writes nothing when matplotlib (the [bench] extra) is not installed."""

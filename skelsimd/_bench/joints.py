@@ -1,26 +1,32 @@
 """Benchmark workloads of the joint-matrix family."""
-import numpy as np
+from collections.abc import Callable
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Float32Array, Float64Array, Precision
 from .. import joints as J
 from .. import testing as T
 from ..reference import joints as R
 from .core import Workload
 
 
-def _checker(expected, tol):
-    def check(result):
+def _checker(expected: Float64Array, tol: float) -> Callable[[object], None]:
+    def check(result: object) -> None:
         err = np.abs(np.asarray(result, np.float64) - expected).max(initial=0.0)
         assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
     return check
 
 
-def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None,
-                             precision="float32"):
+def local_to_global_workload(batch: int, joints: int, *, seed: int = 0, name: str | None = None,
+                             parents: ArrayLike | None = None,
+                             precision: Precision = "float32") -> Workload:
     """local_to_global on `batch` skeletons of `joints` joints (the humanoid for 96, a random tree
     otherwise), against NumPy's depth-level batching and a memcpy of the same bytes."""
     rng = np.random.default_rng(seed)
     if parents is None:
         parents = T.humanoid_skeleton()[0] if joints == 96 else T.random_parents(joints, rng)
+
     local = T.random_joints((batch, joints), rng)
     out = np.empty_like(local)
     out_np = np.empty_like(local)
@@ -42,24 +48,24 @@ def local_to_global_workload(batch, joints, *, seed=0, name=None, parents=None,
     )
 
 
-def army():
+def army() -> Workload:
     """The army of "Adventures in data-oriented design, part 2": 1000 characters x 96 joints."""
     return local_to_global_workload(1000, 96, name="army")
 
 
-def army_float64():
+def army_float64() -> Workload:
     """The army with the global poses carried in float64 (precision="float64")."""
     return local_to_global_workload(1000, 96, name="army_float64", precision="float64")
 
 
-def single_call():
+def single_call() -> Workload:
     """One 96-joint skeleton from Python: the per-call overhead users pay per frame."""
     w = local_to_global_workload(1, 96, name="single")
     w.title = "local_to_global 1 x 96 (per call)"
     return w
 
 
-def palette(batch=1000, joints=96, seed=1):
+def palette(batch: int = 1000, joints: int = 96, seed: int = 1) -> Workload:
     """Matrix palette global @ inverse_bind for an army (multiply_joints with broadcasting)."""
     rng = np.random.default_rng(seed)
     glob = T.random_joints((batch, joints), rng)
@@ -68,7 +74,7 @@ def palette(batch=1000, joints=96, seed=1):
     out_np = np.empty_like(glob)
     expected = R.multiply_joints(glob[:16], inv_bind)
 
-    def numpy_palette():
+    def numpy_palette() -> Float32Array:
         np.matmul(glob[..., :3], inv_bind, out=out_np)
         out_np[..., 3] += glob[..., 3]
         return out_np
@@ -82,7 +88,7 @@ def palette(batch=1000, joints=96, seed=1):
     )
 
 
-def untransform(batch=1000, joints=96, seed=2):
+def untransform(batch: int = 1000, joints: int = 96, seed: int = 2) -> Workload:
     """global_to_local (general affine inverse) on an army."""
     rng = np.random.default_rng(seed)
     parents = T.humanoid_skeleton()[0]
@@ -93,7 +99,7 @@ def untransform(batch=1000, joints=96, seed=2):
 
     par = np.maximum(parents, 0)
 
-    def numpy_untransform():
+    def numpy_untransform() -> Float32Array:
         gp = glob[..., par, :, :]
         inv = np.linalg.inv(gp[..., :3])
         out_np[..., :3] = inv @ glob[..., :3]
@@ -110,6 +116,6 @@ def untransform(batch=1000, joints=96, seed=2):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`."""
     return [army(), army_float64(), single_call(), palette(), untransform()]

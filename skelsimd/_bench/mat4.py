@@ -1,7 +1,10 @@
 """Benchmark workloads of the 4x4 matrix family (the three test cases of "Optimizing 4x4 matrix multiplication", at the article's 64
 matrices and at 100,000)."""
+from collections.abc import Callable
+
 import numpy as np
 
+from .._typing import Float64Array, Precision
 from .. import mat4 as M
 from .. import testing as T
 from ..reference import joints as RJ
@@ -9,14 +12,14 @@ from ..reference import mat4 as R
 from .core import Workload
 
 
-def _checker(expected, tol):
-    def check(result):
+def _checker(expected: Float64Array, tol: float) -> Callable[[object], None]:
+    def check(result: object) -> None:
         err = np.abs(np.asarray(result, np.float64) - expected).max(initial=0.0)
         assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
     return check
 
 
-def matmul4_workload(n, case, *, seed=0, name=None):
+def matmul4_workload(n: int, case: str, *, seed: int = 0, name: str | None = None) -> Workload:
     """matmul4 on n products: 'array x constant' (Frechette's case 1), 'constant x array' or
     'pairs'. NumPy: for array x constant the single GEMM on the reshaped (4n, 4) array (the
     issue's yardstick), with np.matmul's broadcasting as "numpy-batched" (OpenBLAS's threaded GEMM
@@ -30,7 +33,8 @@ def matmul4_workload(n, case, *, seed=0, name=None):
     out = np.empty((n, 4, 4), np.float32)
     out_np = np.empty_like(out)
     copy_dst = np.empty_like(out)
-    numpy, extra = (lambda: R.matmul4_batched(a, b, out_np)), {}
+    numpy: Callable[[], object] = lambda: R.matmul4_batched(a, b, out_np)  # noqa: E731
+    extra: dict[str, Callable[[], object]] = {}
     if case == "array x constant":
         out_batched = np.empty_like(out)
         numpy = lambda: R.matmul4_gemm(a, b, out_np)  # noqa: E731
@@ -43,7 +47,7 @@ def matmul4_workload(n, case, *, seed=0, name=None):
     )
 
 
-def chain_workload(n=64, seed=1):
+def chain_workload(n: int = 64, seed: int = 1) -> Workload:
     """Frechette's case 2: n matrices, each parented to the previous one."""
     rng = np.random.default_rng(seed)
     local = T.random_mat4(n, rng, translation=0.1)
@@ -58,7 +62,7 @@ def chain_workload(n=64, seed=1):
     )
 
 
-def one_off_workload(seed=2):
+def one_off_workload(seed: int = 2) -> Workload:
     """Frechette's case 3: one product of two constant matrices per call (per-call overhead)."""
     rng = np.random.default_rng(seed)
     a, b = T.random_mat4((), rng), T.random_mat4((), rng)
@@ -71,7 +75,8 @@ def one_off_workload(seed=2):
     )
 
 
-def skeletons_workload(batch=1000, joints=96, seed=3, precision="float32"):
+def skeletons_workload(batch: int = 1000, joints: int = 96, seed: int = 3,
+                       precision: Precision = "float32") -> Workload:
     """mat4_local_to_global on an army of humanoids, against NumPy's depth-level batching.
     precision="float64" times the float64-accumulating walk on the same data (checked against
     the float64 reference with the 2e-6 bound it meets, where the float32 walk gets 4e-5)."""
@@ -96,7 +101,7 @@ def skeletons_workload(batch=1000, joints=96, seed=3, precision="float32"):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`."""
     return [
         matmul4_workload(64, "array x constant", name="case1"),

@@ -1,7 +1,10 @@
 """Benchmark workloads of the quaternion families ("Slerping Clock Cycles"): slerp and nlerp
 on 1024 pairs, blend_joints and blend_layers on an army, and the QTS hierarchy walks."""
+from collections.abc import Callable
+
 import numpy as np
 
+from .._typing import BlendMethod, Float32Array, Float64Array, Precision
 from .. import blend as B
 from .. import joints as J
 from .. import qts as Q
@@ -14,20 +17,21 @@ from . import numpy_forms as NF
 from .core import Workload
 
 
-def _checker(expected, tol, part=slice(None)):
-    def check(result):
+def _checker(expected: Float64Array, tol: float,
+             part: slice = slice(None)) -> Callable[[object], None]:
+    def check(result: object) -> None:
         err = np.abs(np.asarray(result, np.float64)[part] - expected).max(initial=0.0)
         assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
     return check
 
 
-def _pairs(n, seed):
+def _pairs(n: int, seed: int) -> tuple[Float32Array, Float32Array, Float32Array]:
     rng = np.random.default_rng(seed)
     q0, q1 = T.special_quaternion_pairs(n, rng)
     return q0, q1, rng.random(n).astype(np.float32)
 
 
-def slerp_workload(n=1024, seed=0):
+def slerp_workload(n: int = 1024, seed: int = 0) -> Workload:
     """slerp "fast" on n pairs (per-pair t) against the NumPy float32 slerp, with the scalar
     "exact" method as an extra row (every variant runs the same scalar code for it)."""
     q0, q1, t = _pairs(n, seed)
@@ -44,7 +48,7 @@ def slerp_workload(n=1024, seed=0):
     )
 
 
-def nlerp_workload(n=1024, seed=1):
+def nlerp_workload(n: int = 1024, seed: int = 1) -> Workload:
     q0, q1, t = _pairs(n, seed)
     out = np.empty_like(q0)
     copy = np.empty_like(q0)
@@ -56,7 +60,8 @@ def nlerp_workload(n=1024, seed=1):
     )
 
 
-def blend_joints_workload(batch=1000, joints=96, method="fast", seed=2):
+def blend_joints_workload(batch: int = 1000, joints: int = 96, method: BlendMethod = "fast",
+                          seed: int = 2) -> Workload:
     """blend_joints of two armies of QTS poses (ozz-animation's two-layer BlendingJob)."""
     rng = np.random.default_rng(seed)
     a = T.random_qts((batch, joints), rng)
@@ -77,7 +82,8 @@ def blend_joints_workload(batch=1000, joints=96, method="fast", seed=2):
     )
 
 
-def blend_layers_workload(batch=1000, joints=96, layers=3, seed=3):
+def blend_layers_workload(batch: int = 1000, joints: int = 96, layers: int = 3,
+                          seed: int = 3) -> Workload:
     rng = np.random.default_rng(seed)
     x = T.random_qts((batch, layers, joints), rng)
     w = np.array([0.5, 0.3, 0.2][:layers] + [0.1] * max(0, layers - 3), np.float32)
@@ -94,8 +100,8 @@ def blend_layers_workload(batch=1000, joints=96, layers=3, seed=3):
     )
 
 
-def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
-                      precision="float32"):
+def qts_walk_workload(batch: int = 1000, joints: int = 96, matrix: bool = False, seed: int = 4,
+                      name: str | None = None, precision: Precision = "float32") -> Workload:
     """qts_local_to_global(_matrix) on `batch` skeletons (the humanoid for 96 joints, a random
     tree otherwise), against NumPy's depth-level batching; the matrix form also times
     local_to_global on the equivalent local matrices (an extra row). precision="float64" times
@@ -107,6 +113,10 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
     plan = RJ.LevelPlan(parents)
     k = min(batch, 16)
     copy = np.empty_like(local)
+    out: Float32Array
+    numpy_walk: Callable[[], Float32Array]
+    walk: Callable[..., Float32Array]
+    extra: dict[str, Callable[[], object]]
     if matrix:
         out = np.empty((batch, joints, 3, 4), np.float32)
         mats = U.qts_to_matrix(local)
@@ -114,7 +124,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
         np_out = np.empty_like(local)
         expected = RQ.qts_local_to_global_matrix(local[:k], parents)
 
-        def numpy_walk():
+        def numpy_walk() -> Float32Array:
             return U.qts_to_matrix(NF.qts_local_to_global_numpy32(local, plan, np_out))
 
         walk = Q.qts_local_to_global_matrix
@@ -125,7 +135,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
         np_out = np.empty_like(local)
         expected = RQ.qts_local_to_global(local[:k], parents)
 
-        def numpy_walk():
+        def numpy_walk() -> Float32Array:
             return NF.qts_local_to_global_numpy32(local, plan, np_out)
 
         walk = Q.qts_local_to_global
@@ -142,7 +152,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
     # the float64 walk (it returns `out`) is held to its own bound, NumPy to the float32 one
     tight = _checker(expected, 2e-6) if precision == "float64" else loose
 
-    def check(res):
+    def check(res: object) -> None:
         (tight if res is out else loose)(np.asarray(res)[:k])
 
     return Workload(
@@ -153,7 +163,7 @@ def qts_walk_workload(batch=1000, joints=96, matrix=False, seed=4, name=None,
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`."""
     return [slerp_workload(), nlerp_workload(), blend_joints_workload(),
             blend_joints_workload(method="nlerp"), blend_layers_workload(),

@@ -2,8 +2,12 @@
 100,000 chains (against the vectorised NumPy formulation of the same method,
 skelsimd.reference.ik in float32), apply_additive per joint beside blend_joints, and two blended
 layers plus an additive layer per joint (ozz-animation's BlendingJob with additive_layers)."""
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
+from .._typing import Float32Array, Float64Array
 from .. import additive as A
 from .. import blend as B
 from .. import ik as I
@@ -12,17 +16,28 @@ from ..quat import qts_to_matrix
 from ..reference import additive as RA
 from ..reference import blend as RB
 from ..reference import ik as RI
+from ..reference import inertialize as RN
+from .. import inertialize as N
+from . import numpy_forms as NF
 from .core import Workload
 
 __all__ = ["headline", "chains", "two_bone_workload", "aim_workload", "additive_workload",
-           "layers_additive_workload"]
+           "layers_additive_workload", "inertialize_workload"]
 
 
-def _unit(v):
-    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+_Chains = tuple[Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
 
 
-def chains(n, seed=0):
+def _unit(v: Float64Array) -> Float64Array:
+    u: Float64Array = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    return u
+
+
+def _f32(x: Float64Array) -> Float32Array:
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
+def chains(n: int, seed: int = 0) -> _Chains:
     """n well-conditioned two-bone chains: model-space start, mid, end matrices (n, 3, 4), the
     mid joint's bending axis in its own space, targets within reach and poles."""
     rng = np.random.default_rng(seed)
@@ -37,15 +52,15 @@ def chains(n, seed=0):
     dist = rng.uniform(np.abs(l1 - l2) + 0.1 * length, 0.9 * length)
     target = frames[:, 0, :, 3] + _unit(rng.normal(size=(n, 3))) * dist[:, None]
     pole = _unit(np.cross(target - frames[:, 0, :, 3], rng.normal(size=(n, 3))))
-    f32 = lambda x: np.ascontiguousarray(x, dtype=np.float32)  # noqa: E731
+    f32 = _f32
     return (f32(frames[:, 0]), f32(frames[:, 1]), f32(frames[:, 2]), f32(_unit(axis)), f32(target),
             f32(pole))
 
 
-def _quat_checker(expected, tol):
-    def check(result):
-        for got, want in zip(result, expected):
-            got = np.asarray(got, np.float64)
+def _quat_checker(expected: Sequence[np.ndarray[Any, Any]], tol: float) -> Callable[[Sequence[object]], None]:
+    def check(result: Sequence[object]) -> None:
+        for res, want in zip(result, expected):
+            got = np.asarray(res, np.float64)
             if got.dtype == bool or want.dtype == bool:
                 continue
             err = np.minimum(np.abs(got - want).max(-1), np.abs(got + want).max(-1)).max(initial=0)
@@ -53,7 +68,7 @@ def _quat_checker(expected, tol):
     return check
 
 
-def two_bone_workload(n=1000, seed=0):
+def two_bone_workload(n: int = 1000, seed: int = 0) -> Workload:
     s, m, e, axis, target, pole = chains(n, seed)
     zeros, ones = np.zeros(n, np.float32), np.ones(n, np.float32)
     expected = RI.two_bone(s, m, e, target, pole, axis, zeros, ones, ones)
@@ -67,10 +82,10 @@ def two_bone_workload(n=1000, seed=0):
     )
 
 
-def aim_workload(n=1000, seed=1):
+def aim_workload(n: int = 1000, seed: int = 1) -> Workload:
     s, _, _, axis, target, pole = chains(n, seed)
-    forward = np.float32([1, 0, 0])
-    up = np.float32([0, 1, 0])
+    forward = np.array([1, 0, 0], np.float32)
+    up = np.array([0, 1, 0], np.float32)
     zeros3 = np.zeros((n, 3))
     zeros, ones = np.zeros(n), np.ones(n)
     fwd_n, up_n = np.broadcast_to(forward, (n, 3)), np.broadcast_to(up, (n, 3))
@@ -84,7 +99,7 @@ def aim_workload(n=1000, seed=1):
     )
 
 
-def additive_workload(batch=1000, joints=96, seed=2):
+def additive_workload(batch: int = 1000, joints: int = 96, seed: int = 2) -> Workload:
     """apply_additive on an army (weight 0.7, one delta pose per character), with blend_joints
     (nlerp) of the same poses as an extra row: its cost per joint is the comparison."""
     rng = np.random.default_rng(seed)
@@ -95,7 +110,7 @@ def additive_workload(batch=1000, joints=96, seed=2):
     copy = np.empty_like(base)
     expected = RA.apply_additive(base[:8], delta[:8], 0.7)
 
-    def check(res):
+    def check(res: object) -> None:
         err = np.abs(np.asarray(res)[:8] - expected).max()
         assert err <= 1e-6, err
     return Workload(
@@ -110,17 +125,17 @@ def additive_workload(batch=1000, joints=96, seed=2):
     )
 
 
-def layers_additive_workload(batch=1000, joints=96, seed=3):
+def layers_additive_workload(batch: int = 1000, joints: int = 96, seed: int = 3) -> Workload:
     """Two blended layers plus one additive layer (ozz's BlendingJob: 4.7 ns per joint)."""
     rng = np.random.default_rng(seed)
     x = T.random_qts((batch, 2, joints), rng)
     d = T.random_qts((batch, joints), rng)
-    w = np.float32([0.6, 0.4])
+    w = np.array([0.6, 0.4], np.float32)
     out = np.empty((batch, joints, 8), np.float32)
     copy = np.empty_like(out)
     expected = RA.apply_additive(RB.blend_layers(x[:8], w), d[:8], 0.5)
 
-    def check(res):
+    def check(res: object) -> None:
         err = np.abs(np.asarray(res)[:8] - expected).max()
         assert err <= 2e-6, err
     layer = [(d, 0.5)]
@@ -129,13 +144,43 @@ def layers_additive_workload(batch=1000, joints=96, seed=3):
         title=f"2 layers + additive {batch} x {joints}", family="runtime", unit="joint",
         units=batch * joints,
         kernel=lambda: B.blend_layers(x, w, out, additive=layer),
-        numpy=lambda: RA.apply_additive_numpy32(RB.blend_layers_numpy32(x, w), d, 0.5),
+        numpy=lambda: RA.apply_additive_numpy32(NF.blend_layers_numpy32(x, w), d, 0.5),
         limit=lambda: np.copyto(copy, x[:, 0]), check=check,
         params={"batch": batch, "joints": joints, "layers": 2, "additive": 1},
     )
 
 
-def headline():
+def inertialize_workload(batch: int = 1000, joints: int = 96, seed: int = 4) -> Workload:
+    """inertialize_update on an army (each character's offsets decayed one frame and applied to
+    its pose), against the float32 NumPy formulation (the package's NumPy form before the
+    kernel); the limit copies the pose and the two offset arrays."""
+    rng = np.random.default_rng(seed)
+    pose = T.random_qts((batch, joints), rng)
+    off = rng.uniform(-0.5, 0.5, (batch, joints, 6)).astype(np.float32)
+    offv = rng.uniform(-2, 2, (batch, joints, 6)).astype(np.float32)
+    copies = [np.empty_like(pose), np.empty_like(off), np.empty_like(offv)]
+    expected = RN.update(pose[:8], off[:8], offv[:8], 0.1, 1 / 60)
+
+    def check(res: Any) -> None:
+        out, x, v = res
+        err = max(np.abs(np.asarray(out)[:8, :, 4:] - expected[0][..., 4:]).max(),
+                  np.abs(np.asarray(x)[:8] - expected[1]).max())
+        assert err <= 1e-5, err
+
+    def limit() -> None:
+        np.copyto(copies[0], pose)
+        np.copyto(copies[1], off)
+        np.copyto(copies[2], offv)
+    return Workload(
+        name=f"inertialize_update[{batch}x{joints}]", title=f"inertialize_update {batch} x {joints}",
+        family="runtime", unit="joint", units=batch * joints,
+        kernel=lambda: N.inertialize_update(pose, off, offv, halflife=0.1, dt=1 / 60),
+        numpy=lambda: NF.inertialize_update_numpy32(pose, off, offv, 0.1, 1 / 60),
+        limit=limit, check=check, params={"batch": batch, "joints": joints},
+    )
+
+
+def headline() -> list[Workload]:
     return ([two_bone_workload(n) for n in (1, 1000, 100_000)]
             + [aim_workload(n) for n in (1, 1000, 100_000)]
-            + [additive_workload(), layers_additive_workload()])
+            + [additive_workload(), layers_additive_workload(), inertialize_workload()])

@@ -5,8 +5,13 @@ kinematics and blending (``python -m skelsimd bench``), plus the pieces of
 Every workload checks its result against a float64 reference computed independently from the
 BVH channels (Euler matrices) before anything is timed.
 """
-import numpy as np
+from typing import Any, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
+from .._typing import Float32Array
+from ..clip import Clip
 from .. import data
 from ..blend import blend_joints
 from ..qts import qts_local_to_global_matrix
@@ -18,22 +23,25 @@ from ..reference import skeleton as RS
 from .core import Workload
 
 
-def _read_example():
+def _read_example() -> bytes:
     with open(data.example_path(), "rb") as f:
         return f.read()
 
 
-def _tiled(local, frames):
+_S = TypeVar("_S", bound=np.generic)
+
+
+def _tiled(local: NDArray[_S], frames: int) -> NDArray[_S]:
     """`frames` frames of the clip, repeating it as often as needed."""
     reps = -(-frames // local.shape[0])
     return np.ascontiguousarray(np.concatenate([local] * reps)[:frames])
 
 
-def _bound(depth, reference):
+def _bound(depth: int, reference: NDArray[np.floating[Any]]) -> float:
     return (depth + 1) * 2.0**-23 * max(1.0, float(np.abs(reference[..., 3]).max(initial=0)))
 
 
-def _numpy_load(raw):
+def _numpy_load(raw: bytes) -> Float32Array:
     """The straightforward NumPy path of the same import: tokens of the whole file through
     ``float()`` (skelsimd.reference.skeleton.read_bvh), then the same vectorised Euler to
     quaternion conversion and continuity pass as load_bvh. Returns the local QTS poses (F, J, 8) float32."""
@@ -54,15 +62,15 @@ def _numpy_load(raw):
     return local
 
 
-def clip_import():
+def clip_import() -> Workload:
     """load_bvh of the embedded clip (C MOTION reader + NumPy Euler conversion), against the
     straightforward reader (every number through Python's float())."""
     raw = _read_example()
     expected = load_bvh(raw).local
     frames = expected.shape[0]
 
-    def check(result):
-        local = result.local if hasattr(result, "local") else result
+    def check(result: Clip | Float32Array) -> None:
+        local = result.local if isinstance(result, Clip) else result
         assert np.abs(local - expected).max() <= 1e-6
 
     return Workload(
@@ -72,7 +80,7 @@ def clip_import():
     )
 
 
-def clip_fk(frames):
+def clip_fk(frames: int) -> Workload:
     """Forward kinematics of `frames` frames of the real clip: QTS local poses in, global joint
     matrices out (qts_local_to_global_matrix), against NumPy (conversion + depth-level batching)."""
     raw = _read_example()
@@ -86,10 +94,10 @@ def clip_fk(frames):
     out_np = np.empty_like(out)
     plan = RJ.LevelPlan(skel.parents)
 
-    def numpy_fk():
+    def numpy_fk() -> Float32Array:
         return RJ.local_to_global_levels(qts_to_matrix_numpy32(local), plan, out_np)
 
-    def check(result):
+    def check(result: object) -> None:
         err = np.abs(np.asarray(result)[:64] - expected).max()
         assert err <= tol, f"clip FK differs from the float64 Euler reference by {err:.3g} > {tol:.3g}"
 
@@ -102,7 +110,7 @@ def clip_fk(frames):
     )
 
 
-def clip_fk_matrices(frames=1000):
+def clip_fk_matrices(frames: int = 1000) -> Workload:
     """local_to_global alone on the clip's local matrices (the kernel part of clip FK)."""
     raw = _read_example()
     clip = load_bvh(raw)
@@ -114,7 +122,7 @@ def clip_fk_matrices(frames=1000):
     out_np = np.empty_like(local)
     plan = RJ.LevelPlan(skel.parents)
 
-    def check(result):
+    def check(result: object) -> None:
         assert np.abs(np.asarray(result)[:64] - expected).max() <= tol
 
     return Workload(
@@ -127,7 +135,7 @@ def clip_fk_matrices(frames=1000):
     )
 
 
-def _numpy_blend32(a, b, t):
+def _numpy_blend32(a: Float32Array, b: Float32Array, t: float) -> Float32Array:
     """The fastest NumPy float32 formulation of a QTS blend we wrote: shortest-arc slerp via
     arccos/sin, with an nlerp fallback for near-parallel pairs."""
     qa, qb = a[..., :4], b[..., :4]
@@ -147,7 +155,7 @@ def _numpy_blend32(a, b, t):
     return out
 
 
-def clip_blend(frames=1000, t=0.3):
+def clip_blend(frames: int = 1000, t: float = 0.3) -> Workload:
     """Cross-fade of the clip with itself half a clip later, `frames` frames x J joints
     with blend_joints into a preallocated ``out``, against NumPy float32 slerp; checked against
     the float64 slerp."""
@@ -158,7 +166,7 @@ def clip_blend(frames=1000, t=0.3):
     copy_dst = np.empty_like(a)
     out = np.empty_like(a)
 
-    def check(result):
+    def check(result: object) -> None:
         r = np.asarray(result)[:64]
         assert np.abs(r[..., :4] - expected_q).max() <= 1e-6
         assert np.abs(r[..., 4:] - ((1 - t) * a[:64, :, 4:].astype(np.float64)
@@ -173,7 +181,7 @@ def clip_blend(frames=1000, t=0.3):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`: the embedded real clip through
     import, FK (over batch sizes, for the ns-per-joint plot) and blending."""
     return ([clip_import()] + [clip_fk(f) for f in (1, 10, 100, 1000)]

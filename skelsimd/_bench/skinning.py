@@ -1,7 +1,11 @@
 """Benchmark workloads of the skinning family: the matrix palette of an army, and linear-blend
 skinning of a 10,000-vertex mesh by one and by 100 palettes."""
+from collections.abc import Callable
+
 import numpy as np
 
+from .._typing import Float32Array, Float64Array
+from ..reference.joints import LevelPlan
 from .. import joints as J
 from .. import skinning as S
 from .. import testing as T
@@ -11,23 +15,25 @@ from . import numpy_forms as NF
 from .core import Workload
 
 
-def _checker(expected, tol, rows=None):
-    def check(result):
+def _checker(expected: Float64Array, tol: float,
+             rows: int | None = None) -> Callable[[object], None]:
+    def check(result: object) -> None:
         res = np.asarray(result if rows is None else np.asarray(result)[:rows], np.float64)
         err = np.abs(res - expected).max(initial=0.0)
         assert err <= tol, f"result differs from the float64 reference by {err:.3g} > {tol:.3g}"
     return check
 
 
-def _numpy_palette(local, plan, inverse_bind, glob):
+def _numpy_palette(local: Float32Array, plan: LevelPlan, inverse_bind: Float32Array,
+                   glob: Float32Array) -> Float32Array:
     """The fastest NumPy palette: depth-level batched local_to_global, then one batched matmul."""
     RJ.local_to_global_levels(local, plan, glob)
-    pal = np.matmul(glob[..., :3], inverse_bind)
+    pal: Float32Array = np.matmul(glob[..., :3], inverse_bind)
     pal[..., 3] += glob[..., 3]
     return pal
 
 
-def palette_workloads(batch=1000, joints=96, seed=0):
+def palette_workloads(batch: int = 1000, joints: int = 96, seed: int = 0) -> list[Workload]:
     """skinning_palette on an army, and the two joint-family calls it replaces (both timed on
     every variant), against NumPy; limit: a memcpy of the local poses. Also
     skinning_palette(precision="float64") on the same data."""
@@ -40,26 +46,29 @@ def palette_workloads(batch=1000, joints=96, seed=0):
     copy_dst = np.empty_like(local)
     plan = RJ.LevelPlan(parents)
     check = _checker(R.skinning_palette(local[:16], parents, inverse_bind), 4e-5, rows=16)
-    common = dict(family="skinning", unit="joint", units=batch * joints,
-                  numpy=lambda: _numpy_palette(local, plan, inverse_bind, glob_np),
-                  limit=lambda: np.copyto(copy_dst, local), check=check,
-                  params={"batch": batch, "joints": joints})
-    fused = Workload(name="palette", title=f"skinning_palette {batch} x {joints}",
-                     kernel=lambda: S.skinning_palette(local, parents, inverse_bind, out), **common)
-    two_calls = Workload(name="palette-2calls", title=f"l2g + multiply_joints {batch} x {joints}",
-                         kernel=lambda: J.multiply_joints(J.local_to_global(local, parents, glob),
-                                                          inverse_bind, out), **common)
+    def common(name: str, title: str, kernel: Callable[[], object],
+               check: Callable[[object], None]) -> Workload:
+        return Workload(name=name, title=title, family="skinning", unit="joint",
+                        units=batch * joints, kernel=kernel,
+                        numpy=lambda: _numpy_palette(local, plan, inverse_bind, glob_np),
+                        limit=lambda: np.copyto(copy_dst, local), check=check,
+                        params={"batch": batch, "joints": joints})
+
+    fused = common("palette", f"skinning_palette {batch} x {joints}",
+                   lambda: S.skinning_palette(local, parents, inverse_bind, out), check)
+    two_calls = common("palette-2calls", f"l2g + multiply_joints {batch} x {joints}",
+                       lambda: J.multiply_joints(J.local_to_global(local, parents, glob),
+                                                 inverse_bind, out), check)
     # the float64-accumulating palette on the same data, checked with the 2e-6 bound it meets
     check_f64 = _checker(R.skinning_palette(local[:16], parents, inverse_bind), 2e-6, rows=16)
-    fused_f64 = Workload(name="palette-f64",
-                         title=f"skinning_palette {batch} x {joints} precision=float64",
-                         kernel=lambda: S.skinning_palette(local, parents, inverse_bind, out,
-                                                           precision="float64"),
-                         **{**common, "check": check_f64})
+    fused_f64 = common("palette-f64", f"skinning_palette {batch} x {joints} precision=float64",
+                       lambda: S.skinning_palette(local, parents, inverse_bind, out,
+                                                  precision="float64"), check_f64)
     return [fused, two_calls, fused_f64]
 
 
-def skin_workload(palettes=1, vertices=10_000, influences=4, joints=96, seed=1):
+def skin_workload(palettes: int = 1, vertices: int = 10_000, influences: int = 4, joints: int = 96,
+                  seed: int = 1) -> Workload:
     """skin of one mesh by `palettes` palettes, against the vectorised NumPy skinning (one GEMM
     of the dense (V, J) weight matrix with the palettes; the weight matrix is built once,
     untimed)."""
@@ -80,6 +89,6 @@ def skin_workload(palettes=1, vertices=10_000, influences=4, joints=96, seed=1):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`."""
     return palette_workloads() + [skin_workload(1), skin_workload(100)]

@@ -9,8 +9,11 @@ stability bound).
 Units are vertex-steps: ns/unit is nanoseconds per vertex per substep (per frame for the
 "frame" workloads, which include the Python calls a per-frame loop pays).
 """
+from collections.abc import Callable
+
 import numpy as np
 
+from .._typing import Float32Array, Float64Array, _SurfaceModel
 from .. import testing as T
 from ..reference import surface as R
 from ..surface import Surface, aliased_plane_stride
@@ -20,7 +23,8 @@ STEPS = 10           # substeps per timed call of the step workloads
 _CHECK_TOL = 4e-6   # relative to max(1, |x|): float32 coordinates of a 64 x 64 grid
 
 
-def _scene(rows, cols, model, *, plane=None, seed=0):
+def _scene(rows: int, cols: int, model: _SurfaceModel, *, plane: int | None = None,
+           seed: int = 0) -> tuple[Surface, Float32Array, Float32Array, float]:
     """Water (preset) at rest with the top row pinned, a wind field for the next step, and the
     float32 arrays a NumPy formulation needs."""
     rng = np.random.default_rng(seed)
@@ -37,7 +41,7 @@ def _scene(rows, cols, model, *, plane=None, seed=0):
 GRAVITY = (0.0, -0.01, 0.0)
 
 
-def _check_variant(rows, cols, model, steps):
+def _check_variant(rows: int, cols: int, model: _SurfaceModel, steps: int) -> None:
     """Runs one call of the job on a fresh surface under the active variant and compares it with
     the float64 reference (raises AssertionError)."""
     check_rows, check_cols = min(rows, 64), min(cols, 64)
@@ -45,15 +49,16 @@ def _check_variant(rows, cols, model, steps):
     ref = R.ReferenceSurface.like(s, rest)
     s.add_force(wind)
     s.step(dt, steps, gravity=GRAVITY)
-    ref.step(np.float32(dt), steps, gravity=GRAVITY, ext=wind)
+    ref.step(float(np.float32(dt)), steps, gravity=GRAVITY, ext=wind)
     err = np.abs(s.positions - ref.pos).max()
     tol = _CHECK_TOL * max(1.0, np.abs(ref.pos).max())
     assert err <= tol, f"surface step differs from the float64 reference by {err:.3g} > {tol:.3g}"
 
 
-def _numpy_step(rows, cols, model, rest, wind, dt):
+def _numpy_step(rows: int, cols: int, model: _SurfaceModel, rest: Float32Array,
+                wind: Float32Array, dt: float) -> R.NumpyStep:
     """The NumPy formulation of the same job, verified against the float64 reference first."""
-    def build(xyz):
+    def build(xyz: Float32Array) -> R.NumpyStep:
         n = R.NumpyStep(xyz, E=1.0, damping=0.995, mass=1.0, model=model)
         n.free[0, :] = 0
         return n
@@ -64,14 +69,15 @@ def _numpy_step(rows, cols, model, rest, wind, dt):
     w = wind[:, :small.P.shape[1], :small.P.shape[2]]
     small.ext[...] = w
     small.step(dt, STEPS, gravity=GRAVITY)
-    ref.step(np.float32(dt), STEPS, gravity=GRAVITY, ext=w)
+    ref.step(float(np.float32(dt)), STEPS, gravity=GRAVITY, ext=w)
     err = np.abs(small.P - ref.pos).max()
     tol = _CHECK_TOL * max(1.0, np.abs(ref.pos).max())
     assert err <= tol, f"NumPy formulation differs from the reference by {err:.3g} > {tol:.3g}"
     return build(rest)
 
 
-def step_workload(rows, cols, model="offset", *, steps=STEPS, name=None, layouts=True):
+def step_workload(rows: int, cols: int, model: _SurfaceModel = "offset", *, steps: int = STEPS,
+                  name: str | None = None, layouts: bool = True) -> Workload:
     """`steps` substeps per call of water with pins and a wind field (external force, first
     substep), gravity; against NumPy, the memory-traffic limit and (layouts) the same job with
     the planes 4 KiB apart like separate NumPy arrays."""
@@ -82,23 +88,23 @@ def step_workload(rows, cols, model="offset", *, steps=STEPS, name=None, layouts
     state = s._buffer[: 6 * s.plane_stride]
     copy_dst = np.empty_like(state)
 
-    def kernel():
+    def kernel() -> Float32Array:
         s.add_force(wind)
         return s.step(dt, steps, gravity=GRAVITY)
 
-    def numpy_job():
+    def numpy_job() -> Float32Array:
         fast.ext += wind
         return fast.step(dt, steps, gravity=GRAVITY)
 
-    def limit():
+    def limit() -> None:
         for _ in range(steps):
             np.copyto(copy_dst, state)
 
-    extra = {}
+    extra: dict[str, Callable[[], object]] = {}
     if layouts:
         aliased, _, _, _ = _scene(rows, cols, model, plane=aliased_plane_stride(rows * cols))
 
-        def aliased_job():
+        def aliased_job() -> Float32Array:
             aliased.add_force(wind)
             return aliased.step(dt, steps, gravity=GRAVITY)
 
@@ -114,7 +120,8 @@ def step_workload(rows, cols, model="offset", *, steps=STEPS, name=None, layouts
     )
 
 
-def frame_workload(rows=100, cols=100, *, normals=True, name=None):
+def frame_workload(rows: int = 100, cols: int = 100, *, normals: bool = True,
+                   name: str | None = None) -> Workload:
     """One frame per call from Python: add_force, step(dt) and (normals) normals(out)."""
     s, rest, wind, dt = _scene(rows, cols, "offset")
     fast = _numpy_step(rows, cols, "offset", rest, wind, dt)
@@ -122,12 +129,12 @@ def frame_workload(rows=100, cols=100, *, normals=True, name=None):
     out_np = np.empty((3, rows, cols), np.float32)
     expected = R.normals(s.positions)
 
-    def kernel():
+    def kernel() -> Float32Array:
         s.add_force(wind)
         s.step(dt, gravity=GRAVITY)
         return s.normals(out) if normals else s.positions
 
-    def numpy_normals(P):
+    def numpy_normals(P: Float32Array) -> Float32Array:
         c, e, so, se = P[:, :-1, :-1], P[:, :-1, 1:], P[:, 1:, :-1], P[:, 1:, 1:]
         a = se - c
         upper = np.cross(a, e - c, axis=0)
@@ -143,12 +150,12 @@ def frame_workload(rows=100, cols=100, *, normals=True, name=None):
         N /= np.sqrt((N * N).sum(axis=0))
         return N
 
-    def numpy_job():
+    def numpy_job() -> Float32Array:
         fast.ext += wind
         P = fast.step(dt, gravity=GRAVITY)
         return numpy_normals(P) if normals else P
 
-    def check(res):
+    def check(res: object) -> None:
         if normals:   # the normals of the state the frame produced, against float64
             err = np.abs(np.asarray(res) - R.normals(s.positions if res is out else fast.P)).max()
             assert err <= 1e-5, f"normals differ from the float64 reference by {err:.3g}"
@@ -164,23 +171,24 @@ def frame_workload(rows=100, cols=100, *, normals=True, name=None):
     )
 
 
-def effectors_workload(rows=100, cols=100, k=64, *, name="wind"):
+def effectors_workload(rows: int = 100, cols: int = 100, k: int = 64, *,
+                       name: str = "wind") -> Workload:
     """Wind as a stream of k particle effectors over a 100 x 100 water grid."""
     s, rest, _, _ = _scene(rows, cols, "offset")
     rng = np.random.default_rng(3)
     centers = np.column_stack([rng.uniform(0, cols, k), rng.uniform(-0.5, 0.5, k),
                                rng.uniform(0, rows, k)]).astype(np.float32)
 
-    def kernel():
+    def kernel() -> Float64Array:
         s.clear_forces()
         return s.apply_effector(centers, 3.0, -0.1)
 
-    def numpy_job():
+    def numpy_job() -> Float64Array:
         return R.effectors(rest, centers, 3.0, -0.1)[1]
 
     expected = R.effectors(s.positions, centers, np.float32(3.0), np.float32(-0.1))[1]
 
-    def check(res):
+    def check(res: object) -> None:
         err = np.abs(np.asarray(res, np.float64) - expected).max()
         assert err <= 1e-4, f"effector reactions differ from the float64 reference by {err:.3g}"
 
@@ -191,7 +199,7 @@ def effectors_workload(rows=100, cols=100, k=64, *, name="wind"):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`: the article's 10,000-vertex grid."""
     return [
         step_workload(100, 100, "offset", name="water"),

@@ -1,29 +1,36 @@
 """Benchmark workloads of the track family: Track.sample (ozz's TrackSamplingJob, batched over
 sample times) and edge detection (TrackTriggeringJob) against NumPy formulations."""
-import numpy as np
+from collections.abc import Callable
 
+import numpy as np
+from numpy.typing import NDArray
+
+from .._typing import Float32Array
 from .. import _core
 from ..reference import track as RT
 from ..track import Track
 from .core import Workload
 
 
-def _keys(nkeys, ncomp, seed):
+def _keys(nkeys: int, ncomp: int, seed: int) -> tuple[Float32Array, Float32Array]:
     rng = np.random.default_rng(seed)
     times = np.cumsum(rng.uniform(0.5, 1.5, nkeys)).astype(np.float32)
     values = rng.uniform(-1, 1, (nkeys, ncomp)).astype(np.float32)
     return times, values
 
 
-def _numpy_linear(kt, v, t):
+def _numpy_linear(kt: Float32Array, v: Float32Array, t: Float32Array) -> Float32Array:
     """The NumPy float32 formulation: searchsorted, gather, lerp (clamped)."""
     tc = np.clip(t, kt[0], kt[-1])
     k = np.clip(np.searchsorted(kt, tc, side="right") - 1, 0, len(kt) - 2)
     a = ((tc - kt[k]) / (kt[k + 1] - kt[k]))[:, None]
-    return v[k] + a * (v[k + 1] - v[k])
+    res: Float32Array = v[k] + a * (v[k + 1] - v[k])
+    return res
 
 
-def sample_workload(nkeys=64, n=100_000, ncomp=3, interpolation="linear", order="sorted", seed=0):
+def sample_workload(nkeys: int = 64, n: int = 100_000, ncomp: int = 3,
+                    interpolation: str = "linear", order: str = "sorted",
+                    seed: int = 0) -> Workload:
     """Track.sample of n times on a track of nkeys keys of ncomp floats."""
     kt, v = _keys(nkeys, ncomp, seed)
     tr = Track(kt, v, interpolation)
@@ -36,21 +43,24 @@ def sample_workload(nkeys=64, n=100_000, ncomp=3, interpolation="linear", order=
     sub = t[:500]
     expected = RT.sample(kt, v, sub, interpolation)
 
-    def check(res):
+    def check(res: object) -> None:
         err = np.abs(np.asarray(res, np.float64)[:500] - expected).max()
         assert err <= 5e-6, f"track sample differs from the float64 reference by {err:.3g}"
+    def _linear() -> Float32Array:
+        return _numpy_linear(kt, v, t)
+
     return Workload(
         name=f"track_sample_{interpolation}_{order}[{nkeys}k x {n}]",
         title=f"Track.sample {interpolation} float{ncomp}, {nkeys} keys, {n} {order} times",
         family="track", unit="sample", units=n,
         kernel=lambda: tr.sample(t, out=out),
-        numpy=(lambda: _numpy_linear(kt, v, t)) if interpolation == "linear" else None,
+        numpy=_linear if interpolation == "linear" else None,
         limit=lambda: np.copyto(copy, out), check=check,
         params={"keys": nkeys, "samples": n, "components": ncomp, "order": order},
     )
 
 
-def quat_sample_workload(nkeys=64, n=100_000, seed=2):
+def quat_sample_workload(nkeys: int = 64, n: int = 100_000, seed: int = 2) -> Workload:
     rng = np.random.default_rng(seed)
     kt = np.cumsum(rng.uniform(0.5, 1.5, nkeys)).astype(np.float32)
     q = rng.normal(size=(nkeys, 4))
@@ -60,7 +70,7 @@ def quat_sample_workload(nkeys=64, n=100_000, seed=2):
     copy = np.empty_like(out)
     expected = RT.sample(tr.times, tr.values, t[:300], "linear", quaternion=True)
 
-    def check(res):
+    def check(res: object) -> None:
         r = np.asarray(res, np.float64)[:300]
         err = np.minimum(np.abs(r - expected), np.abs(r + expected)).max()
         assert err <= 1e-6, f"quaternion track differs from the float64 reference by {err:.3g}"
@@ -73,7 +83,7 @@ def quat_sample_workload(nkeys=64, n=100_000, seed=2):
     )
 
 
-def edges_workload(nkeys=100_000, seed=3):
+def edges_workload(nkeys: int = 100_000, seed: int = 3) -> Workload:
     """Edge detection over one pass of a long float track (a crossing every other key or so):
     the kernel behind Track.triggers, per edge found, against NumPy's comparisons."""
     rng = np.random.default_rng(seed)
@@ -83,15 +93,16 @@ def edges_workload(nkeys=100_000, seed=3):
     nedges = len(et)
     want_t, want_d = RT.edges(kt[:2000], v[:2000], 0.0, False, False)
 
-    def numpy_edges():
+    def numpy_edges() -> tuple[Float32Array, NDArray[np.int8]]:
         v0, v1 = v[:-1], v[1:]
         up = (v0 <= 0) & (v1 > 0)
         down = (v0 > 0) & (v1 <= 0)
         i = np.flatnonzero(up | down)
         a = (0 - v0[i]) / (v1[i] - v0[i])
-        return kt[i] + (kt[i + 1] - kt[i]) * a, np.where(up[i], 1, -1).astype(np.int8)
+        t: Float32Array = kt[i] + (kt[i + 1] - kt[i]) * a
+        return t, np.where(up[i], 1, -1).astype(np.int8)
 
-    def check(res):
+    def check(res: tuple[Float32Array, NDArray[np.int8]]) -> None:
         t, d = res
         m = len(want_t)
         assert np.array_equal(d[:m], want_d)
@@ -99,7 +110,7 @@ def edges_workload(nkeys=100_000, seed=3):
         assert err <= 1e-6 * kt[2000], f"edge times differ from the float64 reference by {err:.3g}"
     tr = Track(kt, v, "linear")
 
-    def triggers_uncached():
+    def triggers_uncached() -> tuple[NDArray[np.float64], NDArray[np.int8]]:
         tr._edges = None          # the edge scan of the first call for a threshold
         return tr.triggers(float(kt[0]), float(kt[-1]))
     return Workload(
@@ -112,7 +123,7 @@ def edges_workload(nkeys=100_000, seed=3):
     )
 
 
-def triggers_per_frame_workload(seed=4):
+def triggers_per_frame_workload(seed: int = 4) -> Workload:
     """One frame's Track.triggers on a looping 64-key contact track (cached edges): the per-call
     cost a game loop pays."""
     rng = np.random.default_rng(seed)
@@ -127,7 +138,7 @@ def triggers_per_frame_workload(seed=4):
     )
 
 
-def motion_workload(batch=1000, layers=3, seed=5):
+def motion_workload(batch: int = 1000, layers: int = 3, seed: int = 5) -> Workload:
     """blend_motion of `batch` outputs of `layers` root-motion deltas (ozz's MotionBlendingJob,
     one character per output)."""
     from .. import motion
@@ -141,7 +152,7 @@ def motion_workload(batch=1000, layers=3, seed=5):
     copy = np.empty_like(out)
     expected = RT.blend_motion(d[:200], w[:200])
 
-    def check(res):
+    def check(res: object) -> None:
         err = np.abs(np.asarray(res, np.float64)[:200] - expected).max()
         assert err <= 1e-6 * layers, f"blend_motion differs from the float64 reference by {err:.3g}"
     return Workload(
@@ -153,7 +164,7 @@ def motion_workload(batch=1000, layers=3, seed=5):
     )
 
 
-def headline():
+def headline() -> list[Workload]:
     return [
         sample_workload(64, 100_000, 3, "linear", "sorted"),
         sample_workload(64, 100_000, 3, "linear", "random"),

@@ -61,12 +61,21 @@ from .. import skinning as _skinning
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Any
-    from numpy.typing import ArrayLike
-    from .._typing import BlendMethod, Precision, SlerpMethod
+    from collections.abc import Callable, Sequence
+    from typing import Any, Protocol
+    from numpy.typing import ArrayLike, NDArray
+    from .._typing import BlendMethod, Float32Array, Precision, SlerpMethod
 
     _DaskArray = Any  # a dask.array.Array (dask ships no type information)
-    _Out = Any
+    _Out = Any        # a NumPy or Zarr array (zarr ships no type information either)
+    _Result = Float32Array | tuple[Float32Array, Float32Array]
+    _Kernel = Callable[..., _Result]
+
+    class _Walk(Protocol):
+        """The signature of the batched hierarchy walks (see :func:`_walk`)."""
+        def __call__(self, local: ArrayLike | _DaskArray, parents: ArrayLike, out: _Out = None,
+                     *, start: int = 0, stop: int | None = None,
+                     precision: Precision = "float32") -> _DaskArray: ...
 
 __all__ = [
     "RechunkWarning",
@@ -98,32 +107,36 @@ class _Operand:
 
     __slots__ = ("name", "value", "core", "free", "is_dask", "nbatch")
 
-    def __init__(self, name, value, core, free=""):
+    def __init__(self, name: str, value: ArrayLike | _DaskArray, core: str, free: str = "") -> None:
         self.name = name
         self.core = core
         self.free = free
-        self.is_dask = isinstance(value, da.Array)
-        self.value = value if self.is_dask else np.asarray(value)
-        self.nbatch = self.value.ndim - len(core)
+        self.is_dask: bool = isinstance(value, da.Array)
+        # a dask array (untyped: Any) or the operand as a NumPy array
+        v: _DaskArray = value if self.is_dask else np.asarray(value)
+        self.value = v
+        self.nbatch: int = v.ndim - len(core)
 
-    def stand_in(self):
+    def stand_in(self) -> NDArray[Any]:
         """A one-element (per batch axis) array that the in-memory function validates."""
         v = self.value
         if self.nbatch < 0:              # too few dimensions: let the in-memory function say so
-            return np.zeros(v.shape, dtype=v.dtype) if self.is_dask else v
+            whole: NDArray[Any] = np.zeros(v.shape, dtype=v.dtype) if self.is_dask else v
+            return whole
         if not self.is_dask:
-            return v[(slice(0, 1),) * self.nbatch]
+            first: NDArray[Any] = v[(slice(0, 1),) * self.nbatch]
+            return first
         core_shape = v.shape[self.nbatch:]
         if any(not np.isfinite(s) for s in core_shape):
             raise ValueError(f"{self.name}: the sizes of its trailing axes are unknown "
                              f"({v.shape}); call {self.name}.compute_chunk_sizes() first")
         return np.zeros((1,) * self.nbatch + tuple(core_shape), dtype=v.dtype)
 
-    def batch_shape(self):
+    def batch_shape(self) -> tuple[int, ...]:
         return tuple(self.value.shape[:self.nbatch])
 
 
-def _name(fname, *inputs):
+def _name(fname: str, *inputs: object) -> str:
     """The key name of a result: a token of everything it depends on (dask's convention), so
     the same call on the same inputs names the same graph. Dask arrays are tokenized by their
     names, NumPy operands by their bytes (as ``da.from_array`` names them), out arrays by
@@ -132,7 +145,7 @@ def _name(fname, *inputs):
     return f"{fname}-{tokenize(fname, *inputs)}"
 
 
-def _where(o):
+def _where(o: object) -> object:
     """What names an out array in a token: its memory, shape, strides and type (its values
     are about to be overwritten, so they are not hashed)."""
     if isinstance(o, np.ndarray):
@@ -140,7 +153,8 @@ def _where(o):
     return o
 
 
-def _real_shapes(message, operands, stand_ins):
+def _real_shapes(message: str, operands: Sequence[_Operand],
+                 stand_ins: dict[str, NDArray[Any]]) -> str:
     """The in-memory message about a stand-in, with the operand's real shape: the message of a
     shape error names its argument first ("local: expected shape ..., got (1, 96, 3, 3)")."""
     for op in operands:
@@ -153,7 +167,7 @@ def _real_shapes(message, operands, stand_ins):
 _DASK_MAX_DIMS = 32
 
 
-def _broadcast_shapes(shapes):
+def _broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     """np.broadcast_shapes for any number of dimensions (NumPy's stops at 32; the kernels take
     up to 64): ValueError when the shapes do not broadcast."""
     nd = max((len(s) for s in shapes), default=0)
@@ -167,11 +181,13 @@ def _broadcast_shapes(shapes):
     return tuple(result)
 
 
-def _call_block(*blocks, _func, _names, _kwargs):
+def _call_block(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ...],
+                _kwargs: dict[str, Any]) -> _Result:
     return _func(**dict(zip(_names, blocks)), **_kwargs)
 
 
-def _call_skin_pair(*blocks, _func, _names, _kwargs):
+def _call_skin_pair(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ...],
+                    _kwargs: dict[str, Any]) -> Float32Array:
     """skin with normals: both outputs of one kernel call, in one (2, ..., V, 3) block whose
     halves are C-contiguous ``out`` and ``normals_out`` arrays."""
     args = dict(zip(_names, blocks))
@@ -182,7 +198,8 @@ def _call_skin_pair(*blocks, _func, _names, _kwargs):
     return both
 
 
-def _check_out(fname, argname, out, shape, inputs):
+def _check_out(fname: str, argname: str, out: _Out, shape: tuple[int, ...],
+               inputs: Sequence[object]) -> None:
     """Validate an ``out`` target for :func:`dask.array.store`."""
     if isinstance(out, da.Array):
         raise TypeError(f"{argname}: dask arrays are immutable; got a dask array (leave {argname}=None "
@@ -201,7 +218,7 @@ def _check_out(fname, argname, out, shape, inputs):
             if (isinstance(x, np.ndarray) and x is not out and x.size and out.size
                     and np.shares_memory(x, out)):
                 raise ValueError(f"{argname}: overlaps an input without being exactly it")
-        get = dask.base.get_scheduler()
+        get = dask.base.get_scheduler()  # type: ignore[no-untyped-call]  # dask is unannotated
         if get not in (None, dask.threaded.get, dask.local.get_sync):
             raise ValueError(f"{argname}: a NumPy array can only be filled by the threaded or the "
                              f"synchronous scheduler (this process); the active scheduler runs "
@@ -209,7 +226,7 @@ def _check_out(fname, argname, out, shape, inputs):
                              f"array instead, or leave {argname}=None and compute")
 
 
-def _check_outs_apart(name, a, other_name, b):
+def _check_outs_apart(name: str, a: NDArray[Any], other_name: str, b: NDArray[Any]) -> None:
     """The in-memory rule for two outputs of one call (skin's out and normals_out): their bytes
     must not overlap, with the in-memory messages."""
     if not (a.size and b.size and np.may_share_memory(a, b)):
@@ -221,7 +238,9 @@ def _check_outs_apart(name, a, other_name, b):
                      f"operation or a separate array")
 
 
-def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
+def _batched(func: _Kernel, fname: str, operands: list[_Operand], out_core: str,
+             kwargs: dict[str, Any], *, out: _Out = None,
+             pair: tuple[str, _Out] | None = None) -> Any:
     """Apply ``func`` chunk by chunk: the shared machinery of every function here.
 
     operands: _Operand list (None values already dropped); out_core: index letters of the
@@ -257,11 +276,12 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
                          f"skelsimd.dask makes results of up to {_DASK_MAX_DIMS} (dask's limit)")
 
     # 3. Dask operands: the joint and trailing axes in one chunk (warned rechunk).
-    args, names = [], []
+    args: list[Any] = []          # (array, index) pairs, as da.blockwise takes them
+    names: list[str] = []
     for op in operands:
         x = op.value
         if op.is_dask:
-            split = {}
+            split: dict[int, str] = {}
             for k, letter in enumerate(op.core):
                 axis = op.nbatch + k
                 if letter not in op.free and len(x.chunks[axis]) > 1:
@@ -278,12 +298,12 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
                     f"{op.name}.rechunk({{{spec}}})", RechunkWarning, stacklevel=3)
                 x = x.rechunk({a: -1 for a in split})
         else:
-            chunks = ("auto",) * op.nbatch + tuple(
+            chunks: tuple[str | int, ...] = ("auto",) * op.nbatch + tuple(
                 "auto" if letter in op.free else -1 for letter in op.core)
             if x.size == 0:      # dask's automatic chunking divides by the size
                 chunks = x.shape
             # named by a token of its bytes (dask's default), so equal calls name equal graphs
-            x = da.from_array(x, chunks=chunks) if x.ndim else x
+            x = da.from_array(x, chunks=chunks) if x.ndim else x  # type: ignore[no-untyped-call]  # dask is unannotated
         ind = batch_letters[nb - op.nbatch:] + tuple(op.core)
         args += [x, ind]
         names.append(op.name)
@@ -291,17 +311,17 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     out_ind = batch_letters + tuple(out_core)
     known = {letter for op in operands for letter in op.core}
     new_axes = {letter: core_sizes[letter] for letter in out_core if letter not in known}
-    outs = (out,) if pair is None else (out, pair[1])
+    outs: tuple[_Out, ...] = (out,) if pair is None else (out, pair[1])
     out_shape = tuple(batch) + tuple(core_sizes[letter] for letter in out_core)
 
-    def lazy():
+    def lazy() -> tuple[_DaskArray, ...]:
         if pair is None:
-            return (da.blockwise(
+            return (da.blockwise(  # type: ignore[no-untyped-call]  # dask is unannotated
                 _call_block, out_ind, *args, new_axes=new_axes, dtype=np.float32,
                 meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
                 name=_name(fname, args, kwargs), _func=func, _names=tuple(names),
                 _kwargs=kwargs),)
-        both = da.blockwise(
+        both = da.blockwise(  # type: ignore[no-untyped-call]  # dask is unannotated
             _call_skin_pair, ("pair",) + out_ind, *args, new_axes={"pair": 2, **new_axes},
             dtype=np.float32, meta=np.empty((0,) * (1 + len(out_ind)), dtype=np.float32),
             concatenate=True, name=_name(fname, "pair", args, kwargs), _func=func,
@@ -328,10 +348,10 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     # NumPy outs: every chunk's kernel writes straight into its region of out (a C-contiguous
     # view when only the first axis is split), so there is no copy. The region of each chunk comes
     # from the chunks of the lazy result (dask's ArraySliceDep, as map_blocks passes block_info).
-    chunkss, aligned = da.core.unify_chunks(*args)
+    chunkss, aligned = da.core.unify_chunks(*args)  # type: ignore[no-untyped-call]  # dask is unannotated
     out_chunks = tuple(chunkss.get(letter, (core_sizes.get(letter),)) for letter in out_ind)
     aligned_args = [a for pair in zip(aligned, args[1::2]) for a in pair]
-    into = da.blockwise(
+    into = da.blockwise(  # type: ignore[no-untyped-call]  # dask is unannotated
         _call_block_into, out_ind, *aligned_args, ArraySliceDep(out_chunks), out_ind,
         new_axes=new_axes, dtype=np.float32, align_arrays=False,
         meta=np.empty((0,) * len(out_ind), dtype=np.float32), concatenate=True,
@@ -342,19 +362,21 @@ def _batched(func, fname, operands, out_core, kwargs, *, out=None, pair=None):
     return outs[0] if pair is None else outs
 
 
-def _run_for_effect(result):
+def _run_for_effect(result: _DaskArray) -> None:
     """Compute every chunk of ``result`` (tasks run for their side effect) on the active local
     scheduler, without the graph optimizations of ``dask.compute``: the tasks only write into
     ``out``, so there is nothing to fuse, and fusing each input chunk with its task would make
     every task a subgraph the scheduler orders again (about a millisecond per chunk, against the
     tenths of a millisecond the plain graph costs). The graph is culled to the result's keys."""
-    keys = list(flatten(result.__dask_keys__()))
+    keys = list(flatten(result.__dask_keys__()))  # type: ignore[no-untyped-call]  # dask is unannotated
     graph = result.__dask_graph__().cull(set(keys))
-    get = dask.base.get_scheduler(collections=[result])
+    get = dask.base.get_scheduler(collections=[result])  # type: ignore[no-untyped-call]  # dask is unannotated
     get(graph, keys)
 
 
-def _call_block_into(*blocks, _func, _names, _kwargs, _outs):
+def _call_block_into(*blocks: Any, _func: _Kernel, _names: tuple[str, ...],
+                     _kwargs: dict[str, Any], _outs: tuple[NDArray[np.float32], ...]
+                     ) -> NDArray[np.float32]:
     """One chunk computed straight into its region (the last block, a tuple of slices) of the
     NumPy out arrays."""
     n = len(_names)
@@ -371,22 +393,26 @@ def _call_block_into(*blocks, _func, _names, _kwargs, _outs):
     return np.broadcast_to(np.float32(0), views[0].shape)     # a placeholder, no memory
 
 
-def _scalar_or_operand(name, t):
-    """``t`` as a kwarg when it is one number, else a batch operand (core ())."""
+def _scalar_or_operand(name: str, t: ArrayLike | _DaskArray,
+                       kwargs: dict[str, Any]) -> _Operand | None:
+    """``t`` as a kwarg (put in ``kwargs``) when it is one number, else a batch operand (core
+    ())."""
     if not isinstance(t, da.Array) and np.ndim(t) == 0:
-        return None, t
-    return _Operand(name, t, ""), None
+        kwargs[name] = t
+        return None
+    return _Operand(name, t, "")
 
 
-def _ops(*operands):
+def _ops(*operands: _Operand | None) -> list[_Operand]:
     return [op for op in operands if op is not None and op.value is not None]
 
 
-def _op(name, value, core, free=""):
+def _op(name: str, value: ArrayLike | _DaskArray | None, core: str,
+        free: str = "") -> _Operand | None:
     return None if value is None else _Operand(name, value, core, free)
 
 
-def _small(value):
+def _small(value: ArrayLike | None) -> ArrayLike | None:
     """A small argument that selects or configures (parents, index): a NumPy array, computed
     if it is a dask array."""
     return np.asarray(value) if isinstance(value, da.Array) else value
@@ -395,20 +421,28 @@ def _small(value):
 # --- joint matrices ---------------------------------------------------------------------------------
 
 
-def local_to_global(
-    local: ArrayLike | _DaskArray,
-    parents: ArrayLike,
-    out: _Out = None,
-    *,
-    start: int = 0,
-    stop: int | None = None,
-    precision: Precision = "float32",
-) -> _DaskArray:
+def _walk(func: _Kernel, core_in: str, core_out: str, doc: str) -> _Walk:
+    """The batched form of one hierarchy walk (``func(local, parents, out, *, start, stop,
+    precision)``, its local poses with trailing axes ``core_in``, its result ``core_out``): the
+    four walks differ only in these."""
+    fname = func.__name__
+
+    def walk(local: ArrayLike | _DaskArray, parents: ArrayLike, out: _Out = None, *,
+             start: int = 0, stop: int | None = None,
+             precision: Precision = "float32") -> _DaskArray:
+        return _batched(func, fname, _ops(_op("local", local, core_in)), core_out,
+                        dict(parents=_small(parents), start=start, stop=stop, precision=precision),
+                        out=out)
+
+    walk.__name__ = walk.__qualname__ = fname
+    walk.__doc__ = doc
+    return walk
+
+
+local_to_global = _walk(
+    _joints.local_to_global, "JRC", "JRC",
     """:func:`skelsimd.local_to_global` on a dask array of local joint matrices ``(..., J, 3, 4)``
-    (the J, 3 and 4 axes one chunk). Returns a dask array, or ``out`` when given."""
-    return _batched(_joints.local_to_global, "local_to_global", _ops(_op("local", local, "JRC")),
-                    "JRC", dict(parents=_small(parents), start=start, stop=stop,
-                                precision=precision), out=out)
+    (the J, 3 and 4 axes one chunk). Returns a dask array, or ``out`` when given.""")
 
 
 def global_to_local(
@@ -445,56 +479,22 @@ def invert_joints(
 # --- QTS walks --------------------------------------------------------------------------------------
 
 
-def qts_local_to_global(
-    local: ArrayLike | _DaskArray,
-    parents: ArrayLike,
-    out: _Out = None,
-    *,
-    start: int = 0,
-    stop: int | None = None,
-    precision: Precision = "float32",
-) -> _DaskArray:
-    """:func:`skelsimd.qts_local_to_global` on a dask array of QTS joints ``(..., J, 8)``."""
-    return _batched(_qts.qts_local_to_global, "qts_local_to_global",
-                    _ops(_op("local", local, "JE")), "JE",
-                    dict(parents=_small(parents), start=start, stop=stop, precision=precision),
-                    out=out)
+qts_local_to_global = _walk(
+    _qts.qts_local_to_global, "JE", "JE",
+    """:func:`skelsimd.qts_local_to_global` on a dask array of QTS joints ``(..., J, 8)``.""")
 
-
-def qts_local_to_global_matrix(
-    local: ArrayLike | _DaskArray,
-    parents: ArrayLike,
-    out: _Out = None,
-    *,
-    start: int = 0,
-    stop: int | None = None,
-    precision: Precision = "float32",
-) -> _DaskArray:
+qts_local_to_global_matrix = _walk(
+    _qts.qts_local_to_global_matrix, "JE", "JRC",
     """:func:`skelsimd.qts_local_to_global_matrix`: QTS ``(..., J, 8)`` in, global matrices
-    ``(..., J, 3, 4)`` out."""
-    return _batched(_qts.qts_local_to_global_matrix, "qts_local_to_global_matrix",
-                    _ops(_op("local", local, "JE")), "JRC",
-                    dict(parents=_small(parents), start=start, stop=stop, precision=precision),
-                    out=out)
+    ``(..., J, 3, 4)`` out.""")
 
 
 # --- 4x4 matrices and points -------------------------------------------------------------------------
 
 
-def mat4_local_to_global(
-    local: ArrayLike | _DaskArray,
-    parents: ArrayLike,
-    out: _Out = None,
-    *,
-    start: int = 0,
-    stop: int | None = None,
-    precision: Precision = "float32",
-) -> _DaskArray:
-    """:func:`skelsimd.mat4_local_to_global` on ``(..., J, 4, 4)``."""
-    return _batched(_mat4.mat4_local_to_global, "mat4_local_to_global",
-                    _ops(_op("local", local, "JRC")), "JRC",
-                    dict(parents=_small(parents), start=start, stop=stop, precision=precision),
-                    out=out)
+mat4_local_to_global = _walk(
+    _mat4.mat4_local_to_global, "JRC", "JRC",
+    """:func:`skelsimd.mat4_local_to_global` on ``(..., J, 4, 4)``.""")
 
 
 def matmul4(a: ArrayLike | _DaskArray, b: ArrayLike | _DaskArray, out: _Out = None) -> _DaskArray:
@@ -563,6 +563,15 @@ def skin(
 # --- quaternions and blending ------------------------------------------------------------------------
 
 
+def _interpolate(func: _Kernel, q0: ArrayLike | _DaskArray, q1: ArrayLike | _DaskArray,
+                 t: ArrayLike | _DaskArray, out: _Out, kwargs: dict[str, Any]) -> _DaskArray:
+    """slerp and nlerp: quaternions ``(..., 4)`` and ``t`` a number (passed in ``kwargs``) or a
+    batch operand."""
+    t_op = _scalar_or_operand("t", t, kwargs)
+    return _batched(func, func.__name__, _ops(_op("q0", q0, "Q"), _op("q1", q1, "Q"), t_op),
+                    "Q", kwargs, out=out)
+
+
 def slerp(
     q0: ArrayLike | _DaskArray,
     q1: ArrayLike | _DaskArray,
@@ -573,12 +582,7 @@ def slerp(
 ) -> _DaskArray:
     """:func:`skelsimd.slerp` on ``(..., 4)`` quaternions; ``t`` a number or broadcast with the
     batch."""
-    t_op, t_value = _scalar_or_operand("t", t)
-    kwargs = dict(method=method)
-    if t_op is None:
-        kwargs["t"] = t_value
-    return _batched(_blend.slerp, "slerp", _ops(_op("q0", q0, "Q"), _op("q1", q1, "Q"), t_op),
-                    "Q", kwargs, out=out)
+    return _interpolate(_blend.slerp, q0, q1, t, out, dict(method=method))
 
 
 def nlerp(
@@ -588,10 +592,7 @@ def nlerp(
     out: _Out = None,
 ) -> _DaskArray:
     """:func:`skelsimd.nlerp` on ``(..., 4)`` quaternions."""
-    t_op, t_value = _scalar_or_operand("t", t)
-    kwargs = {} if t_op is not None else dict(t=t_value)
-    return _batched(_blend.nlerp, "nlerp", _ops(_op("q0", q0, "Q"), _op("q1", q1, "Q"), t_op),
-                    "Q", kwargs, out=out)
+    return _interpolate(_blend.nlerp, q0, q1, t, out, {})
 
 
 def blend_joints(
@@ -604,10 +605,8 @@ def blend_joints(
     out: _Out = None,
 ) -> _DaskArray:
     """:func:`skelsimd.blend_joints` on QTS poses ``(..., J, 8)``; ``t`` a number or per pose."""
-    t_op, t_value = _scalar_or_operand("t", t)
-    kwargs = dict(index=_small(index), method=method)
-    if t_op is None:
-        kwargs["t"] = t_value
+    kwargs: dict[str, Any] = dict(index=_small(index), method=method)
+    t_op = _scalar_or_operand("t", t, kwargs)
     return _batched(_blend.blend_joints, "blend_joints",
                     _ops(_op("joints", joints, "JE"), _op("blend", blend, "JE"), t_op),
                     "JE", kwargs, out=out)

@@ -106,7 +106,8 @@ from ..io.zarr_store import (MAX_NAME_BYTES, ClipSummary, _is_zarr_store,  # noq
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from ..dataset import _Entry, _Readers, _Source, _Step
+    from ..dataset import _Entry, _Readers, _Source
+    from ..dataset import _Step as _Step     # the type of a step (re-exported for the CLI)
 
     _Bag = Any      # a dask bag (dask is typed only in part)
     _Result = ClipSummary | ClipFailure
@@ -195,7 +196,7 @@ def read_clips(source: _Source, *, readers: _Readers | None = None,
     if not entries:
         raise FileNotFoundError(f"{source}: no motion files ({', '.join(sorted(readers))})")
     size = partition_size or default_partition_size(len(entries))
-    return db.from_sequence(entries, partition_size=size).map(_read_entry, readers)
+    return db.from_sequence(entries, partition_size=size).map(_read_entry, readers)  # type: ignore[no-untyped-call]  # dask is unannotated
 
 
 # --- running -------------------------------------------------------------------------------------
@@ -333,7 +334,7 @@ def build_dataset(source: _Source, store: Any, *, steps: Sequence[_Step] | None 
         return DatasetReport(str(store), [], [], time.perf_counter() - t0, skipped)
 
     size = partition_size or default_partition_size(len(entries))
-    bag = (db.from_sequence(entries, partition_size=size)
+    bag = (db.from_sequence(entries, partition_size=size)  # type: ignore[no-untyped-call]  # dask is unannotated
            .map(_read_entry, readers)
            .map(apply_steps, steps)
            .map_partitions(_write_partition, store, chunk_frames))
@@ -400,7 +401,7 @@ def _run(bag: _Bag, parts: list[list[_Entry]], scheduler: Any, workers: int | No
     if isinstance(scheduler, str) and scheduler in ("threads", "processes", "sync", "synchronous"):
         keys = bag.__dask_keys__()
         with _LocalProgress(keys, bar):
-            (results,) = compute(bag.to_delayed(), scheduler=scheduler, num_workers=workers)
+            (results,) = compute(bag.to_delayed(), scheduler=scheduler, num_workers=workers)  # type: ignore[no-untyped-call]  # dask is unannotated
         return list(results)
 
     from distributed import Client, as_completed
@@ -410,17 +411,17 @@ def _run(bag: _Bag, parts: list[list[_Entry]], scheduler: Any, workers: int | No
         client = scheduler
     elif isinstance(scheduler, str):
         if scheduler.endswith(".json"):
-            client = own = Client(scheduler_file=scheduler)
+            client = own = Client(scheduler_file=scheduler)  # type: ignore[no-untyped-call]  # dask is unannotated
         else:
-            client = own = Client(scheduler)
+            client = own = Client(scheduler)  # type: ignore[no-untyped-call]  # dask is unannotated
     else:
         raise ValueError(f"scheduler: expected 'processes', 'threads', 'sync', a "
                          f"distributed.Client or a scheduler address, got {scheduler!r}")
     try:
-        futures = client.compute(bag.to_delayed())
+        futures = client.compute(bag.to_delayed())  # type: ignore[no-untyped-call]  # dask is unannotated
         index = {f.key: i for i, f in enumerate(futures)}
         results = [None] * len(futures)
-        for fut in as_completed(futures):
+        for fut in as_completed(futures):  # type: ignore[no-untyped-call]  # dask is unannotated
             i = index[fut.key]
             if fut.status == "error":
                 results[i] = _failed_partition(parts[i], fut.exception())
@@ -431,4 +432,4 @@ def _run(bag: _Bag, parts: list[list[_Entry]], scheduler: Any, workers: int | No
         return results
     finally:
         if own is not None:
-            own.close()
+            own.close()  # type: ignore[no-untyped-call]  # dask is unannotated

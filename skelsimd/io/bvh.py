@@ -49,13 +49,17 @@ from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
 from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
-from ..clip import Clip
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
-    from typing import IO
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import IO, TypeVar
     from numpy.typing import ArrayLike
     from .._typing import Float64Array
+
+    _T = TypeVar("_T")
+    _Header = tuple[list[str], list[int], list[list[float] | None], list[tuple[str, ...]],
+                    list[bool], int, tuple[str, float]]
 
 __all__ = ["load_bvh", "save_bvh", "rotation_to_euler", "file_frame_rate", "COMMON_RATES"]
 
@@ -66,7 +70,7 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _WARNED_RENAMES = 10      # repeated names warned about one by one; the rest in one summary
 
 
-def _text_bound(path, max_bytes):
+def _text_bound(path: str, max_bytes: int | None) -> int:
     """The most bytes the decompressed text of the .gz file `path` may hold: max_bytes, or by
     default the clip bound of a file of the compressed file's size (_CLIP_BYTES_PER_FILE_BYTE
     times it, at least _CLIP_BYTES_FLOOR)."""
@@ -75,11 +79,12 @@ def _text_bound(path, max_bytes):
     return max(_CLIP_BYTES_FLOOR, _CLIP_BYTES_PER_FILE_BYTE * os.path.getsize(path))
 
 
-def _read_gzip(path, limit):
+def _read_gzip(path: str, limit: int) -> bytes:
     """The decompressed bytes of the .gz file `path`, read in pieces and refused (ValueError)
     as soon as they exceed `limit` bytes: a small file expanding to gigabytes is never held
     whole."""
-    pieces, size = [], 0
+    pieces: list[bytes] = []
+    size = 0
     with gzip.open(path, "rb") as f:
         while True:
             piece = f.read(min(_GZIP_PIECE, limit - size + 1))
@@ -96,7 +101,7 @@ def _read_gzip(path, limit):
 _GZIP_PIECE = 1 << 20
 
 
-def _read_source(source, text, max_bytes):
+def _read_source(source: object, text: object, max_bytes: int | None) -> tuple[bytes, str]:
     """(bytes, label) from a path, bytes or a binary/text file object, or from ``text``."""
     if text is not None:
         if source is not None:
@@ -108,7 +113,7 @@ def _read_source(source, text, max_bytes):
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), "<bytes>"
     if hasattr(source, "read"):
-        data = source.read()
+        data = getattr(source, "read")()
         if isinstance(data, str):
             return data.encode("utf-8"), "<file>"
         if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -130,12 +135,13 @@ def _read_source(source, text, max_bytes):
 class _Lines:
     """The lines of the header, one at a time, with their numbers and end offsets."""
 
-    def __init__(self, data):
+    def __init__(self, data: bytes) -> None:
         self.data = data
         self.pos = 0
         self.number = 0
+        self.frames_line = 0        # the line of 'Frames:', once the header is read
 
-    def next(self):
+    def next(self) -> tuple[int, list[str] | None, str]:
         """The next non-blank line as (number, tokens, text), or (number, None, '') at the end."""
         data = self.data
         while self.pos < len(data):
@@ -154,11 +160,11 @@ class _Lines:
         return self.number + 1, None, ""
 
 
-def _fail(line, message):
+def _fail(line: int, message: str) -> NoReturn:
     raise ValueError(f"line {line}: {message}")
 
 
-def _numbers(line, tokens, count, what):
+def _numbers(line: int, tokens: list[str], count: int, what: str) -> list[float]:
     if len(tokens) != count:
         _fail(line, f"expected {what} with {count} numbers, got {len(tokens)}: {' '.join(tokens)!r}")
     try:
@@ -177,7 +183,7 @@ class _Block:
     """An open ROOT / JOINT / End Site block while the hierarchy is parsed."""
     __slots__ = ("joint", "line", "end_site", "has_offset", "has_channels")
 
-    def __init__(self, joint, line, end_site):
+    def __init__(self, joint: int | None, line: int, end_site: bool) -> None:
         self.joint = joint          # index in the joint table, or None (an End Site not kept)
         self.line = line
         self.end_site = end_site
@@ -185,7 +191,7 @@ class _Block:
         self.has_channels = False
 
 
-def _statement_block(stack, line, keyword, flag, scope):
+def _statement_block(stack: list[_Block], line: int, keyword: str, flag: str, scope: str) -> _Block:
     """The open block an OFFSET / CHANNELS line belongs to, marked as having it (once)."""
     if not stack:
         _fail(line, f"'{keyword}' outside a joint")
@@ -196,7 +202,8 @@ def _statement_block(stack, line, keyword, flag, scope):
     return block
 
 
-def _motion_header(lines, key, form, convert, valid, what):
+def _motion_header(lines: _Lines, key: str, form: str, convert: Callable[[str], _T],
+                   valid: Callable[[_T], bool], what: str) -> _T:
     """The value of the next line, which must read `key` (a regex) and a value."""
     line, _, text = lines.next()
     m = re.match(rf"^{key}\s*(\S+)$", text, re.IGNORECASE)
@@ -211,7 +218,8 @@ def _motion_header(lines, key, form, convert, valid, what):
     return value
 
 
-def _unused_name(used, next_k, name, sep):
+def _unused_name(used: dict[str, int], next_k: dict[tuple[str, str], int], name: str,
+                 sep: str) -> str:
     """The first of name<sep>2, name<sep>3, ... not in `used`. next_k remembers where the
     previous search for this name stopped: names are never removed from `used`, so the
     numbers before it are still taken, and n repeats of one name cost O(n), not O(n^2)."""
@@ -222,19 +230,23 @@ def _unused_name(used, next_k, name, sep):
     return f"{name}{sep}{k}"
 
 
-def _parse_hierarchy(lines, end_sites):
+def _parse_hierarchy(lines: _Lines, end_sites: bool) -> _Header:
     """Parses HIERARCHY ... up to and including 'Frame Time:'. Returns the joint table (names,
     parents, offsets, channels, is_end) and the frame count and frame time."""
-    names, parents, offsets, channels, is_end = [], [], [], [], []
+    names: list[str] = []
+    parents: list[int] = []
+    offsets: list[list[float] | None] = []
+    channels: list[tuple[str, ...]] = []
+    is_end: list[bool] = []
     line, tokens, _ = lines.next()
     if tokens is None or tokens[0].upper() != "HIERARCHY":
         _fail(line, "expected 'HIERARCHY' at the start of a BVH file, got "
                     + (repr(" ".join(tokens)) if tokens else "the end of the file"))
-    stack = []             # open blocks
-    pending = None         # a block whose '{' is still to come
-    used = {}              # name -> joint index
-    next_k = {}            # (name, suffix form) -> the smallest k not yet tried for it
-    renamed = []           # (line, name, new name) of repeated names
+    stack: list[_Block] = []                    # open blocks
+    pending: _Block | None = None               # a block whose '{' is still to come
+    used: dict[str, int] = {}                   # name -> joint index
+    next_k: dict[tuple[str, str], int] = {}     # (name, suffix form) -> the smallest k not yet tried for it
+    renamed: list[int] = []                     # the lines of repeated names
     while True:
         line, tokens, text = lines.next()
         if tokens is None:
@@ -259,8 +271,9 @@ def _parse_hierarchy(lines, end_sites):
                 if not stack:
                     _fail(line, "'End Site' outside a joint")
                 parent = stack[-1].joint
-                joint = None
+                joint: int | None = None
                 if end_sites:
+                    assert parent is not None   # an End Site's parent block is a kept joint
                     name = f"{names[parent]}_end"
                     if name in used:
                         name = _unused_name(used, next_k, name, "")
@@ -284,6 +297,7 @@ def _parse_hierarchy(lines, end_sites):
                 parent = stack[-1].joint if stack else -1
                 joint = len(names)
             if joint is not None:
+                assert parent is not None   # End Sites refuse nested blocks: the parent is a joint
                 used[name] = joint
                 names.append(name)
                 parents.append(parent)
@@ -313,7 +327,8 @@ def _parse_hierarchy(lines, end_sites):
             listed = tokens[2:]
             if count != len(listed):
                 _fail(line, f"CHANNELS says {count} channels but lists {len(listed)}")
-            seen = []
+            assert block.joint is not None      # CHANNELS are refused in an End Site
+            seen: list[str] = []
             for c in listed:
                 m = _CHANNEL_RE.match(c)
                 if not m:
@@ -354,7 +369,7 @@ def _parse_hierarchy(lines, end_sites):
     return names, parents, offsets, channels, is_end, frames, token
 
 
-def _frame_time_token(token):
+def _frame_time_token(token: str) -> tuple[str, float]:
     """(token, float value) of a 'Frame Time:' value (ValueError when it is not a number)."""
     return token, float(token)
 
@@ -391,7 +406,9 @@ def file_frame_rate(token: str) -> int | None:
         return None
     with localcontext() as ctx:
         ctx.prec = max(28, len(token) + 8)
-        half = Decimal(5).scaleb(d.as_tuple().exponent - 1)
+        exponent = d.as_tuple().exponent
+        assert isinstance(exponent, int)        # d is finite
+        half = Decimal(5).scaleb(exponent - 1)
         lo, hi = d - half, d + half
         if d <= 1:
             exact = int((1 / d).to_integral_value())
@@ -408,7 +425,11 @@ def file_frame_rate(token: str) -> int | None:
     return None
 
 
-def _rotate_by_axis(x, y, z, w, axis, s, c):
+_Q = tuple["Float64Array", "Float64Array", "Float64Array", "Float64Array"]
+
+
+def _rotate_by_axis(x: Float64Array, y: Float64Array, z: Float64Array, w: Float64Array, axis: str,
+                    s: Float64Array, c: Float64Array) -> _Q:
     """Components of q * (s * e_axis + c), the product of q = (x, y, z, w) with the rotation
     about one coordinate axis by the angle whose half has sine s and cosine c."""
     if axis == "X":
@@ -418,13 +439,14 @@ def _rotate_by_axis(x, y, z, w, axis, s, c):
     return c * x + s * y, c * y - s * x, c * z + s * w, c * w - s * z
 
 
-def _euler_quaternions(motion, channels, columns):
+def _euler_quaternions(motion: Float64Array, channels: Sequence[Sequence[str]],
+                       columns: Sequence[int]) -> Float64Array:
     """Per-joint rotation quaternions (F, J, 4) float64 from the rotation channels (degrees),
     composed in the listed order, vectorised over the joints that share an order."""
     frames, n = motion.shape[0], len(channels)
     q = np.zeros((frames, n, 4))
     q[..., 3] = 1.0
-    groups = {}
+    groups: dict[str, list[tuple[int, list[int]]]] = {}
     for j, chans in enumerate(channels):
         rot = [(c[0], columns[j] + k) for k, c in enumerate(chans) if c.endswith("rotation")]
         if rot:
@@ -443,7 +465,7 @@ def _euler_quaternions(motion, channels, columns):
     return q
 
 
-def _make_continuous(q):
+def _make_continuous(q: Float64Array) -> Float64Array:
     """Flip quaternion signs so that consecutive frames have a non-negative dot product, with
     the first frame on the qw >= 0 hemisphere."""
     if q.shape[0] == 0:
@@ -456,7 +478,7 @@ def _make_continuous(q):
     return q * np.cumprod(sign, axis=0)[..., None]
 
 
-def _check_clip_size(data, line, frames, joints, max_bytes):
+def _check_clip_size(data: bytes, line: int, frames: int, joints: int, max_bytes: int | None) -> None:
     """ValueError unless the clip of `frames` x `joints` QTS joints (32 bytes each) fits
     max_bytes (default: _CLIP_BYTES_PER_FILE_BYTE times the file's size, at least
     _CLIP_BYTES_FLOOR): checked before the clip's arrays are allocated."""
@@ -571,9 +593,9 @@ def load_bvh(
     motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
     _check_clip_size(data, lines.frames_line, frames, n, max_bytes)
 
-    offsets = np.asarray(offsets, dtype=np.float64).reshape(n, 3)
+    offsets64 = np.asarray(offsets, dtype=np.float64).reshape(n, 3)
     q = _make_continuous(_euler_quaternions(motion, channels, columns))
-    t = np.broadcast_to(offsets, (frames, n, 3)).copy()
+    t = np.broadcast_to(offsets64, (frames, n, 3)).copy()
     for j, chans in enumerate(channels):
         for k, c in enumerate(chans):
             if c.endswith("position"):
@@ -584,7 +606,7 @@ def load_bvh(
     local[..., 7] = 1.0
     rest = np.zeros((n, 8), dtype=np.float32)
     rest[:, 3] = 1.0
-    rest[:, 4:7] = offsets
+    rest[:, 4:7] = offsets64
     rest[:, 7] = 1.0
     skeleton = Skeleton(np.asarray(parents, dtype=np.int32), names, rest)
     return Clip(skeleton, local, frame_time, channels=channels, end_site=is_end,
@@ -593,7 +615,7 @@ def load_bvh(
 
 # --- writing ---------------------------------------------------------------------------------------
 
-def _check_order_string(order):
+def _check_order_string(order: object) -> str:
     if not isinstance(order, str) or sorted(order.upper()) != ["X", "Y", "Z"]:
         raise ValueError(f"order: expected a permutation of 'XYZ' such as 'ZYX' or 'ZXY', got {order!r}")
     return order.upper()
@@ -629,16 +651,17 @@ def rotation_to_euler(r: ArrayLike, order: str) -> Float64Array:
     return np.stack([a, b, c], axis=-1)
 
 
-def _format_rows(values):
+def _format_rows(values: Float64Array) -> str:
     """Lines of '%.6f'-formatted numbers (values (F, C) float64)."""
     if values.shape[1] == 0:
-        return "\n" * values.shape[0]
+        rows: int = values.shape[0]
+        return "\n" * rows
     fmt = " ".join(["%.6f"] * values.shape[1]) + "\n"
     return "".join(fmt % tuple(row) for row in values.tolist())
 
 
 
-def _rotation_matrices64(q):
+def _rotation_matrices64(q: Float64Array) -> Float64Array:
     """(..., 4) unit quaternions (x, y, z, w), float64 -> (..., 3, 3) float64 rotations (the
     writer extracts Euler angles in float64 for the round trip's accuracy)."""
     x, y, z, w = np.moveaxis(q, -1, 0)
@@ -652,7 +675,7 @@ def _rotation_matrices64(q):
 _MAX_INDENT = 32
 
 
-def _check_names_writable(names):
+def _check_names_writable(names: Sequence[str]) -> None:
     """ValueError naming the first joint name that a BVH file cannot hold so that load_bvh
     reads it back: empty, with a line break, leading or trailing whitespace or a trailing '{',
     or not encodable as UTF-8 (a lone surrogate)."""
@@ -676,13 +699,13 @@ def _check_names_writable(names):
                              f"{problem}")
 
 
-def _joint_orders(clip, order):
+def _joint_orders(clip: Clip, order: str | None) -> list[str]:
     """The rotation order of every joint: `order` for all, or with order=None each joint's
     rotation channels as read (``clip.channels``), completed to three axes; "ZYX" for joints
     without rotation channels."""
     if order is not None:
         return [_check_order_string(order)] * len(clip.skeleton)
-    orders = []
+    orders: list[str] = []
     for j, chans in enumerate(clip.channels):
         axes = "".join(c[:1].upper() for c in chans if c.lower().endswith("rotation"))
         full = axes + "".join(a for a in "ZYX" if a not in axes)
@@ -768,16 +791,16 @@ def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | No
         angles = np.unwrap(angles, period=360.0, axis=0)
 
     out = ["HIERARCHY"]
-    columns = []
-    children = [[] for _ in range(n)]
+    columns: list[Float64Array] = []
+    children: list[list[int]] = [[] for _ in range(n)]
     for j in range(n):
         if not is_root[j]:
             children[skel.parents[j]].append(j)
 
-    def fmt3(v):
+    def fmt3(v: Iterable[float]) -> str:
         return " ".join("%.6f" % x for x in v)
 
-    def write(j, indent):
+    def write(j: int, indent: int) -> bool:
         """Opens joint j (or writes its End Site); True when a '}' must close it later."""
         pad = "\t" * min(indent, _MAX_INDENT)
         if as_end_site[j]:
@@ -814,7 +837,7 @@ def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | No
     values = np.concatenate(columns, axis=1) if columns else np.zeros((frames, 0))
     text = "\n".join(out) + "\n" + _format_rows(values)
     if hasattr(path, "write"):
-        path.write(text)
+        getattr(path, "write")(text)
     else:
         with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
             f.write(text)

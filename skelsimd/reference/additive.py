@@ -1,11 +1,14 @@
 """Float64 NumPy references for make_additive and apply_additive (ozz-animation's
 AdditiveAnimationBuilder and the additive layers of its BlendingJob)."""
 import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Float32Array, Float64Array
 
 __all__ = ["make_additive", "apply_additive", "apply_additive_numpy32"]
 
 
-def _qmul(a, b):
+def _qmul(a: Float64Array, b: Float64Array) -> Float64Array:
     ax, ay, az, aw = np.moveaxis(a, -1, 0)
     bx, by, bz, bw = np.moveaxis(b, -1, 0)
     return np.stack([aw * bx + ax * bw + ay * bz - az * by,
@@ -14,11 +17,12 @@ def _qmul(a, b):
                      aw * bw - ax * bx - ay * by - az * bz], axis=-1)
 
 
-def _conj(q):
-    return q * np.array([-1.0, -1.0, -1.0, 1.0])
+def _conj(q: Float64Array) -> Float64Array:
+    conj: Float64Array = q * np.array([-1.0, -1.0, -1.0, 1.0])
+    return conj
 
 
-def make_additive(local, reference):
+def make_additive(local: ArrayLike, reference: ArrayLike) -> Float64Array:
     """Deltas of ``local`` (..., J, 8) against ``reference`` (broadcast, (..., J, 8)):
     ``(conj(q_ref) q, t - t_ref, s / s_ref)``."""
     x = np.asarray(local, dtype=np.float64)
@@ -28,7 +32,8 @@ def make_additive(local, reference):
                            x[..., 7:8] / r[..., 7:8]], axis=-1)
 
 
-def apply_additive(base, delta, weight=1.0, mask=None):
+def apply_additive(base: ArrayLike, delta: ArrayLike, weight: float = 1.0,
+                   mask: ArrayLike | None = None) -> Float64Array:
     """``base`` with ``delta`` added at ``weight`` in [-1, 1] (per-joint ``mask``): rotation
     ``q_base * nlerp(identity, d, a)`` (conjugated for a negative weight; d on the w >= 0
     hemisphere, a = |weight| mask), translation ``t + weight mask t_d``, scale
@@ -50,7 +55,8 @@ def apply_additive(base, delta, weight=1.0, mask=None):
                            s[..., None]], axis=-1)
 
 
-def apply_additive_numpy32(base, delta, weight=1.0, mask=None):
+def apply_additive_numpy32(base: ArrayLike, delta: ArrayLike, weight: float = 1.0,
+                           mask: ArrayLike | None = None) -> Float32Array:
     """The same in float32 NumPy (the benchmarks' NumPy formulation)."""
     b = np.asarray(base, dtype=np.float32)
     d = np.asarray(delta, dtype=np.float32)

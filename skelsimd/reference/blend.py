@@ -1,23 +1,25 @@
 """Float64 NumPy references for slerp, nlerp, blend_joints and blend_layers, plus the NumPy
 float32 formulations the benchmarks race against."""
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._typing import BlendMethod, Float64Array
 from .quat import quat_normalize
 
 __all__ = ["slerp", "nlerp", "blend_joints", "blend_layers"]
 
 
-def _f64(x):
+def _f64(x: ArrayLike) -> Float64Array:
     return np.asarray(x, dtype=np.float64)
 
 
-def _shortest(q0, q1):
+def _shortest(q0: ArrayLike, q1: ArrayLike) -> tuple[Float64Array, Float64Array]:
     q0, q1 = np.broadcast_arrays(_f64(q0), _f64(q1))
     dot = (q0 * q1).sum(-1)
     return q0, np.where((dot < 0)[..., None], -q1, q1)
 
 
-def slerp(q0, q1, t):
+def slerp(q0: ArrayLike, q1: ArrayLike, t: ArrayLike) -> Float64Array:
     """Shortest-arc slerp in float64: omega = 2 atan2(|u0 - u1|, |u0 + u1|) of the normalised
     inputs (accurate at every angle), weights sin((1 - t) omega) / sin(omega) and
     sin(t omega) / sin(omega) applied to the inputs (linear weights for omega < 1e-12)."""
@@ -33,14 +35,15 @@ def slerp(q0, q1, t):
     return w0[..., None] * q0 + w1[..., None] * q1
 
 
-def nlerp(q0, q1, t):
+def nlerp(q0: ArrayLike, q1: ArrayLike, t: ArrayLike) -> Float64Array:
     """normalize((1 - t) q0 + t q1') with q1' on q0's hemisphere."""
     q0, q1 = _shortest(q0, q1)
     t = _f64(t)[..., None]
     return quat_normalize((1 - t) * q0 + t * q1)
 
 
-def blend_joints(joints, blend, t, index=None, method="fast"):
+def blend_joints(joints: ArrayLike, blend: ArrayLike, t: ArrayLike, index: ArrayLike | None = None,
+                 method: BlendMethod = "fast") -> Float64Array:
     """van Waveren's SlerpJoints / LerpJoints on QTS poses (..., J, 8) in float64: t <= 0 gives
     joints, t >= 1 gives blend on the selected joints, otherwise rotations by slerp (methods
     "fast"/"exact") or nlerp and translation/scale by linear interpolation. `t` broadcasts with
@@ -62,7 +65,7 @@ def blend_joints(joints, blend, t, index=None, method="fast"):
     return out
 
 
-def blend_layers(layers, weights):
+def blend_layers(layers: ArrayLike, weights: ArrayLike) -> Float64Array:
     """N-way weighted blend of QTS poses (..., L, J, 8) with weights (L,) or (L, J): running
     hemisphere alignment, normalised weighted quaternion sum, weighted mean of translation and
     scale."""

@@ -7,8 +7,14 @@ operations (IEEE, correctly rounded), so its poses equal the C decoders' bit for
 check that, which pins the format down. It is also the NumPy formulation the benchmarks race.
 """
 import struct
+from typing import Literal, TypedDict, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._typing import Float32Array, Float64Array
+
+_I64 = NDArray[np.int64]
 
 __all__ = ["clip_error", "parse", "decode", "sample", "positions"]
 
@@ -20,10 +26,10 @@ _INV_LEVELS = np.array([0.0] + [1.0 / ((1 << r) - 1) for r in range(1, 25)], dty
 
 # --- the error --------------------------------------------------------------------------------
 
-def _affine(local):
+def _affine(local: ArrayLike) -> tuple[Float64Array, Float64Array]:
     """(..., J, 8) QTS -> (m (..., J, 3, 3) = s R(q / |q|), t (..., J, 3)) in float64."""
-    local = np.asarray(local, dtype=np.float64)
-    q = local[..., :4]
+    x8 = np.asarray(local, dtype=np.float64)
+    q = x8[..., :4]
     n2 = np.sum(q * q, axis=-1, keepdims=True)
     zero = n2 == 0   # the identity; NaN propagates
     q = np.where(zero, np.array([0.0, 0.0, 0.0, 1.0]), q / np.sqrt(np.where(zero, 1.0, n2)))
@@ -33,10 +39,11 @@ def _affine(local):
         np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
         np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
     ], -2)
-    return local[..., 7, None, None] * r, local[..., 4:7]
+    m: Float64Array = x8[..., 7, None, None] * r
+    return m, x8[..., 4:7]
 
 
-def _globals(local, parents):
+def _globals(local: ArrayLike, parents: ArrayLike) -> tuple[Float64Array, Float64Array]:
     m, t = _affine(local)
     gm, gt = m.copy(), t.copy()
     for j, p in enumerate(np.asarray(parents)):
@@ -47,7 +54,14 @@ def _globals(local, parents):
     return gm, gt
 
 
-def clip_error(raw, decoded, parents, shell_distance=3.0, per_joint=False):
+@overload
+def clip_error(raw: ArrayLike, decoded: ArrayLike, parents: ArrayLike, shell_distance: float = ...,
+               per_joint: Literal[False] = ...) -> float: ...
+@overload
+def clip_error(raw: ArrayLike, decoded: ArrayLike, parents: ArrayLike, shell_distance: float = ...,
+               *, per_joint: Literal[True]) -> Float64Array: ...
+def clip_error(raw: ArrayLike, decoded: ArrayLike, parents: ArrayLike, shell_distance: float = 3.0,
+               per_joint: bool = False) -> float | Float64Array:
     """Largest distance between the raw and the decoded virtual vertices (three per joint, at
     ``shell_distance`` along the joint's local axes) after the QTS walk, in float64: overall, or
     per joint ``(J,)``."""
@@ -57,13 +71,28 @@ def clip_error(raw, decoded, parents, shell_distance=3.0, per_joint=False):
     diff = (dt - rt)[..., :, None] + shell_distance * (dm - rm)       # (..., J, 3 rows, 3 k)
     err = np.sqrt(np.max(np.sum(diff * diff, axis=-2), axis=-1))       # (..., J)
     err = err.reshape(-1, err.shape[-1])
-    per = err.max(axis=0) if err.shape[0] else np.zeros(err.shape[-1])
+    per: Float64Array = err.max(axis=0) if err.shape[0] else np.zeros(err.shape[-1])
     return per if per_joint else float(per.max(initial=0.0))
 
 
 # --- the format -------------------------------------------------------------------------------
 
-def parse(data):
+class Header(TypedDict):
+    """The parsed header of a compressed clip blob (see :func:`parse`)."""
+    bytes: NDArray[np.uint8]
+    frames: int
+    joints: int
+    segment_length: int
+    segments: int
+    components: int
+    sample_rate: float
+    kinds: NDArray[np.uint8]
+    template: Float32Array
+    tracks: list[tuple[int, int, int, Float32Array]]
+    table: _I64
+
+
+def parse(data: bytes) -> Header:
     """The header of a compressed clip blob as a dict of NumPy arrays (see compress.h)."""
     b = np.frombuffer(data, dtype=np.uint8)
     magic, frames, joints, seglen, segments, comps = struct.unpack_from("<6I", data, 0)
@@ -85,7 +114,7 @@ def parse(data):
             if kinds[j, k] == 1:
                 template[j, first[k]:first[k] + nconst[k]] = np.frombuffer(data, "<f4", nconst[k], pos)
                 pos += 4 * nconst[k]
-    tracks = []        # (joint, type, first component, clip ranges (n, 2))
+    tracks: list[tuple[int, int, int, Float32Array]] = []   # (joint, type, first component, clip ranges (n, 2))
     comp = 0
     for j in range(joints):
         for k in range(3):
@@ -95,18 +124,18 @@ def parse(data):
                 tracks.append((j, k, comp, ranges))
                 comp += ncomp[k]
     table = np.frombuffer(data, "<u4", 2 * segments, pos).reshape(segments, 2).astype(np.int64)
-    return dict(bytes=b, frames=frames, joints=joints, segment_length=seglen, segments=segments,
+    return Header(bytes=b, frames=frames, joints=joints, segment_length=seglen, segments=segments,
                 components=comps, sample_rate=rate, kinds=kinds, template=template,
                 tracks=tracks, table=table)
 
 
-def _keys(p, frames):
+def _keys(p: Header, frames: ArrayLike) -> tuple[Float32Array, _I64]:
     """Decoded component values (N, C) float32 and drop index per component's track (N, C) of
     the keys at `frames` (N,)."""
     b, C, L = p["bytes"], p["components"], p["segment_length"]
-    frames = np.asarray(frames, dtype=np.int64)
-    g = np.minimum(frames // L, p["segments"] - 1)
-    i = frames - g * L
+    fr = np.asarray(frames, dtype=np.int64)
+    g = np.minimum(fr // L, p["segments"] - 1)
+    i = fr - g * L
     off, K = p["table"][g, 0], p["table"][g, 1]
     c = np.arange(C)
     hb = off[:, None] + 3 * c[None, :]
@@ -143,7 +172,7 @@ def _keys(p, frames):
     return (lo + sc * q.astype(np.float32)).astype(np.float32), drop
 
 
-def _rebuild(a, b, c, d):
+def _rebuild(a: Float32Array, b: Float32Array, c: Float32Array, d: _I64) -> Float32Array:
     s = (a * a + b * b) + c * c
     dd = _F(1) - s
     m = np.sqrt(np.where(dd > 0, dd, _F(0)))
@@ -154,13 +183,13 @@ def _rebuild(a, b, c, d):
     return np.stack([x, y, z, w], -1).astype(np.float32)
 
 
-def _normalize(x):
+def _normalize(x: Float32Array) -> Float32Array:
     n2 = ((x[..., 0] * x[..., 0] + x[..., 1] * x[..., 1]) + x[..., 2] * x[..., 2]) + x[..., 3] * x[..., 3]
-    inv = _F(1) / np.sqrt(n2)
+    inv: Float32Array = _F(1) / np.sqrt(n2)
     return (x * inv[..., None]).astype(np.float32)
 
 
-def positions(p, times):
+def positions(p: Header, times: ArrayLike) -> tuple[_I64, Float32Array]:
     """(frame, alpha float32) of every time (seconds): clamped to [0, F - 1], positions within
     2**-20 of a frame snap to it."""
     t = np.asarray(times, dtype=np.float64)
@@ -173,18 +202,17 @@ def positions(p, times):
     f = np.where(snap_up, f + 1, f)
     a = np.where(snap_up | (a < 2.0**-20), 0.0, a)
     low, high = ~(pos > 0), pos >= last
-    f = np.where(low, 0, np.where(high, last, f)).astype(np.int64)
-    a = np.where(low | high, 0.0, a).astype(np.float32)
-    return f, a
+    return (np.where(low, 0, np.where(high, last, f)).astype(np.int64),
+            np.where(low | high, 0.0, a).astype(np.float32))
 
 
-def _poses(p, frame, alpha):
-    frame = np.asarray(frame, np.int64)
+def _poses(p: Header, frame: ArrayLike, alpha: ArrayLike) -> Float32Array:
+    fr = np.asarray(frame, np.int64)
     alpha = np.asarray(alpha, np.float32)
     two = alpha != 0
-    v0, d0 = _keys(p, frame)
-    v1, d1 = _keys(p, np.minimum(frame + 1, p["frames"] - 1))
-    out = np.broadcast_to(p["template"], frame.shape + p["template"].shape).copy()
+    v0, d0 = _keys(p, fr)
+    v1, d1 = _keys(p, np.minimum(fr + 1, p["frames"] - 1))
+    out = np.broadcast_to(p["template"], fr.shape + p["template"].shape).copy()
     for (j, k, c0, _) in p["tracks"]:
         if k == 0:
             qa = _rebuild(v0[:, c0], v0[:, c0 + 1], v0[:, c0 + 2], d0[:, c0])
@@ -200,14 +228,14 @@ def _poses(p, frame, alpha):
     return out
 
 
-def decode(data):
+def decode(data: bytes) -> Float32Array:
     """Every raw frame of a compressed clip blob, (F, J, 8) float32."""
     p = parse(data)
     frames = np.arange(p["frames"])
     return _poses(p, frames, np.zeros(p["frames"], np.float32))
 
 
-def sample(data, times):
+def sample(data: bytes, times: ArrayLike) -> Float32Array:
     """Poses at `times` (seconds, any shape) of a compressed clip blob, (*shape, J, 8)."""
     p = parse(data)
     t = np.asarray(times, dtype=np.float64)

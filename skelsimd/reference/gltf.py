@@ -12,8 +12,13 @@ import json
 import math
 import os
 import struct
+from typing import Any
 
 import numpy as np
+
+from .._typing import Float64Array
+
+_Json = dict[str, Any]
 
 __all__ = ["Document", "read_accessor", "sample_channel", "node_matrix", "world_matrices",
            "joint_matrices", "skinned_vertices"]
@@ -27,10 +32,11 @@ _SHAPES = {"SCALAR": (1, 1), "VEC2": (1, 2), "VEC3": (1, 3), "VEC4": (1, 4),
 class Document:
     """A glTF file's JSON (``json``) and its buffers (``buffers``, bytes)."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         with open(path, "rb") as f:
             data = f.read()
-        glb_bin = None
+        glb_bin: bytes | None = None
+        self.json: _Json
         if data[:4] == b"glTF":
             pos = 12
             chunks = []
@@ -42,7 +48,7 @@ class Document:
             glb_bin = chunks[1] if len(chunks) > 1 else None
         else:
             self.json = json.loads(data)
-        self.buffers = []
+        self.buffers: list[bytes | None] = []
         for b in self.json.get("buffers", []):
             uri = b.get("uri")
             if uri is None:
@@ -53,17 +59,19 @@ class Document:
                 from urllib.parse import unquote
                 with open(os.path.join(os.path.dirname(path), unquote(uri)), "rb") as f:
                     self.buffers.append(f.read())
-        self.parent = {}
+        self.parent: dict[int, int] = {}
         for i, node in enumerate(self.json.get("nodes", [])):
             for c in node.get("children", []):
                 self.parent[c] = i
 
 
-def _read_elements(doc, view_index, offset, count, component, columns, rows, stride=None):
+def _read_elements(doc: Document, view_index: int, offset: int, count: int, component: int,
+                   columns: int, rows: int, stride: int | None = None) -> list[list[float]]:
     """`count` elements of `columns` x `rows` components read one by one (matrix columns
     padded to 4 bytes), as a list of flat lists (column-major)."""
     view = doc.json["bufferViews"][view_index]
     data = doc.buffers[view["buffer"]]
+    assert data is not None                    # trusted input: the buffer exists
     start = view.get("byteOffset", 0) + offset
     size = _SIZES[component]
     column_bytes = rows * size
@@ -74,7 +82,7 @@ def _read_elements(doc, view_index, offset, count, component, columns, rows, str
         stride = view.get("byteStride") or element_bytes
     out = []
     for e in range(count):
-        values = []
+        values: list[float] = []
         for c in range(columns):
             for r in range(rows):
                 at = start + e * stride + c * column_bytes + r * size
@@ -83,7 +91,7 @@ def _read_elements(doc, view_index, offset, count, component, columns, rows, str
     return out
 
 
-def read_accessor(doc, index):
+def read_accessor(doc: Document, index: int) -> Float64Array:
     """Accessor `index` as float64 (count, components): normalized integers decoded, sparse
     values substituted."""
     acc = doc.json["accessors"][index]
@@ -94,7 +102,7 @@ def read_accessor(doc, index):
         elements = _read_elements(doc, acc["bufferView"], acc.get("byteOffset", 0), count,
                                   component, columns, rows)
     else:
-        elements = [[0] * (columns * rows) for _ in range(count)]
+        elements = [[0.0] * (columns * rows) for _ in range(count)]
     sparse = acc.get("sparse")
     if sparse:
         n = sparse["count"]
@@ -104,7 +112,7 @@ def read_accessor(doc, index):
         values = _read_elements(doc, val["bufferView"], val.get("byteOffset", 0), n,
                                 component, columns, rows)
         for (i,), v in zip(indices, values):
-            elements[i] = v
+            elements[int(i)] = v
     out = np.array(elements, dtype=np.float64)
     if acc.get("normalized"):
         scale = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}[component]
@@ -112,7 +120,7 @@ def read_accessor(doc, index):
     return out
 
 
-def _quat_matrix(q):
+def _quat_matrix(q: Float64Array) -> Float64Array:
     x, y, z, w = q / np.linalg.norm(q)
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
@@ -120,7 +128,7 @@ def _quat_matrix(q):
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
-def _slerp(a, b, u):
+def _slerp(a: Float64Array, b: Float64Array, u: float) -> Float64Array:
     if np.dot(a, b) < 0:
         b = -b
     cos = min(1.0, float(np.dot(a, b)))
@@ -129,10 +137,11 @@ def _slerp(a, b, u):
         q = (1 - u) * a + u * b
     else:
         q = (math.sin((1 - u) * theta) * a + math.sin(u * theta) * b) / math.sin(theta)
-    return q / np.linalg.norm(q)
+    unit: Float64Array = q / np.linalg.norm(q)
+    return unit
 
 
-def sample_channel(doc, animation, channel, t):
+def sample_channel(doc: Document, animation: int, channel: int, t: float) -> Float64Array:
     """The value (float64 vector) of channel `channel` of animation `animation` at time t."""
     anim = doc.json["animations"][animation]
     ch = anim["channels"][channel]
@@ -142,10 +151,10 @@ def sample_channel(doc, animation, channel, t):
     mode = sampler.get("interpolation", "LINEAR")
     n = len(times)
     values = values.reshape(n * (3 if mode == "CUBICSPLINE" else 1), -1)
-    rotation = ch["target"]["path"] == "rotation"
+    rotation: bool = ch["target"]["path"] == "rotation"
 
-    def key(k, part=1):      # part: 0 in-tangent, 1 value, 2 out-tangent (CUBICSPLINE)
-        v = values[3 * k + part] if mode == "CUBICSPLINE" else values[k]
+    def key(k: int, part: int = 1) -> Float64Array:  # part: 0 in-tangent, 1 value, 2 out-tangent (CUBICSPLINE)
+        v: Float64Array = values[3 * k + part] if mode == "CUBICSPLINE" else values[k]
         return v / np.linalg.norm(v) if rotation and part == 1 else v
 
     if t <= times[0]:
@@ -156,18 +165,18 @@ def sample_channel(doc, animation, channel, t):
     if mode == "STEP":
         return key(k)
     dt = times[k + 1] - times[k]
-    u = (t - times[k]) / dt
+    u = float((t - times[k]) / dt)
     if mode == "LINEAR":
         if rotation:
             return _slerp(key(k), key(k + 1), u)
         return (1 - u) * key(k) + u * key(k + 1)
     h00, h10 = 2 * u ** 3 - 3 * u ** 2 + 1, u ** 3 - 2 * u ** 2 + u
     h01, h11 = -2 * u ** 3 + 3 * u ** 2, u ** 3 - u ** 2
-    v = (h00 * key(k) + h10 * dt * key(k, 2) + h01 * key(k + 1) + h11 * dt * key(k + 1, 0))
+    v: Float64Array = (h00 * key(k) + h10 * dt * key(k, 2) + h01 * key(k + 1) + h11 * dt * key(k + 1, 0))
     return v / np.linalg.norm(v) if rotation else v
 
 
-def node_matrix(doc, node, animation=None, t=0.0):
+def node_matrix(doc: Document, node: int, animation: int | None = None, t: float = 0.0) -> Float64Array:
     """Node `node`'s local 4x4 matrix (float64), animated by `animation` at time t."""
     nd = doc.json["nodes"][node]
     if "matrix" in nd:
@@ -186,11 +195,12 @@ def node_matrix(doc, node, animation=None, t=0.0):
     return m
 
 
-def world_matrices(doc, animation=None, t=0.0):
+def world_matrices(doc: Document, animation: int | None = None,
+                   t: float = 0.0) -> dict[int, Float64Array]:
     """{node: world 4x4} of every node: the product of the local matrices from its root."""
-    out = {}
+    out: dict[int, Float64Array] = {}
 
-    def world(n):
+    def world(n: int) -> Float64Array:
         if n not in out:
             p = doc.parent.get(n)
             local = node_matrix(doc, n, animation, t)
@@ -201,7 +211,8 @@ def world_matrices(doc, animation=None, t=0.0):
     return out
 
 
-def joint_matrices(doc, skin, animation=None, t=0.0):
+def joint_matrices(doc: Document, skin: int, animation: int | None = None,
+                   t: float = 0.0) -> Float64Array:
     """(J, 4, 4) world x inverse bind of skin `skin`'s joints, in the file's joint order."""
     sk = doc.json["skins"][skin]
     worlds = world_matrices(doc, animation, t)
@@ -212,7 +223,8 @@ def joint_matrices(doc, skin, animation=None, t=0.0):
     return np.array([worlds[j] @ ibm[k] for k, j in enumerate(sk["joints"])])
 
 
-def skinned_vertices(doc, node, primitive, animation=None, t=0.0):
+def skinned_vertices(doc: Document, node: int, primitive: int, animation: int | None = None,
+                     t: float = 0.0) -> Float64Array:
     """(V, 3) positions of primitive `primitive` of node `node`'s mesh skinned by the node's
     skin (the node's own transform ignored), linear-blend skinning in float64."""
     nd = doc.json["nodes"][node]

@@ -2,16 +2,24 @@
 IKTwoBoneJob and IKAimJob, batched over N chains), the same method as the kernels in
 src/kernels/ik.c, written with NumPy's vectorised operations. ``dtype=np.float32`` runs the same
 formulation in float32: the NumPy implementation the benchmarks race against."""
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+from .._typing import BoolArray
 
 __all__ = ["two_bone", "aim", "quat_rotate", "quat_mul"]
 
-
-def _dot(a, b):
-    return (a * b).sum(-1)
+_Real = NDArray[np.floating[Any]]       # float64 (the reference) or float32 (the NumPy race)
 
 
-def quat_mul(a, b):
+def _dot(a: _Real, b: _Real) -> _Real:
+    d: _Real = (a * b).sum(-1)
+    return d
+
+
+def quat_mul(a: _Real, b: _Real) -> _Real:
     """Hamilton product of (..., 4) quaternions (x, y, z, w)."""
     ax, ay, az, aw = np.moveaxis(a, -1, 0)
     bx, by, bz, bw = np.moveaxis(b, -1, 0)
@@ -21,24 +29,25 @@ def quat_mul(a, b):
                      aw * bw - ax * bx - ay * by - az * bz], axis=-1)
 
 
-def quat_rotate(q, v):
+def quat_rotate(q: _Real, v: _Real) -> _Real:
     """v rotated by the unit quaternion q."""
     u, w = q[..., :3], q[..., 3:]
     t = 2 * np.cross(u, v)
     return v + w * t + np.cross(u, t)
 
 
-def _identity(shape, dtype):
-    q = np.zeros(shape + (4,), dtype)
+def _identity(shape: tuple[int, ...], dtype: DTypeLike) -> _Real:
+    q: _Real = np.zeros(shape + (4,), dtype)
     q[..., 3] = 1
     return q
 
 
-def _select(mask, a, b):
-    return np.where(mask[..., None], a, b)
+def _select(mask: BoolArray, a: _Real, b: _Real) -> _Real:
+    s: _Real = np.where(mask[..., None], a, b)
+    return s
 
 
-def _rotation_about(d, a, b):
+def _rotation_about(d: _Real, a: _Real, b: _Real) -> _Real:
     """The rotation about the unit axis d taking a's direction onto b's (both orthogonal to d):
     normalize(d (d . (u x v)), |u + v|^2 / 2); identity when a or b is zero, a half turn about d
     when opposite."""
@@ -56,16 +65,17 @@ def _rotation_about(d, a, b):
     return _select(none, _identity(w.shape, a.dtype), q)
 
 
-def _orthogonal(a):
+def _orthogonal(a: _Real) -> _Real:
     xa = np.abs(a[..., 0]) > np.abs(a[..., 2])
     zero = np.zeros_like(a[..., 0])
     o = np.stack([np.where(xa, -a[..., 1], zero), np.where(xa, a[..., 0], -a[..., 2]),
                   np.where(xa, zero, a[..., 1])], axis=-1)
     n = np.sqrt(_dot(o, o))[..., None]
-    return np.where(n > 0, o / np.where(n > 0, n, 1), 0)
+    unit: _Real = np.where(n > 0, o / np.where(n > 0, n, 1), 0)
+    return unit
 
 
-def _rotation_between(a, b, min_nn, half_axis):
+def _rotation_between(a: _Real, b: _Real, min_nn: float, half_axis: _Real) -> _Real:
     """The shortest rotation taking a's direction onto b's: normalize(u x v, |u + v|^2 / 2) of
     the unit vectors; identity when |a| |b| <= min_nn, a half turn about half_axis when
     opposite."""
@@ -76,12 +86,12 @@ def _rotation_between(a, b, min_nn, half_axis):
     w = _dot(h, h) * 0.5
     n2 = _dot(c, c) + w * w
     opposite = n2 < 1e-12
-    q = np.concatenate([c, w[..., None]], -1) / np.sqrt(np.where(opposite, 1, n2))[..., None]
+    q: _Real = np.concatenate([c, w[..., None]], -1) / np.sqrt(np.where(opposite, 1, n2))[..., None]
     q = _select(opposite, np.concatenate([half_axis, np.zeros_like(w)[..., None]], -1), q)
     return _select(none, _identity(w.shape, a.dtype), q)
 
 
-def _weighted(q, weight):
+def _weighted(q: _Real, weight: _Real) -> _Real:
     q = np.where(q[..., 3:] < 0, -q, q)
     w = np.maximum(weight, 0)[..., None]
     ident = _identity(q.shape[:-1], q.dtype)
@@ -91,34 +101,43 @@ def _weighted(q, weight):
     return _select(weight > 0, out, ident)
 
 
-def _finite(*arrays):
-    ok = True
-    for a in arrays:
-        a = np.asarray(a)
+def _finite(*arrays: ArrayLike) -> BoolArray:
+    ok: Any = True
+    for x in arrays:
+        a = np.asarray(x)
         ok = ok & np.isfinite(a.reshape(a.shape[:1] + (-1,))).all(-1)
-    return ok
+    finite: BoolArray = ok
+    return finite
 
 
-def two_bone(start, mid, end, target, pole, mid_axis, twist, soften, weight, dtype=np.float64):
+def _apply(m: _Real, v: _Real) -> _Real:
+    """m @ v per chain: (N, 3, 3) matrices times (N, 3) vectors."""
+    mv: _Real = np.einsum("nij,nj->ni", m, v)
+    return mv
+
+
+def two_bone(start: ArrayLike, mid: ArrayLike, end: ArrayLike, target: ArrayLike, pole: ArrayLike,
+             mid_axis: ArrayLike, twist: ArrayLike, soften: ArrayLike, weight: ArrayLike,
+             dtype: DTypeLike = np.float64) -> tuple[_Real, _Real, BoolArray]:
     """(start_correction (N, 4), mid_correction (N, 4), reached (N,)) for N chains: matrices
     (N, 3, 4), vectors (N, 3), twist/soften/weight (N,) (all already broadcast). mid_axis unit.
     Degenerate chains (non-finite input, singular matrix, zero-length bone) give identities and
     reached False."""
-    c = [np.asarray(x, dtype) for x in (start, mid, end, target, pole, mid_axis, twist, soften,
-                                        weight)]
-    start, mid, end, target, pole, axis, twist, soften, weight = c
-    n = start.shape[0]
-    rs, ps = start[:, :, :3], start[:, :, 3]
-    rm, pm = mid[:, :, :3], mid[:, :, 3]
-    pe = end[:, :, 3]
+    c: list[_Real] = [np.asarray(x, dtype) for x in (start, mid, end, target, pole, mid_axis,
+                                                     twist, soften, weight)]
+    start_, mid_, end_, target_, pole_, axis, twist_, soften_, weight_ = c
+    n = start_.shape[0]
+    rs, ps = start_[:, :, :3], start_[:, :, 3]
+    rm, pm = mid_[:, :, :3], mid_[:, :, 3]
+    pe = end_[:, :, 3]
     with np.errstate(all="ignore"):
         det_s, det_m = np.linalg.det(rs), np.linalg.det(rm)
-        ok = _finite(start, mid, end, target, pole, axis, twist, soften, weight)
+        ok = _finite(start_, mid_, end_, target_, pole_, axis, twist_, soften_, weight_)
         ok &= (det_s != 0) & (det_m != 0)
         safe = np.eye(3, dtype=dtype)
         is_ = np.linalg.inv(np.where((ok & (det_s != 0))[:, None, None], rs, safe))
         im = np.linalg.inv(np.where((ok & (det_m != 0))[:, None, None], rm, safe))
-        app = lambda m, v: np.einsum("nij,nj->ni", m, v)  # noqa: E731
+        app = _apply
         start_mid_ms = -app(im, ps - pm)
         mid_end_ms = app(im, pe - pm)
         mid_ss = app(is_, pm - ps)
@@ -126,11 +145,11 @@ def two_bone(start, mid, end, target, pole, mid_axis, twist, soften, weight, dty
         mid_end_ss = end_ss - mid_ss
         l1s, l2s, les = _dot(mid_ss, mid_ss), _dot(mid_end_ss, mid_end_ss), _dot(end_ss, end_ss)
         ok &= (l1s > 0) & (l2s > 0)
-        tgt = app(is_, target - ps)
+        tgt = app(is_, target_ - ps)
         lts = _dot(tgt, tgt)
         l1, l2, lt = np.sqrt(l1s), np.sqrt(l2s), np.sqrt(lts)
         chain = l1 + l2
-        da = chain * np.clip(soften, 0, 1)
+        da = chain * np.clip(soften_, 0, 1)
         ds = chain - da
         beyond = lt > da
         soft = beyond & (lt > 0) & (ds > 0)
@@ -138,14 +157,14 @@ def two_bone(start, mid, end, target, pole, mid_axis, twist, soften, weight, dty
         soft_len = da + ds - ds * 3.0 ** 4 / (alpha + 3) ** 4
         tgt = np.where(soft[:, None], tgt * (soft_len / lt)[:, None], tgt)
         lts = np.where(soft, soft_len ** 2, lts)
-        reached = ~beyond & (lt > np.abs(l1 - l2)) & (weight >= 1)
+        reached = ~beyond & (lt > np.abs(l1 - l2)) & (weight_ >= 1)
         inv2 = 0.5 / np.sqrt(l1s * l2s)
         cc = np.clip((l1s + l2s - lts) * inv2, -1, 1)
         c0 = np.clip((l1s + l2s - les) * inv2, -1, 1)
         theta0 = np.arccos(c0) * np.where(_dot(np.cross(start_mid_ms, axis), mid_end_ms) < 0, -1, 1)
         half = (np.arccos(cc) - theta0) / 2
         mid_q = np.concatenate([axis * np.sin(half)[:, None], np.cos(half)[:, None]], axis=-1)
-        pole_ss = app(is_, pole)
+        pole_ss = app(is_, pole_)
         me_final = app(is_, app(rm, quat_rotate(mid_q, mid_end_ms)))
         se_final = mid_ss + me_final
         e2t = _rotation_between(se_final, tgt, 1e-6, _orthogonal(se_final))
@@ -158,38 +177,41 @@ def two_bone(start, mid, end, target, pole, mid_axis, twist, soften, weight, dty
         plane_ok = has_dir & (ref_n2 > 0) & (jpn2 > 0)
         plane_q = _select(plane_ok, _rotation_about(direction, jpn, ref_n),
                           _identity((n,), dtype))
-        twist_q = np.concatenate([direction * np.sin(twist / 2)[:, None], np.cos(twist / 2)[:, None]], -1)
+        twist_q = np.concatenate([direction * np.sin(twist_ / 2)[:, None], np.cos(twist_ / 2)[:, None]], -1)
         twist_q = _select(has_dir, twist_q, _identity((n,), dtype))
         start_q = quat_mul(quat_mul(twist_q, plane_q), e2t)
-        start_q, mid_q = _weighted(start_q, weight), _weighted(mid_q, weight)
+        start_q, mid_q = _weighted(start_q, weight_), _weighted(mid_q, weight_)
         ok &= np.isfinite(start_q).all(-1) & np.isfinite(mid_q).all(-1)
     ident = _identity((n,), dtype)
     return _select(ok, start_q, ident), _select(ok, mid_q, ident), reached & ok
 
 
-def aim(joint, target, pole, forward, up, offset, twist, weight, dtype=np.float64):
+def aim(joint: ArrayLike, target: ArrayLike, pole: ArrayLike, forward: ArrayLike, up: ArrayLike,
+        offset: ArrayLike, twist: ArrayLike, weight: ArrayLike,
+        dtype: DTypeLike = np.float64) -> tuple[_Real, BoolArray]:
     """(correction (N, 4), reached (N,)) for N joints (N, 3, 4); vectors (N, 3), twist and weight
     (N,), forward unit. Unreachable or degenerate: identity (reached False when unreachable or
     degenerate)."""
-    c = [np.asarray(x, dtype) for x in (joint, target, pole, forward, up, offset, twist, weight)]
-    joint, target, pole, forward, up, offset, twist, weight = c
-    n = joint.shape[0]
-    r, p = joint[:, :, :3], joint[:, :, 3]
+    c: list[_Real] = [np.asarray(x, dtype) for x in (joint, target, pole, forward, up, offset,
+                                                     twist, weight)]
+    joint_, target_, pole_, forward_, up_, offset_, twist_, weight_ = c
+    n = joint_.shape[0]
+    r, p = joint_[:, :, :3], joint_[:, :, 3]
     with np.errstate(all="ignore"):
         det = np.linalg.det(r)
-        ok = _finite(joint, target, pole, forward, up, offset, twist, weight) & (det != 0)
+        ok = _finite(joint_, target_, pole_, forward_, up_, offset_, twist_, weight_) & (det != 0)
         ij = np.linalg.inv(np.where(ok[:, None, None], r, np.eye(3, dtype=dtype)))
-        app = lambda m, v: np.einsum("nij,nj->ni", m, v)  # noqa: E731
-        tjs = app(ij, target - p)
+        app = _apply
+        tjs = app(ij, target_ - p)
         r2 = _dot(tjs, tjs)
-        aol = _dot(forward, offset)
-        acl2 = _dot(offset, offset) - aol * aol
+        aol = _dot(forward_, offset_)
+        acl2 = _dot(offset_, offset_) - aol * aol
         reached = ~(acl2 > r2)
         ail = np.sqrt(np.maximum(r2 - acl2, 0))
-        off_fwd = offset + forward * (ail - aol)[:, None]
+        off_fwd = offset_ + forward_ * (ail - aol)[:, None]
         e2t = _rotation_between(off_fwd, tjs, 1e-6, _orthogonal(off_fwd))
-        cup = quat_rotate(e2t, up)
-        pole_js = app(ij, pole)
+        cup = quat_rotate(e2t, up_)
+        pole_js = app(ij, pole_)
         ref_n, jn = np.cross(pole_js, tjs), np.cross(cup, tjs)
         ref_n2, jn2 = _dot(ref_n, ref_n), _dot(jn, jn)
         has_dir = r2 > 0
@@ -197,9 +219,9 @@ def aim(joint, target, pole, forward, up, offset, twist, weight, dtype=np.float6
         direction = tjs / np.sqrt(r2)[:, None]
         plane_q = _select(plane_ok, _rotation_about(direction, jn, ref_n),
                           _identity((n,), dtype))
-        twist_q = np.concatenate([direction * np.sin(twist / 2)[:, None], np.cos(twist / 2)[:, None]], -1)
+        twist_q = np.concatenate([direction * np.sin(twist_ / 2)[:, None], np.cos(twist_ / 2)[:, None]], -1)
         twist_q = _select(has_dir, twist_q, _identity((n,), dtype))
-        q = _weighted(quat_mul(quat_mul(twist_q, plane_q), e2t), weight)
+        q = _weighted(quat_mul(quat_mul(twist_q, plane_q), e2t), weight_)
         ok &= np.isfinite(q).all(-1)
     reached = reached & ok
     return _select(reached & ok & has_dir, q, _identity((n,), dtype)), reached

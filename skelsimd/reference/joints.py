@@ -3,7 +3,12 @@
 Joint matrices are (..., 3, 4) row-major [R | t] with an implied last row (0 0 0 1); a @ b is
 the 4x4 product of the completed matrices with the last row dropped.
 """
+from collections.abc import Callable
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Float32Array, Float64Array
 
 __all__ = [
     "to_homogeneous",
@@ -19,7 +24,7 @@ __all__ = [
 ]
 
 
-def to_homogeneous(m):
+def to_homogeneous(m: ArrayLike) -> Float64Array:
     """(..., 3, 4) -> (..., 4, 4) float64 with last row (0, 0, 0, 1)."""
     m = np.asarray(m, dtype=np.float64)
     h = np.zeros(m.shape[:-2] + (4, 4))
@@ -28,12 +33,12 @@ def to_homogeneous(m):
     return h
 
 
-def compose(a, b):
+def compose(a: ArrayLike, b: ArrayLike) -> Float64Array:
     """a @ b for joint matrices, in float64."""
     return (to_homogeneous(a) @ to_homogeneous(b))[..., :3, :]
 
 
-def invert(m, rigid=False):
+def invert(m: ArrayLike, rigid: bool = False) -> Float64Array:
     """Affine inverse [R^-1 | -R^-1 t] in float64; rigid uses R^T for R^-1."""
     m = np.asarray(m, dtype=np.float64)
     r = m[..., :3, :3]
@@ -44,7 +49,9 @@ def invert(m, rigid=False):
     return out
 
 
-def walk(local, parents, product, out=None, start=0, stop=None):
+def walk(local: ArrayLike, parents: ArrayLike,
+         product: Callable[[Float64Array, Float64Array], Float64Array],
+         out: ArrayLike | None = None, start: int = 0, stop: int | None = None) -> Float64Array:
     """global[j] = product(global[parents[j]], local[j]) for start <= j < stop (roots copy
     local), in float64; parents before `start` are read from `out` (default: a copy of `local`).
     The hierarchy walk of every family (product: compose for joints, matmul for 4x4)."""
@@ -58,7 +65,8 @@ def walk(local, parents, product, out=None, start=0, stop=None):
     return g
 
 
-def local_to_global(local, parents, out=None, start=0, stop=None):
+def local_to_global(local: ArrayLike, parents: ArrayLike, out: ArrayLike | None = None,
+                    start: int = 0, stop: int | None = None) -> Float64Array:
     """global[j] = global[parents[j]] @ local[j] for start <= j < stop (roots copy local).
 
     Parents before `start` are read from `out` (default: a copy of `local`), as the kernel does.
@@ -67,7 +75,8 @@ def local_to_global(local, parents, out=None, start=0, stop=None):
     return walk(local, parents, compose, out, start, stop)
 
 
-def global_to_local(global_, parents, out=None, start=0, stop=None, rigid=False):
+def global_to_local(global_: ArrayLike, parents: ArrayLike, out: ArrayLike | None = None,
+                    start: int = 0, stop: int | None = None, rigid: bool = False) -> Float64Array:
     """local[j] = inverse(global[parents[j]]) @ global[j] for start <= j < stop. Returns float64."""
     global_ = np.asarray(global_, dtype=np.float64)
     parents = np.asarray(parents)
@@ -82,12 +91,12 @@ def global_to_local(global_, parents, out=None, start=0, stop=None, rigid=False)
     return res
 
 
-def multiply_joints(a, b):
+def multiply_joints(a: ArrayLike, b: ArrayLike) -> Float64Array:
     """a @ b per joint with NumPy broadcasting of the leading dims. Returns float64."""
     return compose(a, b)
 
 
-def invert_joints(m, rigid=False):
+def invert_joints(m: ArrayLike, rigid: bool = False) -> Float64Array:
     """Affine inverse per joint. Returns float64."""
     return invert(m, rigid)
 
@@ -96,7 +105,7 @@ class LevelPlan:
     """Joints grouped by depth, for the fastest NumPy formulation of local_to_global: all
     joints of one depth are independent, so each level is one batched matmul."""
 
-    def __init__(self, parents):
+    def __init__(self, parents: ArrayLike) -> None:
         parents = np.asarray(parents, dtype=np.intp)
         depth = np.zeros(len(parents), dtype=np.intp)
         for j, p in enumerate(parents):
@@ -107,7 +116,8 @@ class LevelPlan:
         ]
 
 
-def local_to_global_levels(local, plan, out=None):
+def local_to_global_levels(local: Float32Array, plan: LevelPlan,
+                           out: Float32Array | None = None) -> Float32Array:
     """The NumPy float32 formulation the benchmarks compare against (depth-level batching):
     per level, rotation G_p[:3,:3] @ L[:3,:3] and translation G_p[:3,:3] @ L[:3,3] + G_p[:3,3]."""
     if out is None:

@@ -6,17 +6,20 @@ Rotations of non-unit quaternions are the rotations of q / |q| (a zero quaternio
 identity), as in the kernels.
 """
 import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Float64Array
 
 __all__ = [
     "quat_multiply", "quat_conjugate", "quat_normalize", "quat_rotate", "quat_to_matrix",
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "same_rotation_error"]
 
 
-def _f64(x):
+def _f64(x: ArrayLike) -> Float64Array:
     return np.asarray(x, dtype=np.float64)
 
 
-def quat_multiply(a, b):
+def quat_multiply(a: ArrayLike, b: ArrayLike) -> Float64Array:
     """Hamilton product a * b with broadcasting."""
     a, b = np.broadcast_arrays(_f64(a), _f64(b))
     ax, ay, az, aw = np.moveaxis(a, -1, 0)
@@ -29,13 +32,13 @@ def quat_multiply(a, b):
     ], axis=-1)
 
 
-def quat_conjugate(q):
+def quat_conjugate(q: ArrayLike) -> Float64Array:
     q = _f64(q).copy()
     q[..., :3] *= -1
     return q
 
 
-def quat_normalize(q):
+def quat_normalize(q: ArrayLike) -> Float64Array:
     """q / |q|; zero -> (0, 0, 0, 1)."""
     q = _f64(q)
     n = np.linalg.norm(q, axis=-1, keepdims=True)
@@ -45,7 +48,7 @@ def quat_normalize(q):
         return np.where(n > 0, q / np.where(n > 0, n, 1.0), ident)
 
 
-def quat_to_matrix(q, scalar_first=False):
+def quat_to_matrix(q: ArrayLike, scalar_first: bool = False) -> Float64Array:
     """Rotation matrices (..., 3, 3) of q / |q| (zero q -> identity)."""
     q = _f64(q)
     if scalar_first:
@@ -58,12 +61,12 @@ def quat_to_matrix(q, scalar_first=False):
     ], -2)
 
 
-def quat_rotate(q, v):
+def quat_rotate(q: ArrayLike, v: ArrayLike) -> Float64Array:
     """R(q / |q|) v with broadcasting."""
     return (quat_to_matrix(q) @ _f64(v)[..., None])[..., 0]
 
 
-def matrix_to_quat(m, scalar_first=False):
+def matrix_to_quat(m: ArrayLike, scalar_first: bool = False) -> Float64Array:
     """Unit quaternion of each rotation matrix (..., 3, 3), w >= 0: the eigenvector of Bar-Itzhack's
     symmetric 4x4 matrix K with the largest eigenvalue (valid for every rotation, and the nearest
     rotation's quaternion for a slightly non-orthogonal m)."""
@@ -82,11 +85,11 @@ def matrix_to_quat(m, scalar_first=False):
         vals, vecs = np.linalg.eigh(k)
         q = vecs[:, np.argmax(vals)]
         out[i] = q if q[3] >= 0 else -q
-    out = out.reshape(shape + (4,))
-    return np.roll(out, 1, axis=-1) if scalar_first else out
+    res = out.reshape(shape + (4,))
+    return np.roll(res, 1, axis=-1) if scalar_first else res
 
 
-def qts_to_matrix(x):
+def qts_to_matrix(x: ArrayLike) -> Float64Array:
     """[s R(q / |q|) | t] (..., 3, 4) of QTS joints (..., 8)."""
     x = _f64(x)
     m = np.empty(x.shape[:-1] + (3, 4))
@@ -95,7 +98,7 @@ def qts_to_matrix(x):
     return m
 
 
-def matrix_to_qts(m):
+def matrix_to_qts(m: ArrayLike) -> Float64Array:
     """QTS (..., 8) of joint matrices: s = sign(det A) (|A|_F^2 / 3)^(1/2), q of A / s."""
     m = _f64(m)
     a = m[..., :3]
@@ -107,8 +110,9 @@ def matrix_to_qts(m):
     return np.concatenate([q, m[..., 3], s[..., None]], axis=-1)
 
 
-def same_rotation_error(q, ref):
+def same_rotation_error(q: ArrayLike, ref: ArrayLike) -> Float64Array:
     """max abs component error between q and the nearer of +ref / -ref (q and -q are the same
     rotation), per quaternion."""
     q, ref = _f64(q), _f64(ref)
-    return np.minimum(np.abs(q - ref).max(axis=-1), np.abs(q + ref).max(axis=-1))
+    err: Float64Array = np.minimum(np.abs(q - ref).max(axis=-1), np.abs(q + ref).max(axis=-1))
+    return err

@@ -5,8 +5,12 @@ These are independent of skelsimd.skeleton / skelsimd.bvh (no shared code): the 
 the two. The BVH reader here is token based, so it handles every file whose joint names have
 no spaces (all files in tests/data), but it has none of the error reporting of load_bvh.
 """
-import numpy as np
+from typing import TypedDict
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._typing import Float64Array
 from .quat import quat_to_matrix
 
 __all__ = [
@@ -21,19 +25,30 @@ __all__ = [
 ]
 
 
-def _children(parents):
-    kids = {j: [] for j in range(-1, len(parents))}
+class BvhData(TypedDict):
+    """A BVH text as :func:`read_bvh` reads it."""
+    names: list[str]
+    parents: list[int]
+    offsets: Float64Array
+    channels: list[list[str]]
+    motion: Float64Array
+    frame_time: float
+
+
+def _children(parents: ArrayLike) -> dict[int, list[int]]:
+    parents = np.asarray(parents)
+    kids: dict[int, list[int]] = {j: [] for j in range(-1, len(parents))}
     for j, p in enumerate(parents):
         kids[int(p)].append(j)
     return kids
 
 
-def depth_first_order(parents):
+def depth_first_order(parents: ArrayLike) -> list[int]:
     """Joints in depth-first pre-order (recursive), roots and siblings in index order."""
     kids = _children(parents)
-    order = []
+    order: list[int] = []
 
-    def visit(j):
+    def visit(j: int) -> None:
         order.append(j)
         for c in kids[j]:
             visit(c)
@@ -43,18 +58,20 @@ def depth_first_order(parents):
     return order
 
 
-def breadth_first_order(parents):
+def breadth_first_order(parents: ArrayLike) -> list[int]:
     """Joints level by level, each level in the order of its parents, siblings in index order."""
     kids = _children(parents)
-    order, level = [], kids[-1]
+    order: list[int] = []
+    level = kids[-1]
     while level:
         order.extend(level)
         level = [c for j in level for c in kids[j]]
     return order
 
 
-def subtree(parents, joint):
+def subtree(parents: ArrayLike, joint: int) -> list[int]:
     """Sorted list of the joint and all its descendants (walking every joint's ancestry)."""
+    parents = np.asarray(parents)
     members = []
     for j in range(len(parents)):
         k = j
@@ -65,21 +82,24 @@ def subtree(parents, joint):
     return members
 
 
-def read_bvh(text, end_sites=False):
+def read_bvh(text: str, end_sites: bool = False) -> BvhData:
     """A BVH text as a dict: names, parents, offsets (J, 3), channels (list of lists of channel
     names), motion (F, C) float64 and frame_time. End Sites are joints when end_sites=True."""
     tokens = text.split()
     pos = 0
 
-    def take():
+    def take() -> str:
         nonlocal pos
         pos += 1
         return tokens[pos - 1]
 
-    names, parents, offsets, channels = [], [], [], []
+    names: list[str] = []
+    parents: list[int] = []
+    offsets: list[list[float] | None] = []
+    channels: list[list[str]] = []
     assert take() == "HIERARCHY"
 
-    def block(parent, name, is_end):
+    def block(parent: int, name: str, is_end: bool) -> None:
         index = None
         if not is_end or end_sites:
             index = len(names)
@@ -97,10 +117,13 @@ def read_bvh(text, end_sites=False):
                 if index is not None:
                     offsets[index] = values
             elif t == "CHANNELS":
+                assert index is not None               # no channels in an End Site
                 channels[index] = [take() for _ in range(int(take()))]
             elif t == "JOINT":
+                assert index is not None               # no joint in an End Site
                 block(index, take(), False)
             elif t == "End":
+                assert index is not None
                 take()  # "Site"
                 block(index, names[index] + "_end", True)
             else:
@@ -120,7 +143,7 @@ def read_bvh(text, end_sites=False):
             "channels": channels, "motion": motion, "frame_time": frame_time}
 
 
-def euler_matrix(axis, degrees):
+def euler_matrix(axis: str, degrees: ArrayLike) -> Float64Array:
     """Rotation matrices (..., 3, 3) about the X, Y or Z axis by angles in degrees."""
     a = np.radians(np.asarray(degrees, dtype=np.float64))
     c, s = np.cos(a), np.sin(a)
@@ -133,7 +156,7 @@ def euler_matrix(axis, degrees):
     return np.stack([np.stack(r, axis=-1) for r in rows], axis=-2)
 
 
-def bvh_global_matrices(bvh):
+def bvh_global_matrices(bvh: BvhData) -> Float64Array:
     """Global joint matrices (F, J, 3, 4) float64 of a read_bvh() dict: each joint's local
     transform is [R | t] with R the product of its rotation channels' matrices in the listed
     order and t its OFFSET with position channels replacing the matching components."""
@@ -164,23 +187,24 @@ def bvh_global_matrices(bvh):
     return glob[:, :, :3, :]
 
 
-def slerp(q0, q1, t):
+def slerp(q0: ArrayLike, q1: ArrayLike, t: ArrayLike) -> Float64Array:
     """Shortest-arc spherical interpolation of unit quaternions (..., 4) (x, y, z, w), float64."""
-    q0 = np.asarray(q0, dtype=np.float64)
-    q1 = np.asarray(q1, dtype=np.float64)
-    t = np.asarray(t, dtype=np.float64)[..., None]
-    dot = np.sum(q0 * q1, axis=-1, keepdims=True)
-    q1 = np.where(dot < 0, -q1, q1)
+    a = np.asarray(q0, dtype=np.float64)
+    b = np.asarray(q1, dtype=np.float64)
+    u = np.asarray(t, dtype=np.float64)[..., None]
+    dot = np.sum(a * b, axis=-1, keepdims=True)
+    b = np.where(dot < 0, -b, b)
     dot = np.abs(dot)
     theta = np.arccos(np.clip(dot, -1.0, 1.0))
     sin_theta = np.sin(theta)
     small = sin_theta < 1e-12
-    w0 = np.where(small, 1.0 - t, np.sin((1.0 - t) * theta) / np.where(small, 1.0, sin_theta))
-    w1 = np.where(small, t, np.sin(t * theta) / np.where(small, 1.0, sin_theta))
-    return w0 * q0 + w1 * q1
+    w0 = np.where(small, 1.0 - u, np.sin((1.0 - u) * theta) / np.where(small, 1.0, sin_theta))
+    w1 = np.where(small, u, np.sin(u * theta) / np.where(small, 1.0, sin_theta))
+    q: Float64Array = w0 * a + w1 * b
+    return q
 
 
-def qts_to_matrix(qts):
+def qts_to_matrix(qts: ArrayLike) -> Float64Array:
     """QTS joints (..., 8) to joint matrices (..., 3, 4), float64: [s R(q) | t]."""
     qts = np.asarray(qts, dtype=np.float64)
     out = np.empty(qts.shape[:-1] + (3, 4))

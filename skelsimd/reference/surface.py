@@ -7,14 +7,28 @@ row-by-row walk, so the tests compare two independent constructions.
 
 Arrays are ``(3, rows, cols)`` (x, y, z planes) like ``Surface.positions``.
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._typing import Float32Array, Float64Array, _SurfaceModel
+
+if TYPE_CHECKING:
+    from ..surface import Surface
+
+_Pairs = tuple[NDArray[np.intp], NDArray[np.intp]]
+_Slice = tuple[slice, slice, slice]
 
 __all__ = ["springs", "rest_state", "internal_forces", "elastic_energy", "step", "shadow_energy",
            "damped_shadow_energy", "normals", "effectors", "laplacian", "static_equilibrium",
            "ReferenceSurface", "NumpyStep"]
 
 
-def springs(rows, cols, wrap=False):
+def springs(rows: int, cols: int, wrap: bool = False) -> _Pairs:
     """(owner, other) flat vertex indices of every spring: east, south, south-east, with the
     last column wrapping to column 0 when ``wrap`` (cylinder)."""
     idx = np.arange(rows * cols).reshape(rows, cols)
@@ -26,32 +40,35 @@ def springs(rows, cols, wrap=False):
     return owner.astype(np.intp), other.astype(np.intp)
 
 
-def _flat(x):
+def _flat(x: ArrayLike) -> Float64Array:
     x = np.asarray(x, np.float64)
     return x.reshape(3, -1)
 
 
-def rest_state(xyz, spring_pairs, model="offset"):
+def rest_state(xyz: ArrayLike, spring_pairs: _Pairs, model: _SurfaceModel = "offset") -> Float64Array:
     """Rest vectors (3, S) or rest lengths (S,) of the springs, from relaxed positions."""
     P = _flat(xyz)
     d = P[:, spring_pairs[1]] - P[:, spring_pairs[0]]
     if model == "length":
-        return np.sqrt((d * d).sum(axis=0))
+        lengths: Float64Array = np.sqrt((d * d).sum(axis=0))
+        return lengths
     return d
 
 
-def _spring_forces(P, spring_pairs, rest, model, E):
+def _spring_forces(P: Float64Array, spring_pairs: _Pairs, rest: Float64Array, model: _SurfaceModel,
+                   E: float) -> Float64Array:
     d = P[:, spring_pairs[1]] - P[:, spring_pairs[0]]
     if model == "length":
         length = np.sqrt((d * d).sum(axis=0))
-        c = np.zeros_like(length)
+        c: Float64Array = np.zeros_like(length)
         ok = length > 0
         c[ok] = E * (length[ok] - rest[ok]) / length[ok]
         return c * d
     return E * (d - rest)
 
 
-def internal_forces(xyz, spring_pairs, rest, model="offset", E=1.0):
+def internal_forces(xyz: ArrayLike, spring_pairs: _Pairs, rest: Float64Array,
+                    model: _SurfaceModel = "offset", E: float = 1.0) -> Float64Array:
     """Total spring force on every vertex, (3, rows, cols): +f on the owner, -f on the other."""
     P = _flat(xyz)
     f = _spring_forces(P, spring_pairs, rest, model, E)
@@ -62,7 +79,8 @@ def internal_forces(xyz, spring_pairs, rest, model="offset", E=1.0):
     return F.reshape(np.shape(xyz))
 
 
-def elastic_energy(xyz, spring_pairs, rest, model="offset", E=1.0):
+def elastic_energy(xyz: ArrayLike, spring_pairs: _Pairs, rest: Float64Array,
+                   model: _SurfaceModel = "offset", E: float = 1.0) -> float:
     """E(S): 1/2 E sum |d - rest|^2 (offset) or 1/2 E sum (|d| - L0)^2 (length)."""
     P = _flat(xyz)
     d = P[:, spring_pairs[1]] - P[:, spring_pairs[0]]
@@ -71,31 +89,36 @@ def elastic_energy(xyz, spring_pairs, rest, model="offset", E=1.0):
     return 0.5 * E * float(((d - rest) ** 2).sum())
 
 
-def step(pos, vel, pinned, *, spring_pairs, rest, model="offset", E=1.0, damping=1.0, dt=0.1,
-         mass=1.0, gravity=(0.0, 0.0, 0.0), ext=None, n=1):
+def step(pos: ArrayLike, vel: ArrayLike, pinned: ArrayLike, *, spring_pairs: _Pairs,
+         rest: Float64Array, model: _SurfaceModel = "offset", E: float = 1.0,
+         damping: float = 1.0, dt: float = 0.1, mass: ArrayLike = 1.0,
+         gravity: ArrayLike = (0.0, 0.0, 0.0), ext: ArrayLike | None = None,
+         n: int = 1) -> tuple[Float64Array, Float64Array]:
     """n substeps of symplectic Euler with damping in float64; returns new (pos, vel).
 
     a = (F + ext) / m + g (ext in the first substep only); v' = v + a dt; s' = s + v' dt;
     v = d v'; pinned vertices keep s and v."""
-    pos = np.array(pos, np.float64)
-    vel = np.array(vel, np.float64)
+    S = np.array(pos, np.float64)
+    V = np.array(vel, np.float64)
     free = ~np.asarray(pinned, bool)
     m = np.broadcast_to(np.asarray(mass, np.float64), free.shape)
     g = np.asarray(gravity, np.float64).reshape(3, 1, 1)
     for it in range(n):
-        F = internal_forces(pos, spring_pairs, rest, model, E)
+        F = internal_forces(S, spring_pairs, rest, model, E)
         if ext is not None and it == 0:
             F = F + np.asarray(ext, np.float64)
         a = F / m + g
-        v1 = vel + a * dt
-        p1 = pos + v1 * dt
-        pos = np.where(free, p1, pos)
-        vel = np.where(free, damping * v1, vel)
-    return pos, vel
+        v1 = V + a * dt
+        p1 = S + v1 * dt
+        S = np.where(free, p1, S)
+        V = np.where(free, damping * v1, V)
+    return S, V
 
 
-def damped_shadow_energy(pos, vel, pinned, *, spring_pairs, rest, dt, damping=1.0,
-                         model="offset", E=1.0, mass=1.0, gravity=(0.0, 0.0, 0.0)):
+def damped_shadow_energy(pos: ArrayLike, vel: ArrayLike, pinned: ArrayLike, *, spring_pairs: _Pairs,
+                         rest: Float64Array, dt: float, damping: float = 1.0,
+                         model: _SurfaceModel = "offset", E: float = 1.0, mass: ArrayLike = 1.0,
+                         gravity: ArrayLike = (0.0, 0.0, 0.0)) -> float:
     """H_d = 1/2 sum m |v|^2 + (1 + d)/2 U(S) + dt/2 sum v . F(S) over the free vertices,
     U = E(S) - sum m g . S, F the total force. Never increases under a damped step inside the
     stability bound; equals the shadow energy H for d = 1."""
@@ -110,7 +133,8 @@ def damped_shadow_energy(pos, vel, pinned, *, spring_pairs, rest, dt, damping=1.
     return kinetic + 0.5 * (1.0 + damping) * U + 0.5 * dt * float((V * F).sum())
 
 
-def shadow_energy(pos, vel, pinned, *, spring_pairs, rest, dt, **kw):
+def shadow_energy(pos: ArrayLike, vel: ArrayLike, pinned: ArrayLike, *, spring_pairs: _Pairs,
+                  rest: Float64Array, dt: float, **kw: Any) -> float:
     """H = 1/2 sum m |v|^2 + E(S) + dt/2 sum v . F(S): conserved by the undamped symplectic
     Euler step of the (linear) offset model."""
     kw.pop("damping", None)
@@ -118,7 +142,8 @@ def shadow_energy(pos, vel, pinned, *, spring_pairs, rest, dt, **kw):
                                 damping=1.0, **kw)
 
 
-def laplacian(rows, cols, wrap=False, pinned=None):
+def laplacian(rows: int, cols: int, wrap: bool = False,
+              pinned: ArrayLike | None = None) -> Float64Array:
     """The grid's graph Laplacian (n x n, dense) restricted to the free vertices."""
     a, b = springs(rows, cols, wrap)
     n = rows * cols
@@ -133,15 +158,16 @@ def laplacian(rows, cols, wrap=False, pinned=None):
     return L
 
 
-def static_equilibrium(xyz, pinned, *, E, mass, gravity, wrap=False):
+def static_equilibrium(xyz: ArrayLike, pinned: ArrayLike, *, E: float, mass: ArrayLike,
+                       gravity: Sequence[float], wrap: bool = False) -> Float64Array:
     """Offset model at rest under gravity: solve E L u = m g for the free vertices' displacement
     u from the relaxed positions xyz (pinned vertices fixed). Returns positions (3, rows, cols)."""
     P = np.array(xyz, np.float64)
     _, rows, cols = P.shape
-    pinned = np.asarray(pinned, bool)
-    free = ~pinned.ravel()
-    L = laplacian(rows, cols, wrap, pinned)
-    m = np.broadcast_to(np.asarray(mass, np.float64), pinned.shape).ravel()[free]
+    pin = np.asarray(pinned, bool)
+    free = ~pin.ravel()
+    L = laplacian(rows, cols, wrap, pin)
+    m = np.broadcast_to(np.asarray(mass, np.float64), pin.shape).ravel()[free]
     out = P.reshape(3, -1).copy()
     for c in range(3):
         u = np.linalg.solve(E * L, m * gravity[c])
@@ -149,7 +175,7 @@ def static_equilibrium(xyz, pinned, *, E, mass, gravity, wrap=False):
     return out.reshape(P.shape)
 
 
-def normals(xyz, wrap=False):
+def normals(xyz: ArrayLike, wrap: bool = False) -> Float64Array:
     """Unit area-weighted vertex normals (3, rows, cols); triangles (P, E, SE) and (P, SE, S) of
     every quad; zero where all adjacent triangles have zero area."""
     P = np.asarray(xyz, np.float64)
@@ -172,20 +198,21 @@ def normals(xyz, wrap=False):
     return np.where(length > 0, N / np.where(length > 0, length, 1.0), 0.0)
 
 
-def effectors(xyz, centers, radius, strength):
+def effectors(xyz: ArrayLike, centers: ArrayLike, radius: ArrayLike,
+              strength: ArrayLike) -> tuple[Float64Array, Float64Array]:
     """(force (3, rows, cols), reaction (K, 3)) of particle effectors applied in order:
     F = strength (C - S) / |C - S| where 0 < |C - S| < radius."""
     P = _flat(xyz)
-    centers = np.atleast_2d(np.asarray(centers, np.float64))
-    radius = np.broadcast_to(np.asarray(radius, np.float64), centers.shape[:1])
-    strength = np.broadcast_to(np.asarray(strength, np.float64), centers.shape[:1])
+    C = np.atleast_2d(np.asarray(centers, np.float64))
+    R = np.broadcast_to(np.asarray(radius, np.float64), C.shape[:1])
+    K = np.broadcast_to(np.asarray(strength, np.float64), C.shape[:1])
     force = np.zeros_like(P)
-    reaction = np.zeros_like(centers)
-    for k, c in enumerate(centers):
+    reaction = np.zeros_like(C)
+    for k, c in enumerate(C):
         d = c[:, None] - P
         dist = np.sqrt((d * d).sum(axis=0))
-        inside = (dist < radius[k]) & (dist > 0)
-        f = np.where(inside, strength[k] * d / np.where(inside, dist, 1.0), 0.0)
+        inside = (dist < R[k]) & (dist > 0)
+        f = np.where(inside, K[k] * d / np.where(inside, dist, 1.0), 0.0)
         force += f
         reaction[k] = -f.sum(axis=1)
     return force.reshape(np.shape(xyz)), reaction
@@ -195,8 +222,9 @@ class ReferenceSurface:
     """A float64 mirror of a skelsimd.Surface: same parameters, rest state captured in float64
     from the same relaxed float32 positions, its own state arrays."""
 
-    def __init__(self, rest_positions, *, model="offset", topology="plane", E=1.0, damping=1.0,
-                 mass=1.0):
+    def __init__(self, rest_positions: ArrayLike, *, model: _SurfaceModel = "offset",
+                 topology: str = "plane", E: float = 1.0, damping: float = 1.0,
+                 mass: ArrayLike = 1.0) -> None:
         P = np.asarray(rest_positions, np.float64)
         _, self.rows, self.cols = P.shape
         self.wrap = topology == "cylinder"
@@ -208,30 +236,32 @@ class ReferenceSurface:
         self.pinned = np.zeros((self.rows, self.cols), bool)
 
     @classmethod
-    def like(cls, surface, rest_positions):
-        r = cls(rest_positions, model=surface.model, topology=surface.topology,
+    def like(cls, surface: Surface, rest_positions: ArrayLike) -> ReferenceSurface:
+        r = cls(rest_positions, model=cast(_SurfaceModel, surface.model), topology=surface.topology,
                 E=surface.elasticity, damping=surface.damping, mass=surface.mass)
         r.pos = np.array(surface.positions, np.float64)
         r.vel = np.array(surface.velocities, np.float64)
         r.pinned = np.array(surface.pinned)
         return r
 
-    def step(self, dt, n=1, gravity=(0.0, 0.0, 0.0), ext=None):
+    def step(self, dt: float, n: int = 1, gravity: ArrayLike = (0.0, 0.0, 0.0),
+             ext: ArrayLike | None = None) -> Float64Array:
         self.pos, self.vel = step(self.pos, self.vel, self.pinned, spring_pairs=self.pairs,
                                   rest=self.rest, model=self.model, E=self.E,
                                   damping=self.damping, dt=dt, mass=self.mass, gravity=gravity,
                                   ext=ext, n=n)
         return self.pos
 
-    def forces(self, pos=None):
+    def forces(self, pos: ArrayLike | None = None) -> Float64Array:
         return internal_forces(self.pos if pos is None else pos, self.pairs, self.rest,
                                self.model, self.E)
 
-    def energy(self, pos=None):
+    def energy(self, pos: ArrayLike | None = None) -> float:
         return elastic_energy(self.pos if pos is None else pos, self.pairs, self.rest,
                               self.model, self.E)
 
-    def shadow(self, pos, vel, pinned, dt, damping=1.0, gravity=(0.0, 0.0, 0.0)):
+    def shadow(self, pos: ArrayLike, vel: ArrayLike, pinned: ArrayLike, dt: float,
+               damping: float = 1.0, gravity: ArrayLike = (0.0, 0.0, 0.0)) -> float:
         return damped_shadow_energy(pos, vel, pinned, spring_pairs=self.pairs, rest=self.rest,
                                     dt=dt, damping=damping, model=self.model, E=self.E,
                                     mass=self.mass, gravity=gravity)
@@ -243,7 +273,8 @@ class NumpyStep:
     The benchmarks race it (same job: plane topology, pins, external force, gravity, damping).
     model "offset" or "length"."""
 
-    def __init__(self, xyz, *, E, damping, mass=1.0, model="offset"):
+    def __init__(self, xyz: ArrayLike, *, E: float, damping: float, mass: float = 1.0,
+                 model: _SurfaceModel = "offset") -> None:
         P = np.ascontiguousarray(xyz, np.float32)
         self.model = model
         self.P = P.copy()
@@ -253,7 +284,7 @@ class NumpyStep:
         self.free = np.ones(P.shape[1:], np.float32)
         self.E, self.d = np.float32(E), np.float32(damping)
         self.inv_m = np.float32(1.0 / mass)
-        self.pairs = []
+        self.pairs: list[tuple[_Slice, _Slice, Float32Array, Float32Array, Float32Array]] = []
         for a, b in ((np.s_[:, :, :-1], np.s_[:, :, 1:]), (np.s_[:, :-1, :], np.s_[:, 1:, :]),
                      (np.s_[:, :-1, :-1], np.s_[:, 1:, 1:])):
             d = P[b] - P[a]
@@ -261,7 +292,8 @@ class NumpyStep:
             self.pairs.append((a, b, rest, np.empty_like(d), np.empty_like(d[0])))
         self.tmp = np.empty_like(P)
 
-    def _spring(self, a, b, rest, t, c):
+    def _spring(self, a: _Slice, b: _Slice, rest: Float32Array, t: Float32Array,
+                c: Float32Array) -> None:
         """t = force of the spring a -> b on a (F[a] += t, F[b] -= t)."""
         np.subtract(self.P[b], self.P[a], out=t)
         if self.model == "length":
@@ -279,9 +311,9 @@ class NumpyStep:
         self.F[a] += t
         self.F[b] -= t
 
-    def step(self, dt, n=1, gravity=(0.0, 0.0, 0.0)):
+    def step(self, dt: float, n: int = 1, gravity: ArrayLike = (0.0, 0.0, 0.0)) -> Float32Array:
         P, V, F, tmp = self.P, self.V, self.F, self.tmp
-        dt = np.float32(dt)
+        dt32 = np.float32(dt)
         g = np.asarray(gravity, np.float32).reshape(3, 1, 1)
         for _ in range(n):
             F[...] = self.ext
@@ -291,7 +323,7 @@ class NumpyStep:
             F *= self.inv_m
             F += g
             F *= self.free          # pinned: no acceleration (and no motion: V stays 0 there)
-            F *= dt
+            F *= dt32
             V += F
             np.multiply(V, dt, out=tmp)
             P += tmp

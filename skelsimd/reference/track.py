@@ -1,16 +1,21 @@
 """Float64 NumPy references for skelsimd.Track (sampling and edges) and skelsimd.blend_motion,
 written for clarity: one sample, one edge at a time where that is clearer."""
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._typing import Float32Array, Float64Array
 
 __all__ = ["wrap_time", "tangents", "sample", "edges", "triggers", "blend_motion",
            "blend_motion_numpy32"]
 
 
-def _f64(x):
+def _f64(x: ArrayLike) -> Float64Array:
     return np.asarray(x, dtype=np.float64)
 
 
-def wrap_time(key_times, t, loop):
+def wrap_time(key_times: ArrayLike, t: ArrayLike, loop: bool) -> Float64Array:
     """The sample time the kernels interpolate at: wrapped into one period when `loop` (the
     remainder exact, the result rounded once to float32, as the kernel specifies) and clamped
     to the keys. NaN stays NaN."""
@@ -22,27 +27,31 @@ def wrap_time(key_times, t, loop):
             d = np.fmod(t - kt[0], period)
         d = np.where(d < 0, d + period, d)
         t = (kt[0] + d).astype(np.float32).astype(np.float64)
-    return np.clip(t, kt[0], kt[-1])
+    clipped: Float64Array = np.clip(t, kt[0], kt[-1])
+    return clipped
 
 
-def tangents(key_times, values, loop, quaternion=False):
+def tangents(key_times: ArrayLike, values: ArrayLike, loop: bool,
+             quaternion: bool = False) -> Float64Array:
     """Catmull-Rom tangents (K, C) in float64 (see skelsimd.track)."""
     from ..track import _tangents
-    return _tangents(_f64(key_times), _f64(values).reshape(len(key_times), -1), bool(loop),
-                     quaternion)
+    kt = _f64(key_times)
+    return _tangents(kt, _f64(values).reshape(len(kt), -1), bool(loop), quaternion)
 
 
-def _slerp(q0, q1, a):
+def _slerp(q0: Float64Array, q1: Float64Array, a: float) -> Float64Array:
     if np.dot(q0, q1) < 0:
         q1 = -q1
     u0, u1 = q0 / np.linalg.norm(q0), q1 / np.linalg.norm(q1)
     omega = 2 * np.arctan2(np.linalg.norm(u0 - u1), np.linalg.norm(u0 + u1))
     if omega < 1e-12:
         return (1 - a) * q0 + a * q1
-    return (np.sin((1 - a) * omega) * q0 + np.sin(a * omega) * q1) / np.sin(omega)
+    q: Float64Array = (np.sin((1 - a) * omega) * q0 + np.sin(a * omega) * q1) / np.sin(omega)
+    return q
 
 
-def sample(key_times, values, times, interpolation="linear", loop=False, quaternion=False):
+def sample(key_times: ArrayLike, values: ArrayLike, times: ArrayLike, interpolation: str = "linear",
+           loop: bool = False, quaternion: bool = False) -> Float64Array:
     """The track's values at `times` in float64: shape times.shape + (C,) (values given as
     (K, C)); NaN times give NaN."""
     kt = _f64(key_times)
@@ -66,6 +75,7 @@ def sample(key_times, values, times, interpolation="linear", loop=False, quatern
         elif interpolation == "linear":
             r = _slerp(v[k], v[k + 1], a) if quaternion else v[k] + a * (v[k + 1] - v[k])
         else:
+            assert m is not None                   # interpolation == "cubic"
             h00, h01 = 2 * a**3 - 3 * a**2 + 1, 3 * a**2 - 2 * a**3
             h10, h11 = a**3 - 2 * a**2 + a, a**3 - a**2
             r = h00 * v[k] + h01 * v[k + 1] + h * (h10 * m[k] + h11 * m[k + 1])
@@ -75,7 +85,8 @@ def sample(key_times, values, times, interpolation="linear", loop=False, quatern
     return out.reshape(np.shape(times) + (c,))
 
 
-def edges(key_times, values, threshold, step, wrap):
+def edges(key_times: ArrayLike, values: ArrayLike, threshold: float, step: bool,
+          wrap: bool) -> tuple[Float64Array, NDArray[np.int8]]:
     """One pass of the keys' threshold crossings in float64: (times (E,), directions (E,) +-1)."""
     kt, v = _f64(key_times), _f64(values).ravel()
     thr = float(np.float32(threshold))
@@ -98,7 +109,8 @@ def edges(key_times, values, threshold, step, wrap):
     return np.array(times, np.float64), np.array(dirs, np.int8)
 
 
-def triggers(key_times, values, threshold, step, loop, t0, t1):
+def triggers(key_times: ArrayLike, values: ArrayLike, threshold: float, step: bool, loop: bool,
+             t0: float, t1: float) -> tuple[Float64Array, NDArray[np.int8]]:
     """Track.triggers in float64, one period at a time as ozz's TrackTriggeringJob iterates:
     the edges of the passes of the keys that start before the range's upper end, kept when
     lo <= time and (time < hi or hi reaches the end of their pass)."""
@@ -123,13 +135,13 @@ def triggers(key_times, values, threshold, step, loop, t0, t1):
             if g >= lo and (g < hi or hi >= end):
                 times.append(g)
                 dirs.append(s)
-    times, dirs = np.array(times, np.float64), np.array(dirs, np.int8)
+    t_arr, d_arr = np.array(times, np.float64), np.array(dirs, np.int8)
     if t1 < t0:
-        return times[::-1], -dirs[::-1]
-    return times, dirs
+        return t_arr[::-1], -d_arr[::-1]
+    return t_arr, d_arr
 
 
-def blend_motion(deltas, weights):
+def blend_motion(deltas: ArrayLike, weights: ArrayLike) -> Float64Array:
     """ozz's MotionBlendingJob in float64 over (..., L, 8) deltas and (..., L) weights: weights
     <= 0 ignored; translation = (sum w |t|) / (sum w) times the direction of sum w t / |t|;
     rotation = the normalised sum of w q with each q on the running sum's hemisphere (the
@@ -159,7 +171,7 @@ def blend_motion(deltas, weights):
     return out.reshape(lead + (8,))
 
 
-def blend_motion_numpy32(deltas, weights):
+def blend_motion_numpy32(deltas: ArrayLike, weights: ArrayLike) -> Float32Array:
     """The NumPy float32 formulation of blend_motion the benchmarks race against (vectorised over
     the outputs, one step per layer)."""
     x = np.asarray(deltas, np.float32)
@@ -181,6 +193,6 @@ def blend_motion_numpy32(deltas, weights):
     with np.errstate(divide="ignore", invalid="ignore"):
         out[..., 4:7] = dt * np.where(denom > 0, dl / denom, np.float32(0))[..., None]
         n = np.sqrt((dr * dr).sum(-1, keepdims=True))
-        out[..., :4] = np.where(n > 0, dr / n, np.float32([0, 0, 0, 1]))
+        out[..., :4] = np.where(n > 0, dr / n, np.array([0, 0, 0, 1], np.float32))
     out[..., 7] = 1.0
     return out

@@ -77,11 +77,6 @@ static SKS_ALWAYS_INLINE v3 v3_neg(v3 a)
     v3 r = {vf_neg(a.x), vf_neg(a.y), vf_neg(a.z)};
     return r;
 }
-static SKS_ALWAYS_INLINE v3 v3_xor(v3 a, vf s)
-{
-    v3 r = {vf_xor(a.x, s), vf_xor(a.y, s), vf_xor(a.z, s)};
-    return r;
-}
 /* (ax bx + ay by) + az bz */
 static SKS_ALWAYS_INLINE vf v3_dot(v3 a, v3 b)
 {
