@@ -16,6 +16,7 @@ call kernels.
 """
 import contextlib
 import os
+from collections.abc import Iterator
 
 from . import _core
 
@@ -27,7 +28,7 @@ compiled_isas = _core.compiled_isas
 best_isa = _core.best_isa
 
 
-def dispatch_table():
+def dispatch_table() -> dict[str, str]:
     """The SIMD variant each kernel family runs now, as ``{family: variant}``.
 
     With the variant chosen at import (the default) a family that measured slower on the best
@@ -46,7 +47,7 @@ def dispatch_table():
     return _core.dispatch_table()
 
 
-def _apply_environment():
+def _apply_environment() -> None:
     name = os.environ.get("SKELSIMD_ISA", "").strip().lower()
     if name in ("", "auto", "best"):
         return
@@ -57,7 +58,7 @@ def _apply_environment():
 
 
 @contextlib.contextmanager
-def use_isa(name):
+def use_isa(name: str) -> Iterator[str]:
     """Make ``name`` the active variant of every family inside a ``with`` block (``"auto"``: the
     variant chosen at import, per family), then restore the previous one."""
     previous = "auto" if _core._isa_automatic() else _core.isa()

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
-from .clip import Clip
+from ._figures import ClipLike, frame_index, new_figure, player_html
 from .joints import invert_joints, local_to_global
 from .qts import qts_local_to_global_matrix
 from .skinning import skin as _skin, skinning_palette
@@ -42,7 +42,7 @@ def _get(mesh: Any, key: str) -> Any:
     return getattr(mesh, key, None)
 
 
-def _inverse_bind(skin: Any, clip: Clip) -> np.ndarray:
+def _inverse_bind(skin: Any, clip: ClipLike) -> np.ndarray:
     skeleton = clip.skeleton
     n = len(skeleton)
     if skin is None:
@@ -63,7 +63,7 @@ def _inverse_bind(skin: Any, clip: Clip) -> np.ndarray:
     return ib
 
 
-def skinned_vertices(mesh: Any, skin: Any, clip: Clip,
+def skinned_vertices(mesh: Any, skin: Any, clip: ClipLike,
                      frames: Union[int, slice] = slice(None)) -> np.ndarray:
     """The mesh's vertices ``(F, V, 3)`` float32 posed by the clip's frames (an int gives
     ``(V, 3)``): ``skin(positions, joint_indices, weights, skinning_palette(local, skeleton,
@@ -77,7 +77,7 @@ def skinned_vertices(mesh: Any, skin: Any, clip: Clip,
     >>> skinned_vertices(skelsimd.data.example_mesh(), None, clip, slice(0, 10)).shape
     (10, 800, 3)
     """
-    if not isinstance(clip, Clip):
+    if not isinstance(clip, ClipLike):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     for key in ("positions", "joint_indices", "weights"):
         if _get(mesh, key) is None:
@@ -86,7 +86,7 @@ def skinned_vertices(mesh: Any, skin: Any, clip: Clip,
     ib = _inverse_bind(skin, clip)
     one = not isinstance(frames, slice)
     if one:
-        f = _frame_index(frames, clip.frames)
+        f = frame_index(frames, clip.frames)
         frames = slice(f, f + 1)
     pal = skinning_palette(clip.local_matrices()[frames], clip.skeleton, ib)
     ji, w = _influences(mesh)
@@ -110,13 +110,6 @@ def _influences(mesh: Any) -> tuple[Any, Any]:
         raise ValueError(f"mesh.weights[{v}]: expected at most 8 non-zero weights per vertex "
                          f"(what skin takes), got {int(used[v])}")
     return ji[:, :8], w[:, :8]
-
-
-def _frame_index(frame: Any, frames: int) -> int:
-    """The frame number (negative counts from the end), as the clip pictures check it."""
-    from . import plotting
-    check: Any = getattr(plotting, "_frame_index")
-    return int(check(frame, frames))
 
 
 def _camera(azimuth: float, elevation: float) -> np.ndarray:
@@ -158,7 +151,7 @@ def _shaded(cam: np.ndarray, tri: np.ndarray, rgb: np.ndarray) -> tuple[np.ndarr
     return order, np.clip(shade[:, None] * rgb[None], 0, 1)
 
 
-def plot_mesh(mesh: Any, skin: Any, clip: Clip, frame: int = 0, ax: Any = None, *,
+def plot_mesh(mesh: Any, skin: Any, clip: ClipLike, frame: int = 0, ax: Any = None, *,
               azimuth: float = 30.0, elevation: float = 10.0, color: Any = "#6f9bd1") -> Any:
     """One frame of a skinned mesh, shaded (needs matplotlib).
 
@@ -177,9 +170,7 @@ def plot_mesh(mesh: Any, skin: Any, clip: Clip, frame: int = 0, ax: Any = None, 
     from matplotlib.collections import PolyCollection
     from matplotlib.colors import to_rgb
 
-    from . import plotting
-    new_figure: Any = getattr(plotting, "_new_figure")
-    f = _frame_index(frame, clip.frames) if isinstance(clip, Clip) else frame
+    f = frame_index(frame, clip.frames) if isinstance(clip, ClipLike) else frame
     az, el = _angle(azimuth, "azimuth"), _angle(elevation, "elevation")
     verts = skinned_vertices(mesh, skin, clip, f).astype(np.float64)
     tri = _triangles(mesh, len(verts))
@@ -203,12 +194,10 @@ def plot_mesh(mesh: Any, skin: Any, clip: Clip, frame: int = 0, ax: Any = None, 
     return ax if fig is None else fig
 
 
-_MESH_JS = """
-(function () {
-  var root = document.getElementById("%(id)s"), d = %(data)s;
-  var canvas = root.querySelector("canvas"), ctx = canvas.getContext("2d");
-  var slider = root.querySelector("input[type=range]"), label = root.querySelector(".sks-frame");
-  var play = root.querySelector(".sks-play"), loop = root.querySelector(".sks-loop");
+# The mesh player's part of the inline player's script (skelsimd._figures.player_html): the
+# vertices of every frame (int16) turned, sorted back to front and shaded in the browser;
+# dragging on the canvas turns the camera.
+_MESH_DRAW_JS = """
   function bytes(b64) {
     var s = atob(b64), u = new Uint8Array(s.length);
     for (var i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
@@ -248,20 +237,9 @@ _MESH_JS = """
       ctx.lineTo(cx + k * X[i2], cy - k * Y[i2]); ctx.closePath(); ctx.fill(); ctx.stroke();
     }
   }
-  function step() {
-    var next = frame + 1;
-    if (next >= d.frames) { if (!loop.checked) { stop(); return; } next = 0; }
-    draw(next);
-  }
-  function stop() { if (timer) clearInterval(timer); timer = null; play.textContent = "\\u25B6"; }
-  play.onclick = function () {
-    if (timer) { stop(); return; }
-    if (frame >= d.frames - 1) draw(0);
-    timer = setInterval(step, 1000 / d.fps); play.textContent = "\\u275A\\u275A";
-  };
-  slider.oninput = function () { stop(); draw(parseInt(slider.value)); };
-  root.querySelector(".sks-prev").onclick = function () { stop(); draw(Math.max(frame - 1, 0)); };
-  root.querySelector(".sks-next").onclick = function () { stop(); draw(Math.min(frame + 1, d.frames - 1)); };
+"""
+
+_MESH_START_JS = """
   var drag = null;                                  // drag to turn the camera
   canvas.onmousedown = function (e) { drag = [e.clientX, e.clientY, az, el]; };
   window.addEventListener("mouseup", function () { drag = null; });
@@ -272,19 +250,7 @@ _MESH_JS = """
     if (!timer) draw(frame);
   };
   draw(0);
-})();
 """
-
-_MESH_HTML = """<div id="%(id)s" class="sks-mesh-animation" style="font-family: sans-serif; font-size: 12px">
-<canvas width="%(size)d" height="%(size)d" style="max-width: 100%%; cursor: grab" title="drag to turn"></canvas><br>
-<button class="sks-prev" title="previous frame">&#9664;&#9664;</button>
-<button class="sks-play" title="play / pause">&#9654;</button>
-<button class="sks-next" title="next frame">&#9654;&#9654;</button>
-<input type="range" min="0" max="%(last)d" value="0" style="width: 50%%; vertical-align: middle">
-<label><input type="checkbox" class="sks-loop" checked> loop</label>
-<span class="sks-frame"></span>
-</div>
-<script>%(script)s</script>"""
 
 
 class MeshAnimation:
@@ -333,8 +299,10 @@ class MeshAnimation:
             "fps": float(self.fps), "first": int(self.first), "step": int(self.step),
         }
         uid = "sks-mesh-" + uuid.uuid4().hex[:12]
-        return _MESH_HTML % dict(id=uid, size=self.size, last=max(data["frames"] - 1, 0),
-                                 script=_MESH_JS % dict(id=uid, data=json.dumps(data)))
+        canvas = (f'<canvas width="{self.size:d}" height="{self.size:d}" style="max-width: 100%; '
+                  f'cursor: grab" title="drag to turn"></canvas>')
+        return player_html(uid, "sks-mesh-animation", canvas, _MESH_DRAW_JS, _MESH_START_JS,
+                           json.dumps(data), int(v.shape[0]))
 
 
 def _rgb(color: Any) -> tuple[float, float, float]:
@@ -351,7 +319,7 @@ def _rgb(color: Any) -> tuple[float, float, float]:
     return to_rgb(color)
 
 
-def animate_mesh(mesh: Any, skin: Any, clip: Clip, *, frames: Optional[slice] = None,
+def animate_mesh(mesh: Any, skin: Any, clip: ClipLike, *, frames: Optional[slice] = None,
                  fps: Optional[float] = None, azimuth: float = 30.0, elevation: float = 10.0,
                  color: Any = "#6f9bd1", size: int = 400) -> MeshAnimation:
     """A skinned mesh that plays inline in Jupyter: the vertices of every frame are skinned on
@@ -387,7 +355,7 @@ def animate_mesh(mesh: Any, skin: Any, clip: Clip, *, frames: Optional[slice] = 
     >>> anim
     MeshAnimation(60 frames, 800 vertices, 1280 triangles at 30 fps)
     """
-    if not isinstance(clip, Clip):
+    if not isinstance(clip, ClipLike):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     if frames is None:
         frames = slice(None)
@@ -426,7 +394,7 @@ def animate_mesh(mesh: Any, skin: Any, clip: Clip, *, frames: Optional[slice] = 
                          elevation=el, color=color, size=int(size))
 
 
-def _asset_parts(asset: Any, mesh: int, clip: Any) -> tuple[Any, Any, Clip]:
+def _asset_parts(asset: Any, mesh: int, clip: Any) -> tuple[Any, Any, ClipLike]:
     """The mesh, its skin and the clip of a loaded glTF asset (see plot_gltf)."""
     meshes = getattr(asset, "meshes", None)
     if meshes is None or not hasattr(asset, "skins") or not hasattr(asset, "clips"):
@@ -445,7 +413,7 @@ def _asset_parts(asset: Any, mesh: int, clip: Any) -> tuple[Any, Any, Clip]:
             raise ValueError(f"asset: no clip animates skin {m.skin} of mesh {mesh}; pass "
                              f"clip= (a Clip of the skin's skeleton)")
         return m, skin, found[0]
-    if isinstance(clip, Clip):
+    if isinstance(clip, ClipLike):
         return m, skin, clip
     if isinstance(clip, bool) or not isinstance(clip, (int, np.integer)):
         raise TypeError(f"clip: expected None, an int index into asset.clips or a Clip, got "

@@ -31,6 +31,7 @@ from ._validate import choice as _choice
 from ._validate import integer as _count
 from ._validate import positive_number as _positive_number
 from ._rotation64 import quat_conj, quat_mul, quat_rotate
+from .footplant import _plant_transition
 from .inertialize import _inertialize_stream
 from .blend import blend_joints
 from .bounds import fill_docstrings
@@ -38,7 +39,7 @@ from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
 from .track import contact_labels, step_track
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 if TYPE_CHECKING:
     from ._typing import _View, _FlatView, _Frames
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     import numpy
     from numpy.typing import ArrayLike, NDArray
     from typing_extensions import Self
-    from ._typing import Axis, BlendMethod, BoolArray, Float32Array, Order, Precision
+    from ._typing import Axis, BlendMethod, BoolArray, Float32Array, Int32Array, Order, Precision
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from .plotting import ClipAnimation
@@ -55,19 +56,22 @@ if TYPE_CHECKING:
 
 __all__ = ["Clip"]
 
+if TYPE_CHECKING:
+    _F64 = NDArray[np.float64]
+
 _SNAP = 1e-9           # frames: a frame position this close to an integer takes that frame
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 # --- argument checks ------------------------------------------------------------------------------
 
-def _check_clip(other, name):
+def _check_clip(other: object, name: str) -> Clip:
     if not isinstance(other, Clip):
         raise TypeError(f"{name}: expected a skelsimd.Clip, got {type(other).__name__}")
     return other
 
 
-def _check_compatible(clip, other, name):
+def _check_compatible(clip: Clip, other: Clip, name: str) -> None:
     """Same joints (names and parents) and the same frame time."""
     a, b = clip.skeleton, other.skeleton
     if len(a) != len(b) or not np.array_equal(a.parents, b.parents) or a.names != b.names:
@@ -84,7 +88,7 @@ def _check_compatible(clip, other, name):
                          f"{name}.resample({clip.fps:.6g})")
 
 
-def _align_hemisphere(reference, local):
+def _align_hemisphere(reference: Float32Array, local: Float32Array) -> Float32Array:
     """local (F, J, 8) with each joint's quaternions negated over all frames when they start on
     the other hemisphere than `reference` (J, 8) (dot < 0); a copy when anything changes."""
     dots = np.einsum("jk,jk->j", reference[:, :4].astype(np.float64), local[0, :, :4])
@@ -98,7 +102,7 @@ def _align_hemisphere(reference, local):
 
 # --- left/right pairs ----------------------------------------------------------------------------
 
-def _mirror_permutation(skeleton, pairs):
+def _mirror_permutation(skeleton: Skeleton, pairs: Any) -> NDArray[np.intp]:
     """The involution sigma (J,) of joint indices swapping the pairs, checked against the
     hierarchy: parent(sigma(j)) == sigma(parent(j)) for every joint."""
     n = len(skeleton)
@@ -111,7 +115,7 @@ def _mirror_permutation(skeleton, pairs):
             raise TypeError(f"pairs: expected a sequence of (left, right) joint pairs, got "
                             f"{type(pairs).__name__}")
         pairs = list(pairs.items()) if isinstance(pairs, dict) else list(pairs)
-    seen = {}
+    seen: dict[int, int] = {}
     for k, pair in enumerate(pairs):
         if isinstance(pair, (str, bytes)) or len(pair) != 2:
             raise TypeError(f"pairs[{k}]: expected a (left, right) pair of joint names or indices, "
@@ -133,7 +137,7 @@ def _mirror_permutation(skeleton, pairs):
         s = int(sigma[j])
         names = skeleton.names
 
-        def label(i):
+        def label(i: int) -> str:
             return "a root" if i < 0 else f"{names[i]!r}"
         how = "found from the names" if detected else "given"
         raise ValueError(
@@ -144,7 +148,7 @@ def _mirror_permutation(skeleton, pairs):
     return sigma
 
 
-def _mirror_qts(x, axis):
+def _mirror_qts(x: Float32Array, axis: int) -> Float32Array:
     """QTS joints reflected through the plane normal to `axis`: M R M and M t with
     M = diag(+-1) (-1 on the axis), i.e. the quaternion's other two components and the
     translation's axis component negated (exact sign flips)."""
@@ -155,7 +159,7 @@ def _mirror_qts(x, axis):
     return out
 
 
-def _mirror_matrices(m, axis):
+def _mirror_matrices(m: Float32Array, axis: int) -> Float32Array:
     out = m.copy()
     out[..., axis, :] = -out[..., axis, :]        # M [R | t]
     out[..., :, axis] = -out[..., :, axis]        # ... M (the translation column is not touched)
@@ -164,7 +168,7 @@ def _mirror_matrices(m, axis):
 
 # --- root motion ---------------------------------------------------------------------------------
 
-def _ground_trajectory(global_q, global_t, heading):
+def _ground_trajectory(global_q: _F64, global_t: _F64, heading: bool) -> tuple[_F64, _F64]:
     """(F, 4) yaw quaternions (twist about y, continuous) and (F, 3) ground positions (y = 0),
     float64, from a joint's global rotation and translation."""
     frames = global_q.shape[0]
@@ -188,7 +192,7 @@ def _ground_trajectory(global_q, global_t, heading):
     return q, t
 
 
-def _apply_ground(local, roots, q, t):
+def _apply_ground(local: Float32Array, roots: Int32Array, q: _F64, t: _F64) -> Float32Array:
     """local (F, J, 8) with every root joint moved by the rigid transform (q, t) of its frame
     (global' = T global): q_r' = q q_r, t_r' = R(q) t_r + t; float64, rounded once."""
     out = local.copy()
@@ -199,12 +203,12 @@ def _apply_ground(local, roots, q, t):
     return out
 
 
-def _inverse_ground(q, t):
+def _inverse_ground(q: _F64, t: _F64) -> tuple[_F64, _F64]:
     qi = quat_conj(q)
     return qi, -quat_rotate(qi, t)
 
 
-def _remove_ground(local, roots, q, t):
+def _remove_ground(local: Float32Array, roots: Int32Array, q: _F64, t: _F64) -> Float32Array:
     """local (F, J, 8) with every root joint mapped by the inverse of (q, t) (global' =
     T^-1 global): q_r' = q^-1 q_r, t_r' = R(q^-1) (t_r - t); float64, rounded once (a root that
     is the trajectory's joint gets x = z = 0 exactly)."""
@@ -218,7 +222,7 @@ def _remove_ground(local, roots, q, t):
 
 # --- the methods -----------------------------------------------------------------------------------
 
-def _frame_selection(frames, count):
+def _frame_selection(frames: Any, count: int) -> Any:
     """`frames` checked as an index into `count` frames (an int, a slice, an integer array or a
     boolean mask of `count`): TypeError / ValueError naming `frames`, never IndexError."""
     if isinstance(frames, slice):
@@ -350,7 +354,7 @@ class Clip:
 
     @property
     def frames(self) -> int:
-        return self.local.shape[0]
+        return int(self.local.shape[0])
 
     @property
     def fps(self) -> float:
@@ -367,7 +371,7 @@ class Clip:
     def __len__(self) -> int:
         return self.frames
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Clip({self.frames} frames at {self.fps:.4g} fps, {len(self.skeleton)} joints: "
                 f"{', '.join(self.skeleton.names[:3])}{', ...' if len(self.skeleton) > 3 else ''})")
 
@@ -434,10 +438,10 @@ class Clip:
         return self._with(np.array(self.local[key], copy=True, order="C"),
                           self.frame_time * abs(step))
 
-    def _sample_frames(self, u, loop, method):
-        """Poses at fractional frame positions u (any shape; float64), by blend_joints."""
+    def _sample_frames(self, positions: ArrayLike, loop: bool, method: BlendMethod) -> Float32Array:
+        """Poses at fractional frame positions (any shape; float64), by blend_joints."""
         frames = self.frames
-        u = np.asarray(u, dtype=np.float64)
+        u = np.asarray(positions, dtype=np.float64)
         if loop:
             u = np.mod(u, frames)
         else:
@@ -499,7 +503,7 @@ class Clip:
         u = np.arange(count, dtype=np.float64) * ratio
         return self._with(self._sample_frames(u, False, method), frame_time)
 
-    def concatenate(self, *others) -> Self:
+    def concatenate(self, *others: Self) -> Self:
         """This clip followed by ``others`` (clips of the same skeleton and frame time; resample
         first when the rates differ). Each appended clip's quaternions are put on the
         hemisphere of the frame before it (per joint, the whole clip negated where needed), so
@@ -511,7 +515,7 @@ class Clip:
             _check_compatible(self, other, f"others[{k}]")
         return self._with(self._joined([o.local for o in others]))
 
-    def _joined(self, parts):
+    def _joined(self, parts: Iterable[Float32Array]) -> Float32Array:
         """This clip's frames followed by those of `parts` (local arrays), each put on the
         hemisphere of the frame before it; a new array."""
         out = [self.local]
@@ -638,8 +642,17 @@ class Clip:
         mirrored = Skeleton(skel.parents, skel.names, rest)
         return self._with(local, skeleton=mirrored)
 
-    def transition(self, other, *, halflife=0.1, align=True, feet=None, contact_speed=None,
-                   contact_height=None, keep_contacts=None):
+    def transition(
+        self,
+        other: Self,
+        *,
+        halflife: float = 0.1,
+        align: bool = True,
+        feet: Sequence[tuple[int | str, int | str, int | str]] | None = None,
+        contact_speed: float | None = None,
+        contact_height: float | None = None,
+        keep_contacts: bool | None = None,
+    ) -> Self:
         """This clip, then ``other`` switched to without a pop by inertialization.
 
         The result has ``self.frames + other.frames`` frames. At the switch the offsets
@@ -689,12 +702,14 @@ class Clip:
                                   other.frame_time, halflife)
         joined = self._with(np.concatenate([self.local, out], axis=0))
         if keep_contacts:
-            from .footplant import _plant_transition
-            return _plant_transition(self, self._with(local), joined, feet, contact_speed,
-                                     contact_height, halflife)
+            assert feet is not None and contact_speed is not None
+            planted = _plant_transition(self, self._with(local), joined, feet, contact_speed,
+                                        contact_height, halflife)
+            return cast("Self", planted)        # (a clip of this clip's type: _with keeps it)
         return joined
 
-    def _root_trajectory(self, frames=slice(None), joint=None, heading=True):
+    def _root_trajectory(self, frames: slice = slice(None), joint: int | str | None = None,
+                         heading: bool = True) -> tuple[_F64, _F64]:
         j = self.skeleton.roots[0] if joint is None else self.skeleton.index(joint)
         local = self.local[frames]
         if self.skeleton.parents[j] < 0:
@@ -798,7 +813,8 @@ class Clip:
         >>> times, directions = left.triggers(0.0, clip.duration, 0.5)
         """
         single = isinstance(joints, (str, int, np.integer))
-        idx = [self.skeleton.index(j) for j in ([joints] if single else list(joints))]
+        chosen = [joints] if isinstance(joints, (str, int, np.integer)) else list(joints)
+        idx = [self.skeleton.index(j) for j in chosen]
         for name, value in (("speed", speed), ("height", height)):
             if value is None and name == "height":
                 continue

@@ -34,20 +34,33 @@ consecutive frames of the same contact interval.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from .clip import Clip
 from .ik import two_bone
 from .qts import qts_local_to_global
 from .quat import quat_conjugate, quat_multiply
 from .track import Track
 
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
+    # for the annotations only: the clips are taken by what they have (_is_clip), so that
+    # Clip.transition can use this module without an import cycle
+    from .clip import Clip
+
 __all__ = ["plant_feet", "foot_sliding", "contact_intervals"]
 
 JointRef = Union[int, str]
+
+
+def _is_clip(obj: object) -> TypeGuard[Clip]:
+    """A :class:`skelsimd.Clip`, by the members plant_feet uses (this module does not import
+    the model type)."""
+    return all(hasattr(obj, name) for name in ("skeleton", "local", "frame_time", "contacts",
+                                                "global_matrices", "_with"))
 
 
 def _labels(clip: Clip, contact: Union[Track, npt.ArrayLike], name: str) -> np.ndarray:
@@ -170,7 +183,7 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     >>> bool(after.max() < 0.02 * before.max())
     True
     """
-    if not isinstance(clip, Clip):
+    if not _is_clip(clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     if lock not in ("start", "mean"):
         raise ValueError(f"lock: expected 'start' or 'mean', got {lock!r}")
@@ -295,6 +308,6 @@ def _plant_transition(first: Clip, second: Clip, joined: Clip,
                 keep[a:b] = True
         if keep.any():
             planted = plant_feet(out, [leg], [keep], blend=blend)
-            assert isinstance(planted, Clip)
+            assert not isinstance(planted, tuple)
             out = planted
     return out

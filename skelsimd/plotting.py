@@ -16,31 +16,34 @@ import html
 import io
 import json
 import math
-import operator
 import uuid
+from typing import TYPE_CHECKING, Any, TypeGuard, cast, overload
 
 import numpy as np
 
-from .joints import local_to_global
-from .qts import qts_local_to_global
-from .clip import Clip
-from .skeleton import Skeleton, mirror_pairs
-from .surface import Surface
+from ._figures import frame_index as _frame_index
+from ._figures import new_figure as _new_figure
+from ._figures import player_html
 from ._mesh_pictures import (MeshAnimation, animate_gltf, animate_mesh, plot_gltf,  # skinned meshes
                               plot_mesh, skinned_vertices)
-from .clip import Clip
-from .surface import Surface
-from typing import TYPE_CHECKING, overload
+from ._names import mirror_pairs as _mirror_pairs
+from .joints import local_to_global
+from .qts import qts_local_to_global
 
 if TYPE_CHECKING:
-    from ._typing import _View, _FlatView
-    from collections.abc import Sequence
-    from typing import Any
-    import numpy
-    from numpy.typing import NDArray
+    # The model types, for the annotations only: plotting takes them by duck typing at run
+    # time, so the models can import plotting (when a picture is asked for) without a cycle.
+    from collections.abc import Callable, Sequence
+
     from matplotlib.animation import FuncAnimation
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike, NDArray
+
+    from ._typing import _ColorBy, _FlatView, _View
+    from .clip import Clip
+    from .skeleton import Skeleton
+    from .surface import Surface
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
@@ -50,35 +53,13 @@ __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation
 VIEWS: dict[str, tuple[int, int]] = {"front": (0, 1), "side": (2, 1), "top": (0, 2)}
 _VIEW_NAMES = tuple(VIEWS) + ("perspective",)
 _LABELS = "xyz"
+if TYPE_CHECKING:
+    _F64 = NDArray[np.float64]
 
 
 # --- helpers ---------------------------------------------------------------------------------------
 
-_Figure = None
-
-
-def _new_figure(width, height, dpi=100):
-    """A matplotlib Figure with an Agg canvas, not registered with pyplot. It shows itself in
-    Jupyter (``_repr_png_``) even when no matplotlib backend was set up there (pyplot never
-    imported); with the inline backend active, IPython's own Figure formatter draws it."""
-    global _Figure
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    if _Figure is None:
-        from matplotlib.figure import Figure
-
-        class _NotebookFigure(Figure):
-            def _repr_png_(self):
-                buf = io.BytesIO()
-                self.savefig(buf, format="png")
-                return buf.getvalue()
-
-        _Figure = _NotebookFigure
-    fig = _Figure(figsize=(width, height), dpi=dpi, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _check_view(view, allow_3d=True):
+def _check_view(view: object, allow_3d: bool = True) -> str:
     names = _VIEW_NAMES if allow_3d else tuple(VIEWS)
     if not isinstance(view, str):
         raise TypeError(f"view: expected one of {', '.join(map(repr, names))}, got "
@@ -88,31 +69,39 @@ def _check_view(view, allow_3d=True):
     return view
 
 
-def _bones(parents):
+def _bones(parents: ArrayLike) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(parent, child) index arrays of the bones of a hierarchy."""
-    parents = np.asarray(parents)
-    child = np.flatnonzero(parents >= 0)
-    return parents[child], child
+    p = np.asarray(parents)
+    child = np.flatnonzero(p >= 0)
+    return p[child], child
 
 
-def _segments(positions, parents, a, b):
+def _segments(positions: _F64, parents: ArrayLike, a: int, b: int) -> _F64:
     """(K, 2, 2) bone segments of one pose (J, 3) in the plane of axes a, b."""
     p, c = _bones(parents)
     return np.stack([positions[p][:, [a, b]], positions[c][:, [a, b]]], axis=1)
 
 
-def _limits(points, a, b, pad=0.08):
+def _lines(segments: _F64) -> Sequence[Any]:
+    """(K, 2, 2) segments as the sequence of lines a LineCollection takes (the array itself)."""
+    return cast("Sequence[Any]", segments)
+
+
+def _limits(points: _F64, a: int, b: int,
+            pad: float = 0.08) -> tuple[tuple[float, float], tuple[float, float]]:
     lo, hi = points[..., [a, b]].reshape(-1, 2).min(0), points[..., [a, b]].reshape(-1, 2).max(0)
     half = max(float((hi - lo).max()) / 2 * (1 + 2 * pad), 1e-6)
     mid = (lo + hi) / 2
-    return (mid[0] - half, mid[0] + half), (mid[1] - half, mid[1] + half)
+    return ((float(mid[0]) - half, float(mid[0]) + half),
+            (float(mid[1]) - half, float(mid[1]) + half))
 
 
-def _draw_view(ax, positions, parents, view, color, extent=None, lw=2.0):
+def _draw_view(ax: Any, positions: _F64, parents: ArrayLike, view: str, color: Any,
+               extent: _F64 | None = None, lw: float = 2.0) -> None:
     """A stick figure of one pose (J, 3) in a 2-D axes; limits from `extent` (points) or it."""
     from matplotlib.collections import LineCollection
     a, b = VIEWS[view]
-    ax.add_collection(LineCollection(_segments(positions, parents, a, b), colors=color,
+    ax.add_collection(LineCollection(_lines(_segments(positions, parents, a, b)), colors=color,
                                      linewidths=lw, capstyle="round"))
     ax.plot(positions[:, a], positions[:, b], "o", ms=2.5, color="0.15")
     xl, yl = _limits(positions if extent is None else extent, a, b)
@@ -125,9 +114,10 @@ def _draw_view(ax, positions, parents, view, color, extent=None, lw=2.0):
     ax.tick_params(labelsize=7)
 
 
-def _draw_3d(ax, positions, parents, color, extent=None, lw=2.0):
+def _draw_3d(ax: Any, positions: _F64, parents: ArrayLike, color: Any,
+             extent: _F64 | None = None, lw: float = 2.0) -> None:
     """A stick figure in a 3-D axes, y drawn vertical (matplotlib's z)."""
-    from mpl_toolkits.mplot3d.art3d import Line3DCollection
+    from mpl_toolkits.mplot3d.art3d import Line3DCollection  # type: ignore[import-untyped]  # mplot3d ships no types
     p, c = _bones(parents)
     xyz = positions[:, [0, 2, 1]]
     if len(c):      # a one-joint skeleton has no bones (matplotlib refuses an empty collection)
@@ -148,20 +138,8 @@ def _draw_3d(ax, positions, parents, color, extent=None, lw=2.0):
     ax.tick_params(labelsize=6)
 
 
-def _frame_index(frame, frames):
-    if isinstance(frame, (bool, np.bool_)):
-        raise TypeError("frame: expected an int, got bool")
-    try:
-        f = operator.index(frame)
-    except TypeError:
-        raise TypeError(f"frame: expected an int, got {type(frame).__name__}") from None
-    if not -frames <= f < frames:
-        raise ValueError(f"frame: expected -{frames} <= frame < {frames} (the clip has {frames} "
-                         f"frames), got {f}")
-    return f % frames
-
-
-def _draw_pose(positions, parents, ax, view, title, color, extent=None):
+def _draw_pose(positions: _F64, parents: ArrayLike, ax: Axes | None, view: str | None, title: str,
+               color: Any, extent: _F64 | None = None) -> Figure | Axes:
     """One pose on `ax` (2-D or 3-D) or, with ax None, a new figure of the four views."""
     if ax is None:
         fig = _new_figure(12.8, 3.6)
@@ -219,20 +197,16 @@ if TYPE_CHECKING:
         """The animation :func:`animate_clip` returns (a matplotlib ``FuncAnimation``)."""
 
         def to_html(self) -> str: ...
-        def frame_pixels(self) -> NDArray[np.int16]: ...
+        def frame_pixels(self) -> NDArray[np.float64]: ...
         def _repr_html_(self) -> str: ...
 else:
     class ClipAnimation:
         """Marker base replaced by the matplotlib subclass built in :func:`animate_clip`."""
 
 
-_PLAYER_JS = """
-(function () {
-  var root = document.getElementById("%(id)s");
-  var d = %(data)s;
-  var canvas = root.querySelector("canvas"), ctx = canvas.getContext("2d");
-  var slider = root.querySelector("input[type=range]"), label = root.querySelector(".sks-frame");
-  var play = root.querySelector(".sks-play"), loop = root.querySelector(".sks-loop");
+# The clip player's part of the inline player's script (skelsimd._figures.player_html): the
+# joints' pixel positions (int16) over the figure drawn once as a background.
+_PLAYER_DRAW_JS = """
   var bytes = atob(d.xy), view = new DataView(new ArrayBuffer(bytes.length));
   for (var i = 0; i < bytes.length; i++) view.setUint8(i, bytes.charCodeAt(i));
   var per = d.joints * 2 * d.views.length, bg = new Image(), frame = 0, timer = null;
@@ -256,38 +230,15 @@ _PLAYER_JS = """
       ctx.restore();
     });
   }
-  function step() {
-    var next = frame + 1;
-    if (next >= d.frames) { if (!loop.checked) { stop(); return; } next = 0; }
-    draw(next);
-  }
-  function stop() { if (timer) clearInterval(timer); timer = null; play.textContent = "\\u25B6"; }
-  play.onclick = function () {
-    if (timer) { stop(); return; }
-    if (frame >= d.frames - 1) draw(0);
-    timer = setInterval(step, 1000 / d.fps); play.textContent = "\\u275A\\u275A";
-  };
-  slider.oninput = function () { stop(); draw(parseInt(slider.value)); };
-  root.querySelector(".sks-prev").onclick = function () { stop(); draw(Math.max(frame - 1, 0)); };
-  root.querySelector(".sks-next").onclick = function () { stop(); draw(Math.min(frame + 1, d.frames - 1)); };
-  bg.onload = function () { draw(0); };
-  bg.src = "data:image/png;base64," + d.background;
-})();
 """
 
-_PLAYER_HTML = """<div id="%(id)s" class="sks-animation" style="font-family: sans-serif; font-size: 12px">
-<canvas width="%(w)d" height="%(h)d" style="width: %(css_w)dpx; max-width: 100%%"></canvas><br>
-<button class="sks-prev" title="previous frame">&#9664;&#9664;</button>
-<button class="sks-play" title="play / pause">&#9654;</button>
-<button class="sks-next" title="next frame">&#9654;&#9654;</button>
-<input type="range" min="0" max="%(last)d" value="0" style="width: 50%%; vertical-align: middle">
-<label><input type="checkbox" class="sks-loop" checked> loop</label>
-<span class="sks-frame"></span>
-</div>
-<script>%(script)s</script>"""
+_PLAYER_START_JS = """
+  bg.onload = function () { draw(0); };
+  bg.src = "data:image/png;base64," + d.background;
+"""
 
 
-def _animation_class():
+def _animation_class() -> Callable[..., ClipAnimation]:
     """The FuncAnimation subclass (defined on first use: matplotlib is imported only then)."""
     global _ClipAnimation
     if _ClipAnimation is not None:
@@ -295,7 +246,14 @@ def _animation_class():
     from matplotlib import rcParams
     from matplotlib.animation import FuncAnimation
 
-    class ClipAnimationImpl(FuncAnimation, ClipAnimation):
+    if TYPE_CHECKING:
+        class _Base(ClipAnimation):      # (ClipAnimation is a FuncAnimation to the type checker)
+            pass
+    else:
+        class _Base(FuncAnimation, ClipAnimation):
+            pass
+
+    class ClipAnimationImpl(_Base):
         """A matplotlib ``FuncAnimation`` of a clip's stick figure (see :func:`animate_clip`).
 
         ``save(...)``, ``to_jshtml()`` and ``to_html5_video()`` work as for any matplotlib
@@ -305,17 +263,18 @@ def _animation_class():
         players instead.
         """
 
-        def __init__(self, fig, update, frames, interval, data):
+        def __init__(self, fig: Figure, update: Any, frames: int, interval: float,
+                     data: dict[str, Any]) -> None:
             self._sks = data
             FuncAnimation.__init__(self, fig, update, frames=frames, interval=interval,
                                    blit=True, repeat=True)
 
-        def _repr_html_(self):
+        def _repr_html_(self) -> str:
             if rcParams["animation.html"] in ("html5", "jshtml"):
                 return FuncAnimation._repr_html_(self)
             return self.to_html()
 
-        def to_html(self):
+        def to_html(self) -> str:
             """A self-contained HTML player (a canvas and a few lines of JavaScript): the
             figure drawn once by matplotlib without the moving artists (axes, ticks, labels,
             as a PNG), and the joints' pixel positions of every frame (int16 at 1/8 pixel),
@@ -324,7 +283,7 @@ def _animation_class():
             milliseconds, where a picture per frame takes seconds."""
             return _player_html(self)
 
-        def frame_pixels(self):
+        def frame_pixels(self) -> NDArray[np.float64]:
             """(frames, views, J, 2) pixel positions (origin top left) of every frame, as
             :meth:`to_html` ships them."""
             return _frame_pixels(self)
@@ -333,10 +292,10 @@ def _animation_class():
     return ClipAnimationImpl
 
 
-_ClipAnimation = None
+_ClipAnimation: Callable[..., ClipAnimation] | None = None
 
 
-def _frame_pixels(anim):
+def _frame_pixels(anim: Any) -> NDArray[np.float64]:
     d = anim._sks
     fig = anim._fig
     fig.canvas.draw()
@@ -350,7 +309,7 @@ def _frame_pixels(anim):
     return out
 
 
-def _player_html(anim):
+def _player_html(anim: Any) -> str:
     d = anim._sks
     fig = anim._fig
     for artist in d["artists"]:
@@ -383,8 +342,9 @@ def _player_html(anim):
     }
     uid = "sks-anim-" + uuid.uuid4().hex[:12]
     w, h = fig.canvas.get_width_height()
-    return _PLAYER_HTML % dict(id=uid, w=w, h=h, css_w=w, last=max(data["frames"] - 1, 0),
-                               script=_PLAYER_JS % dict(id=uid, data=json.dumps(data)))
+    canvas = f'<canvas width="{w:d}" height="{h:d}" style="width: {w:d}px; max-width: 100%"></canvas>'
+    return player_html(uid, "sks-animation", canvas, _PLAYER_DRAW_JS, _PLAYER_START_JS,
+                       json.dumps(data), int(px.shape[0]))
 
 
 def animate_clip(
@@ -449,7 +409,9 @@ def animate_clip(
     parents = clip.skeleton.parents
     lw = 2.0
     fig = _new_figure(size * len(views), size + 0.3, dpi=dpi)
-    axes, planes, artists = [], [], []
+    axes: list[Any] = []
+    planes: list[tuple[int, int]] = []
+    artists: list[Any] = []
     for k, v in enumerate(views):
         ax = fig.add_subplot(1, len(views), k + 1)
         a, b = VIEWS[v]
@@ -461,7 +423,7 @@ def animate_clip(
         ax.set_ylabel(_LABELS[b] + (" (up)" if b == 1 else ""))
         ax.set_title(v, fontsize=9)
         ax.tick_params(labelsize=7)
-        bones = LineCollection(_segments(pos[0], parents, a, b), colors=color, linewidths=lw,
+        bones = LineCollection(_lines(_segments(pos[0], parents, a, b)), colors=color, linewidths=lw,
                                capstyle="round", animated=True)
         ax.add_collection(bones)
         dots, = ax.plot(pos[0, :, a], pos[0, :, b], "o", ms=2.5, color="0.15", animated=True)
@@ -474,7 +436,7 @@ def animate_clip(
     fig.canvas.draw()                  # lay the figure out once, then keep it: the player ships
     fig.set_layout_engine("none")      # pixel positions that must stay valid
 
-    def update(f):
+    def update(f: int) -> list[Any]:
         for k, (a, b) in enumerate(planes):      # artists: bones and dots per view, caption
             artists[2 * k].set_segments(_segments(pos[f], parents, a, b))
             artists[2 * k + 1].set_data(pos[f, :, a], pos[f, :, b])
@@ -491,20 +453,28 @@ class ClipPictures:
     """``plot``, ``animate`` and the notebook summary of :class:`skelsimd.Clip` as a mixin (kept
     for code that used it; the methods are :class:`~skelsimd.Clip`'s own)."""
 
-    plot = Clip.plot
-    animate = Clip.animate
-    _repr_html_ = Clip._repr_html_
+    def plot(self, frame: int = 0, ax: Axes | None = None, *, view: _View | None = None,
+             color: Any = "tab:blue") -> Figure | Axes:
+        """See :func:`plot_clip`."""
+        return plot_clip(cast("Clip", self), frame, ax, view=view, color=color)
+
+    def animate(self, **kwargs: Any) -> ClipAnimation:
+        """See :func:`animate_clip`."""
+        return animate_clip(cast("Clip", self), **kwargs)
+
+    def _repr_html_(self) -> str:
+        return clip_html(cast("Clip", self))
 
 
 def clip_html(clip: Clip) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Clip`."""
     skel = clip.skeleton
-    orders = {}
+    orders: dict[str, int] = {}
     for chans in clip.channels:
         o = "".join(c[0] for c in chans if c.endswith("rotation"))
         if o:
             orders[o] = orders.get(o, 0) + 1
-    rows = [("frames", f"{clip.frames} at {clip.fps:.6g} fps ({clip.duration:.3f} s)"),
+    rows: list[tuple[str, str]] = [("frames", f"{clip.frames} at {clip.fps:.6g} fps ({clip.duration:.3f} s)"),
             ("joints", _names_preview(skel)),
             ("local", f"QTS {clip.local.shape} float32, {clip.local.nbytes / 1e6:.2f} MB")]
     if orders:
@@ -520,7 +490,7 @@ def clip_html(clip: Clip) -> str:
 
 # --- skeletons ------------------------------------------------------------------------------------------
 
-def _rest_positions(skeleton):
+def _rest_positions(skeleton: Skeleton) -> _F64 | None:
     rest = skeleton.rest
     if rest is None:
         return None
@@ -529,11 +499,11 @@ def _rest_positions(skeleton):
     return local_to_global(rest, skeleton)[..., 3].astype(np.float64)
 
 
-def _tree_layout(parents):
+def _tree_layout(parents: NDArray[np.integer[Any]]) -> _F64:
     """(J, 2) positions of a tree diagram: leaves spread on x in depth-first order, parents
     above the mean of their children, depth downwards."""
     n = len(parents)
-    children = [[] for _ in range(n)]
+    children: list[list[int]] = [[] for _ in range(n)]
     for j in range(n):
         if parents[j] >= 0:
             children[parents[j]].append(j)
@@ -542,7 +512,7 @@ def _tree_layout(parents):
     nxt = 0
     for j in range(n):
         depth[j] = depth[parents[j]] + 1 if parents[j] >= 0 else 0
-    order = []
+    order: list[int] = []
     stack = [j for j in range(n) if parents[j] < 0][::-1]
     while stack:
         j = stack.pop()
@@ -589,7 +559,7 @@ def plot_skeleton(
         xy = _tree_layout(parents)
         from matplotlib.collections import LineCollection
         p, c = _bones(parents)
-        target.add_collection(LineCollection(np.stack([xy[p], xy[c]], axis=1), colors=color,
+        target.add_collection(LineCollection(_lines(np.stack([xy[p], xy[c]], axis=1)), colors=color,
                                              linewidths=1.5))
         target.plot(xy[:, 0], xy[:, 1], "o", ms=3, color="0.15")
         if labels:
@@ -600,11 +570,11 @@ def plot_skeleton(
         target.set_ylim(xy[:, 1].min() - 0.7, 0.9)
         target.set_axis_off()
         target.set_title(f"{n} joints, no rest pose: the hierarchy", fontsize=9)
-        return target.figure if ax is None else ax
+        return cast("Figure", target.figure) if ax is None else ax
     title = f"rest pose, {n} joints"
     result = _draw_pose(pos, parents, ax, view, title, color)
     if labels:
-        target = result.axes[0] if ax is None else ax
+        target = cast("Figure", result).axes[0] if ax is None else ax
         if getattr(target, "name", "") != "3d":
             a, b = VIEWS["front" if (ax is None or view is None) else view]
             for j, name in enumerate(skeleton.names):
@@ -618,8 +588,13 @@ class SkeletonPictures:
     """``plot`` and the notebook summary of :class:`skelsimd.Skeleton` as a mixin (kept for
     code that used it; the methods are :class:`~skelsimd.Skeleton`'s own)."""
 
-    plot = Skeleton.plot
-    _repr_html_ = Skeleton._repr_html_
+    def plot(self, ax: Axes | None = None, *, labels: bool | None = None,
+             view: _View | None = None, color: Any = "tab:blue") -> Figure | Axes:
+        """See :func:`plot_skeleton`."""
+        return plot_skeleton(cast("Skeleton", self), ax, labels=labels, view=view, color=color)
+
+    def _repr_html_(self) -> str:
+        return skeleton_html(cast("Skeleton", self))
 
 
 def skeleton_html(skeleton: Skeleton) -> str:
@@ -634,7 +609,7 @@ def skeleton_html(skeleton: Skeleton) -> str:
                       " order)"),
             ("rest pose", "none" if rest is None else
              ("QTS (J, 8)" if rest.ndim == 2 else "joint matrices (J, 3, 4)")),
-            ("left/right pairs", str(len(mirror_pairs(skeleton))))]
+            ("left/right pairs", str(len(_mirror_pairs(skeleton.names))))]
     return _table("Skeleton", rows)
 
 
@@ -644,7 +619,8 @@ class SurfacePictures:
     """The notebook summary of :class:`skelsimd.Surface` as a mixin (kept for code that used
     it; the method is :class:`~skelsimd.Surface`'s own)."""
 
-    _repr_html_ = Surface._repr_html_
+    def _repr_html_(self) -> str:
+        return surface_html(cast("Surface", self))
 
 
 def surface_html(surface: Surface) -> str:
@@ -652,11 +628,12 @@ def surface_html(surface: Surface) -> str:
     p = surface.positions
     pinned = int(np.count_nonzero(surface.pinned))
     mass = surface.mass
+    one_mass = bool(np.isscalar(mass))
     rows = [("grid", f"{surface.rows} \u00d7 {surface.cols} ({surface.topology}), "
                      f"{surface.spring_count} springs"),
             ("model", f"{surface.model}, elasticity {surface.elasticity:.4g}, damping "
                       f"{surface.damping:.4g}"),
-            ("mass", f"{mass:.4g}" if np.isscalar(mass) else
+            ("mass", f"{mass:.4g}" if one_mass else
              f"per vertex, {float(np.min(mass)):.4g} to {float(np.max(mass)):.4g}"),
             ("max stable dt", f"{surface.max_stable_dt:.4g}"),
             ("pinned", f"{pinned} of {surface.rows * surface.cols} vertices"),
@@ -667,7 +644,13 @@ def surface_html(surface: Surface) -> str:
 
 # --- surfaces: the 3-D mesh ------------------------------------------------------------------------
 
-def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
+def _is_surface(obj: object) -> TypeGuard[Surface]:
+    """A :class:`skelsimd.Surface` (by what it has: plotting does not import the model types)."""
+    return all(hasattr(obj, name) for name in ("positions", "velocities", "topology"))
+
+
+def plot_surface(surface: Surface | ArrayLike, ax: Axes | None = None, *,
+                 color_by: _ColorBy = "y", cmap: str = "viridis", **kwargs: Any) -> Axes:
     """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh.
 
     matplotlib is imported only when this is called (NumPy stays the only runtime dependency;
@@ -680,7 +663,7 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     import matplotlib
     from matplotlib import colors
 
-    if isinstance(surface, Surface):
+    if _is_surface(surface):
         P = np.asarray(surface.positions, np.float64)
         V = np.asarray(surface.velocities, np.float64)
         wrap = surface.topology == "cylinder"
@@ -693,9 +676,10 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     if wrap:   # close the cylinder
         P = np.concatenate([P, P[:, :, :1]], axis=2)
         V = np.concatenate([V, V[:, :, :1]], axis=2)
-    if ax is None:
+    target: Any = ax
+    if target is None:
         fig = _new_figure(6, 5)   # not registered with pyplot, like every skelsimd figure
-        ax = fig.add_subplot(projection="3d")
+        target = fig.add_subplot(projection="3d")
     facecolors = None
     if color_by is not None:
         if color_by == "y":
@@ -711,22 +695,22 @@ def plot_surface(surface, ax=None, *, color_by="y", cmap="viridis", **kwargs):
     options = dict(rstride=1, cstride=1, linewidth=0.2 if edges else 0.0,
                    edgecolor="k" if edges else "none", shade=facecolors is None)
     options.update(kwargs)
-    ax.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
-    ax.set_xlabel("x")
-    ax.set_ylabel("z")
-    ax.set_zlabel("y (up)")
-    return ax
+    target.plot_surface(P[0], P[2], P[1], facecolors=facecolors, **options)
+    target.set_xlabel("x")
+    target.set_ylabel("z")
+    target.set_zlabel("y (up)")
+    return cast("Axes", target)
 
 
 # --- HTML tables ---------------------------------------------------------------------------------------
 
-def _names_preview(skeleton, shown=6):
+def _names_preview(skeleton: Skeleton, shown: int = 6) -> str:
     names = skeleton.names
     text = ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
     return f"{len(names)}: {text}"
 
 
-def _table(title, rows):
+def _table(title: str, rows: list[tuple[str, str]]) -> str:
     body = "".join(f"<tr><th style=\"text-align: left; padding-right: 1em\">{html.escape(k)}</th>"
                    f"<td style=\"text-align: left\">{html.escape(str(v))}</td></tr>"
                    for k, v in rows)

@@ -1,11 +1,51 @@
-"""The package's layout rules: no import cycle among skelsimd's modules (counting the imports a
-module makes at import time; those under ``if TYPE_CHECKING:`` never run), and the model types never import the pictures at import time."""
+"""The package's layout rules, read from the sources (an AST walk of every module).
+
+- No import cycle among skelsimd's modules, counting every import that runs: at import time
+  and inside functions (those under ``if TYPE_CHECKING:`` never run and do not count). A
+  function-level import therefore cannot hide a cycle.
+- The pictures go one way: :mod:`skelsimd.plotting` and the modules it draws with take the
+  model types by duck typing and never import them at run time; the models' one-line
+  ``plot`` / ``animate`` / ``_repr_html_`` methods import :mod:`skelsimd.plotting` when called
+  (matplotlib is an optional, heavy dependency). That is the only function-level import
+  direction of the pictures; every other function-level import is listed below with its reason.
+"""
 import ast
 import os
 
 import skelsimd
 
 PACKAGE = os.path.dirname(skelsimd.__file__)
+
+#: Modules defining a model type with picture methods (plot / animate / _repr_html_).
+MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io.gltf"}
+#: The pictures: plotting and what it draws with.
+PICTURES = {"skelsimd.plotting", "skelsimd._mesh_pictures", "skelsimd._figures"}
+
+#: The other function-level imports: each is imported where it is used, for a reason other than
+#: a cycle (none closes one: test_no_import_cycles). A new one is listed here with its reason.
+LAZY_IMPORTS = {
+    # the command line imports what a command needs when it runs (start-up time; the dataset
+    # command needs the optional dask extra)
+    ("skelsimd.__main__", "skelsimd._bench"): "command line",
+    ("skelsimd.__main__", "skelsimd._bench.core"): "command line",
+    ("skelsimd.__main__", "skelsimd._demo"): "command line",
+    ("skelsimd.__main__", "skelsimd.compress"): "command line",
+    ("skelsimd.__main__", "skelsimd.dask.dataset"): "command line (optional dask extra)",
+    ("skelsimd.__main__", "skelsimd.data"): "command line",
+    ("skelsimd.__main__", "skelsimd.io.bvh"): "command line",
+    ("skelsimd.__main__", "skelsimd.io.gltf"): "command line",
+    ("skelsimd.__main__", "skelsimd.io.gltf_write"): "command line",
+    ("skelsimd.__main__", "skelsimd.io.skc"): "command line",
+    ("skelsimd._bench.track", "skelsimd.motion"): "the root-motion workload",
+    ("skelsimd.blend", "skelsimd.additive"): "blend_layers checks additive layers by additive's rule",
+    ("skelsimd.data", "skelsimd.io.bvh"): "the example clip, parsed when asked for",
+    ("skelsimd.data", "skelsimd.joints"): "the example mesh, built when asked for",
+    ("skelsimd.data", "skelsimd.qts"): "the example mesh, built when asked for",
+    ("skelsimd.io.gltf_write", "skelsimd.quat"): "rest poses given as joint matrices",
+    ("skelsimd.motion_matching", "skelsimd.qts"): "poses given as QTS joints",
+    ("skelsimd.reference.track", "skelsimd.track"): "the reference reuses the tangent rule",
+    ("skelsimd.testing", "skelsimd.surface"): "surface grids of the test data",
+}
 
 
 def _module_name(path):
@@ -19,29 +59,22 @@ def _is_type_checking(test):
             or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
 
 
-def _imports(path, name, top_level_only):
-    """The skelsimd modules ``name`` imports (relative and absolute imports resolved)."""
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
-    is_pkg = path.endswith("__init__.py")
+def _path_of(mod):
+    parts = mod.split(".")[1:]
+    p = os.path.join(PACKAGE, *parts)
+    return p + ".py" if os.path.exists(p + ".py") else os.path.join(p, "__init__.py")
+
+
+def _imports_of_source(source, name, is_pkg=False):
+    """``{module: "module" | "function"}``: the skelsimd modules the source of module ``name``
+    imports when it runs, and whether at import time ("module": module level, class bodies,
+    top-level if/try blocks) or only inside a function. Imports under ``if TYPE_CHECKING:``
+    are left out (the ``else:`` branch counts)."""
+    tree = ast.parse(source)
     base = name.split(".") if is_pkg else name.split(".")[:-1]
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
-    # module-level: also imports inside top-level if/try blocks
-    if top_level_only:
-        flat = []
-        stack = list(tree.body)
-        while stack:
-            node = stack.pop()
-            flat.append(node)
-            if isinstance(node, ast.If) and _is_type_checking(node.test):
-                stack += node.orelse   # imports for the type checker only: not run
-            elif isinstance(node, (ast.If, ast.Try)):
-                stack += node.body + node.orelse + getattr(node, "finalbody", [])
-                for h in getattr(node, "handlers", []):
-                    stack += h.body
-        nodes = flat
-    out = set()
-    for node in nodes:
+    found = {}
+
+    def targets(node):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = base[:len(base) - node.level + 1]
@@ -49,32 +82,53 @@ def _imports(path, name, top_level_only):
             else:
                 mod = node.module or ""
             if mod.split(".")[0] != "skelsimd":
-                continue
-            for alias in node.names:
-                sub = f"{mod}.{alias.name}"
-                out.add(sub if os.path.exists(_path_of(sub)) else mod)
-        elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] == "skelsimd"}
-    out.discard(name)
-    return out
+                return []
+            return [f"{mod}.{a.name}" if os.path.exists(_path_of(f"{mod}.{a.name}")) else mod
+                    for a in node.names]
+        return [a.name for a in node.names if a.name.split(".")[0] == "skelsimd"]
+
+    def visit(node, in_function):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child, in_function)
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for mod in targets(node):
+                if mod != name:
+                    level = "function" if in_function else "module"
+                    if found.get(mod) != "module":
+                        found[mod] = level
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                 ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
 
 
-def _path_of(mod):
-    parts = mod.split(".")[1:]
-    p = os.path.join(PACKAGE, *parts)
-    return p + ".py" if os.path.exists(p + ".py") else os.path.join(p, "__init__.py")
+def _imports(path, name):
+    with open(path, encoding="utf-8") as f:
+        found = _imports_of_source(f.read(), name, path.endswith("__init__.py"))
+    return {m: level for m, level in found.items() if os.path.exists(_path_of(m))}
 
 
-def _graph(top_level_only=True):
-    graph = {}
+def _all_imports():
+    """``{module: {imported module: level}}`` over the package."""
+    out = {}
     for root, _, files in os.walk(PACKAGE):
         for f in files:
             if f.endswith(".py"):
                 path = os.path.join(root, f)
                 name = _module_name(path)
-                graph[name] = {m for m in _imports(path, name, top_level_only)
-                               if os.path.exists(_path_of(m))}
-    return graph
+                out[name] = _imports(path, name)
+    return out
+
+
+def _graph(top_level_only=False):
+    """The import graph: every import that runs (default), or the import-time ones only."""
+    return {name: {m for m, level in found.items() if not top_level_only or level == "module"}
+            for name, found in _all_imports().items()}
 
 
 def _cycles(graph):
@@ -100,21 +154,63 @@ def _cycles(graph):
     return found
 
 
+def _function_level_edges(imports=None):
+    imports = _all_imports() if imports is None else imports
+    return {(a, b) for a, found in imports.items() for b, level in found.items()
+            if level == "function"}
+
+
 def test_no_import_cycles():
     graph = _graph()
     assert "skelsimd.clip" in graph and "skelsimd.io.bvh" in graph
     assert _cycles(graph) == []
 
 
-def test_models_do_not_import_pictures_at_import_time():
-    graph = _graph()
+def test_models_import_pictures_only_when_called():
+    imports = _all_imports()
     for model in ("skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface"):
-        assert "skelsimd.plotting" not in graph[model], model
-    assert {"skelsimd.skeleton", "skelsimd.surface"} <= graph["skelsimd.plotting"]
+        assert imports[model].get("skelsimd.plotting") == "function", model
+
+
+def test_pictures_do_not_import_the_models():
+    imports = _all_imports()
+    for module in PICTURES:
+        assert not set(imports[module]) & MODELS, (module, set(imports[module]) & MODELS)
+        assert "function" not in imports[module].values(), (module, imports[module])
+    # and the picture modules import each other one way only
+    assert "skelsimd._mesh_pictures" in imports["skelsimd.plotting"]
+    assert "skelsimd.plotting" not in imports["skelsimd._mesh_pictures"]
+
+
+def test_function_level_imports_are_the_allowed_ones():
+    """Into the pictures only from a model type's picture methods, and to plotting itself;
+    every other function-level import is one of LAZY_IMPORTS."""
+    edges = _function_level_edges()
+    pictures = {(a, b) for a, b in edges if b in PICTURES}
+    assert all(a in MODELS and b == "skelsimd.plotting" for a, b in pictures), pictures
+    others = edges - pictures
+    assert others <= set(LAZY_IMPORTS), sorted(others - set(LAZY_IMPORTS))
 
 
 def test_cycle_detection_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_function_level_import_closing_a_cycle_is_found():
+    # what the package had before the pictures went one way: plotting imported the models at
+    # import time and the models imported plotting inside their methods
+    plotting = "from .clip import Clip\n\ndef plot_clip(clip):\n    return clip\n"
+    clip = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .plotting import X\n"
+            "class Clip:\n    def plot(self):\n        from .plotting import plot_clip\n"
+            "        return plot_clip(self)\n")
+    graph = {"skelsimd.plotting": set(_imports_of_source(plotting, "skelsimd.plotting")),
+             "skelsimd.clip": set(_imports_of_source(clip, "skelsimd.clip"))}
+    assert _imports_of_source(clip, "skelsimd.clip") == {"skelsimd.plotting": "function"}
+    assert _cycles(graph) == [["skelsimd.clip", "skelsimd.plotting", "skelsimd.clip"]]
+    # under TYPE_CHECKING only, it is no cycle
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .clip import Clip\n"
+    graph["skelsimd.plotting"] = set(_imports_of_source(typed, "skelsimd.plotting"))
+    assert _cycles(graph) == []
 
 
 def _reachable(graph, start):
@@ -129,14 +225,13 @@ def _reachable(graph, start):
 
 def _function_level_imports(module):
     """The skelsimd modules ``module`` imports only inside functions."""
-    path = _path_of(module)
-    return _imports(path, module, False) - _imports(path, module, True)
+    return {m for m, level in _imports(_path_of(module), module).items() if level == "function"}
 
 
 def test_skeleton_imports_ik_at_import_time_without_a_cycle():
     # The Skeleton IK methods (two_bone, look_at, solve_chain) call skelsimd.ik, which takes the
     # skeleton by duck typing: the dependency goes one way, so no function-level import is needed.
-    graph = _graph()
+    graph = _graph(top_level_only=True)
     assert "skelsimd.ik" in graph["skelsimd.skeleton"]
     assert "skelsimd.skeleton" not in _reachable(graph, "skelsimd.ik")
     assert "skelsimd.ik" not in _function_level_imports("skelsimd.skeleton")

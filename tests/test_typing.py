@@ -30,8 +30,7 @@ def test_version_matches_the_metadata():
 
 def test_every_public_module_ships_type_information():
     """Pure-Python modules are annotated inline (py.typed marks the package as typed); the compiled
-    module is described by its stub, _core.pyi, the only stub besides those of modules whose
-    annotations have not moved inline yet."""
+    module is described by its stub, _core.pyi, the only stub."""
     package = os.path.dirname(skelsimd.__file__)
     assert os.path.exists(os.path.join(package, "py.typed"))
     assert os.path.exists(os.path.join(package, "_core.pyi"))
@@ -39,7 +38,7 @@ def test_every_public_module_ships_type_information():
     for root, _, files in os.walk(package):
         stubs |= {os.path.relpath(os.path.join(root, f), package).replace(os.sep, "/")
                   for f in files if f.endswith(".pyi")}
-    assert stubs - {"_core.pyi"} <= {"_isa.pyi", "dask/dataset.pyi"}, sorted(stubs)
+    assert stubs == {"_core.pyi"}, sorted(stubs)
 
 
 def test_typed_user_script_runs():
