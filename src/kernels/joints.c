@@ -61,25 +61,30 @@ static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, i
                   vf_mul(vf_splat_in_rows((cols)[1], i), (d1))),                           \
            vf_mul(vf_splat_in_rows((cols)[2], i), (d2)))
 
-/* o = inverse(p) @ g for one joint, computed as inverse(R_p) @ (g - [0 | t_p]) (translation
- * first, as van Waveren's UntransformJoint does). Each of the three rows of p and g is one vector
- * (row slot 0; other slots are zero and never stored). o may alias g. */
-static SKS_ALWAYS_INLINE void joint_untransform(float *o, const float *p, const float *g, int rigid)
+/* o = inverse(p) @ g for `count` <= SKS_ROWS joints side by side (one per row slot: slot s reads
+ * p + s * p_stride and g + s * g_stride and writes o + s * o_stride; strides in floats, any
+ * sign), computed as inverse(R_p) @ (g - [0 | t_p]) (translation first, as van Waveren's
+ * UntransformJoint does). Slots >= count are zero and never stored. Every load precedes every
+ * store, so o may alias g, and a slot's o may be another slot's p. */
+static SKS_ALWAYS_INLINE void joints_untransform(float *o, ptrdiff_t o_stride, const float *p,
+                                                 ptrdiff_t p_stride, const float *g,
+                                                 ptrdiff_t g_stride, int rigid, size_t count)
 {
-    const vf p0 = vf_load_rows_count(p, 0, 1), p1 = vf_load_rows_count(p + 4, 0, 1);
-    const vf p2 = vf_load_rows_count(p + 8, 0, 1);
-    const vf d0 = vf_sub(vf_load_rows_count(g, 0, 1), vf_keep_lane3(p0));
-    const vf d1 = vf_sub(vf_load_rows_count(g + 4, 0, 1), vf_keep_lane3(p1));
-    const vf d2 = vf_sub(vf_load_rows_count(g + 8, 0, 1), vf_keep_lane3(p2));
+    const vf p0 = vf_load_rows_count(p, p_stride, count);
+    const vf p1 = vf_load_rows_count(p + 4, p_stride, count);
+    const vf p2 = vf_load_rows_count(p + 8, p_stride, count);
+    const vf d0 = vf_sub(vf_load_rows_count(g, g_stride, count), vf_keep_lane3(p0));
+    const vf d1 = vf_sub(vf_load_rows_count(g + 4, g_stride, count), vf_keep_lane3(p1));
+    const vf d2 = vf_sub(vf_load_rows_count(g + 8, g_stride, count), vf_keep_lane3(p2));
     vf cols[3];
     inverse_columns(cols, p0, p1, p2, rigid);
     {
         const vf r0 = INVERSE_ROW(cols, 0, d0, d1, d2);
         const vf r1 = INVERSE_ROW(cols, 1, d0, d1, d2);
         const vf r2 = INVERSE_ROW(cols, 2, d0, d1, d2);
-        vf_store_rows_count(o, 0, r0, 1);
-        vf_store_rows_count(o + 4, 0, r1, 1);
-        vf_store_rows_count(o + 8, 0, r2, 1);
+        vf_store_rows_count(o, o_stride, r0, count);
+        vf_store_rows_count(o + 4, o_stride, r1, count);
+        vf_store_rows_count(o + 8, o_stride, r2, count);
     }
 }
 
@@ -177,6 +182,48 @@ SKS_NOINLINE static void walk_groups(float *out, const float *local, const int32
     }
 }
 
+#if defined(SKS_VEC_AVX512)
+/* avx512 (32 vector registers): four groups side by side, 8 skeletons; the parent -> child
+ * latency of one group (a product is a chain of a multiply and three adds) is hidden behind
+ * three others instead of one. */
+#define L2G_GROUPS 4
+SKS_NOINLINE static void walk_groups4(float *out, const float *local, const int32_t *parents,
+                                      size_t stride, size_t start, size_t stop)
+{
+    const ptrdiff_t s = (ptrdiff_t)stride;
+    const size_t group = SKS_ROWS * stride;
+    joint_rows g0, g1, g2, g3;
+    size_t j;
+    int i;
+    for (i = 0; i < 3; i++) g0.r[i] = g1.r[i] = g2.r[i] = g3.r[i] = vf_zero();
+    for (j = start; j < stop; j++) {
+        const int32_t p = parents[j];
+        const size_t oj = SKS_JOINT_FLOATS * j;
+        if (p < 0) {
+            g0 = joint_rows_load(local + oj, s);
+            g1 = joint_rows_load(local + group + oj, s);
+            g2 = joint_rows_load(local + 2 * group + oj, s);
+            g3 = joint_rows_load(local + 3 * group + oj, s);
+        } else if ((size_t)p + 1 == j && j > start) {
+            g0 = joint_rows_mul(g0, local + oj, s);
+            g1 = joint_rows_mul(g1, local + group + oj, s);
+            g2 = joint_rows_mul(g2, local + 2 * group + oj, s);
+            g3 = joint_rows_mul(g3, local + 3 * group + oj, s);
+        } else {
+            const size_t op = SKS_JOINT_FLOATS * (size_t)p;
+            g0 = joint_rows_mul(joint_rows_load(out + op, s), local + oj, s);
+            g1 = joint_rows_mul(joint_rows_load(out + group + op, s), local + group + oj, s);
+            g2 = joint_rows_mul(joint_rows_load(out + 2 * group + op, s), local + 2 * group + oj, s);
+            g3 = joint_rows_mul(joint_rows_load(out + 3 * group + op, s), local + 3 * group + oj, s);
+        }
+        joint_rows_store(out + oj, s, g0);
+        joint_rows_store(out + group + oj, s, g1);
+        joint_rows_store(out + 2 * group + oj, s, g2);
+        joint_rows_store(out + 3 * group + oj, s, g3);
+    }
+}
+#endif
+
 static void local_to_global(float *out, const float *local, const int32_t *parents, size_t batch,
                             size_t joints, size_t start, size_t stop)
 {
@@ -184,6 +231,10 @@ static void local_to_global(float *out, const float *local, const int32_t *paren
     const size_t side = L2G_SIDE;
     size_t b = 0;
     if (2 * batch * stride * sizeof(float) <= L2G_SIDE_BY_SIDE_MAX_BYTES) {
+#if defined(L2G_GROUPS)
+        for (; b + L2G_GROUPS * SKS_ROWS <= batch; b += L2G_GROUPS * SKS_ROWS)
+            walk_groups4(out + b * stride, local + b * stride, parents, stride, start, stop);
+#endif
         for (; b + side <= batch; b += side)
             walk_groups(out + b * stride, local + b * stride, parents, stride, start, stop);
     }
@@ -243,18 +294,30 @@ static void global_to_local(float *out, const float *global, const int32_t *pare
                             size_t joints, size_t start, size_t stop, int rigid)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS;
+    const ptrdiff_t down = -(ptrdiff_t)SKS_JOINT_FLOATS;   /* slot 1 holds the joint below */
     size_t b, j;
     for (b = 0; b < batch; b++) {
         float *o = out + b * stride;
         const float *g = global + b * stride;
-        for (j = stop; j-- > start;) {
-            const int32_t p = parents[j];
+        for (j = stop; j > start;) {
+            const int32_t p = parents[j - 1];
+            /* Two joints per vector (j - 1 in slot 0, j - 2 in slot 1) when both have a parent:
+             * each slot computes exactly the single-joint operations. */
+            if (SKS_ROWS >= 2 && j - 1 > start && p >= 0 && parents[j - 2] >= 0) {
+                const ptrdiff_t between = (ptrdiff_t)SKS_JOINT_FLOATS * (parents[j - 2] - p);
+                joints_untransform(o + SKS_JOINT_FLOATS * (j - 1), down,
+                                   g + SKS_JOINT_FLOATS * (size_t)p, between,
+                                   g + SKS_JOINT_FLOATS * (j - 1), down, rigid, SKS_ROWS);
+                j -= 2;
+                continue;
+            }
+            j--;
             if (p < 0) {
                 memmove(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * j,
                         SKS_JOINT_FLOATS * sizeof(float));
             } else {
-                joint_untransform(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * (size_t)p,
-                                  g + SKS_JOINT_FLOATS * j, rigid);
+                joints_untransform(o + SKS_JOINT_FLOATS * j, 0, g + SKS_JOINT_FLOATS * (size_t)p, 0,
+                                   g + SKS_JOINT_FLOATS * j, 0, rigid, 1);
             }
         }
     }
