@@ -120,7 +120,10 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
 
 /* Two skeleton groups walked side by side (each group is SKS_ROWS skeletons in the row slots of
  * one set of vectors): two independent chains let the out-of-order core overlap one's latency
- * with the other's (4 skeletons on avx2, 2 on 4-lane targets). */
+ * with the other's (4 skeletons on avx2, 2 on 4-lane targets). Four groups on avx512 (32
+ * registers, 8 skeletons) measured slower at 1000 x 96 (2.02 against 1.86 ns per joint): the
+ * walk is bound by the shuffle and multiply ports (9 splats, 9 multiplies, 9 adds, 3 blends per
+ * row slot and joint), not by the parent -> child latency. */
 #define L2G_SIDE (2 * SKS_ROWS)
 
 /* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
@@ -182,48 +185,6 @@ SKS_NOINLINE static void walk_groups(float *out, const float *local, const int32
     }
 }
 
-#if defined(SKS_VEC_AVX512)
-/* avx512 (32 vector registers): four groups side by side, 8 skeletons; the parent -> child
- * latency of one group (a product is a chain of a multiply and three adds) is hidden behind
- * three others instead of one. */
-#define L2G_GROUPS 4
-SKS_NOINLINE static void walk_groups4(float *out, const float *local, const int32_t *parents,
-                                      size_t stride, size_t start, size_t stop)
-{
-    const ptrdiff_t s = (ptrdiff_t)stride;
-    const size_t group = SKS_ROWS * stride;
-    joint_rows g0, g1, g2, g3;
-    size_t j;
-    int i;
-    for (i = 0; i < 3; i++) g0.r[i] = g1.r[i] = g2.r[i] = g3.r[i] = vf_zero();
-    for (j = start; j < stop; j++) {
-        const int32_t p = parents[j];
-        const size_t oj = SKS_JOINT_FLOATS * j;
-        if (p < 0) {
-            g0 = joint_rows_load(local + oj, s);
-            g1 = joint_rows_load(local + group + oj, s);
-            g2 = joint_rows_load(local + 2 * group + oj, s);
-            g3 = joint_rows_load(local + 3 * group + oj, s);
-        } else if ((size_t)p + 1 == j && j > start) {
-            g0 = joint_rows_mul(g0, local + oj, s);
-            g1 = joint_rows_mul(g1, local + group + oj, s);
-            g2 = joint_rows_mul(g2, local + 2 * group + oj, s);
-            g3 = joint_rows_mul(g3, local + 3 * group + oj, s);
-        } else {
-            const size_t op = SKS_JOINT_FLOATS * (size_t)p;
-            g0 = joint_rows_mul(joint_rows_load(out + op, s), local + oj, s);
-            g1 = joint_rows_mul(joint_rows_load(out + group + op, s), local + group + oj, s);
-            g2 = joint_rows_mul(joint_rows_load(out + 2 * group + op, s), local + 2 * group + oj, s);
-            g3 = joint_rows_mul(joint_rows_load(out + 3 * group + op, s), local + 3 * group + oj, s);
-        }
-        joint_rows_store(out + oj, s, g0);
-        joint_rows_store(out + group + oj, s, g1);
-        joint_rows_store(out + 2 * group + oj, s, g2);
-        joint_rows_store(out + 3 * group + oj, s, g3);
-    }
-}
-#endif
-
 static void local_to_global(float *out, const float *local, const int32_t *parents, size_t batch,
                             size_t joints, size_t start, size_t stop)
 {
@@ -231,10 +192,6 @@ static void local_to_global(float *out, const float *local, const int32_t *paren
     const size_t side = L2G_SIDE;
     size_t b = 0;
     if (2 * batch * stride * sizeof(float) <= L2G_SIDE_BY_SIDE_MAX_BYTES) {
-#if defined(L2G_GROUPS)
-        for (; b + L2G_GROUPS * SKS_ROWS <= batch; b += L2G_GROUPS * SKS_ROWS)
-            walk_groups4(out + b * stride, local + b * stride, parents, stride, start, stop);
-#endif
         for (; b + side <= batch; b += side)
             walk_groups(out + b * stride, local + b * stride, parents, stride, start, stop);
     }
@@ -287,7 +244,10 @@ static void local_to_global_f64(float *out, const float *local, const int32_t *p
  * global_to_local (van Waveren's UntransformSkeleton): for start <= j < stop, descending,
  * out[b,j] = global[b,j] for a root, else inverse(global[b,parents[j]]) @ global[b,j];
  * `rigid` takes R^T as the inverse of R. In place works (descending order; a parent is read
- * before any joint at or below its index is written).
+ * before any joint at or below its index is written). On 2-row targets two joints share a
+ * vector (j - 1 and j - 2, when both have a parent): each row slot evaluates exactly the
+ * single-joint operations, so the results are those of every other target (avx2 at 1000 x 96,
+ * humanoid: 5.2 against 8.4 ns per joint one joint at a time).
  * ------------------------------------------------------------------------------------------ */
 
 static void global_to_local(float *out, const float *global, const int32_t *parents, size_t batch,
