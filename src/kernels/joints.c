@@ -21,16 +21,18 @@
  * Inverses: general (adjugate / determinant) or rigid (transpose)
  * ------------------------------------------------------------------------------------------ */
 
-/* u x v per row slot, lane 3 = +0.0: (u1 v2 - u2 v1, u2 v0 - u0 v2, u0 v1 - u1 v0, 0). */
+/* u x v per row slot: (u1 v2 - u2 v1, u2 v0 - u0 v2, u0 v1 - u1 v0, unspecified). */
 static SKS_ALWAYS_INLINE vf cross_rows(vf u, vf v)
 {
     const vf u_yzx = vf_shuffle_in_rows(u, 1, 2, 0, 3), u_zxy = vf_shuffle_in_rows(u, 2, 0, 1, 3);
     const vf v_yzx = vf_shuffle_in_rows(v, 1, 2, 0, 3), v_zxy = vf_shuffle_in_rows(v, 2, 0, 1, 3);
-    return vf_clear_lane3(vf_sub(vf_mul(u_yzx, v_zxy), vf_mul(u_zxy, v_yzx)));
+    return vf_sub(vf_mul(u_yzx, v_zxy), vf_mul(u_zxy, v_yzx));
 }
 
 /* The columns of inverse(R) for the rotation part R of the joints whose rows are p0, p1, p2
- * (one joint per row slot), lane 3 = +0.0:
+ * (one joint per row slot); lane 3 is unspecified and no caller lets it reach a stored value
+ * (the kernels read lanes 0-2 of each column, and joints_invert's transpose moves the lanes 3 into
+ * the fourth row, which is not stored), so no blend clears it:
  *   general: col_k = (p_{k+1} x p_{k+2}) * (1 / det R), det R = (p0_0 c0_0 + p0_1 c0_1) + p0_2 c0_2
  *            with c0 = p1 x p2 (singular R: inf/NaN, IEEE);
  *   rigid:   col_k = p_k (the transpose).
@@ -38,9 +40,9 @@ static SKS_ALWAYS_INLINE vf cross_rows(vf u, vf v)
 static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, int rigid)
 {
     if (rigid) {
-        cols[0] = vf_clear_lane3(p0);
-        cols[1] = vf_clear_lane3(p1);
-        cols[2] = vf_clear_lane3(p2);
+        cols[0] = p0;
+        cols[1] = p1;
+        cols[2] = p2;
         return;
     }
     {
