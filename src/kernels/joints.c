@@ -21,16 +21,18 @@
  * Inverses: general (adjugate / determinant) or rigid (transpose)
  * ------------------------------------------------------------------------------------------ */
 
-/* u x v per row slot, lane 3 = +0.0: (u1 v2 - u2 v1, u2 v0 - u0 v2, u0 v1 - u1 v0, 0). */
+/* u x v per row slot: (u1 v2 - u2 v1, u2 v0 - u0 v2, u0 v1 - u1 v0, unspecified). */
 static SKS_ALWAYS_INLINE vf cross_rows(vf u, vf v)
 {
     const vf u_yzx = vf_shuffle_in_rows(u, 1, 2, 0, 3), u_zxy = vf_shuffle_in_rows(u, 2, 0, 1, 3);
     const vf v_yzx = vf_shuffle_in_rows(v, 1, 2, 0, 3), v_zxy = vf_shuffle_in_rows(v, 2, 0, 1, 3);
-    return vf_clear_lane3(vf_sub(vf_mul(u_yzx, v_zxy), vf_mul(u_zxy, v_yzx)));
+    return vf_sub(vf_mul(u_yzx, v_zxy), vf_mul(u_zxy, v_yzx));
 }
 
 /* The columns of inverse(R) for the rotation part R of the joints whose rows are p0, p1, p2
- * (one joint per row slot), lane 3 = +0.0:
+ * (one joint per row slot); lane 3 is unspecified and no caller lets it reach a stored value
+ * (the kernels read lanes 0-2 of each column, and joints_invert's transpose moves the lanes 3 into
+ * the fourth row, which is not stored), so no blend clears it:
  *   general: col_k = (p_{k+1} x p_{k+2}) * (1 / det R), det R = (p0_0 c0_0 + p0_1 c0_1) + p0_2 c0_2
  *            with c0 = p1 x p2 (singular R: inf/NaN, IEEE);
  *   rigid:   col_k = p_k (the transpose).
@@ -38,9 +40,9 @@ static SKS_ALWAYS_INLINE vf cross_rows(vf u, vf v)
 static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, int rigid)
 {
     if (rigid) {
-        cols[0] = vf_clear_lane3(p0);
-        cols[1] = vf_clear_lane3(p1);
-        cols[2] = vf_clear_lane3(p2);
+        cols[0] = p0;
+        cols[1] = p1;
+        cols[2] = p2;
         return;
     }
     {
@@ -61,25 +63,30 @@ static SKS_ALWAYS_INLINE void inverse_columns(vf cols[3], vf p0, vf p1, vf p2, i
                   vf_mul(vf_splat_in_rows((cols)[1], i), (d1))),                           \
            vf_mul(vf_splat_in_rows((cols)[2], i), (d2)))
 
-/* o = inverse(p) @ g for one joint, computed as inverse(R_p) @ (g - [0 | t_p]) (translation
- * first, as van Waveren's UntransformJoint does). Each of the three rows of p and g is one vector
- * (row slot 0; other slots are zero and never stored). o may alias g. */
-static SKS_ALWAYS_INLINE void joint_untransform(float *o, const float *p, const float *g, int rigid)
+/* o = inverse(p) @ g for `count` <= SKS_ROWS joints side by side (one per row slot: slot s reads
+ * p + s * p_stride and g + s * g_stride and writes o + s * o_stride; strides in floats, any
+ * sign), computed as inverse(R_p) @ (g - [0 | t_p]) (translation first, as van Waveren's
+ * UntransformJoint does). Slots >= count are zero and never stored. Every load precedes every
+ * store, so o may alias g, and a slot's o may be another slot's p. */
+static SKS_ALWAYS_INLINE void joints_untransform(float *o, ptrdiff_t o_stride, const float *p,
+                                                 ptrdiff_t p_stride, const float *g,
+                                                 ptrdiff_t g_stride, int rigid, size_t count)
 {
-    const vf p0 = vf_load_rows_count(p, 0, 1), p1 = vf_load_rows_count(p + 4, 0, 1);
-    const vf p2 = vf_load_rows_count(p + 8, 0, 1);
-    const vf d0 = vf_sub(vf_load_rows_count(g, 0, 1), vf_keep_lane3(p0));
-    const vf d1 = vf_sub(vf_load_rows_count(g + 4, 0, 1), vf_keep_lane3(p1));
-    const vf d2 = vf_sub(vf_load_rows_count(g + 8, 0, 1), vf_keep_lane3(p2));
+    const vf p0 = vf_load_rows_count(p, p_stride, count);
+    const vf p1 = vf_load_rows_count(p + 4, p_stride, count);
+    const vf p2 = vf_load_rows_count(p + 8, p_stride, count);
+    const vf d0 = vf_sub(vf_load_rows_count(g, g_stride, count), vf_keep_lane3(p0));
+    const vf d1 = vf_sub(vf_load_rows_count(g + 4, g_stride, count), vf_keep_lane3(p1));
+    const vf d2 = vf_sub(vf_load_rows_count(g + 8, g_stride, count), vf_keep_lane3(p2));
     vf cols[3];
     inverse_columns(cols, p0, p1, p2, rigid);
     {
         const vf r0 = INVERSE_ROW(cols, 0, d0, d1, d2);
         const vf r1 = INVERSE_ROW(cols, 1, d0, d1, d2);
         const vf r2 = INVERSE_ROW(cols, 2, d0, d1, d2);
-        vf_store_rows_count(o, 0, r0, 1);
-        vf_store_rows_count(o + 4, 0, r1, 1);
-        vf_store_rows_count(o + 8, 0, r2, 1);
+        vf_store_rows_count(o, o_stride, r0, count);
+        vf_store_rows_count(o + 4, o_stride, r1, count);
+        vf_store_rows_count(o + 8, o_stride, r2, count);
     }
 }
 
@@ -115,7 +122,10 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
 
 /* Two skeleton groups walked side by side (each group is SKS_ROWS skeletons in the row slots of
  * one set of vectors): two independent chains let the out-of-order core overlap one's latency
- * with the other's (4 skeletons on avx2, 2 on 4-lane targets). */
+ * with the other's (4 skeletons on avx2, 2 on 4-lane targets). Four groups on avx512 (32
+ * registers, 8 skeletons) measured slower at 1000 x 96 (2.02 against 1.86 ns per joint): the
+ * walk is bound by the shuffle and multiply ports (9 splats, 9 multiplies, 9 adds, 3 blends per
+ * row slot and joint), not by the parent -> child latency. */
 #define L2G_SIDE (2 * SKS_ROWS)
 
 /* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
@@ -124,7 +134,11 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
  * 2.5 ns per joint at 1000 x 96). */
 #define L2G_SIDE_BY_SIDE_MAX_BYTES ((size_t)16 << 20)
 
-/* One skeleton, rows packed. */
+/* One skeleton, rows packed. Walking a lone skeleton as two streams in the two row slots (a
+ * subtree hanging from near the root, e.g. an arm, beside the rest, the second stream lagging
+ * until its parents are computed) measured slower on avx512 (humanoid, one call: 5.8 against
+ * 5.3 ns per joint; 54 paired steps instead of 96, but the parents of non-chain steps come back
+ * through memory and the plan costs a pass over the parents). */
 static void walk_one(float *out, const float *local, const int32_t *parents, size_t start,
                      size_t stop)
 {
@@ -236,25 +250,40 @@ static void local_to_global_f64(float *out, const float *local, const int32_t *p
  * global_to_local (van Waveren's UntransformSkeleton): for start <= j < stop, descending,
  * out[b,j] = global[b,j] for a root, else inverse(global[b,parents[j]]) @ global[b,j];
  * `rigid` takes R^T as the inverse of R. In place works (descending order; a parent is read
- * before any joint at or below its index is written).
+ * before any joint at or below its index is written). On 2-row targets two joints share a
+ * vector (j - 1 and j - 2, when both have a parent): each row slot evaluates exactly the
+ * single-joint operations, so the results are those of every other target (avx2 at 1000 x 96,
+ * humanoid: 5.2 against 8.4 ns per joint one joint at a time).
  * ------------------------------------------------------------------------------------------ */
 
 static void global_to_local(float *out, const float *global, const int32_t *parents, size_t batch,
                             size_t joints, size_t start, size_t stop, int rigid)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS;
+    const ptrdiff_t down = -(ptrdiff_t)SKS_JOINT_FLOATS;   /* slot 1 holds the joint below */
     size_t b, j;
     for (b = 0; b < batch; b++) {
         float *o = out + b * stride;
         const float *g = global + b * stride;
-        for (j = stop; j-- > start;) {
-            const int32_t p = parents[j];
+        for (j = stop; j > start;) {
+            const int32_t p = parents[j - 1];
+            /* Two joints per vector (j - 1 in slot 0, j - 2 in slot 1) when both have a parent:
+             * each slot computes exactly the single-joint operations. */
+            if (SKS_ROWS >= 2 && j - 1 > start && p >= 0 && parents[j - 2] >= 0) {
+                const ptrdiff_t between = (ptrdiff_t)SKS_JOINT_FLOATS * (parents[j - 2] - p);
+                joints_untransform(o + SKS_JOINT_FLOATS * (j - 1), down,
+                                   g + SKS_JOINT_FLOATS * (size_t)p, between,
+                                   g + SKS_JOINT_FLOATS * (j - 1), down, rigid, SKS_ROWS);
+                j -= 2;
+                continue;
+            }
+            j--;
             if (p < 0) {
                 memmove(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * j,
                         SKS_JOINT_FLOATS * sizeof(float));
             } else {
-                joint_untransform(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * (size_t)p,
-                                  g + SKS_JOINT_FLOATS * j, rigid);
+                joints_untransform(o + SKS_JOINT_FLOATS * j, 0, g + SKS_JOINT_FLOATS * (size_t)p, 0,
+                                   g + SKS_JOINT_FLOATS * j, 0, rigid, 1);
             }
         }
     }

@@ -73,6 +73,13 @@ int check_joints(enum sks_isa isa, uint64_t seed)
         ref->global_to_local(want, local, parents, batch, joints, start, stop, rigid);
         failures += check_same(what, name, got, want, total);
 
+        snprintf(what, sizeof what, "global_to_local in place rigid=%d J=%zu B=%zu", rigid, joints, batch);
+        memcpy(got, local, total * sizeof(float));
+        memcpy(want, local, total * sizeof(float));
+        k->global_to_local(got, got, parents, batch, joints, start, stop, rigid);
+        ref->global_to_local(want, want, parents, batch, joints, start, stop, rigid);
+        failures += check_same(what, name, got, want, total);
+
         n = batch * joints;
         snprintf(what, sizeof what, "invert_joints rigid=%d n=%zu", rigid, n);
         k->invert_joints(got, local, n, rigid);
