@@ -253,7 +253,8 @@ def foot_sliding(clip: Clip, joint: JointRef, contact: Union[Track, npt.ArrayLik
     Parameters
     ----------
     clip : Clip
-    joint : name or index
+    joint : str or int
+        A joint name or index.
     contact : Track or (F,) labels
         The contacts (a step track from :meth:`Clip.contacts`, or per-frame labels).
     up : int

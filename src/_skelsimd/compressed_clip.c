@@ -443,7 +443,7 @@ static PyMethodDef cc_methods[] = {
      "float32 (J, 8) array to write, else a new one."},
     {"sample_many", (PyCFunction)(void (*)(void))cc_sample_many, METH_FASTCALL | METH_KEYWORDS,
      "sample_many($self, times, out=None)\n--\n\n"
-     "The poses (*times.shape, J, 8) float32 at every time of times (seconds, any shape), as\n"
+     "The poses ``(*times.shape, J, 8)`` float32 at every time of times (seconds, any shape), as\n"
      "sample() gives them (clamped to the first and last frames). out: a C-contiguous float32\n"
      "array of that shape, not sharing memory with times (ValueError before anything is\n"
      "written)."},
