@@ -157,6 +157,8 @@ def test_errors_apply():
         (ValueError, "weight", dict(weight=1.5)),
         (ValueError, "weight", dict(weight=float("nan"))),
         (TypeError, "weight", dict(weight="1")),
+        (ValueError, "weight", dict(weight=2**1024)),     # beyond the float range
+        (ValueError, "weight", dict(weight=-10**400)),
         (ValueError, "mask", dict(mask=np.ones(4))),
         (ValueError, "mask", dict(mask=np.full(5, 2.0))),
         (ValueError, "mask", dict(mask=np.full(5, np.nan))),
@@ -192,6 +194,8 @@ def test_errors_make():
         assert untouched(out)
     with pytest.raises(ValueError, match="local"):
         skelsimd.make_additive(np.zeros((4, 7)))
+    # no frames: no first frame to take, an empty result
+    assert skelsimd.make_additive(np.zeros((2, 0, 5, 8))).shape == (2, 0, 5, 8)
 
 
 def test_errors_blend_layers_additive():
@@ -199,6 +203,7 @@ def test_errors_blend_layers_additive():
     lay, w = poses((2, 5), rng), [0.5, 0.5]
     out = fresh_out((5, 8))
     for exc, word, add in [(ValueError, "weight", [(poses((5,), rng), 2.0)]),
+                           (ValueError, "weight", [(poses((5,), rng), 2**1024)]),
                            (ValueError, "delta", [(poses((4,), rng), 0.5)]),
                            (ValueError, "mask", [(poses((5,), rng), 0.5, np.ones(3))]),
                            (TypeError, "additive", [(poses((5,), rng),)]),
