@@ -173,11 +173,12 @@ def blend_layers(
     out : ndarray, float32 (..., J, 8), optional
     additive : sequence of (delta, weight) or (delta, weight, mask), optional
         Additive layers applied after the blend, in order, as ozz-animation's BlendingJob
-        applies its ``additive_layers`` after its normal layers: each is
-        ``apply_additive(result, delta, weight, mask, out=result)`` (see
+        applies its ``additive_layers`` after its normal layers: the result is bit for bit
+        that of ``apply_additive(result, delta, weight, mask, out=result)`` for each (see
         :func:`skelsimd.apply_additive`: weight in [-1, 1], a negative weight subtracts the
         delta, mask (J,) per-joint weights in [0, 1]). ``delta`` must broadcast to the blended
-        pose's shape (one delta pose, or one per pose).
+        pose's shape (one delta pose, or one per pose). The blend and the additive layers run
+        in one pass over the joints (one C kernel), not one pass per layer.
 
     Returns
     -------
@@ -210,10 +211,9 @@ def blend_layers(
     pose_shape = lay.shape[:-3] + lay.shape[-2:] if lay.ndim >= 3 else None
     checked = [_check_layer(f"additive[{i}]", pose_shape, *layer) for i, layer in
                enumerate(additive)]
-    result = _core.blend_layers(layers, weights, out)
-    for delta, w, mask in checked:
-        _core.apply_additive(result, delta, w, mask, result)
-    return result
+    # one fused pass: each block of joints is blended and gets its additive layers while in L1
+    # (the same bits as blend_layers followed by apply_additive per layer)
+    return _core.blend_layers(layers, weights, out, checked)
 
 
 fill_docstrings(globals())

@@ -448,7 +448,13 @@ def _blend_layers(g):
     layers = g.array(lead + (L, J, 8), "qts")
     w = g.array(g.pick([(L,), (L, J)]), "positive")
     out = g.out(lead + (J, 8), [layers])
-    return skelsimd.blend_layers, (layers, w), {"out": out}, ("out",)
+    kw = {"out": out}
+    if g.chance(0.3):   # additive layers: the fused pass
+        kw["additive"] = [(g.array(g.pick([(), lead]) + (J, 8), "qts"),
+                           g.real(float(g.rng.uniform(-1, 1))))
+                          + ((g.array((J,), "unit"),) if g.chance(0.3) else ())
+                          for _ in range(g.int_(0, 2))]
+    return skelsimd.blend_layers, (layers, w), kw, ("out",)
 
 
 def _skinning_palette(g):
@@ -1317,7 +1323,10 @@ def _v_blend_joints(rng):
 
 def _v_blend_layers(rng):
     layers = T.random_qts((3, 30, 96), rng).transpose(1, 0, 2, 3).copy()
-    return [(skelsimd.blend_layers, (layers, [0.2, 0.5, 0.3]), {})]
+    additive = [(T.random_qts(96, rng), 0.6), (T.random_qts((30, 96), rng), -0.4,
+                                              rng.uniform(0, 1, 96).astype(np.float32))]
+    return [(skelsimd.blend_layers, (layers, [0.2, 0.5, 0.3]), {}),
+            (skelsimd.blend_layers, (layers, [0.2, 0.5, 0.3]), {"additive": additive})]
 
 
 def _v_qts_walk(fn, **kw):

@@ -75,3 +75,14 @@ def apply_additive_numpy32(base, delta, weight=1.0, mask=None):
     f = d[..., 7] * a + (1 - a)
     out[..., 7] = b[..., 7] / f if weight < 0 else b[..., 7] * f
     return out
+
+
+def blend_layers_additive(layers, weights, additive):
+    """``blend_layers(layers, weights, additive=additive)`` in float64: the weighted blend of
+    the layers (reference.blend.blend_layers), then each additive layer ``(delta, weight[,
+    mask])`` in order (apply_additive above)."""
+    from .blend import blend_layers
+    out = blend_layers(layers, weights)
+    for layer in additive:
+        out = apply_additive(out, *layer)
+    return out

@@ -48,6 +48,10 @@
  *   w' = -w_l when dot(acc, q_l) < 0, acc = acc + w' q_l (components), ts = ts + w_l ts_l,
  *   total = total + w_l; out q = acc / sqrt(dot(acc, acc)) (one division per component;
  *   sks_quat_normalize_scalar outside [1e-30, 1e30]), out ts = ts (1 / total).
+ * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h, the additive
+ *   family's own block) on each block of joints while it is in L1: one pass over memory (the
+ *   layers and deltas read once, out written once) instead of a blend pass and one read-modify-
+ *   write pass per additive layer; the same operations, so the same bits as the two passes.
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
  *   unit inputs; its result is finite for any finite input. nlerp and blend_layers normalise.
  */
@@ -55,6 +59,7 @@
 #include "blend.h"
 #include "quat_ops.h"
 #include "quat_scalar.h"
+#include "additive_ops.h"
 
 #define SIN_C0 -2.39e-08f
 #define SIN_C1 2.7526e-06f
@@ -472,15 +477,47 @@ static void blend_joints(float *out, const float *joints, size_t joints_step, co
     }
 }
 
+/* The additive layers of blend_layers_additive on a blended block in registers (SoA; joint j0
+ * of pose p), in order. */
+static SKS_ALWAYS_INLINE void additive_layers_regs(quat_soa *bq, quat_soa *ts,
+                                                   const sks_additive_layer *add, size_t nadd,
+                                                   size_t p, size_t j0, size_t pose, size_t n)
+{
+    size_t a;
+    for (a = 0; a < nadd; a++) {
+        const sks_additive_layer *L = add + a;
+        const int subtract = L->weight < 0.0f;
+        const vf wa = vf_set1(subtract ? -L->weight : L->weight), w = vf_set1(L->weight);
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j0;
+        const quat_soa dq = half_load(d, n), dts = half_load(d + 4, n);
+        vf fa = wa, fw = w;
+        if (L->mask) {
+            const vf mv = n == SKS_W ? vf_load_items(L->mask + j0) : vf_load_items_n(L->mask + j0, n);
+            fa = vf_mul(wa, mv);
+            fw = vf_mul(w, mv);
+        }
+        if (subtract) apply_regs(bq, ts, dq, dts, fa, fw, 1);
+        else apply_regs(bq, ts, dq, dts, fa, fw, 0);
+    }
+}
+
 /* SKS_W (count in the tail) consecutive joints of one pose of blend_layers: layer l's joints at
- * x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint). */
+ * x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint); then the
+ * additive layers add[0 .. nadd) of pose p (joint j0 of the block). With additive layers the
+ * blended block goes from memory order to SoA in registers (the transpose quat_soa_load does
+ * after its loads) instead of through a store and reloads; a block with a quaternion sum
+ * outside the fast normalisation range (its scalar fix-up writes out) and tails take the store,
+ * fix-up and reload path: the same values either way. */
 static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
                                            size_t nlayers, const float *w, size_t layer_stride,
-                                           size_t joint_step, size_t count)
+                                           size_t joint_step, size_t count,
+                                           const sks_additive_layer *add, size_t nadd, size_t p,
+                                           size_t j0, size_t pose)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
     quat_aos acc, ts, q;
     vf total = zero, n2, len, inv_total;
+    vm in_range;
     size_t l;
     int k;
     for (k = 0; k < 4; k++) acc.v[k] = ts.v[k] = zero;
@@ -511,8 +548,26 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
+    in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
+    if (nadd && count == SKS_W && vm_all(in_range)) {
+        quat_soa bq, bts;
+        bq.x = q.v[0];
+        bq.y = q.v[1];
+        bq.z = q.v[2];
+        bq.w = q.v[3];
+        bts.x = ts.v[0];
+        bts.y = ts.v[1];
+        bts.z = ts.v[2];
+        bts.w = ts.v[3];
+        vf_transpose4_in_rows(&bq.x, &bq.y, &bq.z, &bq.w);
+        vf_transpose4_in_rows(&bts.x, &bts.y, &bts.z, &bts.w);
+        additive_layers_regs(&bq, &bts, add, nadd, p, j0, pose, SKS_W);
+        quat_soa_store(o, SKS_QTS_FLOATS, bq);
+        quat_soa_store(o + 4, SKS_QTS_FLOATS, bts);
+        return;
+    }
     qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
-    if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
+    if (!vm_all(in_range)) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
         size_t i;
         quat_aos_store(v, 4, NULL, &acc, SKS_W);
@@ -521,13 +576,20 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
             if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))
                 sks_quat_normalize_scalar(o + 8 * i, v + 4 * i);
     }
+    if (nadd) {
+        quat_soa bq = half_load(o, count), bts = half_load(o + 4, count);
+        additive_layers_regs(&bq, &bts, add, nadd, p, j0, pose, count);
+        half_store(o, bq, count);
+        half_store(o + 4, bts, count);
+    }
 }
 
-/* blend_layers (top of this file), SKS_W joints of a pose per block; joint_step 0 (one weight per
- * layer) or 1 (per joint), a constant in each instance. */
+/* blend_layers (top of this file), SKS_W joints of a pose per block, each block followed by the
+ * additive layers (none for blend_layers); joint_step 0 (one weight per layer) or 1 (per
+ * joint), a constant in each instance. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
-                                         size_t joint_step)
+                                         size_t joint_step, const sks_additive_layer *add, size_t nadd)
 {
     const size_t pose = 8 * njoints;
     size_t p, j;
@@ -536,10 +598,10 @@ static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t
         float *o = out + p * pose;
         for (j = 0; j + SKS_W <= njoints; j += SKS_W)
             layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride,
-                         joint_step, SKS_W);
+                         joint_step, SKS_W, add, nadd, p, j, pose);
         if (j < njoints)
             layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride,
-                         joint_step, njoints - j);
+                         joint_step, njoints - j, add, nadd, p, j, pose);
     }
 }
 
@@ -547,8 +609,16 @@ static void blend_layers(float *out, const float *layers, size_t npose, size_t n
                          size_t njoints, const float *weights, size_t layer_stride,
                          size_t joint_step)
 {
-    if (joint_step) layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 1);
-    else layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 0);
+    if (joint_step) layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 1, NULL, 0);
+    else layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 0, NULL, 0);
 }
 
-SKS_ROW(blend) = {slerp_fast, slerp_exact, nlerp, blend_joints, blend_layers};
+static void blend_layers_additive(float *out, const float *layers, size_t npose, size_t nlayers,
+                                  size_t njoints, const float *weights, size_t layer_stride,
+                                  size_t joint_step, const sks_additive_layer *add, size_t nadd)
+{
+    if (joint_step) layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 1, add, nadd);
+    else layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 0, add, nadd);
+}
+
+SKS_ROW(blend) = {slerp_fast, slerp_exact, nlerp, blend_joints, blend_layers, blend_layers_additive};
