@@ -66,4 +66,23 @@ static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float 
     half_store(o + 4, ts, n);
 }
 
+/* One pose (or a run of joints) with the mask at m (NULL: none). */
+static SKS_ALWAYS_INLINE void apply_run(float *o, const float *b, const float *d, size_t njoints,
+                                        float weight, const float *m, int subtract)
+{
+    const vf wa = vf_set1(subtract ? -weight : weight), w = vf_set1(weight);
+    size_t j;
+    for (j = 0; j + SKS_W <= njoints; j += SKS_W) {
+        const vf mv = m ? vf_load_items(m + j) : vf_set1(1.0f);
+        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
+                    SKS_W, subtract);
+    }
+    if (j < njoints) {
+        const size_t n = njoints - j;
+        const vf mv = m ? vf_load_items_n(m + j, n) : vf_set1(1.0f);
+        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
+                    n, subtract);
+    }
+}
+
 #endif /* SKS_ADDITIVE_OPS_H */

@@ -46,12 +46,14 @@
  *   exact.
  * blend_layers: running hemisphere alignment (ozz-animation's rule): per layer l in order,
  *   w' = -w_l when dot(acc, q_l) < 0, acc = acc + w' q_l (components), ts = ts + w_l ts_l,
- *   total = total + w_l; out q = acc / sqrt(dot(acc, acc)) (one division per component;
- *   sks_quat_normalize_scalar outside [1e-30, 1e30]), out ts = ts (1 / total).
+ *   total = total + w_l; out q = acc (1 / sqrt(dot(acc, acc))) (one division per quaternion,
+ *   as nlerp: the divider bounds the loop; sks_quat_normalize_scalar outside [1e-30, 1e30]),
+ *   out ts = ts (1 / total).
  * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h, the additive
- *   family's own block) on each block of joints while it is in L1: one pass over memory (the
- *   layers and deltas read once, out written once) instead of a blend pass and one read-modify-
- *   write pass per additive layer; the same operations, so the same bits as the two passes.
+ *   family's own runs) on each run of 256 joints of a pose while it is in L1: one pass over
+ *   memory (the layers and deltas read once, out written once) instead of a blend pass and one
+ *   read-modify-write pass per additive layer; the same operations, so the same bits as the two
+ *   passes.
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
  *   unit inputs; its result is finite for any finite input. nlerp and blend_layers normalise.
  */
@@ -477,46 +479,15 @@ static void blend_joints(float *out, const float *joints, size_t joints_step, co
     }
 }
 
-/* The additive layers of blend_layers_additive on a blended block in registers (SoA; joint j0
- * of pose p), in order. */
-static SKS_ALWAYS_INLINE void additive_layers_regs(quat_soa *bq, quat_soa *ts,
-                                                   const sks_additive_layer *add, size_t nadd,
-                                                   size_t p, size_t j0, size_t pose, size_t n)
-{
-    size_t a;
-    for (a = 0; a < nadd; a++) {
-        const sks_additive_layer *L = add + a;
-        const int subtract = L->weight < 0.0f;
-        const vf wa = vf_set1(subtract ? -L->weight : L->weight), w = vf_set1(L->weight);
-        const float *d = L->delta + p * L->delta_step * pose + 8 * j0;
-        const quat_soa dq = half_load(d, n), dts = half_load(d + 4, n);
-        vf fa = wa, fw = w;
-        if (L->mask) {
-            const vf mv = n == SKS_W ? vf_load_items(L->mask + j0) : vf_load_items_n(L->mask + j0, n);
-            fa = vf_mul(wa, mv);
-            fw = vf_mul(w, mv);
-        }
-        if (subtract) apply_regs(bq, ts, dq, dts, fa, fw, 1);
-        else apply_regs(bq, ts, dq, dts, fa, fw, 0);
-    }
-}
-
 /* SKS_W (count in the tail) consecutive joints of one pose of blend_layers: layer l's joints at
- * x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint); then the
- * additive layers add[0 .. nadd) of pose p (joint j0 of the block). With additive layers the
- * blended block goes from memory order to SoA in registers (the transpose quat_soa_load does
- * after its loads) instead of through a store and reloads; a block with a quaternion sum
- * outside the fast normalisation range (its scalar fix-up writes out) and tails take the store,
- * fix-up and reload path: the same values either way. */
+ * x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint). */
 static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
                                            size_t nlayers, const float *w, size_t layer_stride,
-                                           size_t joint_step, size_t count,
-                                           const sks_additive_layer *add, size_t nadd, size_t p,
-                                           size_t j0, size_t pose)
+                                           size_t joint_step, size_t count)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
     quat_aos acc, ts, q;
-    vf total = zero, n2, len, inv_total;
+    vf total = zero, n2, inv_len, inv_total;
     vm in_range;
     size_t l;
     int k;
@@ -538,10 +509,10 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
         total = vf_add(total, wv);
     }
     n2 = quat_aos_dot(&acc, &acc);
-    len = vf_sqrt(n2);
+    inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));   /* one division per quaternion (nlerp's) */
     inv_total = vf_div(vf_set1(1.0f), total);
 #define LAYER_OUT(k)                                                                          \
-    q.v[k] = vf_div(acc.v[k], vf_splat_in_rows(len, k));                                       \
+    q.v[k] = vf_mul(acc.v[k], vf_splat_in_rows(inv_len, k));                                   \
     ts.v[k] = vf_mul(ts.v[k], vf_splat_in_rows(inv_total, k))
     LAYER_OUT(0);
     LAYER_OUT(1);
@@ -549,23 +520,6 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     LAYER_OUT(3);
 #undef LAYER_OUT
     in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
-    if (nadd && count == SKS_W && vm_all(in_range)) {
-        quat_soa bq, bts;
-        bq.x = q.v[0];
-        bq.y = q.v[1];
-        bq.z = q.v[2];
-        bq.w = q.v[3];
-        bts.x = ts.v[0];
-        bts.y = ts.v[1];
-        bts.z = ts.v[2];
-        bts.w = ts.v[3];
-        vf_transpose4_in_rows(&bq.x, &bq.y, &bq.z, &bq.w);
-        vf_transpose4_in_rows(&bts.x, &bts.y, &bts.z, &bts.w);
-        additive_layers_regs(&bq, &bts, add, nadd, p, j0, pose, SKS_W);
-        quat_soa_store(o, SKS_QTS_FLOATS, bq);
-        quat_soa_store(o + 4, SKS_QTS_FLOATS, bts);
-        return;
-    }
     qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
     if (!vm_all(in_range)) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
@@ -576,32 +530,48 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
             if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))
                 sks_quat_normalize_scalar(o + 8 * i, v + 4 * i);
     }
-    if (nadd) {
-        quat_soa bq = half_load(o, count), bts = half_load(o + 4, count);
-        additive_layers_regs(&bq, &bts, add, nadd, p, j0, pose, count);
-        half_store(o, bq, count);
-        half_store(o + 4, bts, count);
+}
+
+/* Joints per run of blend_layers_additive: the run is blended, then gets its additive layers
+ * while it is in L1 (8 KB of joints; a multiple of SKS_W, so the blocks are blend_layers' own). */
+#define LAYERS_RUN 256
+
+/* The additive layers on joints [j0, j0 + n) of pose p of out (apply_additive's runs). */
+static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *add, size_t nadd,
+                                           size_t p, size_t j0, size_t n, size_t pose)
+{
+    size_t a;
+    for (a = 0; a < nadd; a++) {
+        const sks_additive_layer *L = add + a;
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j0;
+        const float *m = L->mask ? L->mask + j0 : NULL;
+        if (L->weight < 0.0f) apply_run(o, o, d, n, L->weight, m, 1);
+        else apply_run(o, o, d, n, L->weight, m, 0);
     }
 }
 
-/* blend_layers (top of this file), SKS_W joints of a pose per block, each block followed by the
- * additive layers (none for blend_layers); joint_step 0 (one weight per layer) or 1 (per
- * joint), a constant in each instance. */
+/* blend_layers (top of this file), SKS_W joints of a pose per block, in runs of LAYERS_RUN
+ * joints each followed by the additive layers (none for blend_layers); joint_step 0 (one
+ * weight per layer) or 1 (per joint), a constant in each instance. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
                                          size_t joint_step, const sks_additive_layer *add, size_t nadd)
 {
     const size_t pose = 8 * njoints;
-    size_t p, j;
+    size_t p, j, j0;
     for (p = 0; p < npose; p++) {
         const float *x = layers + p * nlayers * pose;
         float *o = out + p * pose;
-        for (j = 0; j + SKS_W <= njoints; j += SKS_W)
-            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride,
-                         joint_step, SKS_W, add, nadd, p, j, pose);
-        if (j < njoints)
-            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride,
-                         joint_step, njoints - j, add, nadd, p, j, pose);
+        for (j0 = 0; j0 < njoints; j0 += LAYERS_RUN) {
+            const size_t end = njoints - j0 < LAYERS_RUN ? njoints : j0 + LAYERS_RUN;
+            for (j = j0; j + SKS_W <= end; j += SKS_W)
+                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                             layer_stride, joint_step, SKS_W);
+            if (j < end)
+                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                             layer_stride, joint_step, end - j);
+            if (nadd) additive_run(o + 8 * j0, add, nadd, p, j0, end - j0, pose);
+        }
     }
 }
 
