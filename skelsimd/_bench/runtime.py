@@ -13,6 +13,7 @@ from ..reference import additive as RA
 from ..reference import blend as RB
 from ..reference import ik as RI
 from .core import Workload
+from .numpy_forms import blend_layers_numpy32
 
 __all__ = ["headline", "chains", "two_bone_workload", "aim_workload", "additive_workload",
            "layers_additive_workload"]
@@ -138,7 +139,7 @@ def layers_additive_workload(batch=1000, joints=96, seed=3):
         title=f"2 layers + additive {batch} x {joints}", family="runtime", unit="joint",
         units=batch * joints,
         kernel=lambda: B.blend_layers(x, w, out, additive=layer),
-        numpy=lambda: RA.apply_additive_numpy32(RB.blend_layers_numpy32(x, w), d, 0.5),
+        numpy=lambda: RA.apply_additive_numpy32(blend_layers_numpy32(x, w), d, 0.5),
         limit=lambda: np.copyto(copy, read), check=check,
         extra={"blend_joints fast": lambda: B.blend_joints(x[:, 0], x[:, 1], 0.4, out=out2),
                "two passes": two_passes},
