@@ -9,7 +9,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["as_int", "integer", "positive_int", "positive_number", "real", "finite", "choice"]
+__all__ = ["as_int", "integer", "positive_int", "positive_number", "real", "finite", "choice",
+           "number", "seconds_to_frames", "broadcast_shapes", "MAXDIMS"]
+
+MAXDIMS = 64
+"""NumPy's limit on the number of dimensions of an array (the C glue's NPY_MAXDIMS)."""
 
 
 def as_int(x: Any) -> int | None:
@@ -102,3 +106,50 @@ def choice(value: Any, name: str, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
+
+
+def number(value: Any, name: str, accept: Callable[[float], bool] = lambda v: True,
+           expected: str = "a finite number", kind: str = "") -> float:
+    """A Python or NumPy int or float (not bool, not an array) as a finite float that ``accept``
+    accepts (``expected`` says what is accepted; ``kind`` what type, in the TypeError, default
+    ``expected``): an int beyond the float range is a ValueError, not float()'s
+    OverflowError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                     np.floating)):
+        raise TypeError(f"{name}: expected {kind or expected}, got {type(value).__name__}")
+    try:
+        v = float(value)
+    except OverflowError:   # an int beyond the float range
+        raise ValueError(f"{name}: expected {expected}, got an int of "
+                         f"{int(value).bit_length()} bits") from None
+    if not (math.isfinite(v) and accept(v)):
+        raise ValueError(f"{name}: expected {expected}, got {v!r}")
+    return v
+
+
+def seconds_to_frames(seconds: float, frame_time: float, most: int) -> int:
+    """``round(seconds / frame_time)`` frames for finite ``seconds >= 0``, at most ``most`` (a
+    duration longer than the clip, up to 1e308 s, counts as the whole clip; no OverflowError
+    from rounding an infinite quotient)."""
+    f = seconds / frame_time
+    return int(round(f)) if f < most else int(most)
+
+
+def broadcast_shapes(shapes: Sequence[Sequence[int]], names: str,
+                     trailing: int = 0) -> tuple[int, ...]:
+    """NumPy's broadcasting of ``shapes`` without its limit of 32 dimensions (the kernels take
+    up to :data:`MAXDIMS`). ValueError naming the operands (``names``) when the shapes do not
+    broadcast, or when the result plus ``trailing`` dimensions would exceed NumPy's limit."""
+    nd = max((len(s) for s in shapes), default=0)
+    result = [1] * nd
+    for s in shapes:
+        for i, n in enumerate(s, nd - len(s)):
+            if n != 1:
+                if result[i] not in (1, n):
+                    got = ", ".join(str(tuple(x)) for x in shapes)
+                    raise ValueError(f"{names}: leading (batch) shapes {got} do not broadcast")
+                result[i] = n
+    if nd + trailing > MAXDIMS:
+        raise ValueError(f"{names}: the result would have {nd + trailing} dimensions, more than "
+                         f"NumPy's limit of {MAXDIMS}")
+    return tuple(result)

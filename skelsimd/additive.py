@@ -36,6 +36,8 @@ import numpy.typing as npt
 
 from . import _core
 from ._typing import Float32Array
+from ._validate import broadcast_shapes as _broadcast_shapes
+from ._validate import number as _number
 from .bounds import fill_docstrings
 
 __all__ = ["make_additive", "apply_additive", "IDENTITY_QTS"]
@@ -43,6 +45,10 @@ __all__ = ["make_additive", "apply_additive", "IDENTITY_QTS"]
 IDENTITY_QTS = np.array([0, 0, 0, 1, 0, 0, 0, 1], dtype=np.float32)
 """The identity QTS joint ``(0, 0, 0, 1, 0, 0, 0, 1)``: the rest pose of ``reference="rest"``."""
 IDENTITY_QTS.flags.writeable = False
+
+
+def _unit_range(v: float) -> bool:
+    return -1.0 <= v <= 1.0
 
 
 def _as_f32(x: npt.ArrayLike, name: str) -> np.ndarray:
@@ -106,6 +112,9 @@ def make_additive(local: npt.ArrayLike,
             if x.ndim == 2:
                 ref = x[None].copy()   # a copy: out may be local (in place)
                 frames = 1
+            elif x.shape[-3] == 0:     # no frames: no first frame, nothing to compute
+                ref = np.empty((0, J, 8), np.float32)
+                frames = 0
             else:
                 ref = x[..., 0, :, :].copy().reshape(-1, J, 8)
                 frames = x.shape[-3]
@@ -121,11 +130,7 @@ def make_additive(local: npt.ArrayLike,
             raise ValueError(f"reference: expected a pose ({J}, 8) or poses (..., {J}, 8) "
                              f"(J = local.shape[-2]), got {r.shape}")
         lead = x.shape[:-2]
-        try:
-            full = np.broadcast_shapes(r.shape[:-2], lead)
-        except ValueError:
-            raise ValueError(f"reference: leading dimensions {r.shape[:-2]} do not broadcast "
-                             f"with local's {lead}") from None
+        full = _broadcast_shapes([r.shape[:-2], lead], "reference and local", 2)
         if full != lead:
             raise ValueError(f"reference: leading dimensions {r.shape[:-2]} would broadcast "
                              f"local {lead} to {full}")
@@ -187,19 +192,15 @@ def apply_additive(base: npt.ArrayLike, delta: npt.ArrayLike, weight: float = 1.
     >>> np.array_equal(skelsimd.apply_additive(base, delta, 0.0), base)
     True
     """
-    if not isinstance(weight, (int, float, np.integer, np.floating)) or isinstance(weight, bool):
-        raise TypeError(f"weight: expected a number in [-1, 1], got {type(weight).__name__}")
+    if type(weight) is not float:   # floats: checked by the glue
+        weight = _number(weight, "weight", _unit_range, "a number in [-1, 1]")
     b = base if isinstance(base, np.ndarray) and base.dtype == np.float32 and \
         base.flags.c_contiguous else _as_f32(base, "base")
     d = delta if isinstance(delta, np.ndarray) and delta.dtype == np.float32 and \
         delta.flags.c_contiguous else _as_f32(delta, "delta")
     if b.ndim >= 2 and d.ndim >= 2 and d.shape[:-2] != b.shape[:-2] and \
             d.shape[-2:] == b.shape[-2:]:
-        try:
-            full = np.broadcast_shapes(d.shape[:-2], b.shape[:-2])
-        except ValueError:
-            raise ValueError(f"delta: leading dimensions {d.shape[:-2]} do not broadcast with "
-                             f"base's {b.shape[:-2]}") from None
+        full = _broadcast_shapes([d.shape[:-2], b.shape[:-2]], "delta and base", 2)
         if full != b.shape[:-2]:
             b = np.ascontiguousarray(np.broadcast_to(b, full + b.shape[-2:]))
         if d.shape[:-2] != full and int(np.prod(d.shape[:-2], dtype=np.int64)) != 1:
@@ -211,11 +212,7 @@ def _check_layer(name: str, pose_shape: Any, delta: npt.ArrayLike, weight: float
                  mask: Optional[npt.ArrayLike] = None) -> Tuple[np.ndarray, float, Any]:
     """An additive layer of blend_layers checked against the blended poses' shape before
     anything is written: (delta float32 of one pose or of pose_shape, weight, mask float32)."""
-    if not isinstance(weight, (int, float, np.integer, np.floating)) or isinstance(weight, bool):
-        raise TypeError(f"{name}: weight: expected a number in [-1, 1], got "
-                        f"{type(weight).__name__}")
-    if not -1.0 <= float(weight) <= 1.0:
-        raise ValueError(f"{name}: weight: expected a number in [-1, 1], got {weight!r}")
+    weight = _number(weight, f"{name}: weight", _unit_range, "a number in [-1, 1]")
     d = _as_f32(delta, f"{name}: delta")
     if pose_shape is not None:
         J = pose_shape[-2]
@@ -223,7 +220,7 @@ def _check_layer(name: str, pose_shape: Any, delta: npt.ArrayLike, weight: float
             raise ValueError(f"{name}: delta: expected shape (..., {J}, 8), got {d.shape}")
         if int(np.prod(d.shape[:-2], dtype=np.int64)) != 1 and d.shape != pose_shape:
             try:
-                ok = np.broadcast_shapes(d.shape, pose_shape) == pose_shape
+                ok = _broadcast_shapes([d.shape, pose_shape], "delta") == pose_shape
             except ValueError:
                 ok = False
             if not ok:

@@ -28,8 +28,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from ._validate import number as _number
+from .additive import _check_layer, _unit_range
 from .bounds import fill_docstrings
 from typing import TYPE_CHECKING
+
+_F32 = np.dtype(np.float32)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from numpy.typing import ArrayLike
@@ -173,11 +177,12 @@ def blend_layers(
     out : ndarray, float32 (..., J, 8), optional
     additive : sequence of (delta, weight) or (delta, weight, mask), optional
         Additive layers applied after the blend, in order, as ozz-animation's BlendingJob
-        applies its ``additive_layers`` after its normal layers: each is
-        ``apply_additive(result, delta, weight, mask, out=result)`` (see
+        applies its ``additive_layers`` after its normal layers: the result is bit for bit
+        that of ``apply_additive(result, delta, weight, mask, out=result)`` for each (see
         :func:`skelsimd.apply_additive`: weight in [-1, 1], a negative weight subtracts the
         delta, mask (J,) per-joint weights in [0, 1]). ``delta`` must broadcast to the blended
-        pose's shape (one delta pose, or one per pose).
+        pose's shape (one delta pose, or one per pose). The blend and the additive layers run
+        in one pass over the joints (one C kernel), not one pass per layer.
 
     Returns
     -------
@@ -205,15 +210,22 @@ def blend_layers(
         if not isinstance(layer, (tuple, list)) or len(layer) not in (2, 3):
             raise TypeError(f"additive[{i}]: expected a (delta, weight) or (delta, weight, mask) "
                             f"tuple, got {layer!r:.60}")
-    from .additive import _check_layer
-    lay = np.asarray(layers)
+    lay = layers if isinstance(layers, np.ndarray) else np.asarray(layers)
     pose_shape = lay.shape[:-3] + lay.shape[-2:] if lay.ndim >= 3 else None
-    checked = [_check_layer(f"additive[{i}]", pose_shape, *layer) for i, layer in
-               enumerate(additive)]
-    result = _core.blend_layers(layers, weights, out)
-    for delta, w, mask in checked:
-        _core.apply_additive(result, delta, w, mask, result)
-    return result
+    checked = []
+    for i, layer in enumerate(additive):
+        delta, weight = layer[0], layer[1]
+        mask = layer[2] if len(layer) == 3 else None
+        if type(weight) is not float:   # floats: range checked by the glue
+            weight = _number(weight, f"additive[{i}]: weight", _unit_range, "a number in [-1, 1]")
+        if not (type(delta) is np.ndarray and delta.dtype == _F32 and delta.flags.c_contiguous
+                and pose_shape is not None and delta.shape in (pose_shape, pose_shape[-2:])):
+            # anything else converted and broadcast here (the glue checks shapes, masks, ranges)
+            delta, weight, mask = _check_layer(f"additive[{i}]", pose_shape, delta, weight, mask)
+        checked.append((delta, weight, mask))
+    # one fused pass: each block of joints is blended and gets its additive layers while in L1
+    # (the same bits as blend_layers followed by apply_additive per layer)
+    return _core.blend_layers(layers, weights, out, checked)
 
 
 fill_docstrings(globals())

@@ -30,6 +30,8 @@ from ._validate import as_int as _as_int
 from ._validate import choice as _choice
 from ._validate import integer as _count
 from ._validate import positive_number as _positive_number
+from ._validate import number as _number
+from ._validate import seconds_to_frames as _seconds_to_frames
 from ._rotation64 import quat_conj, quat_mul, quat_rotate
 from .footplant import _plant_transition
 from .inertialize import _inertialize_stream
@@ -64,6 +66,10 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 # --- argument checks ------------------------------------------------------------------------------
+
+def _non_negative(v: float) -> bool:
+    return v >= 0
+
 
 def _check_clip(other: object, name: str) -> Clip:
     if not isinstance(other, Clip):
@@ -815,23 +821,18 @@ class Clip:
         single = isinstance(joints, (str, int, np.integer))
         chosen = [joints] if isinstance(joints, (str, int, np.integer)) else list(joints)
         idx = [self.skeleton.index(j) for j in chosen]
-        for name, value in (("speed", speed), ("height", height)):
-            if value is None and name == "height":
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
-            if not math.isfinite(value):
-                raise ValueError(f"{name}: expected a finite number, got {value}")
+        if self.frames == 0:
+            raise ValueError("contacts: expected a clip of at least one frame (a track has at "
+                             "least one key), got an empty clip")
+        speed_ = _number(speed, "speed", kind="a number")
+        height_ = None if height is None else _number(height, "height", kind="a number")
         frames = {}
         for name, value in (("min_gap", min_gap), ("min_contact", min_contact)):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
-            if not (value >= 0 and math.isfinite(value)):
-                raise ValueError(f"{name}: expected a non-negative number of seconds, got {value}")
-            frames[name] = int(round(value / self.frame_time))
+            seconds = _number(value, name, _non_negative, "a non-negative number of seconds",
+                              "a number of seconds")
+            frames[name] = _seconds_to_frames(seconds, self.frame_time, self.frames + 1)
         positions = self.global_positions()[:, idx]
-        labels = contact_labels(positions, self.frame_time, float(speed),
-                                None if height is None else float(height),
+        labels = contact_labels(positions, self.frame_time, speed_, height_,
                                 min_gap=frames["min_gap"], min_contact=frames["min_contact"])
         tracks = [step_track(row, self.frame_time) for row in labels]
         return tracks[0] if single else tracks

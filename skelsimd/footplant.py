@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
+from ._validate import number as _number
+from ._validate import seconds_to_frames as _seconds_to_frames
 from .ik import two_bone
 from .qts import qts_local_to_global
 from .quat import quat_conjugate, quat_multiply
@@ -135,6 +137,10 @@ def _hinge_axis(g: np.ndarray, hip: int, knee: int, ankle: int) -> np.ndarray:
     return np.where(sine > 0.05, local / np.maximum(size, 1e-30), mean)
 
 
+def _non_negative(v: float) -> bool:
+    return v >= 0
+
+
 def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
                contacts: Optional[Sequence[Union[Track, npt.ArrayLike]]] = None, *,
                speed: Optional[float] = None, height: Optional[float] = None, lock: str = "start",
@@ -187,10 +193,8 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     if lock not in ("start", "mean"):
         raise ValueError(f"lock: expected 'start' or 'mean', got {lock!r}")
-    if isinstance(blend, bool) or not isinstance(blend, (int, float, np.integer, np.floating)):
-        raise TypeError(f"blend: expected a number of seconds, got {type(blend).__name__}")
-    if not (blend >= 0 and np.isfinite(blend)):
-        raise ValueError(f"blend: expected a non-negative number of seconds, got {blend}")
+    blend = _number(blend, "blend", _non_negative, "a non-negative number of seconds",
+                    "a number of seconds")
     skel = clip.skeleton
     legs = []
     for i, leg in enumerate(feet):
@@ -208,7 +212,7 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
         if len(contacts) != len(legs):
             raise ValueError(f"contacts: expected one per leg ({len(legs)}), got {len(contacts)}")
         labels = [_labels(clip, t, f"contacts[{i}]") for i, t in enumerate(contacts)]
-    ramp = int(round(blend / clip.frame_time))
+    ramp = _seconds_to_frames(blend, clip.frame_time, clip.frames + 1)
 
     local = np.array(clip.local, dtype=np.float32, copy=True)
     g = clip.global_matrices()

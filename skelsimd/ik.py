@@ -19,7 +19,8 @@ zero-length bone or a zero ``mid_axis`` / ``forward`` gets identity corrections 
 ``reached = False``; a pole vector parallel to the
 start-target line (or an aim's up vector parallel to the target direction) skips the plane
 rotation (the chain turns onto the target and keeps its plane as far as possible); a target at
-the start joint gives no rotation onto it (the mid joint still folds to the reachable length).
+the start joint (two-bone: the target and the start-to-end vector both within about 1e-6 of the
+chain length) gives no rotation onto it (the mid joint still folds to the reachable length).
 
 Accuracy (tested): with ``reached`` true and ``soften=1``, re-walking the corrected pose puts the
 end joint at the target within [bound:ik.two_bone.reach] times the chain length; an aim joint's
@@ -36,6 +37,9 @@ import numpy.typing as npt
 
 from . import _core
 from ._typing import BoolArray, Float32Array
+from ._validate import MAXDIMS as _MAXDIMS
+from ._validate import broadcast_shapes as _broadcast_shapes
+from ._validate import number as _number
 from .bounds import fill_docstrings
 from .quat import quat_multiply, quat_to_matrix
 
@@ -90,13 +94,12 @@ def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]
         arrays.append(a)
         leads.append(a.shape[:a.ndim - k])
     shape = max(leads, key=len)
-    if not all(lead == shape or not lead for lead in leads):   # else: NumPy's rules
-        try:
-            shape = np.broadcast_shapes(*leads)
-        except ValueError:
+    if not all(lead == shape or not lead for lead in leads) or len(shape) >= _MAXDIMS:
+        try:   # NumPy's rules, without its limit of 32 dimensions; the results get one more
+            shape = _broadcast_shapes(leads, func, 1)
+        except ValueError as e:
             got = ", ".join(f"{s[0]} {a.shape}" for s, a in zip(specs, arrays))
-            raise ValueError(f"{func}: the leading dimensions of the operands do not broadcast: "
-                             f"{got}") from None
+            raise ValueError(f"{e}: {got}") from None
     n = 1
     for d in shape:
         n *= d
@@ -242,6 +245,19 @@ def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLik
 
 # --- on local poses of a skeleton ------------------------------------------------------------
 
+MAX_CHAIN_ITERATIONS = 10_000
+"""The most iterations :func:`solve_chain` accepts (more is a ValueError). It also stops early,
+before ``iterations``, once every pose is within the tolerance or the chain has stopped moving
+(no pose's error improved by more than a few float32 roundings of the chain length in
+``_STALL`` iterations in a row: an unreachable target, or a chain stuck at a singularity)."""
+_STALL = 8
+_STILL = 4 * float(np.finfo(np.float32).eps)
+
+
+def _non_negative(v: float) -> bool:
+    return v >= 0
+
+
 def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return quat_multiply(a, b)
 
@@ -281,7 +297,7 @@ def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, np
     qs, qm, reached = ik_two_bone(g[..., s, :, :], g[..., m, :, :], g[..., e, :, :], target,
                                   pole=pole, mid_axis=mid_axis, twist=twist, soften=soften,
                                   weight=weight)
-    shape = np.broadcast_shapes(x.shape[:-2], qs.shape[:-1])
+    shape = _broadcast_shapes([x.shape[:-2], qs.shape[:-1]], "local and target", 3)
     out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
     out[..., s, :4] = _qmul(out[..., s, :4], qs)
     out[..., m, :4] = _qmul(out[..., m, :4], qm)
@@ -329,7 +345,7 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.i
         q, _ = ik_aim(g[..., j, :, :], target, forward=fwd.astype(_F32), up=up,
                       offset=off.astype(_F32), pole=pole, twist=twist, weight=float(w[i]))
         if out is None:
-            shape = np.broadcast_shapes(x.shape[:-2], q.shape[:-1])
+            shape = _broadcast_shapes([x.shape[:-2], q.shape[:-1]], "local and target", 3)
             out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
         out[..., j, :4] = _qmul(out[..., j, :4], q)
         gj = np.broadcast_to(g[..., j, :, :], q.shape[:-1] + (3, 4)).astype(np.float64)
@@ -347,10 +363,11 @@ def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, 
     """Cyclic coordinate descent on local QTS poses: ``Skeleton.solve_chain``. See that
     method."""
     x = _local_pose(local, skeleton)
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
-        raise ValueError(f"iterations: expected an int >= 0, got {iterations!r}")
-    if not (isinstance(tolerance, (int, float, np.floating)) and tolerance >= 0):
-        raise ValueError(f"tolerance: expected a number >= 0, got {tolerance!r}")
+    if isinstance(iterations, (bool, np.bool_)) or not isinstance(iterations, (int, np.integer)) \
+            or not 0 <= iterations <= MAX_CHAIN_ITERATIONS:
+        raise ValueError(f"iterations: expected an int in [0, {MAX_CHAIN_ITERATIONS}] "
+                         f"(MAX_CHAIN_ITERATIONS), got {iterations!r}")
+    tol = _number(tolerance, "tolerance", _non_negative, "a finite number >= 0")
     idx = [int(j) for j in skeleton.indices(list(chain))]
     if len(idx) < 2:
         raise ValueError(f"chain: expected at least two joints (root to end effector), got {len(idx)}")
@@ -360,18 +377,23 @@ def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, 
         raise ValueError(f"target: expected shape (..., 3), got {t.shape}")
     if not np.all(np.isfinite(t)):
         raise ValueError("target: expected finite coordinates, got NaN or inf")
-    shape = np.broadcast_shapes(x.shape[:-2], t.shape[:-1])
+    shape = _broadcast_shapes([x.shape[:-2], t.shape[:-1]], "local and target", 3)
     out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
     t = np.broadcast_to(t, shape + (3,))
     stop = idx[-1] + 1
     g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
     pos = g[..., 3][..., idx, :].astype(np.float64)
     length = np.linalg.norm(np.diff(pos, axis=-2), axis=-1).sum(-1)
-    limit = tolerance * np.maximum(length, np.finfo(np.float32).tiny)
+    limit = tol * np.maximum(length, np.finfo(np.float32).tiny)
+    # the chain has stopped moving when no pose's error improved on its best by more than a few
+    # float32 roundings of the chain's extent for _STALL iterations in a row
+    still = _STILL * np.maximum(length, np.finfo(np.float32).tiny)
     err = np.linalg.norm(g[..., idx[-1], :, 3] - t, axis=-1)
+    best = err
+    stalled = 0
     zero = np.zeros(3, _F32)
     for _ in range(iterations):
-        if np.all(err <= limit):
+        if np.all(err <= limit) or stalled >= _STALL:
             break
         for j in idx[-2::-1]:
             gj = g[..., j, :, :]
@@ -386,6 +408,11 @@ def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, 
             out[..., j, :4] = _qmul(out[..., j, :4], q)
             g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
         err = np.linalg.norm(g[..., idx[-1], :, 3] - t, axis=-1)
+        if np.any(best - err > still):
+            stalled = 0
+        else:
+            stalled += 1
+        best = np.minimum(best, err)
     return (out, err) if return_error else out
 
 

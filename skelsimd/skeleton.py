@@ -660,8 +660,10 @@ class Skeleton(_core.SkeletonBase):
         each iteration turns every chain joint, from the end effector's parent up to the root,
         so that the end effector points at the target (one :func:`skelsimd.ik_aim` per joint,
         batched over all poses), until the end is within ``tolerance`` times the chain length
-        of the target or ``iterations`` are done. Bone lengths are kept (only rotations
-        change); an unreachable target gives the chain stretched towards it.
+        of the target or ``iterations`` are done, or the chain has stopped moving (no pose's
+        error improved by more than a few float32 roundings of the chain length in 8 iterations
+        in a row). Bone lengths are kept (only rotations change); an unreachable target gives
+        the chain stretched towards it.
 
         Parameters
         ----------
@@ -670,8 +672,10 @@ class Skeleton(_core.SkeletonBase):
             Root first, end effector last, each an ancestor of the next.
         target : array_like, (..., 3)
             Model space, finite (NaN or inf is a ValueError).
-        iterations : int >= 0
-        tolerance : float >= 0
+        iterations : int in [0, 10000]
+            At most ``skelsimd.ik.MAX_CHAIN_ITERATIONS`` (10000; more is a ValueError), so no
+            call runs unbounded.
+        tolerance : float >= 0, finite
             Relative to the chain length (the sum of its joints' distances).
         return_error : bool
             Also return the end effector's distance to the target (float32, (...)).

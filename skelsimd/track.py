@@ -61,6 +61,7 @@ import numpy.typing as npt
 from . import _core
 from .blend import slerp
 from .bounds import fill_docstrings
+from ._validate import finite as _finite
 
 __all__ = ["Track", "contact_labels", "step_track"]
 
@@ -80,14 +81,6 @@ class _Edges(NamedTuple):
     period: float                    # times[-1] - times[0]
 
 
-def _finite(x: Any, name: str) -> float:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected a real number, got {type(x).__name__}") from None
-    if not math.isfinite(f):
-        raise ValueError(f"{name}: expected a finite number, got {f}")
-    return f
 
 
 def _float32_keys(x: Any, name: str) -> npt.NDArray[np.float32]:
@@ -360,8 +353,12 @@ class Track:
         if not self.loop:
             first_n = last_n = 0
         else:
-            first_n = math.floor((lo - e.first) / e.period)
-            last_n = math.ceil((hi - e.first) / e.period) - 1   # the last pass starting before hi
+            f_lo, f_hi = (lo - e.first) / e.period, (hi - e.first) / e.period
+            if not (f_hi - f_lo) * size <= _MAX_EDGES:   # also inf or NaN: far too many periods
+                raise ValueError(f"t0, t1: the range [{lo}, {hi}) covers about {f_hi - f_lo:.3g} "
+                                 f"periods of {size} edges, more than {_MAX_EDGES} edges")
+            first_n = math.floor(f_lo)
+            last_n = math.ceil(f_hi) - 1   # the last pass starting before hi
         passes = last_n - first_n + 1
         if passes <= 0:
             return np.zeros(0, np.float64), np.zeros(0, np.int8)

@@ -147,6 +147,57 @@ def test_blend_layers_additive(isa, seed, joints, layers):
     assert np.array_equal(skelsimd.blend_layers(lay, w, additive=[]), skelsimd.blend_layers(lay, w))
 
 
+@given(seed=st.integers(0, 2**32 - 1), batch=st.sampled_from([(), (1,), (3,), (2, 3)]),
+       joints=st.integers(1, 70), layers=st.integers(1, 4), per_joint=st.booleans(),
+       nadd=st.integers(1, 2), one_delta=st.booleans())
+def test_blend_layers_additive_reference(isa, seed, batch, joints, layers, per_joint, nadd,
+                                         one_delta):
+    """The fused pass against the float64 reference (blend, then each additive layer), within
+    [bound:blend_layers.additive]; and bit for bit the blend followed by apply_additive."""
+    rng = np.random.default_rng(seed)
+    lay = poses(batch + (layers, joints), rng)
+    w = rng.uniform(0.05, 1, (layers, joints) if per_joint else layers)
+    adds = []
+    for _ in range(nadd):
+        d = poses((joints,) if one_delta else batch + (joints,), rng)
+        m = rng.uniform(0, 1, joints) if rng.random() < 0.5 else None
+        adds.append((d, float(rng.uniform(-1, 1)), m))
+    got = skelsimd.blend_layers(lay, w, additive=adds)
+    want = R.blend_layers_additive(lay, w, adds)
+    scale = np.maximum(1, np.abs(want[..., 4:]))
+    assert same_rotation(got[..., :4], want[..., :4]).max() <= bound("blend_layers.additive")
+    assert (np.abs(got[..., 4:] - want[..., 4:]) / scale).max() <= bound("blend_layers.additive")
+    two_pass = skelsimd.blend_layers(lay, w)
+    for d, wt, m in adds:
+        two_pass = skelsimd.apply_additive(two_pass, d, wt, m)
+    assert np.array_equal(got.view(np.uint32), two_pass.view(np.uint32))
+
+
+def test_blend_layers_additive_out_of_range_sums(isa):
+    """Blocks whose quaternion sum is outside the fast normalisation range (opposite layers
+    cancelling, tiny layers) take the scalar fix-up, then their additive layers: the same bits
+    as the two passes, finite."""
+    rng = np.random.default_rng(11)
+    lay = poses((2, 2, 40), rng)
+    lay[:, 1, :, :4] = -lay[:, 0, :, :4]                 # opposite: the sums cancel to zero
+    lay[0, :, 5:9, :4] *= 1e-20                          # tiny: |sum|^2 under 1e-30
+    lay[1, 1, 17:21, :4] = lay[1, 0, 17:21, :4]          # some ordinary joints among them
+    d = poses((40,), rng)
+    got = skelsimd.blend_layers(lay, [0.5, 0.5], additive=[(d, 0.7)])
+    want = skelsimd.apply_additive(skelsimd.blend_layers(lay, [0.5, 0.5]), d, 0.7)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.isfinite(got).all()
+
+
+def test_blend_layers_additive_rejects_overlaps():
+    rng = np.random.default_rng(12)
+    lay, d = poses((2, 5), rng), poses((5,), rng)
+    out = fresh_out((5, 8))
+    with pytest.raises(ValueError, match="additive delta"):
+        skelsimd.blend_layers(lay, [0.5, 0.5], out=out, additive=[(out, 0.5)])
+    assert untouched(out)
+
+
 # --- errors: nothing written -----------------------------------------------------------------
 
 def test_errors_apply():
@@ -157,6 +208,8 @@ def test_errors_apply():
         (ValueError, "weight", dict(weight=1.5)),
         (ValueError, "weight", dict(weight=float("nan"))),
         (TypeError, "weight", dict(weight="1")),
+        (ValueError, "weight", dict(weight=2**1024)),     # beyond the float range
+        (ValueError, "weight", dict(weight=-10**400)),
         (ValueError, "mask", dict(mask=np.ones(4))),
         (ValueError, "mask", dict(mask=np.full(5, 2.0))),
         (ValueError, "mask", dict(mask=np.full(5, np.nan))),
@@ -192,6 +245,8 @@ def test_errors_make():
         assert untouched(out)
     with pytest.raises(ValueError, match="local"):
         skelsimd.make_additive(np.zeros((4, 7)))
+    # no frames: no first frame to take, an empty result
+    assert skelsimd.make_additive(np.zeros((2, 0, 5, 8))).shape == (2, 0, 5, 8)
 
 
 def test_errors_blend_layers_additive():
@@ -199,6 +254,7 @@ def test_errors_blend_layers_additive():
     lay, w = poses((2, 5), rng), [0.5, 0.5]
     out = fresh_out((5, 8))
     for exc, word, add in [(ValueError, "weight", [(poses((5,), rng), 2.0)]),
+                           (ValueError, "weight", [(poses((5,), rng), 2**1024)]),
                            (ValueError, "delta", [(poses((4,), rng), 0.5)]),
                            (ValueError, "mask", [(poses((5,), rng), 0.5, np.ones(3))]),
                            (TypeError, "additive", [(poses((5,), rng),)]),

@@ -146,6 +146,13 @@ def test_errors():
         skelsimd.plant_feet(clip, legs, speed=SPEED, blend=-1.0)
     with pytest.raises(TypeError, match="blend"):
         skelsimd.plant_feet(clip, legs, speed=SPEED, blend="0.1")
+    for big in (2**1024, -10**400):      # ints beyond the float range
+        with pytest.raises(ValueError, match="blend"):
+            skelsimd.plant_feet(clip, legs, speed=SPEED, blend=big)
+        with pytest.raises(ValueError, match="speed"):
+            skelsimd.plant_feet(clip, legs, speed=big)
+    # a ramp longer than the clip is the whole clip (no overflow rounding seconds to frames)
+    assert skelsimd.plant_feet(clip[:30], legs, speed=SPEED, blend=1e308).frames == 30
     with pytest.raises(ValueError, match=r"feet\[0\]"):
         skelsimd.plant_feet(clip, [legs[0][:2]], speed=SPEED)
     with pytest.raises(ValueError, match="contacts"):

@@ -273,6 +273,8 @@ def test_matrix_rest_pose(tmp_path):
     (dict(clip="walk"), TypeError, "clip: expected a skelsimd.Clip or Skeleton"),
     (dict(scale=0), ValueError, "scale: expected a positive finite number"),
     (dict(scale=True), TypeError, "scale: expected a positive number"),
+    (dict(scale=2**1024), ValueError, "scale: expected a positive finite number, got an int of "
+                                      "1025 bits"),
     (dict(name=3), TypeError, "name: expected a str"),
     (dict(inverse_bind=np.zeros((2, 3, 4))), ValueError, r"inverse_bind: expected a real array "
                                                          r"of shape \(38, 3, 4\)"),

@@ -57,6 +57,63 @@ def test_two_bone_unreachable_is_straight(isa, seed, n):
         <= 1e-4 * length.max()
 
 
+def bent_legs(n, rng, bend, distance):
+    """n legs whose chain is bent by `bend` (n,) radians away from straight (0: straight, pi:
+    folded back), the target at `distance` (n,) in [0, 1] of the reachable range from the
+    folded length |l1 - l2| (0) to full extension l1 + l2 (1): (local, globals, mid_axis,
+    target, pole, chain length)."""
+    l1, l2 = rng.uniform(0.3, 1.0, n), rng.uniform(0.3, 1.0, n)
+    d1 = random_dirs(n, rng)
+    k = unit(np.cross(d1, random_dirs(n, rng)))          # the bending axis, model space
+    d2 = d1 * np.cos(bend)[:, None] + np.cross(k, d1) * np.sin(bend)[:, None]
+    local = T.random_qts((n, 3), rng, translation=1.0).astype(np.float64)
+    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), LEG).astype(np.float64)
+    local[:, 1, 4:7] = np.einsum("nji,nj->ni", glob[:, 0, :, :3], d1 * l1[:, None])
+    glob = skelsimd.qts_local_to_global_matrix(local.astype(np.float32), LEG).astype(np.float64)
+    local[:, 2, 4:7] = np.einsum("nji,nj->ni", glob[:, 1, :, :3], d2 * l2[:, None])
+    local = local.astype(np.float32)
+    glob = skelsimd.qts_local_to_global_matrix(local, LEG)
+    mid_axis = np.einsum("nji,nj->ni", glob[:, 1, :, :3].astype(np.float64), -k)
+    # the bone lengths as stored (float32), so that the range's ends are the chain's own
+    g = glob.astype(np.float64)
+    b1 = np.linalg.norm(g[:, 1, :, 3] - g[:, 0, :, 3], axis=-1)
+    b2 = np.linalg.norm(g[:, 2, :, 3] - g[:, 1, :, 3], axis=-1)
+    lo, hi = np.abs(b1 - b2), b1 + b2
+    dist = lo + distance * (hi - lo)
+    target = g[:, 0, :, 3] + random_dirs(n, rng) * dist[:, None]
+    pole = random_dirs(n, rng)
+    return local, glob, mid_axis.astype(np.float32), target.astype(np.float32), \
+        pole.astype(np.float32), hi
+
+
+# 10^-e from an end of a range: the ill-conditioned ends (full extension, folding, a straight
+# or folded chain) drawn as densely as the middle
+_NEAR_END = st.floats(1.0, 7.0)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), bend_e=_NEAR_END,
+       folded=st.booleans(), dist_e=_NEAR_END, end=st.sampled_from(["extension", "folding",
+                                                                      "anywhere"]))
+def test_two_bone_reach_over_the_whole_range(isa, seed, n, bend_e, folded, dist_e, end):
+    """The reach bound near full extension and near folding (targets within 1e-7 of the
+    chain length of either end), on chains that start nearly straight or nearly folded (the
+    law of cosines on squared lengths lost the half angles there: 3.8e-5 at 99.7% extension on
+    a straight chain)."""
+    rng = np.random.default_rng(seed)
+    eps = 10.0 ** -rng.uniform(bend_e - 0.5, bend_e + 0.5, n)
+    bend = np.pi - eps if folded else eps
+    near = 10.0 ** -rng.uniform(dist_e - 0.5, dist_e + 0.5, n)
+    distance = {"extension": 1 - near, "folding": near, "anywhere": rng.uniform(0, 1, n)}[end]
+    local, glob, axis, target, pole, length = bent_legs(n, rng, bend, distance)
+    fixed, reached = LEG.two_bone(local, (0, 1, 2), target, pole=pole, mid_axis=axis,
+                                  return_reached=True)
+    g = skelsimd.qts_local_to_global_matrix(fixed, LEG).astype(np.float64)
+    err = np.linalg.norm(g[:, 2, :, 3] - target, axis=-1) / length
+    assert np.isfinite(fixed).all()
+    assert reached.mean() >= 0.5    # the ends themselves: reached or not by rounding
+    assert err[reached].max(initial=0) <= REACH, err[reached].max()
+
+
 def test_two_bone_soften_and_weight(isa):
     rng = np.random.default_rng(3)
     local, glob, axis, target, pole, length = legs(64, rng)
@@ -230,6 +287,32 @@ def test_solve_chain(isa, seed, joints):
         assert (err <= 1e-3 * length).mean() >= 2 / 3
 
 
+def test_solve_chain_stops_when_the_chain_stops_moving(monkeypatch):
+    """The most iterations on an unreachable target (and on a target along a straight chain,
+    which CCD cannot bend towards) end once the chain stops moving, not after 10,000
+    iterations: every call is bounded."""
+    arm = skelsimd.Skeleton([-1, 0, 1, 2])
+    local = np.tile(np.float32([0, 0, 0, 1, 1, 0, 0, 1]), (4, 1))
+    calls = []
+    real = skelsimd.ik.ik_aim
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(skelsimd.ik, "ik_aim", counting)
+    for target in ([10.0, 5.0, 3.0], [0.1, 0.0, 0.0]):
+        calls.clear()
+        posed, err = arm.solve_chain(local, [0, 1, 2, 3], target, tolerance=0.0,
+                                     iterations=skelsimd.ik.MAX_CHAIN_ITERATIONS,
+                                     return_error=True)
+        assert np.isfinite(posed).all()
+        assert len(calls) <= 3 * 200, len(calls)       # 3 joints turned per iteration
+    # stretched towards the unreachable target
+    g = skelsimd.qts_local_to_global_matrix(posed, arm)
+    assert np.isfinite(g).all()
+
+
 # --- errors --------------------------------------------------------------------------------
 
 def test_errors():
@@ -264,5 +347,11 @@ def test_errors():
         LEG.solve_chain(local, [0, 1, 2], [np.nan, 0, 0])
     with pytest.raises(ValueError, match="iterations"):
         LEG.solve_chain(local, [0, 1, 2], [0, 0, 0], iterations=-1)
+    for big in (skelsimd.ik.MAX_CHAIN_ITERATIONS + 1, 2**64 - 1, np.uint64(2**64 - 1)):
+        with pytest.raises(ValueError, match="iterations"):
+            LEG.solve_chain(local, [0, 1, 2], [0, 0, 0], iterations=big)
+    for bad in (2**1024, -1e-3, float("nan")):
+        with pytest.raises(ValueError, match="tolerance"):
+            LEG.solve_chain(local, [0, 1, 2], [0, 0, 0], tolerance=bad)
     with pytest.raises(ValueError, match="joint"):
         LEG.solve_chain(local, ["hip", "toe"], [0, 0, 0])

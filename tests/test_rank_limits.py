@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import catalog
+import skelsimd
 
 MAXDIMS = 64
 
@@ -107,3 +108,71 @@ def test_operands_beyond_the_limit_cannot_be_built():
     """NumPy itself refuses 65 dimensions, so operands never exceed the limit."""
     with pytest.raises(ValueError):
         np.ones((1,) * 65, dtype=np.float32)
+
+
+# --- the runtime's layers (additive, IK, the Skeleton steps) ------------------------------------
+# Not kernel cores of the registry: they broadcast in Python (without NumPy's limit of 32
+# dimensions) before their kernels run, so their limits are listed here.
+
+def ones(shape):
+    return np.ones(shape, dtype=np.float32)
+
+
+def qts(lead):
+    x = np.zeros(lead + (8,), dtype=np.float32)
+    x[..., 3] = 1
+    x[..., 7] = 1
+    return x
+
+
+def joint_mats(lead):
+    m = np.zeros(lead + (3, 4), dtype=np.float32)
+    m[..., 0, 0] = m[..., 1, 1] = m[..., 2, 2] = 1
+    return m
+
+
+LEG = skelsimd.Skeleton([-1, 0, 1])
+
+RUNTIME_UP_TO_64 = [
+    # the runtime's pure-Python layers broadcast without NumPy's limit of 32 dimensions
+    lambda: skelsimd.make_additive(qts((1,) * 61 + (3, 2)), qts((1,) * 40 + (2,))),
+    lambda: skelsimd.apply_additive(qts((1,) * 62 + (2,)), qts((2,))),
+    lambda: skelsimd.apply_additive(qts((2,)), qts((1,) * 62 + (2,))),
+    lambda: skelsimd.ik_two_bone(joint_mats((1,) * 62), joint_mats(()), joint_mats(()),
+                                 ones((3,)), pole=ones((1,) * 63 + (3,)))[0],
+    lambda: skelsimd.ik_aim(joint_mats(()), ones((1,) * 63 + (3,)), twist=ones((1,) * 50))[0],
+    # (the Skeleton methods walk the poses to joint matrices (..., J, 3, 4): 61 leading
+    # dimensions at most)
+    lambda: LEG.two_bone(qts((1,) * 50 + (3,)), (0, 1, 2), ones((1,) * 61 + (3,)),
+                         pole=ones((3,))),
+    lambda: LEG.look_at(qts((1,) * 40 + (3,)), [2, 1], ones((1,) * 61 + (3,))),
+    lambda: LEG.solve_chain(qts((1,) * 61 + (3,)), [0, 1, 2], ones((1,) * 40 + (3,)),
+                            iterations=2),
+]
+
+
+@pytest.mark.parametrize("case", range(len(RUNTIME_UP_TO_64)))
+def test_runtime_results_of_up_to_64_dimensions_work(case):
+    result = RUNTIME_UP_TO_64[case]()
+    assert result.ndim <= MAXDIMS
+
+# ... and refuse a result beyond NumPy's limit, naming the operands
+TOO_MANY_RUNTIME = [
+    (lambda: skelsimd.ik_two_bone(joint_mats((1,) * 62), joint_mats(()), joint_mats(()),
+                                  ones((3,)), pole=ones((3,)), soften=ones((1,) * 64)),
+     "ik_two_bone"),
+    (lambda: skelsimd.ik_aim(joint_mats(()), ones((1,) * 63 + (3,)), weight=ones((1,) * 64)),
+     "ik_aim"),
+    (lambda: LEG.solve_chain(qts((1,) * 61 + (3,)), [0, 1, 2], ones((1,) * 62 + (3,))),
+     "local and target"),
+    (lambda: LEG.look_at(qts((1,) * 61 + (3,)), [2, 1], ones((1,) * 62 + (3,))),
+     "local and target"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(TOO_MANY_RUNTIME)))
+def test_runtime_result_beyond_numpys_limit_is_a_value_error(case):
+    call, names = TOO_MANY_RUNTIME[case]
+    with pytest.raises(ValueError, match="more than NumPy's limit of 64") as info:
+        call()
+    assert str(info.value).startswith(names + ":")

@@ -350,6 +350,26 @@ def test_track_errors(times, values, match, exc):
         skelsimd.Track(times, values)
 
 
+def test_huge_arguments_are_value_errors():
+    """Ints beyond the float range, and ranges over far too many periods, are ValueErrors
+    naming the argument (not float()'s or floor()'s OverflowError)."""
+    tr = skelsimd.Track([0, 0.5, 1], [0, 1, 0], "step", loop=True)
+    for args, word in [((2**1024, 1.0), "t0"), ((0.0, -10**400), "t1"),
+                       ((0.0, 1.0, 2**1024), "threshold"), ((-1.7e308, 1.7e308), "t0, t1"),
+                       ((1e308, 1.7e308), "t0, t1")]:
+        with pytest.raises(ValueError, match=word):
+            tr.triggers(*args)
+    clip = skelsimd.data.load_example()[:20]
+    for kw, word in [(dict(speed=2**1024), "speed"), (dict(speed=1.0, height=-10**400), "height"),
+                     (dict(speed=1.0, min_gap=2**1024), "min_gap")]:
+        with pytest.raises(ValueError, match=word):
+            clip.contacts("LeftAnkle", **kw)
+    with pytest.raises(ValueError, match="empty clip"):
+        clip[:0].contacts("LeftAnkle", 1.0)
+    # gaps and contacts longer than the clip: the whole clip, no overflow
+    assert clip.contacts("LeftAnkle", 1e30, min_gap=1e308, min_contact=1e308).sample(0.0) == 1
+
+
 def test_track_more_errors():
     with pytest.raises(ValueError, match="interpolation"):
         skelsimd.Track([0, 1], [0, 1], "quadratic")

@@ -126,18 +126,27 @@ def additive_workload(batch: int = 1000, joints: int = 96, seed: int = 2) -> Wor
 
 
 def layers_additive_workload(batch: int = 1000, joints: int = 96, seed: int = 3) -> Workload:
-    """Two blended layers plus one additive layer (ozz's BlendingJob: 4.7 ns per joint)."""
+    """Two blended layers plus one additive layer (ozz's BlendingJob: 4.7 ns per joint), one
+    fused pass; beside it blend_joints of the same poses and the same job as two passes
+    (blend_layers, then apply_additive in place); the limit copies the bytes the pass reads (the
+    two layers and the delta, 96 bytes per joint)."""
     rng = np.random.default_rng(seed)
     x = T.random_qts((batch, 2, joints), rng)
     d = T.random_qts((batch, joints), rng)
     w = np.array([0.6, 0.4], np.float32)
     out = np.empty((batch, joints, 8), np.float32)
-    copy = np.empty_like(out)
+    out2 = np.empty_like(out)
+    read = np.concatenate([x.reshape(batch, -1), d.reshape(batch, -1)], axis=1)
+    copy = np.empty_like(read)
     expected = RA.apply_additive(RB.blend_layers(x[:8], w), d[:8], 0.5)
 
     def check(res: object) -> None:
         err = np.abs(np.asarray(res)[:8] - expected).max()
         assert err <= 2e-6, err
+
+    def two_passes() -> object:
+        B.blend_layers(x, w, out2)
+        return A.apply_additive(out2, d, 0.5, out=out2)
     layer = [(d, 0.5)]
     return Workload(
         name=f"layers_additive[2+1x{batch}x{joints}]",
@@ -145,7 +154,9 @@ def layers_additive_workload(batch: int = 1000, joints: int = 96, seed: int = 3)
         units=batch * joints,
         kernel=lambda: B.blend_layers(x, w, out, additive=layer),
         numpy=lambda: RA.apply_additive_numpy32(NF.blend_layers_numpy32(x, w), d, 0.5),
-        limit=lambda: np.copyto(copy, x[:, 0]), check=check,
+        limit=lambda: np.copyto(copy, read), check=check,
+        extra={"blend_joints fast": lambda: B.blend_joints(x[:, 0], x[:, 1], 0.4, out=out2),
+               "two passes": two_passes},
         params={"batch": batch, "joints": joints, "layers": 2, "additive": 1},
     )
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import os
 import struct
 from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
+from .._validate import number as _number
 from ..clip import Clip
 from ..skeleton import Skeleton
 
@@ -274,6 +274,10 @@ def _mesh_arrays(mesh: Any, joints: int) -> dict[str, Any]:
     return out
 
 
+def _positive(v: float) -> bool:
+    return v > 0
+
+
 def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
               inverse_bind: Any = None, name: Optional[str] = None, mesh_name: str = "mesh",
               scale: float = 1.0) -> str:
@@ -347,11 +351,8 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         skeleton, anim = clip, None
     else:
         raise TypeError(f"clip: expected a skelsimd.Clip or Skeleton, got {type(clip).__name__}")
-    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float, np.integer,
-                                                                       np.floating)):
-        raise TypeError(f"scale: expected a positive number, got {type(scale).__name__}")
-    if not (scale > 0 and math.isfinite(scale)):
-        raise ValueError(f"scale: expected a positive finite number, got {scale!r}")
+    scale = _number(scale, "scale", _positive, "a positive finite number",
+                    "a positive number")
     if name is None and anim is not None:
         name = getattr(anim, "name", None)
     if name is not None and not isinstance(name, str):

@@ -1,9 +1,12 @@
 """Float64 NumPy references for make_additive and apply_additive (ozz-animation's
 AdditiveAnimationBuilder and the additive layers of its BlendingJob)."""
+from typing import Any, Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._typing import Float32Array, Float64Array
+from .blend import blend_layers
 
 __all__ = ["make_additive", "apply_additive", "apply_additive_numpy32"]
 
@@ -80,4 +83,15 @@ def apply_additive_numpy32(base: ArrayLike, delta: ArrayLike, weight: float = 1.
     out[..., 4:7] = b[..., 4:7] + (np.float32(weight) * m)[:, None] * d[..., 4:7]
     f = d[..., 7] * a + (1 - a)
     out[..., 7] = b[..., 7] / f if weight < 0 else b[..., 7] * f
+    return out
+
+
+def blend_layers_additive(layers: ArrayLike, weights: ArrayLike,
+                          additive: Sequence[Sequence[Any]]) -> Float64Array:
+    """``blend_layers(layers, weights, additive=additive)`` in float64: the weighted blend of
+    the layers (reference.blend.blend_layers), then each additive layer ``(delta, weight[,
+    mask])`` in order (apply_additive above)."""
+    out = blend_layers(layers, weights)
+    for layer in additive:
+        out = apply_additive(out, *layer)
     return out

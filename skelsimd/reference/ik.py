@@ -143,7 +143,7 @@ def two_bone(start: ArrayLike, mid: ArrayLike, end: ArrayLike, target: ArrayLike
         mid_ss = app(is_, pm - ps)
         end_ss = app(is_, pe - ps)
         mid_end_ss = end_ss - mid_ss
-        l1s, l2s, les = _dot(mid_ss, mid_ss), _dot(mid_end_ss, mid_end_ss), _dot(end_ss, end_ss)
+        l1s, l2s = _dot(mid_ss, mid_ss), _dot(mid_end_ss, mid_end_ss)
         ok &= (l1s > 0) & (l2s > 0)
         tgt = app(is_, target_ - ps)
         lts = _dot(tgt, tgt)
@@ -158,16 +158,22 @@ def two_bone(start: ArrayLike, mid: ArrayLike, end: ArrayLike, target: ArrayLike
         tgt = np.where(soft[:, None], tgt * (soft_len / lt)[:, None], tgt)
         lts = np.where(soft, soft_len ** 2, lts)
         reached = ~beyond & (lt > np.abs(l1 - l2)) & (weight_ >= 1)
-        inv2 = 0.5 / np.sqrt(l1s * l2s)
-        cc = np.clip((l1s + l2s - lts) * inv2, -1, 1)
-        c0 = np.clip((l1s + l2s - les) * inv2, -1, 1)
-        theta0 = np.arccos(c0) * np.where(_dot(np.cross(start_mid_ms, axis), mid_end_ms) < 0, -1, 1)
-        half = (np.arccos(cc) - theta0) / 2
+        # the interior angle for the target by the law of cosines (half-angle form, clamped to
+        # the reachable range), for the current end from the bone directions (sign: the side
+        # of mid_axis the chain bends to)
+        lte = np.sqrt(lts)
+        cos2 = np.clip((chain - lte) * (chain + lte) / (4 * l1 * l2), 0, 1)
+        sin2 = np.clip((lte - l1 + l2) * (lte + l1 - l2) / (4 * l1 * l2), 0, 1)
+        theta = 2 * np.arctan2(np.sqrt(sin2), np.sqrt(cos2))
+        back, fore = -mid_ss, mid_end_ss
+        theta0 = np.arctan2(np.linalg.norm(np.cross(back, fore), axis=-1), _dot(back, fore))
+        theta0 = theta0 * np.where(_dot(np.cross(start_mid_ms, axis), mid_end_ms) < 0, -1, 1)
+        half = (theta - theta0) / 2
         mid_q = np.concatenate([axis * np.sin(half)[:, None], np.cos(half)[:, None]], axis=-1)
         pole_ss = app(is_, pole_)
         me_final = app(is_, app(rm, quat_rotate(mid_q, mid_end_ms)))
         se_final = mid_ss + me_final
-        e2t = _rotation_between(se_final, tgt, 1e-6, _orthogonal(se_final))
+        e2t = _rotation_between(se_final, tgt, chain * chain * 2.0 ** -40, _orthogonal(se_final))
         ref_n = np.cross(tgt, pole_ss)
         jpn = quat_rotate(e2t, app(is_, app(rm, axis)))
         direction = tgt / np.sqrt(lts)[:, None]

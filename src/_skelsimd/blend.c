@@ -5,7 +5,10 @@
  * Positional arguments only (the Python wrappers forward keywords):
  *   slerp(q0, q1, t, out, method)      nlerp(q0, q1, t, out)
  *   blend_joints(joints, blend, t, index, method, out)
- *   blend_layers(layers, weights, out)
+ *   blend_layers(layers, weights, out[, additive])
+ *       additive: a sequence of (delta, weight, mask) layers as checked by skelsimd.blend's
+ *       wrapper (delta float32 of one pose (J, 8) or of the result's shape, weight a float in
+ *       [-1, 1], mask None or (J,) in [0, 1]; checked again here), applied in one fused pass.
  */
 #include "args.h"
 
@@ -214,14 +217,76 @@ static int check_layer_weights(PyArrayObject *w, npy_intp nlayers, npy_intp njoi
     return 0;
 }
 
+/* The additive layers of blend_layers (see the top of this file) into add[0 .. nadd), their
+ * arrays into refs (new references, 2 per layer: delta and mask or NULL). */
+static int parse_additive(PyObject *seq, npy_intp npose, npy_intp njoints, sks_additive_layer *add,
+                          PyArrayObject **refs, Py_ssize_t nadd)
+{
+    Py_ssize_t a;
+    for (a = 0; a < nadd; a++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, a);
+        PyArrayObject *d, *m = NULL;
+        double wt;
+        npy_intp size;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+            PyErr_Format(PyExc_TypeError, "additive[%zd]: expected a (delta, weight, mask) tuple", a);
+            return -1;
+        }
+        d = refs[2 * a] = sks_as_float32(PyTuple_GET_ITEM(item, 0), "additive: delta");
+        if (d == NULL) return -1;
+        size = PyArray_SIZE(d);
+        if (PyArray_NDIM(d) < 2 || PyArray_DIM(d, PyArray_NDIM(d) - 1) != 8 ||
+            PyArray_DIM(d, PyArray_NDIM(d) - 2) != njoints ||
+            !(size == njoints * 8 || size == npose * njoints * 8)) {
+            PyErr_Format(PyExc_ValueError, "additive[%zd]: delta: expected one pose (%ld, 8) or "
+                         "%ld poses of %ld joints", a, (long)njoints, (long)npose, (long)njoints);
+            return -1;
+        }
+        wt = PyFloat_AsDouble(PyTuple_GET_ITEM(item, 1));
+        if (wt == -1.0 && PyErr_Occurred()) return -1;
+        if (!(wt >= -1.0 && wt <= 1.0)) {
+            PyErr_Format(PyExc_ValueError, "additive[%zd]: weight: expected a number in [-1, 1], "
+                         "got %g", a, wt);
+            return -1;
+        }
+        if (PyTuple_GET_ITEM(item, 2) != Py_None) {
+            const float *mv;
+            npy_intp j;
+            m = refs[2 * a + 1] = sks_as_float32(PyTuple_GET_ITEM(item, 2), "additive: mask");
+            if (m == NULL) return -1;
+            if (PyArray_NDIM(m) != 1 || PyArray_DIM(m, 0) != njoints) {
+                PyErr_Format(PyExc_ValueError, "additive[%zd]: mask: expected shape (%ld,)", a,
+                             (long)njoints);
+                return -1;
+            }
+            mv = (const float *)PyArray_DATA(m);
+            for (j = 0; j < njoints; j++) {
+                if (!(mv[j] >= 0.0f && mv[j] <= 1.0f)) {
+                    PyErr_Format(PyExc_ValueError, "additive[%zd]: mask[%ld] = %g: expected "
+                                 "per-joint weights in [0, 1]", a, (long)j, (double)mv[j]);
+                    return -1;
+                }
+            }
+        }
+        add[a].delta = (const float *)PyArray_DATA(d);
+        add[a].delta_step = size == njoints * 8 ? 0 : 1;
+        add[a].weight = (float)wt;
+        add[a].mask = m ? (const float *)PyArray_DATA(m) : NULL;
+    }
+    return 0;
+}
+
 static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyArrayObject *layers = NULL, *w = NULL, *out = NULL;
+    PyArrayObject *layers = NULL, *w = NULL, *out = NULL, **refs = NULL;
+    PyObject *seq = NULL;
+    sks_additive_layer *add = NULL;
+    Py_ssize_t nadd = 0, a;
     static const npy_intp qts = 8;
-    npy_intp shape[NPY_MAXDIMS], nlayers, njoints;
+    npy_intp shape[NPY_MAXDIMS], nlayers, njoints, npose_all;
     int ndim, d;
     (void)self;
-    if (!sks_check_nargs("blend_layers", nargs, 3)) return NULL;
+    if (nargs != 4 && !sks_check_nargs("blend_layers", nargs, 3)) return NULL;
     layers = sks_as_float32(args[0], "layers");
     if (layers == NULL) goto fail;
     if (sks_check_shape(layers, "layers", 3, &qts, 1, "(..., L, J, 8)") < 0) goto fail;
@@ -243,10 +308,30 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     for (d = 0; d < ndim - 3; d++) shape[d] = PyArray_DIM(layers, d);
     shape[ndim - 3] = njoints;
     shape[ndim - 2] = 8;
+    npose_all = 1;
+    for (d = 0; d < ndim - 3; d++) npose_all *= shape[d];
+    if (nargs == 4 && args[3] != Py_None) {
+        seq = PySequence_Fast(args[3], "additive: expected a sequence of (delta, weight, mask)");
+        if (seq == NULL) goto fail;
+        nadd = PySequence_Fast_GET_SIZE(seq);
+        if (nadd > 0) {
+            add = PyMem_Calloc((size_t)nadd, sizeof *add);
+            refs = PyMem_Calloc(2 * (size_t)nadd, sizeof *refs);
+            if (add == NULL || refs == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            if (parse_additive(seq, npose_all, njoints, add, refs, nadd) < 0) goto fail;
+        }
+    }
     out = sks_prepare_out(args[2], "out", ndim - 1, shape);
     if (out == NULL) goto fail;
     if (sks_check_overlap(out, "out", layers, "layers", 0) < 0) goto fail;
     if (sks_check_overlap(out, "out", w, "weights", 0) < 0) goto fail;
+    for (a = 0; a < 2 * nadd; a++)
+        if (refs[a] && sks_check_overlap(out, "out", refs[a], a % 2 ? "an additive mask" :
+                                         "an additive delta", 0) < 0)
+            goto fail;
     if (PyArray_SIZE(out) > 0) {
         const sks_blend_kernels *k = SKS_KERNELS(blend);
         const size_t npose = (size_t)(PyArray_SIZE(out) / (njoints * 8));
@@ -255,17 +340,31 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
         const float *x = (const float *)PyArray_DATA(layers);
         const float *wd = (const float *)PyArray_DATA(w);
         Py_BEGIN_ALLOW_THREADS
-        k->blend_layers(o, x, npose, (size_t)nlayers, (size_t)njoints, wd,
-                        per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0);
+        if (nadd)
+            k->blend_layers_additive(o, x, npose, (size_t)nlayers, (size_t)njoints, wd,
+                                     per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0, add,
+                                     (size_t)nadd);
+        else
+            k->blend_layers(o, x, npose, (size_t)nlayers, (size_t)njoints, wd,
+                            per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(layers);
     Py_DECREF(w);
+    for (a = 0; a < 2 * nadd; a++) Py_XDECREF(refs[a]);
+    PyMem_Free(refs);
+    PyMem_Free(add);
+    Py_XDECREF(seq);
     return (PyObject *)out;
 fail:
     Py_XDECREF(layers);
     Py_XDECREF(w);
     Py_XDECREF(out);
+    if (refs)
+        for (a = 0; a < 2 * nadd; a++) Py_XDECREF(refs[a]);
+    PyMem_Free(refs);
+    PyMem_Free(add);
+    Py_XDECREF(seq);
     return NULL;
 }
 
@@ -273,5 +372,5 @@ PyMethodDef sks_blend_methods[] = {
     SKS_METHOD(slerp, "(q0, q1, t, out, method)"),
     SKS_METHOD(nlerp, "(q0, q1, t, out)"),
     SKS_METHOD(blend_joints, "(joints, blend, t, index, method, out)"),
-    SKS_METHOD(blend_layers, "(layers, weights, out)"),
+    SKS_METHOD(blend_layers, "(layers, weights, out[, additive])"),
     {NULL, NULL, 0, NULL}};

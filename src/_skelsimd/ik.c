@@ -13,176 +13,126 @@
 
 #include "../kernels/ik.h"
 
+#include <stddef.h>
+#include <string.h>
 
+/* One input operand of a kernel's argument struct: its Python name, floats per item, and where
+ * its data pointer and step (0: one item for all, 1: n items) go in the struct. */
 typedef struct ik_operand {
     const char *name;
-    npy_intp width;      /* floats per item */
-    PyArrayObject *arr;  /* new reference */
-    size_t step;         /* 0: one item for all, 1: n items */
+    npy_intp width;
+    size_t data_at, step_at; /* offsetof the struct's fields */
 } ik_operand;
 
-/* Converts and checks the operands: each holds width or n * width floats. */
-static int ik_parse(ik_operand *ops, int nops, PyObject *const *args, npy_intp n)
+#define IK_OP(S, field, name, width) {name, width, offsetof(S, field), offsetof(S, field##_step)}
+
+/* A kernel: its operands, its outputs (nquats quaternion arrays and the reached flags) and the
+ * count, by offset in its argument struct, and the call of its row's entry. */
+typedef struct ik_kernel {
+    const char *func;
+    const ik_operand *ops;
+    int nops, nquats;
+    size_t quat_at[2], reached_at, n_at;
+    void (*run)(const void *args);
+} ik_kernel;
+
+#define FIELD(a, at, T) (*(T *)((char *)(a) + (at)))
+
+static void run_two_bone(const void *a) { SKS_KERNELS(ik)->two_bone((const sks_ik_two_bone_args *)a); }
+static void run_aim(const void *a) { SKS_KERNELS(ik)->aim((const sks_ik_aim_args *)a); }
+
+/* The driver of both entry points: n, then each operand a float32 array of width or n * width
+ * floats; returns (quaternions..., reached). Everything is checked before the kernel runs. */
+static PyObject *ik_call(const ik_kernel *k, PyObject *const *args, Py_ssize_t nargs)
 {
+    PyArrayObject *arrs[16] = {NULL}, *outs[3] = {NULL, NULL, NULL};
+    union {
+        sks_ik_two_bone_args two_bone;
+        sks_ik_aim_args aim;
+    } a;
+    PyObject *result = NULL;
+    npy_intp n, shape[2];
     int i;
-    for (i = 0; i < nops; i++) {
-        npy_intp size;
-        ops[i].arr = sks_as_float32(args[i], ops[i].name);
-        if (ops[i].arr == NULL) return -1;
-        size = PyArray_SIZE(ops[i].arr);
-        if (size == ops[i].width) {
-            ops[i].step = 0;
-        } else if (size == n * ops[i].width) {
-            ops[i].step = 1;
-        } else {
-            PyErr_Format(PyExc_ValueError, "%s: expected %ld or %ld * %ld floats, got %ld",
-                         ops[i].name, (long)ops[i].width, (long)n, (long)ops[i].width, (long)size);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static void ik_release(ik_operand *ops, int nops)
-{
-    int i;
-    for (i = 0; i < nops; i++) Py_XDECREF(ops[i].arr);
-}
-
-#define OP_DATA(k) ((const float *)PyArray_DATA(ops[k].arr))
-
-static PyArrayObject *new_quats(npy_intp n)
-{
-    npy_intp shape[2];
-    shape[0] = n;
-    shape[1] = 4;
-    return (PyArrayObject *)PyArray_SimpleNew(2, shape, NPY_FLOAT32);
-}
-
-static npy_intp parse_n(PyObject *obj)
-{
-    npy_intp n = PyLong_AsSsize_t(obj);
-    if (n == -1 && PyErr_Occurred()) return -1;
+    if (!sks_check_nargs(k->func, nargs, k->nops + 1)) return NULL;
+    n = PyLong_AsSsize_t(args[0]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "n: expected a count >= 0");
-        return -1;
+        return NULL;
     }
-    return n;
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < k->nops; i++) {
+        const ik_operand *op = &k->ops[i];
+        npy_intp size;
+        arrs[i] = sks_as_float32(args[i + 1], op->name);
+        if (arrs[i] == NULL) goto done;
+        size = PyArray_SIZE(arrs[i]);
+        if (size != op->width && size != n * op->width) {
+            PyErr_Format(PyExc_ValueError, "%s: expected %ld or %ld * %ld floats, got %ld", op->name,
+                         (long)op->width, (long)n, (long)op->width, (long)size);
+            goto done;
+        }
+        FIELD(&a, op->data_at, const float *) = (const float *)PyArray_DATA(arrs[i]);
+        FIELD(&a, op->step_at, size_t) = size == op->width ? 0 : 1;
+    }
+    shape[0] = n;
+    shape[1] = 4;
+    for (i = 0; i < k->nquats; i++) {
+        outs[i] = (PyArrayObject *)PyArray_SimpleNew(2, shape, NPY_FLOAT32);
+        if (outs[i] == NULL) goto done;
+        FIELD(&a, k->quat_at[i], float *) = (float *)PyArray_DATA(outs[i]);
+    }
+    outs[k->nquats] = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_BOOL);
+    if (outs[k->nquats] == NULL) goto done;
+    FIELD(&a, k->reached_at, unsigned char *) = (unsigned char *)PyArray_DATA(outs[k->nquats]);
+    FIELD(&a, k->n_at, size_t) = (size_t)n;
+    if (n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        k->run(&a);
+        Py_END_ALLOW_THREADS
+    }
+    result = PyTuple_New(k->nquats + 1);
+    if (result == NULL) goto done;
+    for (i = 0; i <= k->nquats; i++) {
+        PyTuple_SET_ITEM(result, i, (PyObject *)outs[i]);   /* steals the reference */
+        outs[i] = NULL;
+    }
+done:
+    for (i = 0; i < k->nops; i++) Py_XDECREF(arrs[i]);
+    for (i = 0; i < 3; i++) Py_XDECREF(outs[i]);
+    return result;
 }
+
+/* A kernel's description: its operand table (the IK_OP rows after `run`) and outputs. */
+#define IK_KERNEL(var, S, func, nquats, q0, q1, run, ...)                                     \
+    static const ik_operand var##_ops[] = {__VA_ARGS__};                                      \
+    static const ik_kernel var = {func, var##_ops, (int)(sizeof var##_ops / sizeof *var##_ops), \
+                                  nquats, {offsetof(S, q0), offsetof(S, q1)},                  \
+                                  offsetof(S, reached), offsetof(S, n), run}
+
+#define TB sks_ik_two_bone_args
+IK_KERNEL(two_bone_kernel, TB, "ik_two_bone", 2, start_correction, mid_correction, run_two_bone,
+          IK_OP(TB, start, "start", 12), IK_OP(TB, mid, "mid", 12), IK_OP(TB, end, "end", 12),
+          IK_OP(TB, target, "target", 3), IK_OP(TB, pole, "pole", 3), IK_OP(TB, mid_axis, "mid_axis", 3),
+          IK_OP(TB, twist_sin, "twist", 1), IK_OP(TB, twist_cos, "twist", 1),
+          IK_OP(TB, soften, "soften", 1), IK_OP(TB, weight, "weight", 1));
+#define AIM sks_ik_aim_args
+IK_KERNEL(aim_kernel, AIM, "ik_aim", 1, correction, correction, run_aim,
+          IK_OP(AIM, joint, "joint", 12), IK_OP(AIM, target, "target", 3), IK_OP(AIM, pole, "pole", 3),
+          IK_OP(AIM, forward, "forward", 3), IK_OP(AIM, up, "up", 3), IK_OP(AIM, offset, "offset", 3),
+          IK_OP(AIM, twist_sin, "twist", 1), IK_OP(AIM, twist_cos, "twist", 1),
+          IK_OP(AIM, weight, "weight", 1));
 
 static PyObject *py_ik_two_bone(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    ik_operand ops[10] = {{"start", 12, NULL, 0},   {"mid", 12, NULL, 0},
-                          {"end", 12, NULL, 0},     {"target", 3, NULL, 0},
-                          {"pole", 3, NULL, 0},     {"mid_axis", 3, NULL, 0},
-                          {"twist", 1, NULL, 0},    {"twist", 1, NULL, 0},
-                          {"soften", 1, NULL, 0},   {"weight", 1, NULL, 0}};
-    PyArrayObject *qs = NULL, *qm = NULL, *reached = NULL;
-    npy_intp n;
     (void)self;
-    if (!sks_check_nargs("ik_two_bone", nargs, 11)) return NULL;
-    n = parse_n(args[0]);
-    if (n < 0) return NULL;
-    if (ik_parse(ops, 10, args + 1, n) < 0) goto fail;
-    qs = new_quats(n);
-    qm = new_quats(n);
-    reached = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_BOOL);
-    if (qs == NULL || qm == NULL || reached == NULL) goto fail;
-    if (n > 0) {
-        sks_ik_two_bone_args a;
-        a.start = OP_DATA(0);
-        a.mid = OP_DATA(1);
-        a.end = OP_DATA(2);
-        a.target = OP_DATA(3);
-        a.pole = OP_DATA(4);
-        a.mid_axis = OP_DATA(5);
-        a.twist_sin = OP_DATA(6);
-        a.twist_cos = OP_DATA(7);
-        a.soften = OP_DATA(8);
-        a.weight = OP_DATA(9);
-        a.start_step = ops[0].step;
-        a.mid_step = ops[1].step;
-        a.end_step = ops[2].step;
-        a.target_step = ops[3].step;
-        a.pole_step = ops[4].step;
-        a.mid_axis_step = ops[5].step;
-        a.twist_sin_step = ops[6].step;
-        a.twist_cos_step = ops[7].step;
-        a.soften_step = ops[8].step;
-        a.weight_step = ops[9].step;
-        a.start_correction = (float *)PyArray_DATA(qs);
-        a.mid_correction = (float *)PyArray_DATA(qm);
-        a.reached = (unsigned char *)PyArray_DATA(reached);
-        a.n = (size_t)n;
-        {
-            const sks_ik_kernels *k = SKS_KERNELS(ik);
-            Py_BEGIN_ALLOW_THREADS
-            k->two_bone(&a);
-            Py_END_ALLOW_THREADS
-        }
-    }
-    ik_release(ops, 10);
-    return Py_BuildValue("NNN", qs, qm, reached);
-fail:
-    ik_release(ops, 10);
-    Py_XDECREF(qs);
-    Py_XDECREF(qm);
-    Py_XDECREF(reached);
-    return NULL;
+    return ik_call(&two_bone_kernel, args, nargs);
 }
 
 static PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    ik_operand ops[9] = {{"joint", 12, NULL, 0},  {"target", 3, NULL, 0}, {"pole", 3, NULL, 0},
-                         {"forward", 3, NULL, 0}, {"up", 3, NULL, 0},     {"offset", 3, NULL, 0},
-                         {"twist", 1, NULL, 0},   {"twist", 1, NULL, 0},  {"weight", 1, NULL, 0}};
-    PyArrayObject *q = NULL, *reached = NULL;
-    npy_intp n;
     (void)self;
-    if (!sks_check_nargs("ik_aim", nargs, 10)) return NULL;
-    n = parse_n(args[0]);
-    if (n < 0) return NULL;
-    if (ik_parse(ops, 9, args + 1, n) < 0) goto fail;
-    q = new_quats(n);
-    reached = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_BOOL);
-    if (q == NULL || reached == NULL) goto fail;
-    if (n > 0) {
-        sks_ik_aim_args a;
-        a.joint = OP_DATA(0);
-        a.target = OP_DATA(1);
-        a.pole = OP_DATA(2);
-        a.forward = OP_DATA(3);
-        a.up = OP_DATA(4);
-        a.offset = OP_DATA(5);
-        a.twist_sin = OP_DATA(6);
-        a.twist_cos = OP_DATA(7);
-        a.weight = OP_DATA(8);
-        a.joint_step = ops[0].step;
-        a.target_step = ops[1].step;
-        a.pole_step = ops[2].step;
-        a.forward_step = ops[3].step;
-        a.up_step = ops[4].step;
-        a.offset_step = ops[5].step;
-        a.twist_sin_step = ops[6].step;
-        a.twist_cos_step = ops[7].step;
-        a.weight_step = ops[8].step;
-        a.correction = (float *)PyArray_DATA(q);
-        a.reached = (unsigned char *)PyArray_DATA(reached);
-        a.n = (size_t)n;
-        {
-            const sks_ik_kernels *k = SKS_KERNELS(ik);
-            Py_BEGIN_ALLOW_THREADS
-            k->aim(&a);
-            Py_END_ALLOW_THREADS
-        }
-    }
-    ik_release(ops, 9);
-    return Py_BuildValue("NN", q, reached);
-fail:
-    ik_release(ops, 9);
-    Py_XDECREF(q);
-    Py_XDECREF(reached);
-    return NULL;
+    return ik_call(&aim_kernel, args, nargs);
 }
 
 PyMethodDef sks_ik_methods[] = {

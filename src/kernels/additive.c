@@ -25,20 +25,7 @@
 #include "target.h"
 #include "additive.h"
 #include "quat_ops.h"
-
-#define ADD_NORM2_MIN 1e-30f
-
-/* n <= SKS_W joints at p (8 floats apart): the quaternions or, at p + 4, the (t, s) halves. */
-static SKS_ALWAYS_INLINE quat_soa half_load(const float *p, size_t n)
-{
-    return n == SKS_W ? quat_soa_load(p, SKS_QTS_FLOATS) : quat_soa_load_n(p, SKS_QTS_FLOATS, n);
-}
-
-static SKS_ALWAYS_INLINE void half_store(float *p, quat_soa q, size_t n)
-{
-    if (n == SKS_W) quat_soa_store(p, SKS_QTS_FLOATS, q);
-    else quat_soa_store_n(p, SKS_QTS_FLOATS, q, n);
-}
+#include "additive_ops.h"
 
 /* make_additive on n <= SKS_W joints. */
 static SKS_ALWAYS_INLINE void make_block(float *o, const float *x, const float *r, size_t n)
@@ -70,62 +57,6 @@ static void make_additive(float *out, const float *x, const float *ref, size_t n
                 make_block(out + at + 8 * j, x + at + 8 * j, rp + 8 * j, SKS_W);
             if (j < njoints) make_block(out + at + 8 * j, x + at + 8 * j, rp + 8 * j, njoints - j);
         }
-    }
-}
-
-/* apply_additive on n <= SKS_W joints with per-joint factors a (|w| m_j) and ws (w m_j);
- * `subtract` (w < 0) a constant in each instance. */
-static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float *dl, vf a, vf ws,
-                                          size_t n, int subtract)
-{
-    const vf one = vf_set1(1.0f), sign = vf_set1(-0.0f);
-    const quat_soa bq = half_load(b, n), dq = half_load(dl, n), dts = half_load(dl + 4, n);
-    quat_soa ts = half_load(b + 4, n), r, q;
-    const vf flip = vf_and(sign, dq.w);
-    vf n2, inv, f;
-    vm ok;
-    r.x = vf_mul(vf_xor(dq.x, flip), a);
-    r.y = vf_mul(vf_xor(dq.y, flip), a);
-    r.z = vf_mul(vf_xor(dq.z, flip), a);
-    r.w = vf_add(vf_mul(vf_sub(vf_xor(dq.w, flip), one), a), one);
-    n2 = quat_soa_dot(r, r);
-    ok = vf_ge(n2, vf_set1(ADD_NORM2_MIN));
-    inv = vf_div(one, vf_select(ok, vf_sqrt(n2), one));   /* one division per joint */
-    r.x = vf_if(ok, vf_mul(r.x, inv));
-    r.y = vf_if(ok, vf_mul(r.y, inv));
-    r.z = vf_if(ok, vf_mul(r.z, inv));
-    r.w = vf_select(ok, vf_mul(r.w, inv), one);
-    if (subtract) {
-        r.x = vf_neg(r.x);
-        r.y = vf_neg(r.y);
-        r.z = vf_neg(r.z);
-    }
-    q = quat_soa_mul(bq, r);
-    ts.x = vf_add(ts.x, vf_mul(ws, dts.x));
-    ts.y = vf_add(ts.y, vf_mul(ws, dts.y));
-    ts.z = vf_add(ts.z, vf_mul(ws, dts.z));
-    f = vf_add(vf_mul(dts.w, a), vf_sub(one, a));
-    ts.w = subtract ? vf_div(ts.w, f) : vf_mul(ts.w, f);
-    half_store(o, q, n);
-    half_store(o + 4, ts, n);
-}
-
-/* One pose (or a run of joints) with the mask at m (NULL: none). */
-static SKS_ALWAYS_INLINE void apply_run(float *o, const float *b, const float *d, size_t njoints,
-                                        float weight, const float *m, int subtract)
-{
-    const vf wa = vf_set1(subtract ? -weight : weight), w = vf_set1(weight);
-    size_t j;
-    for (j = 0; j + SKS_W <= njoints; j += SKS_W) {
-        const vf mv = m ? vf_load_items(m + j) : vf_set1(1.0f);
-        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
-                    SKS_W, subtract);
-    }
-    if (j < njoints) {
-        const size_t n = njoints - j;
-        const vf mv = m ? vf_load_items_n(m + j, n) : vf_set1(1.0f);
-        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
-                    n, subtract);
     }
 }
 

@@ -46,8 +46,14 @@
  *   exact.
  * blend_layers: running hemisphere alignment (ozz-animation's rule): per layer l in order,
  *   w' = -w_l when dot(acc, q_l) < 0, acc = acc + w' q_l (components), ts = ts + w_l ts_l,
- *   total = total + w_l; out q = acc / sqrt(dot(acc, acc)) (one division per component;
- *   sks_quat_normalize_scalar outside [1e-30, 1e30]), out ts = ts (1 / total).
+ *   total = total + w_l; out q = acc (1 / sqrt(dot(acc, acc))) (one division per quaternion,
+ *   as nlerp: the divider bounds the loop; sks_quat_normalize_scalar outside [1e-30, 1e30]),
+ *   out ts = ts (1 / total).
+ * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h, the additive
+ *   family's own runs) on each run of 256 joints of a pose while it is in L1: one pass over
+ *   memory (the layers and deltas read once, out written once) instead of a blend pass and one
+ *   read-modify-write pass per additive layer; the same operations, so the same bits as the two
+ *   passes.
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
  *   unit inputs; its result is finite for any finite input. nlerp and blend_layers normalise.
  */
@@ -55,6 +61,7 @@
 #include "blend.h"
 #include "quat_ops.h"
 #include "quat_scalar.h"
+#include "additive_ops.h"
 
 #define SIN_C0 -2.39e-08f
 #define SIN_C1 2.7526e-06f
@@ -480,7 +487,8 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
     quat_aos acc, ts, q;
-    vf total = zero, n2, len, inv_total;
+    vf total = zero, n2, inv_len, inv_total;
+    vm in_range;
     size_t l;
     int k;
     for (k = 0; k < 4; k++) acc.v[k] = ts.v[k] = zero;
@@ -501,18 +509,19 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
         total = vf_add(total, wv);
     }
     n2 = quat_aos_dot(&acc, &acc);
-    len = vf_sqrt(n2);
+    inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));   /* one division per quaternion (nlerp's) */
     inv_total = vf_div(vf_set1(1.0f), total);
 #define LAYER_OUT(k)                                                                          \
-    q.v[k] = vf_div(acc.v[k], vf_splat_in_rows(len, k));                                       \
+    q.v[k] = vf_mul(acc.v[k], vf_splat_in_rows(inv_len, k));                                   \
     ts.v[k] = vf_mul(ts.v[k], vf_splat_in_rows(inv_total, k))
     LAYER_OUT(0);
     LAYER_OUT(1);
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
+    in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
     qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
-    if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
+    if (!vm_all(in_range)) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
         size_t i;
         quat_aos_store(v, 4, NULL, &acc, SKS_W);
@@ -523,23 +532,46 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     }
 }
 
-/* blend_layers (top of this file), SKS_W joints of a pose per block; joint_step 0 (one weight per
- * layer) or 1 (per joint), a constant in each instance. */
+/* Joints per run of blend_layers_additive: the run is blended, then gets its additive layers
+ * while it is in L1 (8 KB of joints; a multiple of SKS_W, so the blocks are blend_layers' own). */
+#define LAYERS_RUN 256
+
+/* The additive layers on joints [j0, j0 + n) of pose p of out (apply_additive's runs). */
+static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *add, size_t nadd,
+                                           size_t p, size_t j0, size_t n, size_t pose)
+{
+    size_t a;
+    for (a = 0; a < nadd; a++) {
+        const sks_additive_layer *L = add + a;
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j0;
+        const float *m = L->mask ? L->mask + j0 : NULL;
+        if (L->weight < 0.0f) apply_run(o, o, d, n, L->weight, m, 1);
+        else apply_run(o, o, d, n, L->weight, m, 0);
+    }
+}
+
+/* blend_layers (top of this file), SKS_W joints of a pose per block, in runs of LAYERS_RUN
+ * joints each followed by the additive layers (none for blend_layers); joint_step 0 (one
+ * weight per layer) or 1 (per joint), a constant in each instance. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
-                                         size_t joint_step)
+                                         size_t joint_step, const sks_additive_layer *add, size_t nadd)
 {
     const size_t pose = 8 * njoints;
-    size_t p, j;
+    size_t p, j, j0;
     for (p = 0; p < npose; p++) {
         const float *x = layers + p * nlayers * pose;
         float *o = out + p * pose;
-        for (j = 0; j + SKS_W <= njoints; j += SKS_W)
-            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride,
-                         joint_step, SKS_W);
-        if (j < njoints)
-            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step, layer_stride,
-                         joint_step, njoints - j);
+        for (j0 = 0; j0 < njoints; j0 += LAYERS_RUN) {
+            const size_t end = njoints - j0 < LAYERS_RUN ? njoints : j0 + LAYERS_RUN;
+            for (j = j0; j + SKS_W <= end; j += SKS_W)
+                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                             layer_stride, joint_step, SKS_W);
+            if (j < end)
+                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                             layer_stride, joint_step, end - j);
+            if (nadd) additive_run(o + 8 * j0, add, nadd, p, j0, end - j0, pose);
+        }
     }
 }
 
@@ -547,8 +579,16 @@ static void blend_layers(float *out, const float *layers, size_t npose, size_t n
                          size_t njoints, const float *weights, size_t layer_stride,
                          size_t joint_step)
 {
-    if (joint_step) layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 1);
-    else layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 0);
+    if (joint_step) layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 1, NULL, 0);
+    else layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 0, NULL, 0);
 }
 
-SKS_ROW(blend) = {slerp_fast, slerp_exact, nlerp, blend_joints, blend_layers};
+static void blend_layers_additive(float *out, const float *layers, size_t npose, size_t nlayers,
+                                  size_t njoints, const float *weights, size_t layer_stride,
+                                  size_t joint_step, const sks_additive_layer *add, size_t nadd)
+{
+    if (joint_step) layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 1, add, nadd);
+    else layers_run(out, layers, npose, nlayers, njoints, weights, layer_stride, 0, add, nadd);
+}
+
+SKS_ROW(blend) = {slerp_fast, slerp_exact, nlerp, blend_joints, blend_layers, blend_layers_additive};

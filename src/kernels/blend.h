@@ -18,6 +18,16 @@ enum sks_interp { SKS_INTERP_FAST = 0, SKS_INTERP_EXACT = 1, SKS_INTERP_NLERP = 
 typedef void (*sks_interp_fn)(float *out, const float *q0, size_t q0_step, const float *q1,
                               size_t q1_step, const float *t, size_t t_step, size_t n);
 
+/* An additive layer of blend_layers_additive (ozz-animation's BlendingJob additive_layers):
+ * delta poses (delta_step 0: one pose for every pose, 1: one per pose), weight in [-1, 1], mask
+ * (njoints,) per-joint weights in [0, 1] or NULL. Applied as apply_additive (additive.h). */
+typedef struct sks_additive_layer {
+    const float *delta;
+    size_t delta_step;
+    float weight;
+    const float *mask;
+} sks_additive_layer;
+
 typedef struct sks_blend_kernels {
     /* out[i] = slerp(q0[i q0_step], q1[i q1_step], t[i t_step]) along the shortest arc; out may
      * equal q0 or q1 (each pair is read before it is written). */
@@ -42,6 +52,13 @@ typedef struct sks_blend_kernels {
     void (*blend_layers)(float *out, const float *layers, size_t npose, size_t nlayers,
                          size_t njoints, const float *weights, size_t layer_stride,
                          size_t joint_step);
+    /* blend_layers, then the additive layers add[0 .. nadd) in order on the blended pose, in one
+     * pass over the joints (each block of joints is blended and gets its additive layers while
+     * it is in L1): the same bits as blend_layers followed by one apply_additive(out, delta,
+     * weight, mask, out) per layer. out must not overlap layers, weights or the deltas/masks. */
+    void (*blend_layers_additive)(float *out, const float *layers, size_t npose, size_t nlayers,
+                                  size_t njoints, const float *weights, size_t layer_stride,
+                                  size_t joint_step, const sks_additive_layer *add, size_t nadd);
 } sks_blend_kernels;
 
 /* Indexed by enum sks_isa: each target's row (blend.c compiled once per target; dispatch.c). */

@@ -16,10 +16,15 @@
  *      further than da (and ds > 0, lt > 0) is pulled to length da + ds - ds 3^4 / (alpha + 3)^4,
  *      alpha = (lt - da) / ds, along its direction. reached = lt <= da and lt > |l1 - l2| (before
  *      softening) and weight >= 1.
- *   3. Mid joint: the interior angle at the mid joint by the law of cosines for the target
- *      (theta) and for the current end (theta0, negative when the chain bends against
- *      mid_axis: dot(cross(start_mid_ms, axis), mid_end_ms) < 0); the correction is the rotation
- *      about mid_axis by theta - theta0, built from the half-angle sines and cosines.
+ *   3. Mid joint: the interior angle at the mid joint for the target (theta, by the law of
+ *      cosines written as products of sums and differences of lengths, which keeps its half
+ *      angles accurate near full extension and folding) and for the current end (theta0, from
+ *      the bones' unit directions, negative when the chain bends against mid_axis:
+ *      dot(cross(start_mid_ms, axis), mid_end_ms) < 0); the correction is the rotation about
+ *      mid_axis by theta - theta0, built from the half-angle sines and cosines. (The law of
+ *      cosines on squared lengths, 1 + cos = (l1^2 + l2^2 - lt^2) / (2 l1 l2) + 1, cancels near
+ *      full extension: on a nearly straight chain its theta0 was off by about
+ *      eps / cos(theta0 / 2), and the end joint missed the target by 4e-5 of the chain length.)
  *   4. Start joint: the rotation taking the corrected start-to-end vector onto the (softened)
  *      target (rotation_between), then the rotation about the target direction taking the
  *      chain's plane normal (mid_axis in start space, rotated, its component along the target
@@ -47,6 +52,12 @@
  * below this squared norm of (u x v, |u + v|^2 / 2) the directions are opposite (an angle from
  * the half turn under 1e-6, where u x v has no direction left). */
 #define IK_FROM_VECTORS_MIN 1e-6f
+/* Two-bone IK: no rotation onto the target when |start-to-end| |target| <= this times the
+ * chain length squared (2^-40: both under about 1e-6 of the chain length), relative so that a
+ * target close to the start joint of a folded chain (bones of nearly equal length) is still
+ * turned to (ozz's absolute 1e-6 left the end joint up to twice the target's distance away);
+ * under it the end joint is within about 2e-6 of the chain length of the target anyway. */
+#define IK_TWO_BONE_MIN_REL 9.094947017729282e-13f
 #define IK_OPPOSITE_N2 1e-12f
 
 typedef struct v3 {
@@ -213,9 +224,9 @@ static SKS_ALWAYS_INLINE v3 orthogonal_axis(v3 a)
     return v3_scale(o, vf_if(vf_gt(n2, vf_zero()), vf_div(vf_set1(1.0f), vf_sqrt(n2))));
 }
 
-static SKS_ALWAYS_INLINE vf clamp_unit(vf c)
+static SKS_ALWAYS_INLINE vf clamp_01(vf c)
 {
-    return vf_min(vf_set1(1.0f), vf_max(vf_set1(-1.0f), c));
+    return vf_min(vf_set1(1.0f), vf_max(vf_zero(), c));
 }
 
 /* The weighted correction: q flipped to w >= 0, then for weight < 1
@@ -379,7 +390,6 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
         const v3 end_ss = m33_apply(&is, v3_sub(pe, ps));
         const v3 mid_end_ss = v3_sub(end_ss, mid_ss);
         const vf l1s = v3_dot(mid_ss, mid_ss), l2s = v3_dot(mid_end_ss, mid_end_ss);
-        const vf les = v3_dot(end_ss, end_ss);
         v3 tgt = m33_apply(&is, v3_sub(target, ps));
         vf lts = v3_dot(tgt, tgt);
         /* 2. soften */
@@ -402,17 +412,24 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
         tgt.z = vf_select(soft, vf_mul(tgt.z, soft_scale), tgt.z);
         lts = vf_select(soft, vf_mul(soft_len, soft_len), lts);
         {
-            /* 3. mid joint: half-angle sines and cosines of theta and theta0 */
-            const vf sum = vf_add(l1s, l2s);
-            const vf inv2 = vf_div(vf_set1(0.5f), vf_sqrt(vf_mul(l1s, l2s)));
-            const vf cc = clamp_unit(vf_mul(vf_sub(sum, lts), inv2));
-            const vf c0 = clamp_unit(vf_mul(vf_sub(sum, les), inv2));
+            /* 3. mid joint: half-angle sines and cosines of theta and theta0, in forms without
+             * the cancellation of the law of cosines near full extension and folding:
+             * cos^2(theta / 2) = (l1 + l2 - lt)(l1 + l2 + lt) / (4 l1 l2),
+             * sin^2(theta / 2) = (lt - l1 + l2)(lt + l1 - l2) / (4 l1 l2) (clamped to [0, 1]),
+             * and theta0 from the unit bone directions a = mid_ss / l1, b = mid_end_ss / l2:
+             * cos(theta0 / 2) = |b - a| / 2, sin(theta0 / 2) = |b + a| / 2 */
             const vf half = vf_set1(0.5f);
-            const vf hcc = vf_sqrt(vf_mul(vf_add(one, cc), half));
-            const vf hsc = vf_sqrt(vf_mul(vf_sub(one, cc), half));
-            const vf hc0 = vf_sqrt(vf_mul(vf_add(one, c0), half));
+            const vf lte = vf_select(soft, soft_len, lt);
+            const vf inv4 = vf_div(vf_set1(0.25f), vf_mul(l1, l2));
+            const vf hcc2 = vf_mul(vf_mul(vf_sub(chain, lte), vf_add(chain, lte)), inv4);
+            const vf hsc2 = vf_mul(vf_mul(vf_add(vf_sub(lte, l1), l2), vf_sub(vf_add(lte, l1), l2)), inv4);
+            const vf hcc = vf_sqrt(clamp_01(hcc2));
+            const vf hsc = vf_sqrt(clamp_01(hsc2));
+            const v3 ua = v3_scale(mid_ss, vf_div(one, l1)), ub = v3_scale(mid_end_ss, vf_div(one, l2));
+            const v3 dba = v3_sub(ub, ua), sba = v3_add(ub, ua);
+            const vf hc0 = vf_mul(vf_sqrt(v3_dot(dba, dba)), half);
             const vf bent = v3_dot(v3_cross(start_mid_ms, axis), mid_end_ms);
-            const vf hs0 = vf_xor(vf_sqrt(vf_mul(vf_sub(one, c0), half)), vf_if(vf_lt(bent, zero), sign));
+            const vf hs0 = vf_xor(vf_mul(vf_sqrt(v3_dot(sba, sba)), half), vf_if(vf_lt(bent, zero), sign));
             const vf sd = vf_sub(vf_mul(hsc, hc0), vf_mul(hcc, hs0));
             mid_q.x = vf_mul(axis.x, sd);
             mid_q.y = vf_mul(axis.y, sd);
@@ -429,7 +446,8 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
             vf ref_n2, jpn2, rx;
             vm has_dir, plane_ok;
             const v3 se_final = v3_add(mid_ss, me_final);
-            e2t = rotation_between(se_final, tgt, vf_set1(IK_FROM_VECTORS_MIN), orthogonal_axis(se_final));
+            e2t = rotation_between(se_final, tgt, vf_mul(vf_mul(chain, chain), vf_set1(IK_TWO_BONE_MIN_REL)),
+                                   orthogonal_axis(se_final));
             jpn = quat_rotate(e2t, axis_ss);
             has_dir = vf_gt(lts, zero);
             rx = vf_div(one, vf_sqrt(lts));

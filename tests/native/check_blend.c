@@ -214,6 +214,34 @@ static int check_blend_layers(const sks_blend_kernels *k, const sks_blend_kernel
         k->blend_layers(got, x, NPOSE, nlayers, njoints, w, cols, (size_t)per_joint);
         ref->blend_layers(want, x, NPOSE, nlayers, njoints, w, cols, (size_t)per_joint);
         failures += check_same(what, name, got, want, 8 * NPOSE * njoints);
+        {   /* with one or two additive layers (one delta pose or one per pose, +-weights,
+             * masks): the fused pass, bit for bit the scalar row */
+            sks_additive_layer add[2];
+            float *dq = check_alloc(4 * NPOSE * njoints * sizeof(float) + 64);
+            float *dq2 = check_alloc(4 * NPOSE * njoints * sizeof(float) + 64);
+            float *delta = check_alloc(8 * NPOSE * njoints * sizeof(float));
+            float *mask = check_alloc(njoints * sizeof(float));
+            const size_t nadd = 1 + rng_below(r, 2);
+            size_t a;
+            random_pairs(dq, dq2, NPOSE * njoints, r, specials);
+            make_joints(delta, dq, NPOSE * njoints, r, specials);
+            for (j = 0; j < njoints; j++) mask[j] = rng_uniform(r, 0.0f, 1.0f);
+            for (a = 0; a < nadd; a++) {
+                add[a].delta = delta + a * 8 * njoints * (NPOSE - 1);
+                add[a].delta_step = rng_below(r, 2);
+                add[a].weight = rng_uniform(r, -1.0f, 1.0f);
+                if (specials && rng_below(r, 3) == 0) add[a].weight = rng_below(r, 2) ? -1.0f : 1.0f;
+                add[a].mask = rng_below(r, 2) ? mask : NULL;
+                if (add[a].delta_step) add[a].delta = delta;
+            }
+            snprintf(what, sizeof what, "blend_layers_additive L=%zu J=%zu A=%zu per_joint %d specials %d",
+                     nlayers, njoints, nadd, per_joint, specials);
+            k->blend_layers_additive(got, x, NPOSE, nlayers, njoints, w, cols, (size_t)per_joint, add, nadd);
+            ref->blend_layers_additive(want, x, NPOSE, nlayers, njoints, w, cols, (size_t)per_joint, add,
+                                       nadd);
+            failures += check_same(what, name, got, want, 8 * NPOSE * njoints);
+            free(dq); free(dq2); free(delta); free(mask);
+        }
     }
     free(qa); free(qb); free(x); free(w); free(got); free(want);
     return failures;
