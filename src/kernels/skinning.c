@@ -238,15 +238,21 @@ static void skinning_palette_f64(float *out, const float *local, size_t local_st
  *     position = ((C0 x + C1 y) + C2 z) + C3,
  *     normal = q / |q| with q = (C0 nx + C1 ny) + C2 nz, |q| = sqrt((q0 q0 + q1 q1) + q2 q2),
  *              zero where |q| == 0.
- * The points (and normals) of a step are loaded one per row slot (vf_load_rows_xyz: one masked
- * load and a permute on avx512) and each coordinate spread over its row in registers: fewer
- * loads than a broadcast per coordinate (measured 3% faster for positions, 8% with normals on
- * avx512). With normals, four steps are normalised together (skin_group: one square root per
- * group). The last vertices of a mesh (fewer than SKS_ROWS) go one at a time, slot 0 on the
- * vertex (slot 0 stored).
+ * On the two-row targets, and with normals, the points (and normals) of a step are loaded one
+ * per row slot (vf_load_rows_xyz: one masked load and a permute on avx512) and each coordinate
+ * spread over its row in registers: fewer loads than a broadcast per coordinate (measured 3%
+ * faster for positions, 8% with normals on avx512; SKIN_POINTS_AS_ROWS). With normals, four
+ * steps are normalised together (skin_group: one square root per group). The last vertices of a
+ * mesh (fewer than SKS_ROWS) go one at a time, slot 0 on the vertex (slot 0 stored).
  * ------------------------------------------------------------------------------------------ */
 
 #define SKS_COLUMNS_FLOATS 16   /* one joint's columns C0..C3, 4 floats each (lane 3 = 0) */
+/* Points and normals loaded one per row slot and spread in registers (1) or each coordinate
+ * broadcast from memory (0), a tuning choice: 1 on the two-row targets (avx2, avx512: fewer
+ * loads) and with normals; 0 for positions alone on the 4-lane targets (sse41 measured 3.5%
+ * slower with 1 there: a 3-float load costs two loads and a shuffle, a broadcast one load and
+ * one shuffle; with normals 1 measured 2% faster, and 0 30% slower in the grouped loop). */
+#define SKIN_POINTS_AS_ROWS (SKS_ROWS == 2 || with_normals)
 #define COLUMN_VECS (4 / SKS_ROWS)
 
 /* The columns of `count` <= SKS_ROWS consecutive palette matrices, one per row slot: each 3x4
@@ -322,10 +328,11 @@ static SKS_ALWAYS_INLINE vf skin_rows_core(float *op, size_t count, const float 
 {
     vf packed[SKS_ROWS][COLUMN_VECS], c[4], qn = vf_zero();
     /* the points one per row slot (one masked load and a permute on avx512), each coordinate
-     * spread over its row in registers */
-    const vf pv = vf_load_rows_xyz(p, step, count);
-    const vf x = vf_splat_in_rows(pv, 0), y = vf_splat_in_rows(pv, 1);
-    const vf z = vf_splat_in_rows(pv, 2);
+     * spread over its row in registers; or each coordinate broadcast from memory */
+    const vf pv = SKIN_POINTS_AS_ROWS ? vf_load_rows_xyz(p, step, count) : vf_zero();
+    const vf x = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(pv, 0) : vf_set1_rows(p, step);
+    const vf y = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(pv, 1) : vf_set1_rows(p + 1, step);
+    const vf z = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(pv, 2) : vf_set1_rows(p + 2, step);
     int s, q, u;
     blend_columns(packed, idx, w, istep, influences, cols);
     for (q = 0; q < COLUMN_VECS; q++) {
@@ -335,9 +342,11 @@ static SKS_ALWAYS_INLINE vf skin_rows_core(float *op, size_t count, const float 
         for (u = 0; u < SKS_ROWS; u++) c[q * SKS_ROWS + u] = t[u];
     }
     if (with_normals) {
-        const vf nv = vf_load_rows_xyz(n, step, count);
-        qn = vf_add(vf_add(vf_mul(c[0], vf_splat_in_rows(nv, 0)), vf_mul(c[1], vf_splat_in_rows(nv, 1))),
-                    vf_mul(c[2], vf_splat_in_rows(nv, 2)));
+        const vf nv = SKIN_POINTS_AS_ROWS ? vf_load_rows_xyz(n, step, count) : vf_zero();
+        const vf nx = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(nv, 0) : vf_set1_rows(n, step);
+        const vf ny = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(nv, 1) : vf_set1_rows(n + 1, step);
+        const vf nz = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(nv, 2) : vf_set1_rows(n + 2, step);
+        qn = vf_add(vf_add(vf_mul(c[0], nx), vf_mul(c[1], ny)), vf_mul(c[2], nz));
     }
     {
         const vf s01 = vf_add(vf_mul(c[0], x), vf_mul(c[1], y));
