@@ -27,7 +27,10 @@ def run_bench(checkout, args, out_dir):
     for family in args.family or ():
         cmd += ["--family", family]
     env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout), MPLBACKEND="Agg")
-    subprocess.run(cmd, cwd=checkout, env=env, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(cmd, cwd=checkout, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode:
+        sys.exit(f"bench failed in {checkout}:\n{done.stderr}")
     with open(os.path.join(out_dir, "bench.json")) as f:
         data = json.load(f)
     return {(r["title"], r["variant"]): r["ns_per_unit"] for r in data["results"]}, data["machine"]
