@@ -58,6 +58,7 @@ from .. import joints as _joints
 from .. import mat4 as _mat4
 from .. import qts as _qts
 from .. import skinning as _skinning
+from .._validate import broadcast_shapes as _broadcast_shapes
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -167,20 +168,6 @@ def _real_shapes(message: str, operands: Sequence[_Operand],
 _DASK_MAX_DIMS = 32
 
 
-def _broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
-    """np.broadcast_shapes for any number of dimensions (NumPy's stops at 32; the kernels take
-    up to 64): ValueError when the shapes do not broadcast."""
-    nd = max((len(s) for s in shapes), default=0)
-    result = [1] * nd
-    for s in shapes:
-        for i, n in enumerate(s, nd - len(s)):
-            if n != 1:
-                if result[i] not in (1, n):
-                    raise ValueError(f"shapes {shapes} do not broadcast")
-                result[i] = n
-    return tuple(result)
-
-
 def _call_block(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ...],
                 _kwargs: dict[str, Any]) -> _Result:
     return _func(**dict(zip(_names, blocks)), **_kwargs)
@@ -192,7 +179,8 @@ def _call_skin_pair(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ..
     halves are C-contiguous ``out`` and ``normals_out`` arrays."""
     args = dict(zip(_names, blocks))
     pos, nrm, pal = args["positions"], args["normals"], args["palette"]
-    batch = _broadcast_shapes([pos.shape[:-2], nrm.shape[:-2], pal.shape[:-3]])
+    batch = _broadcast_shapes([pos.shape[:-2], nrm.shape[:-2], pal.shape[:-3]],
+                              "positions, normals and palette")
     both = np.empty((2,) + batch + pos.shape[-2:], dtype=np.float32)
     _func(**args, **_kwargs, out=both[0], normals_out=both[1])
     return both
@@ -260,7 +248,7 @@ def _batched(func: _Kernel, fname: str, operands: list[_Operand], out_core: str,
     # 2. Batch axes broadcast by NumPy rules.
     shapes = [op.batch_shape() for op in operands]
     try:
-        batch = _broadcast_shapes(shapes)
+        batch = _broadcast_shapes(shapes, fname)
     except ValueError:
         desc = ", ".join(f"{op.name} {s}" for op, s in zip(operands, shapes))
         raise ValueError(f"{fname}: the leading (batch) dimensions do not broadcast: {desc}") from None
