@@ -73,7 +73,7 @@ def test_resampling_keeps_the_last_frame_where_it_lands_on_it():
 
 
 def test_dataset_resample_step_keeps_a_clip_at_its_own_rate():
-    dataset = pytest.importorskip("skelsimd.dask.dataset")
+    from skelsimd import dataset          # the NumPy-only steps: no dask needed
     path = os.path.join(DATA, "20tab_mocapbank.bvh.gz")
     item = dataset.read_clip(path)
     same = dataset.Resample(30)(item)

@@ -212,7 +212,7 @@ def _window(call, n, watched):
 
 
 def check_no_leak(call):
-    """Runs call (fn, args, kwargs) in a warm-up and two windows of n calls. A leak grows in
+    """Runs call (fn, args, kwargs) in a warm-up of two windows and two windows of n calls. A leak grows in
     both windows: memory by more than 8 bytes a call plus 8 KiB (caches, NumPy's allocation
     cache and free lists fill up in the first calls and then stay), or a reference count that
     moves in both windows."""
@@ -226,7 +226,8 @@ def check_no_leak(call):
         n = int(min(400, max(200, 0.03 / max(per_call, 1e-7))))
         tracemalloc.start()
         try:
-            base = _window(call, n, watched)       # warm-up: caches fill, then stay
+            _window(call, n, watched)              # warm-up: caches fill, then stay (NumPy's
+            base = _window(call, n, watched)       # small-block cache takes a few hundred calls)
             a = _window(call, n, watched)
             b = _window(call, n, watched)
         finally:
