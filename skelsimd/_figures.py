@@ -2,10 +2,12 @@
 without pyplot, frame numbers checked the same way, the inline canvas player's scaffolding (its
 controls and their script), and the shape of a clip as the pictures read it.
 
-The pictures take the model types by duck typing (:class:`ClipLike`): this module and the
-picture modules import no model type at run time, so the models' one-line ``plot`` /
-``animate`` / ``_repr_html_`` methods import :mod:`skelsimd.plotting` (and matplotlib, an
-optional dependency) only when called, and the imports go one way.
+The pictures take the model types by what they have (the protocols :class:`SkeletonLike`,
+:class:`ClipLike` and :class:`SurfaceLike`, which :class:`skelsimd.Skeleton`, :class:`skelsimd.Clip`
+and :class:`skelsimd.Surface` satisfy): this module and the picture modules import no model type,
+not even for their annotations, so the models' one-line ``plot`` / ``animate`` / ``_repr_html_``
+methods import :mod:`skelsimd.plotting` (and matplotlib, an optional dependency) when called and
+the imports go one way.
 """
 from __future__ import annotations
 
@@ -18,20 +20,56 @@ import numpy as np
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ._typing import Float32Array
-    from .skeleton import Skeleton
+    from numpy.typing import DTypeLike, NDArray
 
-__all__ = ["ClipLike", "new_figure", "frame_index", "player_html"]
+    from ._typing import BoolArray, Float32Array, Int32Array
+
+__all__ = ["SkeletonLike", "ClipLike", "SurfaceLike", "new_figure", "frame_index", "player_html"]
+
+
+class SkeletonLike(Protocol):
+    """What the pictures read of a skeleton (a :class:`skelsimd.Skeleton` is one): its parents,
+    names, depths, roots and rest pose."""
+
+    @property
+    def parents(self) -> Int32Array: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def depth(self) -> Int32Array: ...
+
+    @property
+    def roots(self) -> Int32Array: ...
+
+    @property
+    def is_depth_first(self) -> bool: ...
+
+    @property
+    def rest(self) -> Float32Array | None: ...
+
+    def __len__(self) -> int: ...
+
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
+        """The parents (so a skeleton is taken wherever the kernels take ``parents``)."""
+        ...
 
 
 @runtime_checkable
 class ClipLike(Protocol):
     """What the pictures read of a clip (a :class:`skelsimd.Clip` is one): its skeleton, its
-    QTS frames ``local`` ``(F, J, 8)``, the frame time and rate, and the local matrices."""
+    QTS frames ``local`` ``(F, J, 8)``, the frame time, rate and channels, the local matrices
+    and global positions, and a slice of its frames."""
 
-    skeleton: Skeleton
-    local: Float32Array
-    frame_time: float
+    @property
+    def skeleton(self) -> SkeletonLike: ...
+
+    @property
+    def local(self) -> Float32Array: ...
+
+    @property
+    def frame_time(self) -> float: ...
 
     @property
     def frames(self) -> int: ...
@@ -39,7 +77,58 @@ class ClipLike(Protocol):
     @property
     def fps(self) -> float: ...
 
+    @property
+    def duration(self) -> float: ...
+
+    @property
+    def channels(self) -> tuple[tuple[str, ...], ...]: ...
+
     def local_matrices(self) -> Float32Array: ...
+
+    def global_positions(self, frames: slice = ...) -> Float32Array: ...
+
+    def __getitem__(self, key: slice) -> ClipLike: ...
+
+
+class SurfaceLike(Protocol):
+    """What the pictures read of a surface (a :class:`skelsimd.Surface` is one): its grid,
+    state, pins and parameters."""
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def cols(self) -> int: ...
+
+    @property
+    def topology(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def spring_count(self) -> int: ...
+
+    @property
+    def positions(self) -> Float32Array: ...
+
+    @property
+    def velocities(self) -> Float32Array: ...
+
+    @property
+    def pinned(self) -> BoolArray: ...
+
+    @property
+    def mass(self) -> Any: ...
+
+    @property
+    def elasticity(self) -> float: ...
+
+    @property
+    def damping(self) -> float: ...
+
+    @property
+    def max_stable_dt(self) -> float: ...
 
 
 _Figure: Any = None

@@ -72,7 +72,7 @@ def skinned_vertices(mesh: Any, skin: Any, clip: ClipLike,
     Examples
     --------
     >>> import skelsimd
-    >>> from skelsimd.plotting import skinned_vertices
+    >>> from skelsimd._mesh_pictures import skinned_vertices  # exported by the plotting module
     >>> clip = skelsimd.data.load_example()
     >>> skinned_vertices(skelsimd.data.example_mesh(), None, clip, slice(0, 10)).shape
     (10, 800, 3)
@@ -164,7 +164,7 @@ def plot_mesh(mesh: Any, skin: Any, clip: ClipLike, frame: int = 0, ax: Any = No
     Examples
     --------
     >>> import skelsimd
-    >>> from skelsimd.plotting import plot_mesh
+    >>> from skelsimd._mesh_pictures import plot_mesh  # exported by the plotting module
     >>> fig = plot_mesh(skelsimd.data.example_mesh(), None, skelsimd.data.load_example(), 100)
     """
     from matplotlib.collections import PolyCollection
@@ -349,7 +349,7 @@ def animate_mesh(mesh: Any, skin: Any, clip: ClipLike, *, frames: Optional[slice
     Examples
     --------
     >>> import skelsimd
-    >>> from skelsimd.plotting import animate_mesh
+    >>> from skelsimd._mesh_pictures import animate_mesh  # exported by the plotting module
     >>> anim = animate_mesh(skelsimd.data.example_mesh(), None, skelsimd.data.load_example(),
     ...                     frames=slice(0, 240, 4))
     >>> anim
@@ -445,7 +445,7 @@ def animate_gltf(asset: Any, *, mesh: int = 0, clip: Any = None, frames: Optiona
     Examples
     --------
     >>> import os, tempfile, skelsimd
-    >>> from skelsimd.plotting import animate_gltf
+    >>> from skelsimd._mesh_pictures import animate_gltf  # exported by the plotting module
     >>> clip = skelsimd.data.load_example()[:30]
     >>> path = skelsimd.save_gltf(os.path.join(tempfile.mkdtemp(), "walk.glb"), clip,
     ...                           mesh=skelsimd.data.example_mesh(clip.skeleton))

@@ -41,7 +41,7 @@ from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
 from .track import contact_labels, step_track
-from typing import TYPE_CHECKING, cast, overload
+from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:
     from ._typing import _View, _FlatView, _Frames
@@ -709,9 +709,8 @@ class Clip:
         joined = self._with(np.concatenate([self.local, out], axis=0))
         if keep_contacts:
             assert feet is not None and contact_speed is not None
-            planted = _plant_transition(self, self._with(local), joined, feet, contact_speed,
-                                        contact_height, halflife)
-            return cast("Self", planted)        # (a clip of this clip's type: _with keeps it)
+            return _plant_transition(self, self._with(local), joined, feet, contact_speed,
+                                     contact_height, halflife)
         return joined
 
     def _root_trajectory(self, frames: slice = slice(None), joint: int | str | None = None,

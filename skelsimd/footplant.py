@@ -34,7 +34,7 @@ consecutive frames of the same contact interval.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -44,28 +44,54 @@ from ._validate import seconds_to_frames as _seconds_to_frames
 from .ik import two_bone
 from .qts import qts_local_to_global
 from .quat import quat_conjugate, quat_multiply
+from .skeleton import Skeleton
 from .track import Track
 
 if TYPE_CHECKING:
-    from typing import TypeGuard
+    from ._typing import Float32Array, Precision
 
-    # for the annotations only: the clips are taken by what they have (_is_clip), so that
-    # Clip.transition can use this module without an import cycle
-    from .clip import Clip
+
+class PlantableClip(Protocol):
+    """What foot planting reads of a clip (a :class:`skelsimd.Clip` is one). The clips are taken
+    by what they have, so that :meth:`skelsimd.Clip.transition` can plant feet with this module
+    while this module imports no clip type."""
+
+    @property
+    def skeleton(self) -> Skeleton: ...
+
+    @property
+    def local(self) -> Float32Array: ...
+
+    @property
+    def frame_time(self) -> float: ...
+
+    @property
+    def frames(self) -> int: ...
+
+    def contacts(self, joints: Any, speed: float, height: Optional[float] = None) -> Any: ...
+
+    def global_matrices(self) -> Float32Array: ...
+
+    def global_positions(self, *, precision: Precision = ...) -> Float32Array: ...
+
+    def _with(self: ClipT, local: npt.ArrayLike) -> ClipT: ...
+
+
+ClipT = TypeVar("ClipT", bound=PlantableClip)
 
 __all__ = ["plant_feet", "foot_sliding", "contact_intervals"]
 
 JointRef = Union[int, str]
 
 
-def _is_clip(obj: object) -> TypeGuard[Clip]:
+def _is_clip(obj: object) -> bool:
     """A :class:`skelsimd.Clip`, by the members plant_feet uses (this module does not import
     the model type)."""
     return all(hasattr(obj, name) for name in ("skeleton", "local", "frame_time", "contacts",
                                                 "global_matrices", "_with"))
 
 
-def _labels(clip: Clip, contact: Union[Track, npt.ArrayLike], name: str) -> np.ndarray:
+def _labels(clip: PlantableClip, contact: Union[Track, npt.ArrayLike], name: str) -> np.ndarray:
     """Per-frame bool labels from a step track (sampled at the frame times) or an array (F,)."""
     if isinstance(contact, Track):
         times = np.arange(clip.frames) * float(clip.frame_time)
@@ -141,11 +167,11 @@ def _non_negative(v: float) -> bool:
     return v >= 0
 
 
-def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
+def plant_feet(clip: ClipT, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
                contacts: Optional[Sequence[Union[Track, npt.ArrayLike]]] = None, *,
                speed: Optional[float] = None, height: Optional[float] = None, lock: str = "start",
                blend: float = 0.1, soften: float = 1.0, keep_orientation: bool = True,
-               return_reached: bool = False) -> Union[Clip, Tuple[Clip, np.ndarray]]:
+               return_reached: bool = False) -> Union[ClipT, Tuple[ClipT, np.ndarray]]:
     """Keep the feet of a clip still during their ground contacts with two-bone IK on the legs.
 
     Parameters
@@ -250,7 +276,7 @@ def plant_feet(clip: Clip, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     return (out, reached) if return_reached else out
 
 
-def foot_sliding(clip: Clip, joint: JointRef, contact: Union[Track, npt.ArrayLike], *,
+def foot_sliding(clip: PlantableClip, joint: JointRef, contact: Union[Track, npt.ArrayLike], *,
                  up: int = 1) -> np.ndarray:
     """The horizontal displacement of a joint between consecutive frames of the same contact.
 
@@ -287,9 +313,9 @@ def foot_sliding(clip: Clip, joint: JointRef, contact: Union[Track, npt.ArrayLik
     return out
 
 
-def _plant_transition(first: Clip, second: Clip, joined: Clip,
+def _plant_transition(first: PlantableClip, second: PlantableClip, joined: ClipT,
                       feet: Sequence[Tuple[JointRef, JointRef, JointRef]], speed: float,
-                      height: Optional[float], halflife: float, blend: float = 0.1) -> Clip:
+                      height: Optional[float], halflife: float, blend: float = 0.1) -> ClipT:
     """``joined`` (``first`` then ``second`` switched to by inertialization, see
     :meth:`Clip.transition`) with the feet kept planted during the contacts around the switch.
 

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING, Any, TypeGuard, cast, overload
 
 import numpy as np
 
+# The model types are read through protocols (plotting never imports them, not even for its
+# annotations): the models import plotting when a picture is asked for, and only that way.
+from ._figures import ClipLike, SkeletonLike, SurfaceLike
 from ._figures import frame_index as _frame_index
 from ._figures import new_figure as _new_figure
 from ._figures import player_html
@@ -31,8 +34,6 @@ from .joints import local_to_global
 from .qts import qts_local_to_global
 
 if TYPE_CHECKING:
-    # The model types, for the annotations only: plotting takes them by duck typing at run
-    # time, so the models can import plotting (when a picture is asked for) without a cycle.
     from collections.abc import Callable, Sequence
 
     from matplotlib.animation import FuncAnimation
@@ -41,9 +42,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from ._typing import _ColorBy, _FlatView, _View
-    from .clip import Clip
-    from .skeleton import Skeleton
-    from .surface import Surface
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
@@ -163,13 +161,13 @@ def _draw_pose(positions: _F64, parents: ArrayLike, ax: Axes | None, view: str |
 
 
 @overload
-def plot_clip(clip: Clip, frame: int = 0, ax: None = None, *, view: _View | None = None,
+def plot_clip(clip: ClipLike, frame: int = 0, ax: None = None, *, view: _View | None = None,
               color: Any = "tab:blue") -> Figure: ...
 @overload
-def plot_clip(clip: Clip, frame: int, ax: Axes, *, view: _View | None = None,
+def plot_clip(clip: ClipLike, frame: int, ax: Axes, *, view: _View | None = None,
               color: Any = "tab:blue") -> Axes: ...
 def plot_clip(
-    clip: Clip,
+    clip: ClipLike,
     frame: int = 0,
     ax: Axes | None = None,
     *,
@@ -348,7 +346,7 @@ def _player_html(anim: Any) -> str:
 
 
 def animate_clip(
-    clip: Clip,
+    clip: ClipLike,
     *,
     views: _FlatView | Sequence[_FlatView] = ("front", "side"),
     frames: slice | None = None,
@@ -456,17 +454,17 @@ class ClipPictures:
     def plot(self, frame: int = 0, ax: Axes | None = None, *, view: _View | None = None,
              color: Any = "tab:blue") -> Figure | Axes:
         """See :func:`plot_clip`."""
-        return plot_clip(cast("Clip", self), frame, ax, view=view, color=color)
+        return plot_clip(cast("ClipLike", self), frame, ax, view=view, color=color)
 
     def animate(self, **kwargs: Any) -> ClipAnimation:
         """See :func:`animate_clip`."""
-        return animate_clip(cast("Clip", self), **kwargs)
+        return animate_clip(cast("ClipLike", self), **kwargs)
 
     def _repr_html_(self) -> str:
-        return clip_html(cast("Clip", self))
+        return clip_html(cast("ClipLike", self))
 
 
-def clip_html(clip: Clip) -> str:
+def clip_html(clip: ClipLike) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Clip`."""
     skel = clip.skeleton
     orders: dict[str, int] = {}
@@ -490,7 +488,7 @@ def clip_html(clip: Clip) -> str:
 
 # --- skeletons ------------------------------------------------------------------------------------------
 
-def _rest_positions(skeleton: Skeleton) -> _F64 | None:
+def _rest_positions(skeleton: SkeletonLike) -> _F64 | None:
     rest = skeleton.rest
     if rest is None:
         return None
@@ -529,13 +527,13 @@ def _tree_layout(parents: NDArray[np.integer[Any]]) -> _F64:
 
 
 @overload
-def plot_skeleton(skeleton: Skeleton, ax: None = None, *, labels: bool | None = None,
+def plot_skeleton(skeleton: SkeletonLike, ax: None = None, *, labels: bool | None = None,
                   view: _View | None = None, color: Any = "tab:blue") -> Figure: ...
 @overload
-def plot_skeleton(skeleton: Skeleton, ax: Axes, *, labels: bool | None = None,
+def plot_skeleton(skeleton: SkeletonLike, ax: Axes, *, labels: bool | None = None,
                   view: _View | None = None, color: Any = "tab:blue") -> Axes: ...
 def plot_skeleton(
-    skeleton: Skeleton,
+    skeleton: SkeletonLike,
     ax: Axes | None = None,
     *,
     labels: bool | None = None,
@@ -591,13 +589,13 @@ class SkeletonPictures:
     def plot(self, ax: Axes | None = None, *, labels: bool | None = None,
              view: _View | None = None, color: Any = "tab:blue") -> Figure | Axes:
         """See :func:`plot_skeleton`."""
-        return plot_skeleton(cast("Skeleton", self), ax, labels=labels, view=view, color=color)
+        return plot_skeleton(cast("SkeletonLike", self), ax, labels=labels, view=view, color=color)
 
     def _repr_html_(self) -> str:
-        return skeleton_html(cast("Skeleton", self))
+        return skeleton_html(cast("SkeletonLike", self))
 
 
-def skeleton_html(skeleton: Skeleton) -> str:
+def skeleton_html(skeleton: SkeletonLike) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Skeleton`."""
     depth = int(skeleton.depth.max(initial=0))
     roots = ", ".join(skeleton.names[r] for r in skeleton.roots[:4]) + (
@@ -620,10 +618,10 @@ class SurfacePictures:
     it; the method is :class:`~skelsimd.Surface`'s own)."""
 
     def _repr_html_(self) -> str:
-        return surface_html(cast("Surface", self))
+        return surface_html(cast("SurfaceLike", self))
 
 
-def surface_html(surface: Surface) -> str:
+def surface_html(surface: SurfaceLike) -> str:
     """The HTML summary table notebooks show for a :class:`skelsimd.Surface`."""
     p = surface.positions
     pinned = int(np.count_nonzero(surface.pinned))
@@ -644,12 +642,12 @@ def surface_html(surface: Surface) -> str:
 
 # --- surfaces: the 3-D mesh ------------------------------------------------------------------------
 
-def _is_surface(obj: object) -> TypeGuard[Surface]:
+def _is_surface(obj: object) -> TypeGuard[SurfaceLike]:
     """A :class:`skelsimd.Surface` (by what it has: plotting does not import the model types)."""
     return all(hasattr(obj, name) for name in ("positions", "velocities", "topology"))
 
 
-def plot_surface(surface: Surface | ArrayLike, ax: Axes | None = None, *,
+def plot_surface(surface: SurfaceLike | ArrayLike, ax: Axes | None = None, *,
                  color_by: _ColorBy = "y", cmap: str = "viridis", **kwargs: Any) -> Axes:
     """Draw a :class:`Surface` (or positions (3, rows, cols)) as a 3-D shaded mesh.
 
@@ -704,7 +702,7 @@ def plot_surface(surface: Surface | ArrayLike, ax: Axes | None = None, *,
 
 # --- HTML tables ---------------------------------------------------------------------------------------
 
-def _names_preview(skeleton: Skeleton, shown: int = 6) -> str:
+def _names_preview(skeleton: SkeletonLike, shown: int = 6) -> str:
     names = skeleton.names
     text = ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
     return f"{len(names)}: {text}"

@@ -98,6 +98,7 @@ import sys
 import numpy as np
 
 from . import _core
+from ._grid import grid_positions as _grid_positions
 from ._validate import finite as _finite
 from .alignment import empty_aligned
 from typing import TYPE_CHECKING, Any, SupportsIndex, TypeVar, cast, overload
@@ -703,22 +704,6 @@ def _uniform_value(field: Float32Array, exists: BoolArray) -> np.float32 | None:
     if np.array_equal(vals, np.full_like(vals, first)) and not np.isnan(first):
         return first
     return None
-
-
-def _grid_positions(rows: int, cols: int, spacing: float, topology: str) -> Float32Array:
-    xyz = np.zeros((3, rows, cols), np.float64)
-    r = np.arange(rows, dtype=np.float64)[:, None]
-    c = np.arange(cols, dtype=np.float64)[None, :]
-    if topology == "cylinder":
-        radius = spacing / (2.0 * math.sin(math.pi / cols))
-        angle = 2.0 * math.pi * c / cols
-        xyz[0] = radius * np.cos(angle)
-        xyz[1] = r * spacing
-        xyz[2] = radius * np.sin(angle)
-    else:
-        xyz[0] = c * spacing
-        xyz[2] = r * spacing
-    return xyz.astype(np.float32)
 
 
 @overload

@@ -3,6 +3,7 @@
 from __future__ import annotations
 import numpy as np
 
+from ._grid import grid_positions
 from ._rotation64 import quat_to_matrix
 from typing import TYPE_CHECKING, cast
 
@@ -303,9 +304,7 @@ def perturbed_grid(
     """Positions float32 (3, rows, cols) of a Surface grid (flat plane at y = 0, or a cylinder
     around the y axis) with independent Gaussian noise of standard deviation ``noise * spacing``
     on every coordinate."""
-    from .surface import _grid_positions
-
-    xyz = _grid_positions(rows, cols, spacing, topology).astype(np.float64)
+    xyz = grid_positions(rows, cols, spacing, topology).astype(np.float64)
     xyz += rng.normal(0.0, noise * spacing, xyz.shape)
     return xyz.astype(np.float32)
 

@@ -1,16 +1,20 @@
 """The package's layout rules, read from the sources (an AST walk of every module).
 
 - No import cycle among skelsimd's modules, counting every import that runs: at import time
-  and inside functions (those under ``if TYPE_CHECKING:`` never run and do not count). A
-  function-level import therefore cannot hide a cycle.
+  and inside functions. A function-level import therefore cannot hide a cycle. Nor one when
+  the imports for the annotations (``if TYPE_CHECKING:``) and those of the docstrings'
+  Examples count too: a module's dependencies go one way for its readers and type checkers
+  as well.
 - The pictures go one way: :mod:`skelsimd.plotting` and the modules it draws with take the
-  model types by duck typing and never import them at run time; the models' one-line
+  model types by protocols (``skelsimd._figures``) and never import them, not even for their
+  annotations; the models' one-line
   ``plot`` / ``animate`` / ``_repr_html_`` methods import :mod:`skelsimd.plotting` when called
   (matplotlib is an optional, heavy dependency). That is the only function-level import
   direction of the pictures; every other function-level import is listed below with its reason.
 """
 import ast
 import os
+import re
 
 import skelsimd
 
@@ -44,7 +48,6 @@ LAZY_IMPORTS = {
     ("skelsimd.io.gltf_write", "skelsimd.quat"): "rest poses given as joint matrices",
     ("skelsimd.motion_matching", "skelsimd.qts"): "poses given as QTS joints",
     ("skelsimd.reference.track", "skelsimd.track"): "the reference reuses the tangent rule",
-    ("skelsimd.testing", "skelsimd.surface"): "surface grids of the test data",
 }
 
 
@@ -65,11 +68,16 @@ def _path_of(mod):
     return p + ".py" if os.path.exists(p + ".py") else os.path.join(p, "__init__.py")
 
 
-def _imports_of_source(source, name, is_pkg=False):
+_EXAMPLE_IMPORT = re.compile(r"^\s*(?:>>>|\.\.\.)\s+(?:from\s+(skelsimd[\w.]*)\s+import\s+([\w, ]+)"
+                             r"|import\s+(skelsimd[\w.]*))")
+
+
+def _imports_of_source(source, name, is_pkg=False, annotations=False):
     """``{module: "module" | "function"}``: the skelsimd modules the source of module ``name``
     imports when it runs, and whether at import time ("module": module level, class bodies,
     top-level if/try blocks) or only inside a function. Imports under ``if TYPE_CHECKING:``
-    are left out (the ``else:`` branch counts)."""
+    are left out (the ``else:`` branch counts), unless ``annotations``: then they count
+    ("typing"), and so do the imports of the docstrings' Examples ("example")."""
     tree = ast.parse(source)
     base = name.split(".") if is_pkg else name.split(".")[:-1]
     found = {}
@@ -87,33 +95,49 @@ def _imports_of_source(source, name, is_pkg=False):
                     for a in node.names]
         return [a.name for a in node.names if a.name.split(".")[0] == "skelsimd"]
 
-    def visit(node, in_function):
+    rank = {"module": 0, "function": 1, "typing": 2, "example": 3}
+
+    def add(mod, level):
+        if mod != name and (mod not in found or rank[level] < rank[found[mod]]):
+            found[mod] = level
+
+    def visit(node, in_function, typing=False):
         if isinstance(node, ast.If) and _is_type_checking(node.test):
+            if annotations:
+                for child in node.body:
+                    visit(child, in_function, True)
             for child in node.orelse:
-                visit(child, in_function)
+                visit(child, in_function, typing)
             return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for mod in targets(node):
-                if mod != name:
-                    level = "function" if in_function else "module"
-                    if found.get(mod) != "module":
-                        found[mod] = level
+                add(mod, "typing" if typing else "function" if in_function else "module")
         inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                  ast.Lambda))
         for child in ast.iter_child_nodes(node):
-            visit(child, inner)
+            visit(child, inner, typing)
 
     visit(tree, False)
+    if annotations:
+        for line in source.splitlines():
+            m = _EXAMPLE_IMPORT.match(line)
+            if m and m.group(1):
+                names = [n.strip() for n in m.group(2).split(",") if n.strip()]
+                for n in names:
+                    sub = f"{m.group(1)}.{n}"
+                    add(sub if os.path.exists(_path_of(sub)) else m.group(1), "example")
+            elif m:
+                add(m.group(3), "example")
     return found
 
 
-def _imports(path, name):
+def _imports(path, name, annotations=False):
     with open(path, encoding="utf-8") as f:
-        found = _imports_of_source(f.read(), name, path.endswith("__init__.py"))
+        found = _imports_of_source(f.read(), name, path.endswith("__init__.py"), annotations)
     return {m: level for m, level in found.items() if os.path.exists(_path_of(m))}
 
 
-def _all_imports():
+def _all_imports(annotations=False):
     """``{module: {imported module: level}}`` over the package."""
     out = {}
     for root, _, files in os.walk(PACKAGE):
@@ -121,14 +145,15 @@ def _all_imports():
             if f.endswith(".py"):
                 path = os.path.join(root, f)
                 name = _module_name(path)
-                out[name] = _imports(path, name)
+                out[name] = _imports(path, name, annotations)
     return out
 
 
-def _graph(top_level_only=False):
-    """The import graph: every import that runs (default), or the import-time ones only."""
+def _graph(top_level_only=False, annotations=False):
+    """The import graph: every import that runs (default), the import-time ones only, or with
+    ``annotations`` also those for the annotations and the docstrings' Examples."""
     return {name: {m for m, level in found.items() if not top_level_only or level == "module"}
-            for name, found in _all_imports().items()}
+            for name, found in _all_imports(annotations).items()}
 
 
 def _cycles(graph):
@@ -166,6 +191,20 @@ def test_no_import_cycles():
     assert _cycles(graph) == []
 
 
+def test_no_import_cycles_counting_annotations_and_examples():
+    graph = _graph(annotations=True)
+    assert "skelsimd.clip" in graph["skelsimd.dataset"]
+    assert _cycles(graph) == []
+
+
+def test_annotation_and_example_imports_are_read():
+    source = ('"""\n>>> from skelsimd.plotting import plot_clip\n>>> import skelsimd.blend\n"""\n'
+              "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .clip import Clip\n")
+    assert _imports_of_source(source, "skelsimd.foo") == {}
+    assert _imports_of_source(source, "skelsimd.foo", annotations=True) == {
+        "skelsimd.clip": "typing", "skelsimd.plotting": "example", "skelsimd.blend": "example"}
+
+
 def test_models_import_pictures_only_when_called():
     imports = _all_imports()
     for model in ("skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface"):
@@ -173,7 +212,7 @@ def test_models_import_pictures_only_when_called():
 
 
 def test_pictures_do_not_import_the_models():
-    imports = _all_imports()
+    imports = _all_imports(annotations=True)
     for module in PICTURES:
         assert not set(imports[module]) & MODELS, (module, set(imports[module]) & MODELS)
         assert "function" not in imports[module].values(), (module, imports[module])

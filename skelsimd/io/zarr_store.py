@@ -20,17 +20,38 @@ import dataclasses
 import os
 import re
 import shutil
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..dataset import ClipItem
+    from ..clip import Clip
 
     # an array of a clip's group: name, C-contiguous data, chunks, dimension names
     _Array = tuple[str, np.ndarray[Any, Any], tuple[int, ...], tuple[str, ...] | None]
 
 __all__ = ["group_name", "check_group_name", "MAX_NAME_BYTES", "ClipSummary"]
+
+
+class ClipRecord(Protocol):
+    """What the store writes of a dataset item (a :class:`skelsimd.dataset.ClipItem` is one,
+    the store takes it by what it has so that the dataset steps can import this module): its
+    group name, the file it came from, the clip, the extra arrays and attributes."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def clip(self) -> Clip: ...
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray[Any, Any]]: ...
+
+    @property
+    def attrs(self) -> dict[str, Any]: ...
 
 
 # --- group names ---------------------------------------------------------------------------------
@@ -137,7 +158,7 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _clip_layout(item: ClipItem, chunk_frames: int) -> tuple[Any, list[_Array]]:
+def _clip_layout(item: ClipRecord, chunk_frames: int) -> tuple[Any, list[_Array]]:
     """(attributes, [(array name, C-contiguous array, chunks, dimension names)]) of a clip."""
     clip = item.clip
     attrs = dict(fps=clip.fps, frame_time=clip.frame_time, names=list(clip.skeleton.names),
@@ -154,7 +175,7 @@ def _clip_layout(item: ClipItem, chunk_frames: int) -> tuple[Any, list[_Array]]:
     return _json(attrs), arrays
 
 
-async def _write_clip_async(target: Any, item: ClipItem, chunk_frames: int) -> ClipSummary:
+async def _write_clip_async(target: Any, item: ClipRecord, chunk_frames: int) -> ClipSummary:
     """Write one clip as the group ``item.name`` of the Zarr store ``target``.
 
     The group is built in a MemoryStore first (Zarr's metadata checks and codecs, no I/O), then
