@@ -194,4 +194,6 @@ def inertialize_workload(batch: int = 1000, joints: int = 96, seed: int = 4) -> 
 def headline() -> list[Workload]:
     return ([two_bone_workload(n) for n in (1, 1000, 100_000)]
             + [aim_workload(n) for n in (1, 1000, 100_000)]
-            + [additive_workload(), layers_additive_workload(), inertialize_workload()])
+            + [additive_workload(), layers_additive_workload(),
+               # one small army, in cache (ozz's figure is one character's 96 joints)
+               layers_additive_workload(batch=10), inertialize_workload()])
