@@ -514,6 +514,14 @@ static SKS_ALWAYS_INLINE void one_pose(const sks_cc_view *v, chunk_state *st, in
     }
 }
 
+/* seg_run out of line (sample's per-pose loop stays as small as it was without runs). */
+static SKS_NOINLINE void seg_run_sample(const sks_cc_view *v, uint32_t g, const uint32_t *frame,
+                                        const float *alpha, size_t i0, size_t i1,
+                                        chunk_state *st, int *padded, float *out)
+{
+    seg_run(v, g, frame, alpha, i0, i1, 0, st, padded, out);
+}
+
 /* Consecutive poses of one segment (times in order) as runs, a lone pose on its own. (Sorting
  * random times by segment would make runs too, but writing the poses out of order into a large
  * output costs more than it saves.) */
@@ -523,22 +531,18 @@ static void sample(const sks_cc_view *v, const uint32_t *frame, const float *alp
     chunk_state st;
     int padded = 0;
     size_t i = 0;
-    uint32_t g = n > 0 ? segment_of(v, frame[0]) : 0;
     while (i < n) {
+        /* the segment's frames [f0, f0 + nf) */
+        const uint32_t g = segment_of(v, frame[i]), f0 = g * v->segment_length;
+        const uint32_t nf = g + 1 == v->segments ? v->frames - f0 : v->segment_length;
         size_t j = i + 1;
-        uint32_t gj = g;
-        while (j < n) {
-            gj = segment_of(v, frame[j]);
-            if (gj != g) break;
-            j++;
-        }
+        while (j < n && frame[j] - f0 < nf) j++;
         if (j - i >= 2) {
-            seg_run(v, g, frame, alpha, i, j, 0, &st, &padded, out);
+            seg_run_sample(v, g, frame, alpha, i, j, &st, &padded, out);
         } else {
             one_pose(v, &st, &padded, frame[i], alpha[i], out + i * 8 * (size_t)v->joints);
         }
         i = j;
-        g = gj;
     }
 }
 
