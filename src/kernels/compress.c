@@ -49,12 +49,11 @@ typedef struct chunk_state {
     float v[2][SLOTS * CHUNK];        /* the keys' values */
 } chunk_state;
 
-static SKS_ALWAYS_INLINE void key_at(const sks_cc_view *v, uint32_t frame, key_cursor *k)
+/* Key `frame` of segment g (the frame's segment). */
+static SKS_ALWAYS_INLINE void key_in(const sks_cc_view *v, uint32_t frame, uint32_t g,
+                                     key_cursor *k)
 {
-    uint32_t g = frame / v->segment_length;
-    const uint8_t *seg;
-    if (g >= v->segments) g = v->segments - 1;
-    seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
+    const uint8_t *seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
     k->heads = seg;
     k->keys = seg + 3 * (size_t)v->components;
     k->bits = sks_cc_u32(v->table + 8 * (size_t)g + 4);
@@ -482,8 +481,8 @@ static SKS_ALWAYS_INLINE void seg_run(const sks_cc_view *v, uint32_t g, const ui
                 pad_all(&v->chunks[0], st);
                 *padded = 1;
             }
-            key_at(v, f, &a);
-            key_at(v, f + 1, &b);
+            key_in(v, f, g, &a);
+            key_in(v, f + 1, g + 1, &b);
             pose(v, st, &a, &b, alpha[i], out + i * 8 * (size_t)v->joints);
         }
     }
@@ -498,16 +497,18 @@ static SKS_ALWAYS_INLINE uint32_t segment_of(const sks_cc_view *v, uint32_t f)
 
 /* One pose by the per-pose path (a lone pose of its segment). */
 static SKS_ALWAYS_INLINE void one_pose(const sks_cc_view *v, chunk_state *st, int *padded,
-                                       uint32_t f, float alpha, float *out)
+                                       uint32_t f, uint32_t g, float alpha, float *out)
 {
     key_cursor a, b;
     if (!*padded && v->joints <= CHUNK) {
         pad_all(&v->chunks[0], st);
         *padded = 1;
     }
-    key_at(v, f, &a);
-    if (alpha != 0.0f) {
-        key_at(v, f + 1, &b);
+    key_in(v, f, g, &a);
+    if (alpha != 0.0f) {   /* key f + 1: in segment g or the next one's first */
+        const uint32_t next = f + 1 - g * v->segment_length >= v->segment_length &&
+                              g + 1 < v->segments;
+        key_in(v, f + 1, g + next, &b);
         pose(v, st, &a, &b, alpha, out);
     } else {
         pose(v, st, &a, NULL, 0.0f, out);
@@ -540,7 +541,7 @@ static void sample(const sks_cc_view *v, const uint32_t *frame, const float *alp
         if (j - i >= 2) {
             seg_run_sample(v, g, frame, alpha, i, j, &st, &padded, out);
         } else {
-            one_pose(v, &st, &padded, frame[i], alpha[i], out + i * 8 * (size_t)v->joints);
+            one_pose(v, &st, &padded, frame[i], g, alpha[i], out + i * 8 * (size_t)v->joints);
         }
         i = j;
     }
@@ -558,7 +559,7 @@ static void decompress(const sks_cc_view *v, size_t first, size_t count, float *
         if (j - i >= 2) {
             seg_run(v, g, NULL, NULL, i, j, (uint32_t)first, &st, &padded, out);
         } else {
-            one_pose(v, &st, &padded, f, 0.0f, out + i * 8 * (size_t)v->joints);
+            one_pose(v, &st, &padded, f, g, 0.0f, out + i * 8 * (size_t)v->joints);
         }
         i = j;
     }
