@@ -19,6 +19,14 @@
  *      interpolated by nlerp on the shortest arc and normalised (also at alpha 0); translations
  *      and scales are a + alpha (b - a); results are transposed to joints and stored a row
  *      (4 floats) per track.
+ * Poses of one segment decoded together (a run: decompress's frames of a segment, consecutive
+ * poses of sample in one segment, as times in order give) decode the segment's headers once per
+ * chunk (seg_setup: every component's lo, sc, first bit within a key and mask, in the slot
+ * layout); each pose then only unpacks its keys' integers slot by slot (no per-component
+ * lookups) and evaluates lo + sc * q, and steps 3 follow as above. A lone pose of its segment
+ * and a pose whose second key is the next segment's first take the per-pose path above. Both
+ * paths compute every value by the same operations, so the order of the poses never changes a
+ * bit.
  * Every lane evaluates the scalar definitions of compress.h operation for operation (the
  * encoder's search evaluates those), so every target gives the same bits.
  */
@@ -41,12 +49,11 @@ typedef struct chunk_state {
     float v[2][SLOTS * CHUNK];        /* the keys' values */
 } chunk_state;
 
-static SKS_ALWAYS_INLINE void key_at(const sks_cc_view *v, uint32_t frame, key_cursor *k)
+/* Key `frame` of segment g (the frame's segment). */
+static SKS_ALWAYS_INLINE void key_in(const sks_cc_view *v, uint32_t frame, uint32_t g,
+                                     key_cursor *k)
 {
-    uint32_t g = frame / v->segment_length;
-    const uint8_t *seg;
-    if (g >= v->segments) g = v->segments - 1;
-    seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
+    const uint8_t *seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
     k->heads = seg;
     k->keys = seg + 3 * (size_t)v->components;
     k->bits = sks_cc_u32(v->table + 8 * (size_t)g + 4);
@@ -233,8 +240,10 @@ static SKS_ALWAYS_INLINE void scatter(float *out, const uint32_t *joint, size_t 
     }
 }
 
-static SKS_ALWAYS_INLINE void rotations(const sks_cc_chunk *ch, chunk_state *st, int keys,
-                                        int shared, float alpha, float *out)
+/* Rotations of one or two keys; h0, h1: the keys' slot-0 headers (dropped components). */
+static SKS_ALWAYS_INLINE void rotations(const sks_cc_chunk *ch, const chunk_state *st,
+                                        const int32_t *h0, const int32_t *h1, int keys,
+                                        float alpha, float *out)
 {
     const size_t n = ch->count[0];
     size_t i;
@@ -242,12 +251,12 @@ static SKS_ALWAYS_INLINE void rotations(const sks_cc_chunk *ch, chunk_state *st,
         vf a[4], x[4];
         int c;
         rebuild(a, vf_load(&st->v[0][0 * CHUNK + i]), vf_load(&st->v[0][1 * CHUNK + i]),
-                vf_load(&st->v[0][2 * CHUNK + i]), dropped(&st->head[0][i]));
+                vf_load(&st->v[0][2 * CHUNK + i]), dropped(&h0[i]));
         if (keys == 2) {
             const vf al = vf_set1(alpha);
             vf b[4], sign;
             rebuild(b, vf_load(&st->v[1][0 * CHUNK + i]), vf_load(&st->v[1][1 * CHUNK + i]),
-                    vf_load(&st->v[1][2 * CHUNK + i]), dropped(&st->head[shared ? 0 : 1][i]));
+                    vf_load(&st->v[1][2 * CHUNK + i]), dropped(&h1[i]));
             sign = vf_select(vf_lt(dot4(a, b), vf_zero()), vf_set1(-1.0f), vf_set1(1.0f));
             for (c = 0; c < 4; c++) x[c] = vf_add(a[c], vf_mul(al, vf_sub(vf_mul(sign, b[c]), a[c])));
         } else {
@@ -262,7 +271,7 @@ static SKS_ALWAYS_INLINE void rotations(const sks_cc_chunk *ch, chunk_state *st,
 }
 
 /* Translations (kind 1: slots 3-5) or scales (kind 2: slot 6): a + alpha (b - a). */
-static SKS_ALWAYS_INLINE void linear(const sks_cc_chunk *ch, chunk_state *st, size_t kind,
+static SKS_ALWAYS_INLINE void linear(const sks_cc_chunk *ch, const chunk_state *st, size_t kind,
                                      int keys, float alpha, float *out)
 {
     const size_t n = ch->count[kind], first = kind == 1 ? 3 : 6;
@@ -312,39 +321,247 @@ static SKS_ALWAYS_INLINE void pose(const sks_cc_view *v, chunk_state *st, const 
                 gather(v->slot_of, ch->comp0, ch->comp1, b, &pb, st->head[1], st->q[1], NULL, 0);
         }
         values(v, ch, st, keys, shared);
-        rotations(ch, st, keys, shared, alpha, out);
+        rotations(ch, st, st->head[0], st->head[shared ? 0 : 1], keys, alpha, out);
         linear(ch, st, 1, keys, alpha, out);
         linear(ch, st, 2, keys, alpha, out);
     }
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Runs of poses in one segment
+ * ------------------------------------------------------------------------------------------ */
+
+/* What a segment's component headers give one chunk (computed once per run of poses in the
+ * segment): per slot place, lo and sc (sks_cc_component), the component's first bit within a key
+ * and its mask; the headers of slot 0 (the rotations' dropped components). Padded places have
+ * offset 0 and mask 0 (their integers read as 0). */
+typedef struct seg_state {
+    float lo[SLOTS * CHUNK], sc[SLOTS * CHUNK];
+    uint32_t off[SLOTS * CHUNK], mask[SLOTS * CHUNK];
+    int32_t head[SLOTS * CHUNK];
+} seg_state;
+
+/* The chunk's part of segment `heads`, its components' bits from *pos_io on (the chunk's first
+ * bit within a key; advanced past the chunk). */
+static SKS_ALWAYS_INLINE void seg_setup(const sks_cc_view *v, const sks_cc_chunk *ch,
+                                        const uint8_t *heads, uint32_t *pos_io, seg_state *S)
+{
+    const uint16_t *SKS_RESTRICT slot_of = v->slot_of;
+    uint32_t pos = *pos_io, c;
+    size_t s, t, i;
+    for (s = 0; s < SLOTS; s++) {
+        const size_t n = ch->count[s < 3 ? 0 : s < 6 ? 1 : 2];
+        for (t = n; t % SKS_W != 0; t++) {
+            S->head[s * CHUNK + t] = 0;
+            S->off[s * CHUNK + t] = 0;
+            S->mask[s * CHUNK + t] = 0;
+        }
+    }
+    for (c = ch->comp0; c < ch->comp1; c++) {
+        /* the header's 4th byte belongs to the next component: component_range masks it */
+        const uint32_t h = sks_cc_u32(heads + 3 * (size_t)c);
+        const unsigned r = h & 31u;
+        const size_t at = slot_of[c];
+        S->head[at] = (int32_t)h;
+        S->off[at] = pos;
+        S->mask[at] = sks_cc_masks[r];
+        pos += r;
+    }
+    *pos_io = pos;
+    for (i = 0; i < ch->count[0]; i += SKS_W) {
+        const size_t at = ch->first[0] + i;
+        const vi d = dropped(&S->head[i]);
+        for (s = 0; s < 3; s++) {
+            const size_t x = s * CHUNK + i;
+            vf lo, sc;
+            component_range(vi_load(&S->head[x]), rotation_range(v->rot_min, at, s, d),
+                            rotation_range(v->rot_ext, at, s, d), &lo, &sc);
+            vf_store(&S->lo[x], lo);
+            vf_store(&S->sc[x], sc);
+        }
+    }
+    for (s = 3; s < SLOTS; s++) {
+        const size_t kind = s < 6 ? 1 : 2;
+        const float *m0 = kind == 1 ? v->trans_min[s - 3] : v->scale_min;
+        const float *e0 = kind == 1 ? v->trans_ext[s - 3] : v->scale_ext;
+        for (i = 0; i < ch->count[kind]; i += SKS_W) {
+            const size_t at = ch->first[kind] + i, x = s * CHUNK + i;
+            vf lo, sc;
+            component_range(vi_load(&S->head[x]), vf_load(m0 + at), vf_load(e0 + at), &lo, &sc);
+            vf_store(&S->lo[x], lo);
+            vf_store(&S->sc[x], sc);
+        }
+    }
+}
+
+/* The values of one key (its first bit: bit `bit` < 8 of byte `keys`) at every place of slots
+ * [s0, s1) (n tracks each, rounded up to whole vectors): lo + sc * q. */
+static SKS_ALWAYS_INLINE void seg_values(const seg_state *SKS_RESTRICT S, const uint8_t *keys,
+                                         size_t s0, size_t s1, size_t n, uint32_t bit,
+                                         float *SKS_RESTRICT val)
+{
+    size_t s, t;
+    for (s = s0; s < s1; s++) {
+        for (t = 0; t < n; t += SKS_W) {
+            const size_t x = s * CHUNK + t;
+            int32_t q[SKS_W];
+            size_t l;
+            for (l = 0; l < SKS_W; l++) {
+                const uint32_t p = bit + S->off[x + l];
+                q[l] = (int32_t)((sks_cc_u32(keys + (p >> 3)) >> (p & 7u)) & S->mask[x + l]);
+            }
+            vf_store(&val[x], vf_add(vf_load(&S->lo[x]), vf_mul(vf_load(&S->sc[x]),
+                                                                 vf_from_vi(vi_load(q)))));
+        }
+    }
+}
+
+/* Chunk `ci` of the poses [i0, i1) (every one in segment g with
+ * both keys there: alpha 0 or frame + 1 in g); S holds the segment's state of the chunk. */
+static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk *ch,
+                                        size_t ci, const seg_state *S, chunk_state *st,
+                                        const uint8_t *keys, uint32_t K, uint32_t g0,
+                                        const uint32_t *frame, const float *alpha, size_t i0,
+                                        size_t i1, uint32_t dframe, float *out)
+{
+    const size_t J = v->joints, j0 = ci * CHUNK, nj = J - j0 < CHUNK ? J - j0 : CHUNK;
+    const size_t nr = ch->count[0], nt = ch->count[1], ns = ch->count[2];
+    size_t i;
+    for (i = i0; i < i1; i++) {
+        const uint32_t f = frame != NULL ? frame[i] : dframe + (uint32_t)i;
+        const float al = frame != NULL ? alpha[i] : 0.0f;
+        const int keys2 = al != 0.0f;
+        const uint64_t base = (uint64_t)(f - g0) * K, base2 = base + K;
+        float *o = out + i * 8 * J;
+        if (frame != NULL && keys2 && f + 1 - g0 >= v->segment_length &&
+            (f + 1) / v->segment_length < v->segments)
+            continue;   /* key f + 1 in the next segment: seg_run does it */
+        memcpy(o + 8 * j0, v->pose_template + 8 * j0, sizeof(float) * 8 * nj);
+        seg_values(S, keys + (base >> 3), 0, 3, nr, (uint32_t)(base & 7u), st->v[0]);
+        seg_values(S, keys + (base >> 3), 3, 6, nt, (uint32_t)(base & 7u), st->v[0]);
+        seg_values(S, keys + (base >> 3), 6, 7, ns, (uint32_t)(base & 7u), st->v[0]);
+        if (keys2) {
+            seg_values(S, keys + (base2 >> 3), 0, 3, nr, (uint32_t)(base2 & 7u), st->v[1]);
+            seg_values(S, keys + (base2 >> 3), 3, 6, nt, (uint32_t)(base2 & 7u), st->v[1]);
+            seg_values(S, keys + (base2 >> 3), 6, 7, ns, (uint32_t)(base2 & 7u), st->v[1]);
+        }
+        rotations(ch, st, S->head, S->head, keys2 ? 2 : 1, al, o);
+        linear(ch, st, 1, keys2 ? 2 : 1, al, o);
+        linear(ch, st, 2, keys2 ? 2 : 1, al, o);
+    }
+}
+
+/* The poses [i0, i1), all with key `frame` in segment g: chunk by
+ * chunk, the segment's state of the chunk computed once for all of them; then the poses whose
+ * key frame + 1 is the next segment's first, one by one. frame NULL: the frames dframe + i at
+ * alpha 0 (decompress), pose i written at out + i J 8. */
+static SKS_ALWAYS_INLINE void seg_run(const sks_cc_view *v, uint32_t g, const uint32_t *frame,
+                                      const float *alpha, size_t i0, size_t i1, uint32_t dframe,
+                                      chunk_state *st, int *padded, float *out)
+{
+    const size_t nchunks = (v->joints + CHUNK - 1) / CHUNK;
+    const uint8_t *seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
+    const uint8_t *keys = seg + 3 * (size_t)v->components;
+    const uint32_t K = sks_cc_u32(v->table + 8 * (size_t)g + 4), g0 = g * v->segment_length;
+    seg_state S;
+    uint32_t pos = 0;
+    size_t ci, i;
+    for (ci = 0; ci < nchunks; ci++) {
+        const sks_cc_chunk *ch = &v->chunks[ci];
+        seg_setup(v, ch, seg, &pos, &S);
+        seg_chunk(v, ch, ci, &S, st, keys, K, g0, frame, alpha, i0, i1, dframe, out);
+    }
+    if (frame == NULL) return;
+    for (i = i0; i < i1; i++) {
+        const uint32_t f = frame[i];
+        if (alpha[i] != 0.0f && f + 1 - g0 >= v->segment_length &&
+            (f + 1) / v->segment_length < v->segments) {
+            key_cursor a, b;
+            if (!*padded && v->joints <= CHUNK) {
+                pad_all(&v->chunks[0], st);
+                *padded = 1;
+            }
+            key_in(v, f, g, &a);
+            key_in(v, f + 1, g + 1, &b);
+            pose(v, st, &a, &b, alpha[i], out + i * 8 * (size_t)v->joints);
+        }
+    }
+}
+
+/* The segment of frame f. */
+static SKS_ALWAYS_INLINE uint32_t segment_of(const sks_cc_view *v, uint32_t f)
+{
+    const uint32_t g = f / v->segment_length;
+    return g < v->segments ? g : v->segments - 1;
+}
+
+/* One pose by the per-pose path (a lone pose of its segment). */
+static SKS_ALWAYS_INLINE void one_pose(const sks_cc_view *v, chunk_state *st, int *padded,
+                                       uint32_t f, uint32_t g, float alpha, float *out)
+{
+    key_cursor a, b;
+    if (!*padded && v->joints <= CHUNK) {
+        pad_all(&v->chunks[0], st);
+        *padded = 1;
+    }
+    key_in(v, f, g, &a);
+    if (alpha != 0.0f) {   /* key f + 1: in segment g or the next one's first */
+        const uint32_t next = f + 1 - g * v->segment_length >= v->segment_length &&
+                              g + 1 < v->segments;
+        key_in(v, f + 1, g + next, &b);
+        pose(v, st, &a, &b, alpha, out);
+    } else {
+        pose(v, st, &a, NULL, 0.0f, out);
+    }
+}
+
+/* seg_run out of line (sample's per-pose loop stays as small as it was without runs). */
+static SKS_NOINLINE void seg_run_sample(const sks_cc_view *v, uint32_t g, const uint32_t *frame,
+                                        const float *alpha, size_t i0, size_t i1,
+                                        chunk_state *st, int *padded, float *out)
+{
+    seg_run(v, g, frame, alpha, i0, i1, 0, st, padded, out);
+}
+
+/* Consecutive poses of one segment (times in order) as runs, a lone pose on its own. (Sorting
+ * random times by segment would make runs too, but writing the poses out of order into a large
+ * output costs more than it saves.) */
 static void sample(const sks_cc_view *v, const uint32_t *frame, const float *alpha, size_t n,
                    float *out)
 {
     chunk_state st;
-    size_t i;
-    if (v->joints <= CHUNK) pad_all(&v->chunks[0], &st);
-    for (i = 0; i < n; i++) {
-        key_cursor a, b;
-        key_at(v, frame[i], &a);
-        if (alpha[i] != 0.0f) {
-            key_at(v, frame[i] + 1, &b);
-            pose(v, &st, &a, &b, alpha[i], out + i * 8 * (size_t)v->joints);
+    int padded = 0;
+    size_t i = 0;
+    while (i < n) {
+        /* the segment's frames [f0, f0 + nf) */
+        const uint32_t g = segment_of(v, frame[i]), f0 = g * v->segment_length;
+        const uint32_t nf = g + 1 == v->segments ? v->frames - f0 : v->segment_length;
+        size_t j = i + 1;
+        while (j < n && frame[j] - f0 < nf) j++;
+        if (j - i >= 2) {
+            seg_run_sample(v, g, frame, alpha, i, j, &st, &padded, out);
         } else {
-            pose(v, &st, &a, NULL, 0.0f, out + i * 8 * (size_t)v->joints);
+            one_pose(v, &st, &padded, frame[i], g, alpha[i], out + i * 8 * (size_t)v->joints);
         }
+        i = j;
     }
 }
 
 static void decompress(const sks_cc_view *v, size_t first, size_t count, float *out)
 {
     chunk_state st;
-    size_t i;
-    if (v->joints <= CHUNK) pad_all(&v->chunks[0], &st);
-    for (i = 0; i < count; i++) {
-        key_cursor a;
-        key_at(v, (uint32_t)(first + i), &a);
-        pose(v, &st, &a, NULL, 0.0f, out + i * 8 * (size_t)v->joints);
+    int padded = 0;
+    size_t i = 0;
+    while (i < count) {
+        const uint32_t f = (uint32_t)(first + i), g = segment_of(v, f);
+        const size_t end = g + 1 == v->segments ? v->frames : (size_t)(g + 1) * v->segment_length;
+        const size_t j = end - first < count ? end - first : count;
+        if (j - i >= 2) {
+            seg_run(v, g, NULL, NULL, i, j, (uint32_t)first, &st, &padded, out);
+        } else {
+            one_pose(v, &st, &padded, f, g, 0.0f, out + i * 8 * (size_t)v->joints);
+        }
+        i = j;
     }
 }
 

@@ -4,7 +4,8 @@
  * smooth motion on random hierarchies (1 to 100 joints: one chunk and several; constant, default
  * and animated rotations, translations and scales; 1 to 200 frames, segment lengths 1 to 24),
  * then sample at frame positions (alpha 0, both keys in one segment, keys in two segments, the
- * last frame) and decompress of every frame. Also checks that the scalar decoder reproduces the
+ * last frame; in the order given, sorted by frame and pose by pose) and decompress of every
+ * frame (all at once and frame by frame). Also checks that the scalar decoder reproduces the
  * error the encoder measured (its verification uses that decoder) and that the bound holds.
  */
 #include "check.h"
@@ -74,6 +75,7 @@ int check_compress(enum sks_isa isa, uint64_t seed)
         const size_t poses = frames > 64 ? frames : 64;
         float *got = check_alloc(poses * joints * 8 * sizeof(float));
         float *want = check_alloc(poses * joints * 8 * sizeof(float));
+        float *dec1 = check_alloc(poses * joints * 8 * sizeof(float));
         double *raw = check_alloc(frames * joints * 8 * sizeof(double));
         double *dec = check_alloc(frames * joints * 8 * sizeof(double));
         double *per = check_alloc(joints * sizeof(double));
@@ -117,6 +119,10 @@ int check_compress(enum sks_isa isa, uint64_t seed)
         k->decompress(&v, 0, frames, got);
         ref->decompress(&v, 0, frames, want);
         failures += check_same(what, name, got, want, frames * joints * 8);
+        /* a segment's frames together (its headers decoded once) and frame by frame (the
+         * encoder's way) give the same bits */
+        for (i = 0; i < frames; i++) k->decompress(&v, i, 1, dec1 + i * joints * 8);
+        failures += check_same(what, name, dec1, want, frames * joints * 8);
         for (i = 0; i < frames * joints * 8; i++) {
             raw[i] = local[i];
             dec[i] = want[i];
@@ -143,12 +149,35 @@ int check_compress(enum sks_isa isa, uint64_t seed)
         k->sample(&v, pos_frame, pos_alpha, n, got);
         ref->sample(&v, pos_frame, pos_alpha, n, want);
         failures += check_same(what, name, got, want, n * joints * 8);
+        for (i = 0; i < n; i++)   /* pose by pose */
+            k->sample(&v, pos_frame + i, pos_alpha + i, 1, dec1 + i * joints * 8);
+        failures += check_same(what, name, dec1, want, n * joints * 8);
+        {   /* in frame order (runs of poses sharing a segment's headers) against pose by pose */
+            size_t m2;
+            for (i = 1; i < n; i++) {   /* insertion sort by frame */
+                const uint32_t f = pos_frame[i];
+                const float al = pos_alpha[i];
+                for (m2 = i; m2 > 0 && pos_frame[m2 - 1] > f; m2--) {
+                    pos_frame[m2] = pos_frame[m2 - 1];
+                    pos_alpha[m2] = pos_alpha[m2 - 1];
+                }
+                pos_frame[m2] = f;
+                pos_alpha[m2] = al;
+            }
+            snprintf(what, sizeof what, "sample sorted J=%zu F=%zu L=%u", joints, frames,
+                     p.segment_length);
+            k->sample(&v, pos_frame, pos_alpha, n, got);
+            for (i = 0; i < n; i++)
+                ref->sample(&v, pos_frame + i, pos_alpha + i, 1, want + i * joints * 8);
+            failures += check_same(what, name, got, want, n * joints * 8);
+        }
         sks_cc_view_free(&v);
         free(res.data);
         free(parents);
         free(local);
         free(got);
         free(want);
+        free(dec1);
         free(raw);
         free(dec);
         free(per);
