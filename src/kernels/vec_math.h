@@ -179,8 +179,11 @@ static SKS_ALWAYS_INLINE vm vmath_trig_ok(vf x, int degrees)
     return vf_le(vf_abs(x), vf_set1(degrees ? VMATH_TRIG_MAX_DEG : VMATH_TRIG_MAX));
 }
 
-/* sin and cos of h radians (degrees: reduced exactly modulo 360 first), libm in double. */
-static inline void vmath_sincos_double(double h, int degrees, double *s, double *c)
+/* sin and cos of h radians (degrees: reduced exactly modulo 360 first), libm in double.
+ * This and vmath_trig_patch are plain static functions, not inline: the compiler keeps the rare
+ * path out of the kernels' loops where it is called from several places (every file including
+ * this header uses them). */
+static void vmath_sincos_double(double h, int degrees, double *s, double *c)
 {
     if (degrees) h = fmod(h, 360.0) * (3.14159265358979323846 / 180.0);
     *s = sin(h);
@@ -189,7 +192,7 @@ static inline void vmath_sincos_double(double h, int degrees, double *s, double 
 
 /* The lanes of t set in `lanes` (vm_bits order), those where vmath_trig_ok(h, degrees) fails
  * (large or non-finite h): sine and cosine of h by vmath_sincos_double, rounded to float. */
-static inline void vmath_trig_patch(vtrig *t, vf h, unsigned lanes, int degrees)
+static void vmath_trig_patch(vtrig *t, vf h, unsigned lanes, int degrees)
 {
     float hs[SKS_W], s[SKS_W], c[SKS_W];
     unsigned lane;
