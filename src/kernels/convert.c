@@ -276,42 +276,12 @@ static SKS_ALWAYS_INLINE void special_results(vf r[3], vm zero, vm bad)
     for (o = 0; o < 3; o++) r[o] = vf_select(bad, vf_set1(NAN), vf_ifnot(zero, r[o]));
 }
 
-/* ---- trigonometry of rare lanes in double -------------------------------------------------- */
-
-/* sin and cos of h radians (degrees: reduced exactly modulo 360 first), libm in double. */
-static void sincos_double(double h, int degrees, double *s, double *c)
-{
-    if (degrees) h = fmod(h, 360.0) * (3.14159265358979323846 / 180.0);
-    *s = sin(h);
-    *c = cos(h);
-}
-
-/* The lanes of t outside vmath_trig_ok(h): sine and cosine in double, rounded. */
-static void trig_patch(vtrig *t, vf h, unsigned lanes, int degrees)
-{
-    float hs[SKS_W], s[SKS_W], c[SKS_W];
-    unsigned lane;
-    vf_store(hs, h);
-    vf_store(s, t->sin);
-    vf_store(c, t->cos);
-    for (lane = 0; lane < SKS_W; lane++) {
-        if (lanes >> lane & 1u) {
-            double sd, cd;
-            sincos_double(hs[lane], degrees, &sd, &cd);
-            s[lane] = (float)sd;
-            c[lane] = (float)cd;
-        }
-    }
-    t->sin = vf_load(s);
-    t->cos = vf_load(c);
-}
-
 static SKS_ALWAYS_INLINE vtrig half_angle_trig(vf angle, int degrees, size_t count)
 {
     const vf h = vf_mul(angle, vf_set1(0.5f));
     vtrig t = degrees ? vmath_sincos_deg(h) : vmath_sincos(h);
     const unsigned bad = lanes_failing(vmath_trig_ok(h, degrees), count);
-    if (bad) trig_patch(&t, h, bad, degrees);
+    if (bad) vmath_trig_patch(&t, h, bad, degrees);
     return t;
 }
 
@@ -493,7 +463,7 @@ static void rotvec_to_quat_double(float *out, const float *v, int degrees, int s
         /* the half angle reduced modulo 360 degrees exactly before the conversion */
         const double hd = 0.5 * sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
         double c;
-        sincos_double(hd, 1, &s, &c);
+        vmath_sincos_double(hd, 1, &s, &c);
         q[3] = c;
     } else {
         s = sin(0.5 * theta);

@@ -250,6 +250,26 @@ static SKS_ALWAYS_INLINE quat_soa weighted(quat_soa q, vf weight)
                        quat_identity());
 }
 
+/* The last steps of both solvers, after the rotation e2t onto the target: (twist * plane) * e2t
+ * with plane the rotation about the unit target direction `dir` taking `from_n` onto `to_n`
+ * (both orthogonal to dir; the identity when either is zero or there is no direction) and twist
+ * (dir sin, cos) of the twist angle's half (the identity when there is no direction). */
+static SKS_ALWAYS_INLINE quat_soa plane_and_twist(quat_soa e2t, v3 dir, vm has_dir, v3 from_n, v3 to_n,
+                                                  vf tw_s, vf tw_c)
+{
+    const vf zero = vf_zero();
+    const vm plane_ok = vm_and(has_dir, vm_and(vf_gt(v3_dot(to_n, to_n), zero),
+                                               vf_gt(v3_dot(from_n, from_n), zero)));
+    quat_soa plane_q = rotation_about(dir, from_n, to_n), twist_q;
+    plane_q = quat_select(plane_ok, plane_q, quat_identity());
+    twist_q.x = vf_mul(dir.x, tw_s);
+    twist_q.y = vf_mul(dir.y, tw_s);
+    twist_q.z = vf_mul(dir.z, tw_s);
+    twist_q.w = tw_c;
+    twist_q = quat_select(has_dir, twist_q, quat_identity());
+    return quat_soa_mul(quat_soa_mul(twist_q, plane_q), e2t);
+}
+
 /* ------------------------------------------------------------------------------------------
  * Loads and stores of one block of n <= SKS_W chains (step 0: one value for all)
  * ------------------------------------------------------------------------------------------ */
@@ -406,7 +426,7 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
         const vf soft_scale = vf_div(soft_len, lt);
         vm reached = vm_and(vm_andnot(beyond, vf_gt(lt, diff)), vf_ge(weight, one));
         vm ok;
-        quat_soa mid_q, start_q, e2t, plane_q, twist_q;
+        quat_soa mid_q, start_q, e2t;
         tgt.x = vf_select(soft, vf_mul(tgt.x, soft_scale), tgt.x);
         tgt.y = vf_select(soft, vf_mul(tgt.y, soft_scale), tgt.y);
         tgt.z = vf_select(soft, vf_mul(tgt.z, soft_scale), tgt.z);
@@ -443,8 +463,8 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
             const v3 ref_n = v3_cross(tgt, pole_ss);
             const v3 axis_ss = m33_apply(&is, m33_apply(&rm, axis));
             v3 jpn, dir;
-            vf ref_n2, jpn2, rx;
-            vm has_dir, plane_ok;
+            vf rx;
+            vm has_dir;
             const v3 se_final = v3_add(mid_ss, me_final);
             e2t = rotation_between(se_final, tgt, vf_mul(vf_mul(chain, chain), vf_set1(IK_TWO_BONE_MIN_REL)),
                                    orthogonal_axis(se_final));
@@ -455,17 +475,7 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
             /* the chain's plane normal about the target direction onto the pole plane's normal:
              * both taken orthogonal to the direction (ref_n is), so the rotation is about it */
             jpn = v3_sub(jpn, v3_scale(dir, v3_dot(jpn, dir)));
-            ref_n2 = v3_dot(ref_n, ref_n);
-            jpn2 = v3_dot(jpn, jpn);
-            plane_ok = vm_and(has_dir, vm_and(vf_gt(ref_n2, zero), vf_gt(jpn2, zero)));
-            plane_q = rotation_about(dir, jpn, ref_n);
-            plane_q = quat_select(plane_ok, plane_q, quat_identity());
-            twist_q.x = vf_mul(dir.x, tw_s);
-            twist_q.y = vf_mul(dir.y, tw_s);
-            twist_q.z = vf_mul(dir.z, tw_s);
-            twist_q.w = tw_c;
-            twist_q = quat_select(has_dir, twist_q, quat_identity());
-            start_q = quat_soa_mul(quat_soa_mul(twist_q, plane_q), e2t);
+            start_q = plane_and_twist(e2t, dir, has_dir, jpn, ref_n, tw_s, tw_c);
         }
         /* 5. weight, degenerate chains */
         start_q = weighted(start_q, weight);
@@ -528,20 +538,10 @@ static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size
         const v3 pole_js = m33_apply(&ij, pole);
         /* both normals orthogonal to the target direction: the rotation is about it */
         const v3 ref_n = v3_cross(pole_js, tjs), jn = v3_cross(cup, tjs);
-        const vf ref_n2 = v3_dot(ref_n, ref_n), jn2 = v3_dot(jn, jn);
         const vm has_dir = vf_gt(r2, zero);
-        const vm plane_ok = vm_and(has_dir, vm_and(vf_gt(jn2, zero), vf_gt(ref_n2, zero)));
         const v3 dir = v3_scale(tjs, vf_div(one, vf_sqrt(r2)));
-        quat_soa plane_q = rotation_about(dir, jn, ref_n);
-        quat_soa twist_q, q;
+        quat_soa q = plane_and_twist(e2t, dir, has_dir, jn, ref_n, tw_s, tw_c);
         vm ok;
-        plane_q = quat_select(plane_ok, plane_q, quat_identity());
-        twist_q.x = vf_mul(dir.x, tw_s);
-        twist_q.y = vf_mul(dir.y, tw_s);
-        twist_q.z = vf_mul(dir.z, tw_s);
-        twist_q.w = tw_c;
-        twist_q = quat_select(has_dir, twist_q, quat_identity());
-        q = quat_soa_mul(quat_soa_mul(twist_q, plane_q), e2t);
         q = weighted(q, weight);
         acc = nonfinite_q(acc, q);
         ok = vm_and(vm_not(vf_unordered(acc, acc)), vf_neq(det, zero));

@@ -22,8 +22,6 @@
  *                rounded once), f = angle / s (2 when s = 0), log(q) = (x f, y f, z f)
  *   products     quat_ops.h's Hamilton product; conj negates x, y, z
  */
-#include <math.h>
-
 #include "target.h"
 #include "inertialize.h"
 #include "quat_ops.h"
@@ -89,24 +87,6 @@ static SKS_ALWAYS_INLINE quat_soa normalized(quat_soa q)
     return q;
 }
 
-/* The lanes of t where vmath_sincos does not hold (large or non-finite h): libm in double. */
-static void trig_patch(vtrig *t, vf h, unsigned lanes)
-{
-    float hs[SKS_W], s[SKS_W], c[SKS_W];
-    unsigned lane;
-    vf_store(hs, h);
-    vf_store(s, t->sin);
-    vf_store(c, t->cos);
-    for (lane = 0; lane < SKS_W; lane++) {
-        if (lanes >> lane & 1u) {
-            s[lane] = (float)sin((double)hs[lane]);
-            c[lane] = (float)cos((double)hs[lane]);
-        }
-    }
-    t->sin = vf_load(s);
-    t->cos = vf_load(c);
-}
-
 /* The unit quaternion of the scaled angle-axis vector (w0, w1, w2). */
 static SKS_ALWAYS_INLINE quat_soa quat_exp(vf w0, vf w1, vf w2)
 {
@@ -117,7 +97,7 @@ static SKS_ALWAYS_INLINE quat_soa quat_exp(vf w0, vf w1, vf w2)
     const unsigned bad = vm_bits(vm_not(vmath_trig_ok(h, 0)));
     vf f;
     quat_soa q;
-    if (bad) trig_patch(&t, h, bad);
+    if (bad) vmath_trig_patch(&t, h, bad, 0);
     f = vf_select(pos, vf_div(t.sin, vf_select(pos, a, vf_set1(1.0f))), vf_set1(0.5f));
     q.x = vf_mul(w0, f);
     q.y = vf_mul(w1, f);

@@ -34,6 +34,8 @@
 #ifndef SKS_VEC_MATH_H
 #define SKS_VEC_MATH_H
 
+#include <math.h>
+
 #define VMATH_SIN_S0 -1.666665375e-01f
 #define VMATH_SIN_S1 8.332112804e-03f
 #define VMATH_SIN_S2 -1.950874139e-04f
@@ -175,6 +177,38 @@ static SKS_ALWAYS_INLINE vtrig vmath_sincos_low(vf x, int degrees)
 static SKS_ALWAYS_INLINE vm vmath_trig_ok(vf x, int degrees)
 {
     return vf_le(vf_abs(x), vf_set1(degrees ? VMATH_TRIG_MAX_DEG : VMATH_TRIG_MAX));
+}
+
+/* sin and cos of h radians (degrees: reduced exactly modulo 360 first), libm in double.
+ * This and vmath_trig_patch are plain static functions, not inline: the compiler keeps the rare
+ * path out of the kernels' loops where it is called from several places (every file including
+ * this header uses them). */
+static void vmath_sincos_double(double h, int degrees, double *s, double *c)
+{
+    if (degrees) h = fmod(h, 360.0) * (3.14159265358979323846 / 180.0);
+    *s = sin(h);
+    *c = cos(h);
+}
+
+/* The lanes of t set in `lanes` (vm_bits order), those where vmath_trig_ok(h, degrees) fails
+ * (large or non-finite h): sine and cosine of h by vmath_sincos_double, rounded to float. */
+static void vmath_trig_patch(vtrig *t, vf h, unsigned lanes, int degrees)
+{
+    float hs[SKS_W], s[SKS_W], c[SKS_W];
+    unsigned lane;
+    vf_store(hs, h);
+    vf_store(s, t->sin);
+    vf_store(c, t->cos);
+    for (lane = 0; lane < SKS_W; lane++) {
+        if (lanes >> lane & 1u) {
+            double sd, cd;
+            vmath_sincos_double(hs[lane], degrees, &sd, &cd);
+            s[lane] = (float)sd;
+            c[lane] = (float)cd;
+        }
+    }
+    t->sin = vf_load(s);
+    t->cos = vf_load(c);
 }
 
 /* An angle m pi/4 + s: m integer-valued (exact), s small. */
