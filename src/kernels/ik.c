@@ -47,6 +47,7 @@
 #include "target.h"
 #include "ik.h"
 #include "quat_ops.h"
+#include "v3_ops.h"
 
 /* rotation_between: below this |from| |to| no rotation onto the target (ozz's threshold), and
  * below this squared norm of (u x v, |u + v|^2 / 2) the directions are opposite (an angle from
@@ -60,45 +61,10 @@
 #define IK_TWO_BONE_MIN_REL 9.094947017729282e-13f
 #define IK_OPPOSITE_N2 1e-12f
 
-typedef struct v3 {
-    vf x, y, z;
-} v3;
-
 typedef struct m33 {
     v3 r[3];   /* rows */
 } m33;
 
-static SKS_ALWAYS_INLINE v3 v3_add(v3 a, v3 b)
-{
-    v3 r = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)};
-    return r;
-}
-static SKS_ALWAYS_INLINE v3 v3_sub(v3 a, v3 b)
-{
-    v3 r = {vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)};
-    return r;
-}
-static SKS_ALWAYS_INLINE v3 v3_scale(v3 a, vf s)
-{
-    v3 r = {vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)};
-    return r;
-}
-static SKS_ALWAYS_INLINE v3 v3_neg(v3 a)
-{
-    v3 r = {vf_neg(a.x), vf_neg(a.y), vf_neg(a.z)};
-    return r;
-}
-/* (ax bx + ay by) + az bz */
-static SKS_ALWAYS_INLINE vf v3_dot(v3 a, v3 b)
-{
-    return vf_add(vf_add(vf_mul(a.x, b.x), vf_mul(a.y, b.y)), vf_mul(a.z, b.z));
-}
-static SKS_ALWAYS_INLINE v3 v3_cross(v3 a, v3 b)
-{
-    v3 r = {vf_sub(vf_mul(a.y, b.z), vf_mul(a.z, b.y)), vf_sub(vf_mul(a.z, b.x), vf_mul(a.x, b.z)),
-            vf_sub(vf_mul(a.x, b.y), vf_mul(a.y, b.x))};
-    return r;
-}
 static SKS_ALWAYS_INLINE v3 m33_apply(const m33 *m, v3 v)
 {
     v3 r = {v3_dot(m->r[0], v), v3_dot(m->r[1], v), v3_dot(m->r[2], v)};
