@@ -178,6 +178,10 @@ def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
     (True, (4,), (4,))
     """
     ts, tc = _twist(twist)
+    direct = _core.ik_two_bone_direct(start, mid, end, target, pole, mid_axis, ts, tc, soften,
+                                      weight)
+    if direct is not None:   # float32 arrays of one batch shape, numbers, 3-tuples and lists
+        return direct
     shape, n, ops = _batch("ik_two_bone", [
         ("start", start, 12), ("mid", mid, 12), ("end", end, 12), ("target", target, 3),
         ("pole", pole, 3), ("mid_axis", mid_axis, 3),
@@ -235,6 +239,9 @@ def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLik
     ([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], [True, True])
     """
     ts, tc = _twist(twist)
+    direct = _core.ik_aim_direct(joint, target, pole, forward, up, offset, ts, tc, weight)
+    if direct is not None:   # float32 arrays of one batch shape, numbers, 3-tuples and lists
+        return direct
     shape, n, ops = _batch("ik_aim", [
         ("joint", joint, 12), ("target", target, 3), ("pole", pole, 3),
         ("forward", forward, 3), ("up", up, 3), ("offset", offset, 3),

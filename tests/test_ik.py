@@ -355,3 +355,86 @@ def test_errors():
             LEG.solve_chain(local, [0, 1, 2], [0, 0, 0], tolerance=bad)
     with pytest.raises(ValueError, match="joint"):
         LEG.solve_chain(local, ["hip", "toe"], [0, 0, 0])
+
+
+def _general_path(func, specs):
+    """The wrappers' general conversion and broadcasting, bypassing their direct path."""
+    shape, n, ops = skelsimd.ik._batch(func, specs)
+    res = getattr(skelsimd._core, func)(n, *ops)
+    return tuple(r.reshape(shape + r.shape[1:]) for r in res)
+
+
+def _operand(draw, rng, lead, width):
+    """One operand of `width` floats in a form the direct path takes: a float32 array with the
+    batch's leading dimensions or none, a Python number, or a tuple / list of three numbers
+    (ints included)."""
+    trail = {12: (3, 4), 3: (3,), 1: ()}[width]
+    kind = draw(st.sampled_from(["batch", "one", "python"]))
+    a = rng.uniform(-2, 2, lead + trail).astype(np.float32)
+    if width == 12:
+        a[..., :3] += np.eye(3, dtype=np.float32)
+    if kind == "batch":
+        return a
+    one = np.array(rng.uniform(-2, 2, trail), np.float32)
+    if kind == "one" or width == 12:
+        return one
+    vals = [float(v) for v in one.reshape(-1)]
+    if draw(st.booleans()):
+        vals = [int(round(v)) for v in vals]
+    if width == 1:
+        return vals[0]
+    return tuple(vals) if draw(st.booleans()) else vals
+
+
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1),
+       lead=st.sampled_from([(), (1,), (5,), (2, 3), (0,), (17,)]))
+def test_direct_path_equals_general_path(isa, data, seed, lead):
+    """The per-call direct path (float32 arrays of one batch shape, numbers, 3-tuples and
+    lists) gives the general path's results, bit for bit, and the same shapes."""
+    rng = np.random.default_rng(seed)
+    ops2 = [("start", 12), ("mid", 12), ("end", 12), ("target", 3), ("pole", 3),
+            ("mid_axis", 3), ("twist", 1), ("twist", 1), ("soften", 1), ("weight", 1)]
+    opsa = [("joint", 12), ("target", 3), ("pole", 3), ("forward", 3), ("up", 3),
+            ("offset", 3), ("twist", 1), ("twist", 1), ("weight", 1)]
+    for func, spec in (("ik_two_bone", ops2), ("ik_aim", opsa)):
+        vals = [_operand(data.draw, rng, lead, w) for _, w in spec]
+        direct = getattr(skelsimd._core, func + "_direct")(*vals)
+        assert direct is not None
+        general = _general_path(func, [(name, v, w) for (name, w), v in zip(spec, vals)])
+        assert len(direct) == len(general)
+        for d, g in zip(direct, general):
+            assert d.dtype == g.dtype and d.shape == g.shape
+            assert np.array_equal(d.view(np.uint8), g.view(np.uint8))
+
+
+def test_direct_path_declines_what_needs_general_rules(isa):
+    """Anything else (other dtypes, leading dimensions to broadcast, big ints, other types) is
+    left to the general path (None, nothing run), and the wrappers' results are the same."""
+    rng = np.random.default_rng(5)
+    _, glob, axis, target, pole, _ = legs(6, rng)
+    s, m, e = glob[:, 0], glob[:, 1], glob[:, 2]
+    cases = [dict(target=target.astype(np.float64)), dict(target=target[:1]),
+             dict(target=target[None]), dict(mid_axis=(0, 0, 2**30)),
+             dict(mid_axis=(0.0, 0.0, np.float32(1))), dict(pole=pole.astype(">f4")),
+             dict(soften=np.float64(0.9)), dict(weight=True), dict(target=[[0, 1, 0]] * 6)]
+    base = dict(target=target, pole=pole, mid_axis=axis)
+    for change in cases:
+        kw = {**base, **change}
+        declined = skelsimd._core.ik_two_bone_direct(s, m, e, kw["target"], kw["pole"],
+                                                     kw["mid_axis"], 0.0, 1.0,
+                                                     kw.get("soften", 1.0), kw.get("weight", 1.0))
+        assert declined is None, change
+        got = skelsimd.ik_two_bone(s, m, e, kw["target"], pole=kw["pole"], mid_axis=kw["mid_axis"],
+                                   soften=kw.get("soften", 1.0), weight=kw.get("weight", 1.0))
+        want = _general_path("ik_two_bone", [
+            ("start", s, 12), ("mid", m, 12), ("end", e, 12), ("target", kw["target"], 3),
+            ("pole", kw["pole"], 3), ("mid_axis", kw["mid_axis"], 3), ("twist", 0.0, 1),
+            ("twist", 1.0, 1), ("soften", kw.get("soften", 1.0), 1),
+            ("weight", kw.get("weight", 1.0), 1)])
+        for a, b in zip(got, want):
+            assert np.array_equal(a, b), change
+    # a non-contiguous float32 batch is taken (copied contiguous by the glue)
+    wide = np.repeat(target, 2, axis=0)[::2]
+    assert not wide.flags.c_contiguous
+    assert skelsimd._core.ik_aim_direct(s, wide, pole, (1, 0, 0), (0, 1, 0), (0, 0, 0),
+                                        0.0, 1.0, 1.0) is not None

@@ -8,6 +8,11 @@
  *   ik_two_bone(n, start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, weight)
  *   ik_aim(n, joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight)
  * Both return (corrections..., reached): float32 (n, 4) arrays and a bool (n,) array.
+ *
+ * ik_two_bone_direct / ik_aim_direct take the same operands without n, when every operand is a
+ * float32 ndarray with no leading dimensions or the same ones as the others, a Python number or
+ * a tuple or list of three (the common per-frame calls), and return results shaped by those dimensions;
+ * None for anything else, which the wrappers then convert and broadcast by the general rules.
  */
 #include "args.h"
 
@@ -41,17 +46,56 @@ typedef struct ik_kernel {
 static void run_two_bone(const void *a) { SKS_KERNELS(ik)->two_bone((const sks_ik_two_bone_args *)a); }
 static void run_aim(const void *a) { SKS_KERNELS(ik)->aim((const sks_ik_aim_args *)a); }
 
+/* Creates the outputs (quaternions of shape lead + (4,), reached of shape lead, n items), runs
+ * the kernel on the filled-in operands of `a` and returns (quaternions..., reached). */
+static PyObject *ik_finish(const ik_kernel *k, void *a, npy_intp n, int lead_nd,
+                           const npy_intp *lead)
+{
+    PyArrayObject *outs[3] = {NULL, NULL, NULL};
+    PyObject *result = NULL;
+    npy_intp shape[NPY_MAXDIMS];
+    int i;
+    for (i = 0; i < lead_nd; i++) shape[i] = lead[i];
+    shape[lead_nd] = 4;
+    for (i = 0; i < k->nquats; i++) {
+        outs[i] = (PyArrayObject *)PyArray_SimpleNew(lead_nd + 1, shape, NPY_FLOAT32);
+        if (outs[i] == NULL) goto done;
+        FIELD(a, k->quat_at[i], float *) = (float *)PyArray_DATA(outs[i]);
+    }
+    outs[k->nquats] = (PyArrayObject *)PyArray_SimpleNew(lead_nd, shape, NPY_BOOL);
+    if (outs[k->nquats] == NULL) goto done;
+    FIELD(a, k->reached_at, unsigned char *) = (unsigned char *)PyArray_DATA(outs[k->nquats]);
+    FIELD(a, k->n_at, size_t) = (size_t)n;
+    if (n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        k->run(a);
+        Py_END_ALLOW_THREADS
+    }
+    result = PyTuple_New(k->nquats + 1);
+    if (result == NULL) goto done;
+    for (i = 0; i <= k->nquats; i++) {
+        PyTuple_SET_ITEM(result, i, (PyObject *)outs[i]);   /* steals the reference */
+        outs[i] = NULL;
+    }
+done:
+    for (i = 0; i < 3; i++) Py_XDECREF(outs[i]);
+    return result;
+}
+
+typedef union ik_args {
+    sks_ik_two_bone_args two_bone;
+    sks_ik_aim_args aim;
+} ik_args;
+
 /* The driver of both entry points: n, then each operand a float32 array of width or n * width
- * floats; returns (quaternions..., reached). Everything is checked before the kernel runs. */
+ * floats; returns (quaternions..., reached) of n items. Everything is checked before the kernel
+ * runs. */
 static PyObject *ik_call(const ik_kernel *k, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyArrayObject *arrs[16] = {NULL}, *outs[3] = {NULL, NULL, NULL};
-    union {
-        sks_ik_two_bone_args two_bone;
-        sks_ik_aim_args aim;
-    } a;
+    PyArrayObject *arrs[16] = {NULL};
+    ik_args a;
     PyObject *result = NULL;
-    npy_intp n, shape[2];
+    npy_intp n;
     int i;
     if (!sks_check_nargs(k->func, nargs, k->nops + 1)) return NULL;
     n = PyLong_AsSsize_t(args[0]);
@@ -75,31 +119,105 @@ static PyObject *ik_call(const ik_kernel *k, PyObject *const *args, Py_ssize_t n
         FIELD(&a, op->data_at, const float *) = (const float *)PyArray_DATA(arrs[i]);
         FIELD(&a, op->step_at, size_t) = size == op->width ? 0 : 1;
     }
-    shape[0] = n;
-    shape[1] = 4;
-    for (i = 0; i < k->nquats; i++) {
-        outs[i] = (PyArrayObject *)PyArray_SimpleNew(2, shape, NPY_FLOAT32);
-        if (outs[i] == NULL) goto done;
-        FIELD(&a, k->quat_at[i], float *) = (float *)PyArray_DATA(outs[i]);
+    result = ik_finish(k, &a, n, 1, &n);
+done:
+    for (i = 0; i < k->nops; i++) Py_XDECREF(arrs[i]);
+    return result;
+}
+
+/* A Python int or float as a float32, converted as NumPy converts it (an int exactly, when
+ * |v| <= 2^24); 0 when it is anything else or an int out of that range. */
+static int ik_number(PyObject *obj, float *v)
+{
+    if (PyFloat_CheckExact(obj)) {
+        *v = (float)PyFloat_AS_DOUBLE(obj);
+        return 1;
     }
-    outs[k->nquats] = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_BOOL);
-    if (outs[k->nquats] == NULL) goto done;
-    FIELD(&a, k->reached_at, unsigned char *) = (unsigned char *)PyArray_DATA(outs[k->nquats]);
-    FIELD(&a, k->n_at, size_t) = (size_t)n;
-    if (n > 0) {
-        Py_BEGIN_ALLOW_THREADS
-        k->run(&a);
-        Py_END_ALLOW_THREADS
+    if (PyLong_CheckExact(obj)) {
+        int overflow = 0;
+        const long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (overflow || x < -(1LL << 24) || x > (1LL << 24)) {
+            if (x == -1 && PyErr_Occurred()) PyErr_Clear();
+            return 0;
+        }
+        *v = (float)x;
+        return 1;
     }
-    result = PyTuple_New(k->nquats + 1);
-    if (result == NULL) goto done;
-    for (i = 0; i <= k->nquats; i++) {
-        PyTuple_SET_ITEM(result, i, (PyObject *)outs[i]);   /* steals the reference */
-        outs[i] = NULL;
+    return 0;
+}
+
+/* The per-call fast path of the public wrappers: each operand a float32 ndarray whose leading
+ * dimensions are either none or the same as every other such operand's, a Python number (for
+ * the one-float operands) or a tuple or list of three Python numbers (for the vectors). Returns the
+ * results shaped by those leading dimensions, or None (nothing run) when an operand is anything
+ * else, so that the wrapper converts, checks and broadcasts it by the general rules (and raises
+ * the errors). */
+static PyObject *ik_call_direct(const ik_kernel *k, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *arrs[16] = {NULL};
+    float items[16][3];
+    ik_args a;
+    PyObject *result = NULL;
+    const npy_intp *lead = NULL;
+    npy_intp n = 1;
+    int lead_nd = 0, i, j, fallback = 0;
+    if (!sks_check_nargs(k->func, nargs, k->nops)) return NULL;
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < k->nops && !fallback; i++) {
+        const ik_operand *op = &k->ops[i];
+        PyObject *obj = args[i];
+        const float *data = items[i];
+        size_t step = 0;
+        if (PyArray_CheckExact(obj)) {
+            PyArrayObject *arr = (PyArrayObject *)obj;
+            const int trail = op->width == 12 ? 2 : op->width == 3 ? 1 : 0;
+            const int nd = PyArray_NDIM(arr) - trail;
+            const npy_intp *dims = PyArray_DIMS(arr);
+            if (PyArray_TYPE(arr) != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(arr) || nd < 0 ||
+                (trail == 2 && (dims[nd] != 3 || dims[nd + 1] != 4)) ||
+                (trail == 1 && dims[nd] != 3)) {
+                fallback = 1;
+                break;
+            }
+            if (nd > 0) {
+                if (lead == NULL) {
+                    if (nd >= NPY_MAXDIMS) {
+                        fallback = 1;
+                        break;
+                    }
+                    lead = dims;
+                    lead_nd = nd;
+                    for (j = 0; j < nd; j++) n *= dims[j];
+                } else if (nd != lead_nd || memcmp(dims, lead, (size_t)nd * sizeof *dims) != 0) {
+                    fallback = 1;
+                    break;
+                }
+                step = 1;
+            }
+            arrs[i] = sks_as_float32(obj, op->name);   /* a contiguous copy only when needed */
+            if (arrs[i] == NULL) goto done;
+            data = (const float *)PyArray_DATA(arrs[i]);
+        } else if (op->width == 1) {
+            fallback = !ik_number(obj, &items[i][0]);
+        } else if (op->width == 3 && (PyTuple_CheckExact(obj) || PyList_CheckExact(obj)) &&
+                   PySequence_Fast_GET_SIZE(obj) == 3) {
+            for (j = 0; j < 3 && !fallback; j++) {
+                fallback = !ik_number(PySequence_Fast_GET_ITEM(obj, j), &items[i][j]);
+            }
+        } else {
+            fallback = 1;
+        }
+        FIELD(&a, op->data_at, const float *) = data;
+        FIELD(&a, op->step_at, size_t) = step;
+    }
+    if (fallback) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else {
+        result = ik_finish(k, &a, n, lead_nd, lead);
     }
 done:
     for (i = 0; i < k->nops; i++) Py_XDECREF(arrs[i]);
-    for (i = 0; i < 3; i++) Py_XDECREF(outs[i]);
     return result;
 }
 
@@ -135,6 +253,18 @@ static PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return ik_call(&aim_kernel, args, nargs);
 }
 
+static PyObject *py_ik_two_bone_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return ik_call_direct(&two_bone_kernel, args, nargs);
+}
+
+static PyObject *py_ik_aim_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return ik_call_direct(&aim_kernel, args, nargs);
+}
+
 PyMethodDef sks_ik_methods[] = {
     {"ik_two_bone", (PyCFunction)(void (*)(void))py_ik_two_bone, METH_FASTCALL,
      "ik_two_bone(n, start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, "
@@ -142,4 +272,12 @@ PyMethodDef sks_ik_methods[] = {
     {"ik_aim", (PyCFunction)(void (*)(void))py_ik_aim, METH_FASTCALL,
      "ik_aim(n, joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight): see "
      "skelsimd.ik_aim"},
+    {"ik_two_bone_direct", (PyCFunction)(void (*)(void))py_ik_two_bone_direct, METH_FASTCALL,
+     "ik_two_bone_direct(start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, "
+     "weight): the results shaped by the operands' common leading dimensions, or None when an "
+     "operand needs the general conversion and broadcasting of skelsimd.ik_two_bone"},
+    {"ik_aim_direct", (PyCFunction)(void (*)(void))py_ik_aim_direct, METH_FASTCALL,
+     "ik_aim_direct(joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight): the "
+     "results shaped by the operands' common leading dimensions, or None when an operand needs "
+     "the general conversion and broadcasting of skelsimd.ik_aim"},
     {NULL, NULL, 0, NULL}};
