@@ -202,6 +202,10 @@ def blend_layers(
     """
     if additive is None:
         return _core.blend_layers(layers, weights, out)
+    if type(additive) in (list, tuple):   # layers already in the checked form: one C call
+        result = _core.blend_layers(layers, weights, out, additive, True)
+        if result is not None:
+            return result
     if isinstance(additive, (str, bytes)) or not hasattr(additive, "__iter__"):
         raise TypeError(f"additive: expected a sequence of (delta, weight[, mask]) tuples, got "
                         f"{type(additive).__name__}")

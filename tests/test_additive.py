@@ -262,3 +262,38 @@ def test_errors_blend_layers_additive():
         with pytest.raises(exc, match=word):
             skelsimd.blend_layers(lay, w, out=out, additive=add)
         assert untouched(out)
+
+
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1),
+       batch=st.sampled_from([(), (1,), (3,), (2, 3)]), joints=st.integers(1, 20),
+       nadd=st.integers(1, 3))
+def test_blend_layers_additive_direct_path(isa, data, seed, batch, joints, nadd):
+    """The wrapper's one-call path (a list or tuple of layers already in the checked form) gives
+    the general path's bits (layers passed as an iterator take the general path); the glue takes
+    exactly the checked forms and declines (None, nothing written) anything else."""
+    rng = np.random.default_rng(seed)
+    lay = poses(batch + (2, joints), rng)
+    w = np.float32([0.6, 0.4])
+    adds, simple = [], True
+    for _ in range(nadd):
+        kind = data.draw(st.sampled_from(["one", "all", "lead1", "f64"]))
+        d = poses({"one": (joints,), "all": batch + (joints,), "lead1": (1, 1, joints),
+                   "f64": (joints,)}[kind], rng)
+        if kind == "f64":
+            d = d.astype(np.float64)
+        weight = data.draw(st.sampled_from([0.5, -0.75, 1, np.float32(0.25)]))
+        mask = data.draw(st.sampled_from([None, "f32", "f64"]))
+        m = None if mask is None else rng.uniform(0, 1, joints).astype(
+            np.float32 if mask == "f32" else np.float64)
+        layer = (d, weight) if m is None and data.draw(st.booleans()) else (d, weight, m)
+        if data.draw(st.booleans()):
+            layer = list(layer)
+        adds.append(layer)
+        simple &= kind in ("one", "all") and type(weight) is float and mask != "f64"
+    direct = skelsimd._core.blend_layers(lay, w, None, adds, True)
+    assert (direct is not None) == simple
+    got = skelsimd.blend_layers(lay, w, additive=tuple(adds))
+    want = skelsimd.blend_layers(lay, w, additive=iter(adds))
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    if direct is not None:
+        assert np.array_equal(direct.view(np.uint32), want.view(np.uint32))

@@ -5,15 +5,19 @@
  * Positional arguments only (the Python wrappers forward keywords):
  *   slerp(q0, q1, t, out, method)      nlerp(q0, q1, t, out)
  *   blend_joints(joints, blend, t, index, method, out)
- *   blend_layers(layers, weights, out[, additive])
+ *   blend_layers(layers, weights, out[, additive[, direct]])
  *       additive: a sequence of (delta, weight, mask) layers as checked by skelsimd.blend's
  *       wrapper (delta float32 of one pose (J, 8) or of the result's shape, weight a float in
  *       [-1, 1], mask None or (J,) in [0, 1]; checked again here), applied in one fused pass.
+ *       direct true: the wrapper's per-call fast path; the user's own list or tuple of
+ *       (delta, weight[, mask]) layers, taken when every layer is already in that form, else
+ *       None is returned (nothing written) and the wrapper checks and converts them.
  */
 #include "args.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../kernels/blend.h"
 
@@ -218,43 +222,76 @@ static int check_layer_weights(PyArrayObject *w, npy_intp nlayers, npy_intp njoi
 }
 
 /* The additive layers of blend_layers (see the top of this file) into add[0 .. nadd), their
- * arrays into refs (new references, 2 per layer: delta and mask or NULL). */
-static int parse_additive(PyObject *seq, npy_intp npose, npy_intp njoints, sks_additive_layer *add,
-                          PyArrayObject **refs, Py_ssize_t nadd)
+ * arrays into refs (new references, 2 per layer: delta and mask or NULL). `shape` (ndim
+ * dimensions) is the result's. With `direct`, a layer may also be a (delta, weight) pair and
+ * anything not already in the checked form (a tuple or list of a float32 ndarray delta of one
+ * pose or of exactly the result's shape, a Python float weight in [-1, 1], None or a float32
+ * ndarray mask (J,) in [0, 1]) makes it return 1 with no exception set, so that the wrapper checks,
+ * converts and broadcasts the layers by the general rules; -1 on error, 0 when parsed. */
+static int parse_additive(PyObject *seq, int ndim, const npy_intp *shape, npy_intp npose,
+                          sks_additive_layer *add, PyArrayObject **refs, Py_ssize_t nadd, int direct)
 {
+    const npy_intp njoints = shape[ndim - 2];
     Py_ssize_t a;
     for (a = 0; a < nadd; a++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, a);
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, a), *dobj, *wobj, *mobj;
         PyArrayObject *d, *m = NULL;
         double wt;
         npy_intp size;
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
-            PyErr_Format(PyExc_TypeError, "additive[%zd]: expected a (delta, weight, mask) tuple", a);
-            return -1;
+        Py_ssize_t len;
+        if (direct) {
+            if (!PyTuple_CheckExact(item) && !PyList_CheckExact(item)) return 1;
+            len = PySequence_Fast_GET_SIZE(item);
+            if (len != 2 && len != 3) return 1;
+            dobj = PySequence_Fast_GET_ITEM(item, 0);
+            wobj = PySequence_Fast_GET_ITEM(item, 1);
+            mobj = len == 3 ? PySequence_Fast_GET_ITEM(item, 2) : Py_None;
+            if (!PyArray_CheckExact(dobj) || PyArray_TYPE((PyArrayObject *)dobj) != NPY_FLOAT32 ||
+                !PyArray_ISNOTSWAPPED((PyArrayObject *)dobj) || !PyFloat_CheckExact(wobj) ||
+                (mobj != Py_None && (!PyArray_CheckExact(mobj) ||
+                                     PyArray_TYPE((PyArrayObject *)mobj) != NPY_FLOAT32 ||
+                                     !PyArray_ISNOTSWAPPED((PyArrayObject *)mobj))))
+                return 1;
+            d = (PyArrayObject *)dobj;
+            if (!(PyArray_NDIM(d) == 2 || (PyArray_NDIM(d) == ndim && memcmp(
+                      PyArray_DIMS(d), shape, (size_t)ndim * sizeof *shape) == 0)))
+                return 1;
+        } else {
+            if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+                PyErr_Format(PyExc_TypeError, "additive[%zd]: expected a (delta, weight, mask) "
+                             "tuple", a);
+                return -1;
+            }
+            dobj = PyTuple_GET_ITEM(item, 0);
+            wobj = PyTuple_GET_ITEM(item, 1);
+            mobj = PyTuple_GET_ITEM(item, 2);
         }
-        d = refs[2 * a] = sks_as_float32(PyTuple_GET_ITEM(item, 0), "additive: delta");
+        d = refs[2 * a] = sks_as_float32(dobj, "additive: delta");
         if (d == NULL) return -1;
         size = PyArray_SIZE(d);
         if (PyArray_NDIM(d) < 2 || PyArray_DIM(d, PyArray_NDIM(d) - 1) != 8 ||
             PyArray_DIM(d, PyArray_NDIM(d) - 2) != njoints ||
             !(size == njoints * 8 || size == npose * njoints * 8)) {
+            if (direct) return 1;
             PyErr_Format(PyExc_ValueError, "additive[%zd]: delta: expected one pose (%ld, 8) or "
                          "%ld poses of %ld joints", a, (long)njoints, (long)npose, (long)njoints);
             return -1;
         }
-        wt = PyFloat_AsDouble(PyTuple_GET_ITEM(item, 1));
+        wt = PyFloat_AsDouble(wobj);
         if (wt == -1.0 && PyErr_Occurred()) return -1;
         if (!(wt >= -1.0 && wt <= 1.0)) {
+            if (direct) return 1;
             PyErr_Format(PyExc_ValueError, "additive[%zd]: weight: expected a number in [-1, 1], "
                          "got %g", a, wt);
             return -1;
         }
-        if (PyTuple_GET_ITEM(item, 2) != Py_None) {
+        if (mobj != Py_None) {
             const float *mv;
             npy_intp j;
-            m = refs[2 * a + 1] = sks_as_float32(PyTuple_GET_ITEM(item, 2), "additive: mask");
+            m = refs[2 * a + 1] = sks_as_float32(mobj, "additive: mask");
             if (m == NULL) return -1;
             if (PyArray_NDIM(m) != 1 || PyArray_DIM(m, 0) != njoints) {
+                if (direct) return 1;
                 PyErr_Format(PyExc_ValueError, "additive[%zd]: mask: expected shape (%ld,)", a,
                              (long)njoints);
                 return -1;
@@ -262,6 +299,7 @@ static int parse_additive(PyObject *seq, npy_intp npose, npy_intp njoints, sks_a
             mv = (const float *)PyArray_DATA(m);
             for (j = 0; j < njoints; j++) {
                 if (!(mv[j] >= 0.0f && mv[j] <= 1.0f)) {
+                    if (direct) return 1;
                     PyErr_Format(PyExc_ValueError, "additive[%zd]: mask[%ld] = %g: expected "
                                  "per-joint weights in [0, 1]", a, (long)j, (double)mv[j]);
                     return -1;
@@ -284,9 +322,10 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     Py_ssize_t nadd = 0, a;
     static const npy_intp qts = 8;
     npy_intp shape[NPY_MAXDIMS], nlayers, njoints, npose_all;
-    int ndim, d;
+    int ndim, d, direct = 0, parsed;
     (void)self;
-    if (nargs != 4 && !sks_check_nargs("blend_layers", nargs, 3)) return NULL;
+    if (nargs != 4 && nargs != 5 && !sks_check_nargs("blend_layers", nargs, 3)) return NULL;
+    if (nargs == 5 && (direct = PyObject_IsTrue(args[4])) < 0) return NULL;
     layers = sks_as_float32(args[0], "layers");
     if (layers == NULL) goto fail;
     if (sks_check_shape(layers, "layers", 3, &qts, 1, "(..., L, J, 8)") < 0) goto fail;
@@ -310,7 +349,8 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     shape[ndim - 2] = 8;
     npose_all = 1;
     for (d = 0; d < ndim - 3; d++) npose_all *= shape[d];
-    if (nargs == 4 && args[3] != Py_None) {
+    if (nargs >= 4 && args[3] != Py_None) {
+        if (direct && !PyTuple_CheckExact(args[3]) && !PyList_CheckExact(args[3])) goto decline;
         seq = PySequence_Fast(args[3], "additive: expected a sequence of (delta, weight, mask)");
         if (seq == NULL) goto fail;
         nadd = PySequence_Fast_GET_SIZE(seq);
@@ -321,7 +361,9 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
                 PyErr_NoMemory();
                 goto fail;
             }
-            if (parse_additive(seq, npose_all, njoints, add, refs, nadd) < 0) goto fail;
+            parsed = parse_additive(seq, ndim - 1, shape, npose_all, add, refs, nadd, direct);
+            if (parsed < 0) goto fail;
+            if (parsed > 0) goto decline;
         }
     }
     out = sks_prepare_out(args[2], "out", ndim - 1, shape);
@@ -356,6 +398,17 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     PyMem_Free(add);
     Py_XDECREF(seq);
     return (PyObject *)out;
+decline:   /* the direct form only: nothing written, the wrapper takes the general path */
+    Py_INCREF(Py_None);
+    out = (PyArrayObject *)Py_None;
+    Py_XDECREF(layers);
+    Py_XDECREF(w);
+    if (refs)
+        for (a = 0; a < 2 * nadd; a++) Py_XDECREF(refs[a]);
+    PyMem_Free(refs);
+    PyMem_Free(add);
+    Py_XDECREF(seq);
+    return (PyObject *)out;
 fail:
     Py_XDECREF(layers);
     Py_XDECREF(w);
@@ -372,5 +425,5 @@ PyMethodDef sks_blend_methods[] = {
     SKS_METHOD(slerp, "(q0, q1, t, out, method)"),
     SKS_METHOD(nlerp, "(q0, q1, t, out)"),
     SKS_METHOD(blend_joints, "(joints, blend, t, index, method, out)"),
-    SKS_METHOD(blend_layers, "(layers, weights, out[, additive])"),
+    SKS_METHOD(blend_layers, "(layers, weights, out[, additive[, direct]])"),
     {NULL, NULL, 0, NULL}};
