@@ -317,7 +317,7 @@ static int parse_additive(PyObject *seq, int ndim, const npy_intp *shape, npy_in
 static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *layers = NULL, *w = NULL, *out = NULL, **refs = NULL;
-    PyObject *seq = NULL;
+    PyObject *seq = NULL, *result = NULL;
     sks_additive_layer *add = NULL;
     Py_ssize_t nadd = 0, a;
     static const npy_intp qts = 8;
@@ -327,13 +327,13 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     if (nargs != 4 && nargs != 5 && !sks_check_nargs("blend_layers", nargs, 3)) return NULL;
     if (nargs == 5 && (direct = PyObject_IsTrue(args[4])) < 0) return NULL;
     layers = sks_as_float32(args[0], "layers");
-    if (layers == NULL) goto fail;
-    if (sks_check_shape(layers, "layers", 3, &qts, 1, "(..., L, J, 8)") < 0) goto fail;
+    if (layers == NULL) goto done;
+    if (sks_check_shape(layers, "layers", 3, &qts, 1, "(..., L, J, 8)") < 0) goto done;
     ndim = PyArray_NDIM(layers);
     nlayers = PyArray_DIM(layers, ndim - 3);
     njoints = PyArray_DIM(layers, ndim - 2);
     w = sks_as_float32(args[1], "weights");
-    if (w == NULL) goto fail;
+    if (w == NULL) goto done;
     if (!((PyArray_NDIM(w) == 1 && PyArray_DIM(w, 0) == nlayers) ||
           (PyArray_NDIM(w) == 2 && PyArray_DIM(w, 0) == nlayers && PyArray_DIM(w, 1) == njoints))) {
         char got[256];
@@ -341,9 +341,9 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
         PyErr_Format(PyExc_ValueError, "weights: expected shape (L,) = (%ld,) or (L, J) = (%ld, %ld) "
                      "for layers of shape (..., L, J, 8), got %s", (long)nlayers, (long)nlayers,
                      (long)njoints, got);
-        goto fail;
+        goto done;
     }
-    if (check_layer_weights(w, nlayers, njoints) < 0) goto fail;
+    if (check_layer_weights(w, nlayers, njoints) < 0) goto done;
     for (d = 0; d < ndim - 3; d++) shape[d] = PyArray_DIM(layers, d);
     shape[ndim - 3] = njoints;
     shape[ndim - 2] = 8;
@@ -352,28 +352,28 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
     if (nargs >= 4 && args[3] != Py_None) {
         if (direct && !PyTuple_CheckExact(args[3]) && !PyList_CheckExact(args[3])) goto decline;
         seq = PySequence_Fast(args[3], "additive: expected a sequence of (delta, weight, mask)");
-        if (seq == NULL) goto fail;
+        if (seq == NULL) goto done;
         nadd = PySequence_Fast_GET_SIZE(seq);
         if (nadd > 0) {
             add = PyMem_Calloc((size_t)nadd, sizeof *add);
             refs = PyMem_Calloc(2 * (size_t)nadd, sizeof *refs);
             if (add == NULL || refs == NULL) {
                 PyErr_NoMemory();
-                goto fail;
+                goto done;
             }
             parsed = parse_additive(seq, ndim - 1, shape, npose_all, add, refs, nadd, direct);
-            if (parsed < 0) goto fail;
+            if (parsed < 0) goto done;
             if (parsed > 0) goto decline;
         }
     }
     out = sks_prepare_out(args[2], "out", ndim - 1, shape);
-    if (out == NULL) goto fail;
-    if (sks_check_overlap(out, "out", layers, "layers", 0) < 0) goto fail;
-    if (sks_check_overlap(out, "out", w, "weights", 0) < 0) goto fail;
+    if (out == NULL) goto done;
+    if (sks_check_overlap(out, "out", layers, "layers", 0) < 0) goto done;
+    if (sks_check_overlap(out, "out", w, "weights", 0) < 0) goto done;
     for (a = 0; a < 2 * nadd; a++)
         if (refs[a] && sks_check_overlap(out, "out", refs[a], a % 2 ? "an additive mask" :
                                          "an additive delta", 0) < 0)
-            goto fail;
+            goto done;
     if (PyArray_SIZE(out) > 0) {
         const sks_blend_kernels *k = SKS_KERNELS(blend);
         const size_t npose = (size_t)(PyArray_SIZE(out) / (njoints * 8));
@@ -391,25 +391,13 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
                             per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0);
         Py_END_ALLOW_THREADS
     }
-    Py_DECREF(layers);
-    Py_DECREF(w);
-    for (a = 0; a < 2 * nadd; a++) Py_XDECREF(refs[a]);
-    PyMem_Free(refs);
-    PyMem_Free(add);
-    Py_XDECREF(seq);
-    return (PyObject *)out;
+    result = (PyObject *)out;
+    out = NULL;
+    goto done;
 decline:   /* the direct form only: nothing written, the wrapper takes the general path */
     Py_INCREF(Py_None);
-    out = (PyArrayObject *)Py_None;
-    Py_XDECREF(layers);
-    Py_XDECREF(w);
-    if (refs)
-        for (a = 0; a < 2 * nadd; a++) Py_XDECREF(refs[a]);
-    PyMem_Free(refs);
-    PyMem_Free(add);
-    Py_XDECREF(seq);
-    return (PyObject *)out;
-fail:
+    result = Py_None;
+done:
     Py_XDECREF(layers);
     Py_XDECREF(w);
     Py_XDECREF(out);
@@ -418,7 +406,7 @@ fail:
     PyMem_Free(refs);
     PyMem_Free(add);
     Py_XDECREF(seq);
-    return NULL;
+    return result;
 }
 
 PyMethodDef sks_blend_methods[] = {

@@ -241,29 +241,17 @@ IK_KERNEL(aim_kernel, AIM, "ik_aim", 1, correction, correction, run_aim,
           IK_OP(AIM, twist_sin, "twist", 1), IK_OP(AIM, twist_cos, "twist", 1),
           IK_OP(AIM, weight, "weight", 1));
 
-static PyObject *py_ik_two_bone(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return ik_call(&two_bone_kernel, args, nargs);
-}
-
-static PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return ik_call(&aim_kernel, args, nargs);
-}
-
-static PyObject *py_ik_two_bone_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return ik_call_direct(&two_bone_kernel, args, nargs);
-}
-
-static PyObject *py_ik_aim_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return ik_call_direct(&aim_kernel, args, nargs);
-}
+/* The Python entry points: each a driver applied to a kernel's description. */
+#define IK_ENTRY(name, driver, kernel)                                                        \
+    static PyObject *name(PyObject *self, PyObject *const *args, Py_ssize_t nargs)          \
+    {                                                                                       \
+        (void)self;                                                                         \
+        return driver(&kernel, args, nargs);                                                \
+    }
+IK_ENTRY(py_ik_two_bone, ik_call, two_bone_kernel)
+IK_ENTRY(py_ik_aim, ik_call, aim_kernel)
+IK_ENTRY(py_ik_two_bone_direct, ik_call_direct, two_bone_kernel)
+IK_ENTRY(py_ik_aim_direct, ik_call_direct, aim_kernel)
 
 PyMethodDef sks_ik_methods[] = {
     {"ik_two_bone", (PyCFunction)(void (*)(void))py_ik_two_bone, METH_FASTCALL,
