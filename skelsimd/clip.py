@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     _F64 = NDArray[np.float64]
 
 _SNAP = 1e-9           # frames: a frame position this close to an integer takes that frame
+_ONE_TIME = (float, int, np.float64, np.float32)   # Clip.sample's one-time path takes these
+_SAMPLE_METHODS = ("fast", "exact", "nlerp")
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
@@ -466,6 +468,29 @@ class Clip:
         b = self.local[i1.ravel()]
         return blend_joints(a, b, w, method=method).reshape(u.shape + self.local.shape[1:])
 
+    def _sample_one(self, u: float, loop: bool, method: BlendMethod) -> Float32Array:
+        """_sample_frames for one finite frame position, with Python floats: the same IEEE
+        float64 operations (mod, clip, rint, snap, floor) and the same blend_joints call, so the
+        same bits (tested against the array path); a pose (J, 8)."""
+        frames = self.frames
+        if loop:
+            u = u % frames                              # np.mod's result: the divisor's sign
+        else:
+            u = min(max(u, 0.0), float(frames - 1))     # np.clip
+        r = float(round(u))                             # np.round: ties to even
+        if abs(u - r) <= _SNAP * max(1.0, abs(u)):
+            u = r
+        fl = math.copysign(float(math.floor(u)), u)     # np.floor keeps -0.0
+        i0 = int(fl)
+        if loop:
+            i0 %= frames
+            i1 = (i0 + 1) % frames
+        else:
+            i0 = min(i0, frames - 1)
+            i1 = min(i0 + 1, frames - 1)
+        w = np.float32(u - fl)
+        return blend_joints(self.local[i0], self.local[i1], w, method=method)
+
     def sample(
         self, t: ArrayLike, *, loop: bool = False, method: BlendMethod = "fast"
     ) -> Float32Array:
@@ -479,6 +504,10 @@ class Clip:
         blends into the first). A time within 1e-9 frames of a frame time gives that frame
         exactly.
         """
+        if type(t) in _ONE_TIME and self.frames and method in _SAMPLE_METHODS:
+            u = float(t)   # one time (the per-frame call): the same steps on Python floats
+            if math.isfinite(u) and abs(u) < 2.0**53:
+                return self._sample_one(u / self.frame_time, bool(loop), method)
         t = _core._as_array(t, "t")
         if t.dtype.kind not in "biuf":
             raise TypeError(f"t: expected times in seconds (real numbers), got dtype {t.dtype}")

@@ -7,7 +7,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import skelsimd as S
@@ -142,6 +142,28 @@ def test_sample_shapes_clamp_and_loop(isa):
                           S.blend_joints(clip.local[4], clip.local[0], 0.5))
     assert np.array_equal(clip.sample(1.25, method="nlerp"),
                           S.blend_joints(clip.local[2], clip.local[3], 0.5, method="nlerp"))
+
+
+_TIMES = st.one_of(
+    st.floats(-20, 20, allow_nan=False), st.integers(-40, 40),
+    st.integers(-40, 40).map(lambda k: k * 0.25),                 # on frame times
+    st.tuples(st.integers(-40, 40), st.sampled_from([1e-12, -1e-12, 5e-10, 1e-6])).map(
+        lambda p: p[0] * 0.25 + p[1]),                            # at the frame snap
+    st.sampled_from([-0.0, 0.0, 1.125, 1.0 - 2**-40, 2.0**52, -(2.0**52), 1e300]))
+
+
+@given(t=_TIMES, loop=st.booleans(), method=st.sampled_from(["fast", "exact", "nlerp"]),
+       kind=st.sampled_from([float, np.float64, np.float32, "int"]))
+def test_sample_one_time_is_the_array_path(isa, t, loop, method, kind):
+    """One time (a Python or NumPy number: the per-frame call's own path on Python floats) gives
+    the bits of the same time sampled as an array."""
+    clip = random_clip(3, frames=5, frame_time=0.25)
+    assume(abs(t) <= 2.0**52 or kind is float)   # finite as float32, int64 as an int
+    one = int(t) if kind == "int" else kind(t)
+    got = clip.sample(one, loop=loop, method=method)
+    want = clip.sample(np.array([one]), loop=loop, method=method)[0]
+    assert got.shape == (96, 8) and got.dtype == np.float32
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
 def test_sample_bad_arguments(cmu):
