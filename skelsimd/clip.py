@@ -41,7 +41,7 @@ from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import qts_to_matrix
 from .skeleton import Skeleton, mirror_pairs
 from .track import contact_labels, step_track
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, cast, overload
 
 if TYPE_CHECKING:
     from ._typing import _View, _FlatView, _Frames
@@ -505,7 +505,7 @@ class Clip:
         exactly.
         """
         if type(t) in _ONE_TIME and self.frames and method in _SAMPLE_METHODS:
-            u = float(t)   # one time (the per-frame call): the same steps on Python floats
+            u = float(cast(float, t))   # one time (the per-frame call): the same steps on floats
             if math.isfinite(u) and abs(u) < 2.0**53:
                 return self._sample_one(u / self.frame_time, bool(loop), method)
         t = _core._as_array(t, "t")
