@@ -158,7 +158,11 @@ static SKS_ALWAYS_INLINE void items_store_row(float *o, ptrdiff_t step, vf a, vf
  * with the other's (4 skeletons on avx2, 2 on 4-lane targets). Four groups on avx512 (32
  * registers, 8 skeletons) measured slower at 1000 x 96 (2.02 against 1.86 ns per joint): the
  * walk is bound by the shuffle and multiply ports (9 splats, 9 multiplies, 9 adds, 3 blends per
- * row slot and joint), not by the parent -> child latency. */
+ * row slot and joint), not by the parent -> child latency. The items form (SKS_W skeletons, one
+ * lane each, as global_to_local's general inverses use it) measured slower here on every x86
+ * target, with or without the parents kept in registers: it removes the splats and blends but
+ * adds the transposes of every local joint in and every global joint out, and its 24 live
+ * element vectors (parent and local) do not fit avx2's 16 registers. */
 #define L2G_SIDE (2 * SKS_ROWS)
 
 /* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
