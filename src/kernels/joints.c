@@ -110,6 +110,39 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Items form: SKS_W joints of a batch (one per skeleton, `step` floats apart) as 12 vectors,
+ * e[4 i + c] holding element (i, c) of every skeleton (vec.h's item order). Row i of the SKS_W
+ * joints is loaded as 4 vectors of SKS_ROWS rows and transposed within rows; storing transposes
+ * back. Transposes only move bits, so a kernel that computes every element with the scalar
+ * operations in their order gives the same bits as the row-slot form.
+ * ------------------------------------------------------------------------------------------ */
+
+static SKS_ALWAYS_INLINE void items_load_row(vf e[4], const float *m, ptrdiff_t step)
+{
+    e[0] = vf_load_rows(m, step);
+    e[1] = vf_load_rows(m + SKS_ROWS * step, step);
+    e[2] = vf_load_rows(m + 2 * SKS_ROWS * step, step);
+    e[3] = vf_load_rows(m + 3 * SKS_ROWS * step, step);
+    vf_transpose4_in_rows(&e[0], &e[1], &e[2], &e[3]);
+}
+
+static SKS_ALWAYS_INLINE void items_load(vf e[12], const float *m, ptrdiff_t step)
+{
+    items_load_row(e, m, step);
+    items_load_row(e + 4, m + 4, step);
+    items_load_row(e + 8, m + 8, step);
+}
+
+static SKS_ALWAYS_INLINE void items_store_row(float *o, ptrdiff_t step, vf a, vf b, vf c, vf d)
+{
+    vf_transpose4_in_rows(&a, &b, &c, &d);
+    vf_store_rows(o, step, a);
+    vf_store_rows(o + SKS_ROWS * step, step, b);
+    vf_store_rows(o + 2 * SKS_ROWS * step, step, c);
+    vf_store_rows(o + 3 * SKS_ROWS * step, step, d);
+}
+
+/* ------------------------------------------------------------------------------------------
  * local_to_global: the hierarchy walk (van Waveren's TransformSkeleton, Molecular
  * Musings' forward loop)
  *
@@ -125,7 +158,11 @@ static SKS_ALWAYS_INLINE void joints_invert(float *o, const float *m, int rigid,
  * with the other's (4 skeletons on avx2, 2 on 4-lane targets). Four groups on avx512 (32
  * registers, 8 skeletons) measured slower at 1000 x 96 (2.02 against 1.86 ns per joint): the
  * walk is bound by the shuffle and multiply ports (9 splats, 9 multiplies, 9 adds, 3 blends per
- * row slot and joint), not by the parent -> child latency. */
+ * row slot and joint), not by the parent -> child latency. The items form (SKS_W skeletons, one
+ * lane each, as global_to_local's general inverses use it) measured slower here on every x86
+ * target, with or without the parents kept in registers: it removes the splats and blends but
+ * adds the transposes of every local joint in and every global joint out, and its 24 live
+ * element vectors (parent and local) do not fit avx2's 16 registers. */
 #define L2G_SIDE (2 * SKS_ROWS)
 
 /* Batches whose input and output exceed this many bytes stream from DRAM. There, walking one
@@ -250,43 +287,123 @@ static void local_to_global_f64(float *out, const float *local, const int32_t *p
  * global_to_local (van Waveren's UntransformSkeleton): for start <= j < stop, descending,
  * out[b,j] = global[b,j] for a root, else inverse(global[b,parents[j]]) @ global[b,j];
  * `rigid` takes R^T as the inverse of R. In place works (descending order; a parent is read
- * before any joint at or below its index is written). On 2-row targets two joints share a
- * vector (j - 1 and j - 2, when both have a parent): each row slot evaluates exactly the
- * single-joint operations, so the results are those of every other target (avx2 at 1000 x 96,
- * humanoid: 5.2 against 8.4 ns per joint one joint at a time).
+ * before any joint at or below its index is written). Two forms, bit-identical to each other:
+ *   items     (general inverses, SKS_W skeletons at a time): one lane per skeleton, every
+ *             element of the inverse and the product in its own vector, so the product needs
+ *             no splats; the cost is in the transposes into and out of that form.
+ *   row slots (rigid inverses, and the skeletons left over): one skeleton at a time; on 2-row
+ *             targets two joints share a vector (j - 1 and j - 2, when both have a parent),
+ *             each row slot evaluating exactly the single-joint operations.
  * ------------------------------------------------------------------------------------------ */
+
+/* Items form (SKS_W skeletons, one lane each, `step` floats apart): o = inverse(P) @ G for the
+ * parent P and joint G given as elements (P[4 i + c] = element (i, c)), each element with
+ * joints_untransform's operations in its order:
+ *   c0 = p1 x p2, c1 = p2 x p0, c2 = p0 x p1 (components u1 v2 - u2 v1, u2 v0 - u0 v2,
+ *   u0 v1 - u1 v0), det = (p00 c0_0 + p01 c0_1) + p02 c0_2, inv = 1 / det, col_k = c_k inv;
+ *   d_k = row k of G, with d_k3 = g_k3 - p_k3 (the row-slot form also subtracts +0.0 from the
+ *         other elements, which leaves every non-NaN value, -0.0 included, as it is, and a NaN
+ *         reaches the output through a multiply either way: not repeated here);
+ *   out_ic = (col0_i d0c + col1_i d1c) + col2_i d2c.
+ * P and G are not modified. */
+static SKS_ALWAYS_INLINE void untransform_items(float *o, ptrdiff_t step, const vf P[12],
+                                                const vf G[12])
+{
+    vf cr[9], col[9], d3[3], det, inv;   /* col[3 k + i] = inverse(R)[i][k] */
+    int i, k, c;
+    for (k = 0; k < 3; k++) {
+        const vf *u = P + 4 * ((k + 1) % 3), *v = P + 4 * ((k + 2) % 3);
+        cr[3 * k + 0] = vf_sub(vf_mul(u[1], v[2]), vf_mul(u[2], v[1]));
+        cr[3 * k + 1] = vf_sub(vf_mul(u[2], v[0]), vf_mul(u[0], v[2]));
+        cr[3 * k + 2] = vf_sub(vf_mul(u[0], v[1]), vf_mul(u[1], v[0]));
+    }
+    det = vf_add(vf_add(vf_mul(P[0], cr[0]), vf_mul(P[1], cr[1])), vf_mul(P[2], cr[2]));
+    inv = vf_div(vf_set1(1.0f), det);
+    for (k = 0; k < 9; k++) col[k] = vf_mul(cr[k], inv);
+    for (k = 0; k < 3; k++) d3[k] = vf_sub(G[4 * k + 3], P[4 * k + 3]);
+    for (i = 0; i < 3; i++) {
+        vf r[4];
+        for (c = 0; c < 3; c++)
+            r[c] = vf_add(vf_add(vf_mul(col[i], G[c]), vf_mul(col[3 + i], G[4 + c])),
+                          vf_mul(col[6 + i], G[8 + c]));
+        r[3] = vf_add(vf_add(vf_mul(col[i], d3[0]), vf_mul(col[3 + i], d3[1])),
+                      vf_mul(col[6 + i], d3[2]));
+        items_store_row(o + 4 * i, step, r[0], r[1], r[2], r[3]);
+    }
+}
+
+/* Skeletons 0 .. SKS_W - 1 of `out` / `global` (`stride` floats apart) in items form, joint by
+ * joint descending. A joint's parent is loaded (and transposed) once per child; when it is the
+ * joint just below (parents[j] == j - 1: chains), it is also the next joint, kept in registers
+ * instead of being loaded again (it is read before joint j is stored and is not written until
+ * the next step, so in place works as in the row-slot form). */
+SKS_NOINLINE static void g2l_items(float *out, const float *global, const int32_t *parents,
+                                   size_t stride, size_t start, size_t stop)
+{
+    const ptrdiff_t step = (ptrdiff_t)stride;
+    vf P[12], G[12];
+    int have = 0, k;   /* G holds joint j (the previous step's parent) */
+    size_t j, s;
+    for (j = stop; j-- > start;) {
+        const int32_t p = parents[j];
+        const size_t oj = SKS_JOINT_FLOATS * j;
+        if (p < 0) {
+            for (s = 0; s < SKS_W; s++)
+                memmove(out + s * stride + oj, global + s * stride + oj,
+                        SKS_JOINT_FLOATS * sizeof(float));
+            have = 0;
+            continue;
+        }
+        if (!have) items_load(G, global + oj, step);
+        items_load(P, global + SKS_JOINT_FLOATS * (size_t)p, step);
+        untransform_items(out + oj, step, P, G);
+        have = (size_t)p + 1 == j;
+        for (k = 0; k < 12; k++) G[k] = P[k];
+    }
+}
+
+/* One skeleton in row slots: rigid inverses (the items form measured slower there: the
+ * transposes cost more than the splats they save), batches below SKS_W and the last
+ * batch % SKS_W skeletons. */
+static void g2l_one(float *o, const float *g, const int32_t *parents, size_t start, size_t stop,
+                    int rigid)
+{
+    const ptrdiff_t down = -(ptrdiff_t)SKS_JOINT_FLOATS;   /* slot 1 holds the joint below */
+    size_t j;
+    for (j = stop; j > start;) {
+        const int32_t p = parents[j - 1];
+        /* Two joints per vector (j - 1 in slot 0, j - 2 in slot 1) when both have a parent:
+         * each slot computes exactly the single-joint operations. */
+        if (SKS_ROWS >= 2 && j - 1 > start && p >= 0 && parents[j - 2] >= 0) {
+            const ptrdiff_t between = (ptrdiff_t)SKS_JOINT_FLOATS * (parents[j - 2] - p);
+            joints_untransform(o + SKS_JOINT_FLOATS * (j - 1), down,
+                               g + SKS_JOINT_FLOATS * (size_t)p, between,
+                               g + SKS_JOINT_FLOATS * (j - 1), down, rigid, SKS_ROWS);
+            j -= 2;
+            continue;
+        }
+        j--;
+        if (p < 0) {
+            memmove(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * j,
+                    SKS_JOINT_FLOATS * sizeof(float));
+        } else {
+            joints_untransform(o + SKS_JOINT_FLOATS * j, 0, g + SKS_JOINT_FLOATS * (size_t)p, 0,
+                               g + SKS_JOINT_FLOATS * j, 0, rigid, 1);
+        }
+    }
+}
 
 static void global_to_local(float *out, const float *global, const int32_t *parents, size_t batch,
                             size_t joints, size_t start, size_t stop, int rigid)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS;
-    const ptrdiff_t down = -(ptrdiff_t)SKS_JOINT_FLOATS;   /* slot 1 holds the joint below */
-    size_t b, j;
-    for (b = 0; b < batch; b++) {
-        float *o = out + b * stride;
-        const float *g = global + b * stride;
-        for (j = stop; j > start;) {
-            const int32_t p = parents[j - 1];
-            /* Two joints per vector (j - 1 in slot 0, j - 2 in slot 1) when both have a parent:
-             * each slot computes exactly the single-joint operations. */
-            if (SKS_ROWS >= 2 && j - 1 > start && p >= 0 && parents[j - 2] >= 0) {
-                const ptrdiff_t between = (ptrdiff_t)SKS_JOINT_FLOATS * (parents[j - 2] - p);
-                joints_untransform(o + SKS_JOINT_FLOATS * (j - 1), down,
-                                   g + SKS_JOINT_FLOATS * (size_t)p, between,
-                                   g + SKS_JOINT_FLOATS * (j - 1), down, rigid, SKS_ROWS);
-                j -= 2;
-                continue;
-            }
-            j--;
-            if (p < 0) {
-                memmove(o + SKS_JOINT_FLOATS * j, g + SKS_JOINT_FLOATS * j,
-                        SKS_JOINT_FLOATS * sizeof(float));
-            } else {
-                joints_untransform(o + SKS_JOINT_FLOATS * j, 0, g + SKS_JOINT_FLOATS * (size_t)p, 0,
-                                   g + SKS_JOINT_FLOATS * j, 0, rigid, 1);
-            }
-        }
+    size_t b = 0;
+    if (!rigid) {
+        for (; b + SKS_W <= batch; b += SKS_W)
+            g2l_items(out + b * stride, global + b * stride, parents, stride, start, stop);
     }
+    for (; b < batch; b++)
+        g2l_one(out + b * stride, global + b * stride, parents, start, stop, rigid);
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
  * check_joints.c -- the joint-matrix family (src/kernels/joints.c) of a target against the
  * scalar target, bit for bit: local_to_global (float32 and float64 walks, ranges, in place),
  * global_to_local (general and rigid), multiply_joints (broadcast steps), invert_joints, on
- * random hierarchies (chains and branches, several roots), batch sizes 0..9 (every remainder of
- * the side-by-side walks) and inputs with special values.
+ * random hierarchies (chains and branches, several roots), batch sizes 0..9 and, every other
+ * pair of rounds, 0..19 (every remainder of the side-by-side walks, one or two blocks of SKS_W
+ * skeletons and their tails) and inputs with special values.
  */
 #include "check.h"
 #include "cpu.h"
@@ -31,7 +32,7 @@ int check_joints(enum sks_isa isa, uint64_t seed)
     int failures = 0, round;
     for (round = 0; round < 60; round++) {
         const size_t joints = 1 + rng_below(&r, round < 30 ? 12 : 100);
-        const size_t batch = rng_below(&r, 10);
+        const size_t batch = rng_below(&r, round % 4 >= 2 ? 20 : 10);
         const size_t total = batch * joints * JF;
         const size_t start = rng_below(&r, joints), stop = start + 1 + rng_below(&r, joints - start);
         const int specials = round % 3 == 2, rigid = round % 2;
