@@ -430,6 +430,10 @@ static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk
 {
     const size_t J = v->joints, j0 = ci * CHUNK, nj = J - j0 < CHUNK ? J - j0 : CHUNK;
     const size_t nr = ch->count[0], nt = ch->count[1], ns = ch->count[2];
+    /* st->v[0] holds key key0 - g0 when have0, st->v[1] key key1 - g0 when have1 (poses in
+     * frame order reuse them: the same key's values, not recomputed) */
+    uint32_t key0 = 0, key1 = 0;
+    int have0 = 0, have1 = 0;
     size_t k;
     for (k = i0; k < i1; k++) {
         const size_t i = idx != NULL ? idx[k] : k;
@@ -442,13 +446,23 @@ static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk
             (f + 1) / v->segment_length < v->segments)
             continue;   /* key f + 1 in the next segment: seg_run does it */
         if (copy) memcpy(o + 8 * j0, v->pose_template + 8 * j0, sizeof(float) * 8 * nj);
-        seg_values(S, keys + (base >> 3), 0, 3, nr, (uint32_t)(base & 7u), st->v[0]);
-        seg_values(S, keys + (base >> 3), 3, 6, nt, (uint32_t)(base & 7u), st->v[0]);
-        seg_values(S, keys + (base >> 3), 6, 7, ns, (uint32_t)(base & 7u), st->v[0]);
-        if (keys2) {
+        if (!have0 || key0 != f) {
+            if (have1 && key1 == f) {
+                memcpy(st->v[0], st->v[1], sizeof st->v[0]);
+            } else {
+                seg_values(S, keys + (base >> 3), 0, 3, nr, (uint32_t)(base & 7u), st->v[0]);
+                seg_values(S, keys + (base >> 3), 3, 6, nt, (uint32_t)(base & 7u), st->v[0]);
+                seg_values(S, keys + (base >> 3), 6, 7, ns, (uint32_t)(base & 7u), st->v[0]);
+            }
+            key0 = f;
+            have0 = 1;
+        }
+        if (keys2 && (!have1 || key1 != f + 1)) {
             seg_values(S, keys + (base2 >> 3), 0, 3, nr, (uint32_t)(base2 & 7u), st->v[1]);
             seg_values(S, keys + (base2 >> 3), 3, 6, nt, (uint32_t)(base2 & 7u), st->v[1]);
             seg_values(S, keys + (base2 >> 3), 6, 7, ns, (uint32_t)(base2 & 7u), st->v[1]);
+            key1 = f + 1;
+            have1 = 1;
         }
         rotations(ch, st, S->head, S->head, keys2 ? 2 : 1, al, o);
         linear(ch, st, 1, keys2 ? 2 : 1, al, o);
@@ -533,17 +547,17 @@ static SKS_NOINLINE void seg_run_sample(const sks_cc_view *v, uint32_t g, const 
 
 /* Times out of order are taken a block of at most BLOCK poses (BLOCK_BYTES of output) at a time.
  * The block's output is first filled with the template in order (whole lines written
- * sequentially, which the hardware prefetches), then the block's poses are grouped by segment (a
- * stable radix sort of segment << BLOCK_BITS | place in the block) and a segment's poses decoded
- * together as a run, its headers decoded once per chunk for all of them; a lone pose of its
- * segment takes the per-pose path. The animated tracks are then written in segment order, but
+ * sequentially, which the hardware prefetches), then the block's poses are sorted by frame (a
+ * stable radix sort of frame << BLOCK_BITS | place in the block) and a segment's poses decoded
+ * together as a run, its headers decoded once per chunk for all of them, poses at the same frame
+ * or the next sharing keys' values; a lone pose of its segment takes the per-pose path. The animated tracks are then written in segment order, but
  * into lines of the block already in cache. (Grouping the whole request instead writes its poses
  * in scattered order over a large output and costs more in stores than it saves.) */
 #define BLOCK 2048
 #define BLOCK_BITS 11
 #define BLOCK_BYTES (2048u * 1024u)
 
-/* The poses [0, m) (m <= BLOCK, segments at most 2^(32 - BLOCK_BITS)) grouped by segment. */
+/* The poses [0, m) (m <= BLOCK, frames at most 2^(32 - BLOCK_BITS)) grouped by segment. */
 static void sample_grouped(const sks_cc_view *v, const uint32_t *frame, const float *alpha,
                            size_t m, chunk_state *st, int *padded, float *out)
 {
@@ -554,9 +568,9 @@ static void sample_grouped(const sks_cc_view *v, const uint32_t *frame, const fl
     size_t k;
     for (k = 0; k < m; k++) {
         memcpy(out + k * 8 * J, v->pose_template, sizeof(float) * 8 * J);
-        key[k] = segment_of(v, frame[k]) << BLOCK_BITS | (uint32_t)k;
+        key[k] = frame[k] << BLOCK_BITS | (uint32_t)k;
     }
-    for (shift = BLOCK_BITS; shift < 32 && ((v->segments - 1) >> (shift - BLOCK_BITS)) != 0;
+    for (shift = BLOCK_BITS; shift < 32 && ((v->frames - 1) >> (shift - BLOCK_BITS)) != 0;
          shift += 8) {   /* least significant digit first, 8 bits a pass */
         uint32_t *c, sum = 0;
         memset(count, 0, sizeof count);
@@ -573,9 +587,10 @@ static void sample_grouped(const sks_cc_view *v, const uint32_t *frame, const fl
     }
     k = 0;
     while (k < m) {
-        const uint32_t g = a[k] >> BLOCK_BITS;
+        const uint32_t g = segment_of(v, a[k] >> BLOCK_BITS);
+        const uint32_t end = g + 1 == v->segments ? v->frames : (g + 1) * v->segment_length;
         size_t j = k + 1, t;
-        while (j < m && a[j] >> BLOCK_BITS == g) j++;
+        while (j < m && a[j] >> BLOCK_BITS < end) j++;
         if (j - k >= 2) {
             for (t = k; t < j; t++) b[t] = a[t] & (BLOCK - 1);
             seg_run_sample(v, g, frame, alpha, b, k, j, st, padded, 0, out);
@@ -597,7 +612,7 @@ static void sample(const sks_cc_view *v, const uint32_t *frame, const float *alp
     chunk_state st;
     int padded = 0;
     if (block > BLOCK) block = BLOCK;
-    if (v->segments > (1u << (32 - BLOCK_BITS))) block = 0;   /* (the sort key's segment bits) */
+    if (v->frames > (1u << (32 - BLOCK_BITS))) block = 0;   /* (the sort key's frame bits) */
     while (i < n) {
         const size_t m = n - i < block ? n - i : block;
         if (m >= 4) {
