@@ -447,8 +447,13 @@ static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk
             continue;   /* key f + 1 in the next segment: seg_run does it */
         if (copy) memcpy(o + 8 * j0, v->pose_template + 8 * j0, sizeof(float) * 8 * nj);
         if (!have0 || key0 != f) {
-            if (have1 && key1 == f) {
-                memcpy(st->v[0], st->v[1], sizeof st->v[0]);
+            if (have1 && key1 == f) {   /* the used places of every slot */
+                size_t sl, t;
+                for (sl = 0; sl < SLOTS; sl++) {
+                    const size_t n = sl < 3 ? nr : sl < 6 ? nt : ns;
+                    for (t = 0; t < n; t += SKS_W)
+                        vf_store(&st->v[0][sl * CHUNK + t], vf_load(&st->v[1][sl * CHUNK + t]));
+                }
             } else {
                 seg_values(S, keys + (base >> 3), 0, 3, nr, (uint32_t)(base & 7u), st->v[0]);
                 seg_values(S, keys + (base >> 3), 3, 6, nt, (uint32_t)(base & 7u), st->v[0]);
