@@ -558,9 +558,9 @@ static SKS_NOINLINE void seg_run_sample(const sks_cc_view *v, uint32_t g, const 
  * or the next sharing keys' values; a lone pose of its segment takes the per-pose path. The animated tracks are then written in segment order, but
  * into lines of the block already in cache. (Grouping the whole request instead writes its poses
  * in scattered order over a large output and costs more in stores than it saves.) */
-#define BLOCK 2048
-#define BLOCK_BITS 11
-#define BLOCK_BYTES (2048u * 1024u)
+#define BLOCK 4096
+#define BLOCK_BITS 12
+#define BLOCK_BYTES (4096u * 1024u)
 
 /* The poses [0, m) (m <= BLOCK, frames at most 2^(32 - BLOCK_BITS)) grouped by segment. */
 static void sample_grouped(const sks_cc_view *v, const uint32_t *frame, const float *alpha,
