@@ -25,7 +25,8 @@
  * layout); each pose then only unpacks its keys' integers slot by slot (no per-component
  * lookups) and evaluates lo + sc * q, and steps 3 follow as above. A lone pose of its segment
  * and a pose whose second key is the next segment's first take the per-pose path above. Times
- * out of order are grouped by segment within blocks of poses (sample_grouped) to make runs. Both
+ * out of order are sorted by frame within blocks of poses (sample_grouped) to make runs; poses
+ * of a run at the same frame or the next reuse the keys' values already decoded. Both
  * paths compute every value by the same operations, so the order of the poses never changes a
  * bit.
  * Every lane evaluates the scalar definitions of compress.h operation for operation (the
@@ -430,8 +431,9 @@ static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk
 {
     const size_t J = v->joints, j0 = ci * CHUNK, nj = J - j0 < CHUNK ? J - j0 : CHUNK;
     const size_t nr = ch->count[0], nt = ch->count[1], ns = ch->count[2];
-    /* st->v[0] holds key key0 - g0 when have0, st->v[1] key key1 - g0 when have1 (poses in
-     * frame order reuse them: the same key's values, not recomputed) */
+    /* st->v[0] holds the values of the key of frame key0 when have0, st->v[1] those of frame
+     * key1 when have1: poses in frame order reuse them (a key's values are not recomputed for
+     * a pose at the same frame, and the previous pose's second key is the next frame's first) */
     uint32_t key0 = 0, key1 = 0;
     int have0 = 0, have1 = 0;
     size_t k;
