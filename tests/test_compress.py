@@ -102,6 +102,30 @@ def test_sampled_poses_equal_the_reference_decoder(isa, clip, seed):
     assert same_bits(c.sample(float(times[3])), ref[3])
 
 
+@pytest.mark.parametrize("joints, segment", [(7, 16), (40, 5), (70, 1)])
+def test_sample_many_in_any_order(isa, joints, segment):
+    """Times out of order (grouped by segment within blocks of poses), in order, repeated, equal,
+    outside the clip and on frames, across block boundaries: the reference decoder's poses, and
+    the same as one pose at a time."""
+    rng = np.random.default_rng(joints)
+    parents = T.random_parents(joints, rng)
+    local = T.random_motion(120, parents, rng, root_travel=30.0)
+    c = skelsimd.compress(local, parents, sample_rate=30, segment_length=segment)
+    d = c.duration
+    times = rng.uniform(-0.1, d + 0.1, 9000)
+    times[1000:2500] = np.sort(times[1000:2500])          # a stretch in order
+    times[3000:3400] = times[2999]                        # one time repeated
+    times[4000:4600:2] = times[4001:4600:2]               # pairs of equal times
+    times[5000:5300] = rng.integers(0, 120, 300) / 30.0   # on frames
+    times[6000:6100] = d                                  # the last frame
+    ref = R.sample(c._data, times)
+    assert same_bits(c.sample_many(times), ref)
+    assert same_bits(c.sample_many(times[::-1]), ref[::-1])
+    assert same_bits(c.sample_many(times.reshape(30, 300)), ref.reshape(30, 300, joints, 8))
+    for i in rng.integers(0, len(times), 40):
+        assert same_bits(c.sample(float(times[i])), ref[i])
+
+
 @pytest.mark.parametrize("frames", [1, 2, 3, 17, 40])
 def test_constant_and_tiny_clips(isa, frames):
     rng = np.random.default_rng(frames)

@@ -24,7 +24,9 @@
  * chunk (seg_setup: every component's lo, sc, first bit within a key and mask, in the slot
  * layout); each pose then only unpacks its keys' integers slot by slot (no per-component
  * lookups) and evaluates lo + sc * q, and steps 3 follow as above. A lone pose of its segment
- * and a pose whose second key is the next segment's first take the per-pose path above. Both
+ * and a pose whose second key is the next segment's first take the per-pose path above. Times
+ * out of order are sorted by frame within blocks of poses (sample_grouped) to make runs; poses
+ * of a run at the same frame or the next reuse the keys' values already decoded. Both
  * paths compute every value by the same operations, so the order of the poses never changes a
  * bit.
  * Every lane evaluates the scalar definitions of compress.h operation for operation (the
@@ -301,15 +303,16 @@ static void pad_all(const sks_cc_chunk *ch, chunk_state *st)
     pad(ch, st->head[1], st->q[1], NULL);
 }
 
-/* One pose: key a, and key b when alpha != 0 (b NULL otherwise). */
+/* One pose: key a, and key b when alpha != 0 (b NULL otherwise); `copy`: the output starts as
+ * the template (else the caller has written it). */
 static SKS_ALWAYS_INLINE void pose(const sks_cc_view *v, chunk_state *st, const key_cursor *a,
-                                   const key_cursor *b, float alpha, float *out)
+                                   const key_cursor *b, float alpha, int copy, float *out)
 {
     const int keys = b != NULL ? 2 : 1, shared = b != NULL && b->heads == a->heads;
     const size_t nchunks = (v->joints + CHUNK - 1) / CHUNK;
     uint64_t pa = a->pos, pb = b != NULL ? b->pos : 0;
     size_t ci;
-    memcpy(out, v->pose_template, sizeof(float) * 8 * (size_t)v->joints);
+    if (copy) memcpy(out, v->pose_template, sizeof(float) * 8 * (size_t)v->joints);
     for (ci = 0; ci < nchunks; ci++) {
         const sks_cc_chunk *ch = &v->chunks[ci];
         if (nchunks > 1) pad_all(ch, st);
@@ -416,18 +419,26 @@ static SKS_ALWAYS_INLINE void seg_values(const seg_state *SKS_RESTRICT S, const 
     }
 }
 
-/* Chunk `ci` of the poses [i0, i1) (every one in segment g with
- * both keys there: alpha 0 or frame + 1 in g); S holds the segment's state of the chunk. */
+/* Chunk `ci` of the poses [i0, i1) (pose idx[k] for k in [i0, i1) when idx is given), every
+ * one in segment g with both keys there (alpha 0 or frame + 1 in g); S holds the segment's state
+ * of the chunk. */
 static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk *ch,
                                         size_t ci, const seg_state *S, chunk_state *st,
                                         const uint8_t *keys, uint32_t K, uint32_t g0,
-                                        const uint32_t *frame, const float *alpha, size_t i0,
-                                        size_t i1, uint32_t dframe, float *out)
+                                        const uint32_t *frame, const float *alpha,
+                                        const uint32_t *idx, size_t i0, size_t i1,
+                                        uint32_t dframe, int copy, float *out)
 {
     const size_t J = v->joints, j0 = ci * CHUNK, nj = J - j0 < CHUNK ? J - j0 : CHUNK;
     const size_t nr = ch->count[0], nt = ch->count[1], ns = ch->count[2];
-    size_t i;
-    for (i = i0; i < i1; i++) {
+    /* st->v[0] holds the values of the key of frame key0 when have0, st->v[1] those of frame
+     * key1 when have1: poses in frame order reuse them (a key's values are not recomputed for
+     * a pose at the same frame, and the previous pose's second key is the next frame's first) */
+    uint32_t key0 = 0, key1 = 0;
+    int have0 = 0, have1 = 0;
+    size_t k;
+    for (k = i0; k < i1; k++) {
+        const size_t i = idx != NULL ? idx[k] : k;
         const uint32_t f = frame != NULL ? frame[i] : dframe + (uint32_t)i;
         const float al = frame != NULL ? alpha[i] : 0.0f;
         const int keys2 = al != 0.0f;
@@ -436,14 +447,29 @@ static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk
         if (frame != NULL && keys2 && f + 1 - g0 >= v->segment_length &&
             (f + 1) / v->segment_length < v->segments)
             continue;   /* key f + 1 in the next segment: seg_run does it */
-        memcpy(o + 8 * j0, v->pose_template + 8 * j0, sizeof(float) * 8 * nj);
-        seg_values(S, keys + (base >> 3), 0, 3, nr, (uint32_t)(base & 7u), st->v[0]);
-        seg_values(S, keys + (base >> 3), 3, 6, nt, (uint32_t)(base & 7u), st->v[0]);
-        seg_values(S, keys + (base >> 3), 6, 7, ns, (uint32_t)(base & 7u), st->v[0]);
-        if (keys2) {
+        if (copy) memcpy(o + 8 * j0, v->pose_template + 8 * j0, sizeof(float) * 8 * nj);
+        if (!have0 || key0 != f) {
+            if (have1 && key1 == f) {   /* the used places of every slot */
+                size_t sl, t;
+                for (sl = 0; sl < SLOTS; sl++) {
+                    const size_t n = sl < 3 ? nr : sl < 6 ? nt : ns;
+                    for (t = 0; t < n; t += SKS_W)
+                        vf_store(&st->v[0][sl * CHUNK + t], vf_load(&st->v[1][sl * CHUNK + t]));
+                }
+            } else {
+                seg_values(S, keys + (base >> 3), 0, 3, nr, (uint32_t)(base & 7u), st->v[0]);
+                seg_values(S, keys + (base >> 3), 3, 6, nt, (uint32_t)(base & 7u), st->v[0]);
+                seg_values(S, keys + (base >> 3), 6, 7, ns, (uint32_t)(base & 7u), st->v[0]);
+            }
+            key0 = f;
+            have0 = 1;
+        }
+        if (keys2 && (!have1 || key1 != f + 1)) {
             seg_values(S, keys + (base2 >> 3), 0, 3, nr, (uint32_t)(base2 & 7u), st->v[1]);
             seg_values(S, keys + (base2 >> 3), 3, 6, nt, (uint32_t)(base2 & 7u), st->v[1]);
             seg_values(S, keys + (base2 >> 3), 6, 7, ns, (uint32_t)(base2 & 7u), st->v[1]);
+            key1 = f + 1;
+            have1 = 1;
         }
         rotations(ch, st, S->head, S->head, keys2 ? 2 : 1, al, o);
         linear(ch, st, 1, keys2 ? 2 : 1, al, o);
@@ -454,10 +480,11 @@ static SKS_ALWAYS_INLINE void seg_chunk(const sks_cc_view *v, const sks_cc_chunk
 /* The poses [i0, i1), all with key `frame` in segment g: chunk by
  * chunk, the segment's state of the chunk computed once for all of them; then the poses whose
  * key frame + 1 is the next segment's first, one by one. frame NULL: the frames dframe + i at
- * alpha 0 (decompress), pose i written at out + i J 8. */
+ * alpha 0 (decompress), pose i written at out + i J 8; copy as in pose. */
 static SKS_ALWAYS_INLINE void seg_run(const sks_cc_view *v, uint32_t g, const uint32_t *frame,
-                                      const float *alpha, size_t i0, size_t i1, uint32_t dframe,
-                                      chunk_state *st, int *padded, float *out)
+                                      const float *alpha, const uint32_t *idx, size_t i0,
+                                      size_t i1, uint32_t dframe, chunk_state *st, int *padded,
+                                      int copy, float *out)
 {
     const size_t nchunks = (v->joints + CHUNK - 1) / CHUNK;
     const uint8_t *seg = v->data + sks_cc_u32(v->table + 8 * (size_t)g);
@@ -465,14 +492,15 @@ static SKS_ALWAYS_INLINE void seg_run(const sks_cc_view *v, uint32_t g, const ui
     const uint32_t K = sks_cc_u32(v->table + 8 * (size_t)g + 4), g0 = g * v->segment_length;
     seg_state S;
     uint32_t pos = 0;
-    size_t ci, i;
+    size_t ci, k;
     for (ci = 0; ci < nchunks; ci++) {
         const sks_cc_chunk *ch = &v->chunks[ci];
         seg_setup(v, ch, seg, &pos, &S);
-        seg_chunk(v, ch, ci, &S, st, keys, K, g0, frame, alpha, i0, i1, dframe, out);
+        seg_chunk(v, ch, ci, &S, st, keys, K, g0, frame, alpha, idx, i0, i1, dframe, copy, out);
     }
     if (frame == NULL) return;
-    for (i = i0; i < i1; i++) {
+    for (k = i0; k < i1; k++) {
+        const size_t i = idx != NULL ? idx[k] : k;
         const uint32_t f = frame[i];
         if (alpha[i] != 0.0f && f + 1 - g0 >= v->segment_length &&
             (f + 1) / v->segment_length < v->segments) {
@@ -483,7 +511,7 @@ static SKS_ALWAYS_INLINE void seg_run(const sks_cc_view *v, uint32_t g, const ui
             }
             key_in(v, f, g, &a);
             key_in(v, f + 1, g + 1, &b);
-            pose(v, st, &a, &b, alpha[i], out + i * 8 * (size_t)v->joints);
+            pose(v, st, &a, &b, alpha[i], copy, out + i * 8 * (size_t)v->joints);
         }
     }
 }
@@ -497,7 +525,7 @@ static SKS_ALWAYS_INLINE uint32_t segment_of(const sks_cc_view *v, uint32_t f)
 
 /* One pose by the per-pose path (a lone pose of its segment). */
 static SKS_ALWAYS_INLINE void one_pose(const sks_cc_view *v, chunk_state *st, int *padded,
-                                       uint32_t f, uint32_t g, float alpha, float *out)
+                                       uint32_t f, uint32_t g, float alpha, int copy, float *out)
 {
     key_cursor a, b;
     if (!*padded && v->joints <= CHUNK) {
@@ -509,41 +537,121 @@ static SKS_ALWAYS_INLINE void one_pose(const sks_cc_view *v, chunk_state *st, in
         const uint32_t next = f + 1 - g * v->segment_length >= v->segment_length &&
                               g + 1 < v->segments;
         key_in(v, f + 1, g + next, &b);
-        pose(v, st, &a, &b, alpha, out);
+        pose(v, st, &a, &b, alpha, copy, out);
     } else {
-        pose(v, st, &a, NULL, 0.0f, out);
+        pose(v, st, &a, NULL, 0.0f, copy, out);
     }
 }
 
 /* seg_run out of line (sample's per-pose loop stays as small as it was without runs). */
 static SKS_NOINLINE void seg_run_sample(const sks_cc_view *v, uint32_t g, const uint32_t *frame,
-                                        const float *alpha, size_t i0, size_t i1,
-                                        chunk_state *st, int *padded, float *out)
+                                        const float *alpha, const uint32_t *idx, size_t i0,
+                                        size_t i1, chunk_state *st, int *padded, int copy,
+                                        float *out)
 {
-    seg_run(v, g, frame, alpha, i0, i1, 0, st, padded, out);
+    seg_run(v, g, frame, alpha, idx, i0, i1, 0, st, padded, copy, out);
 }
 
-/* Consecutive poses of one segment (times in order) as runs, a lone pose on its own. (Sorting
- * random times by segment would make runs too, but writing the poses out of order into a large
- * output costs more than it saves.) */
+/* Times out of order are taken a block of at most BLOCK poses (BLOCK_BYTES of output) at a time.
+ * The block's output is first filled with the template in order (whole lines written
+ * sequentially, which the hardware prefetches), then the block's poses are sorted by frame (a
+ * stable radix sort of frame << BLOCK_BITS | place in the block) and a segment's poses decoded
+ * together as a run, its headers decoded once per chunk for all of them, poses at the same frame
+ * or the next sharing keys' values; a lone pose of its segment takes the per-pose path. The animated tracks are then written in segment order, but
+ * into lines of the block already in cache. (Grouping the whole request instead writes its poses
+ * in scattered order over a large output and costs more in stores than it saves.) */
+#define BLOCK 4096
+#define BLOCK_BITS 12
+#define BLOCK_BYTES (4096u * 1024u)
+
+/* The poses [0, m) (m <= BLOCK, frames at most 2^(32 - BLOCK_BITS)) grouped by segment. */
+static void sample_grouped(const sks_cc_view *v, const uint32_t *frame, const float *alpha,
+                           size_t m, chunk_state *st, int *padded, float *out)
+{
+    const size_t J = v->joints;
+    uint32_t key[BLOCK], tmp[BLOCK], count[256];
+    uint32_t *a = key, *b = tmp;
+    unsigned shift;
+    size_t k;
+    for (k = 0; k < m; k++) {
+        memcpy(out + k * 8 * J, v->pose_template, sizeof(float) * 8 * J);
+        key[k] = frame[k] << BLOCK_BITS | (uint32_t)k;
+    }
+    for (shift = BLOCK_BITS; shift < 32 && ((v->frames - 1) >> (shift - BLOCK_BITS)) != 0;
+         shift += 8) {   /* least significant digit first, 8 bits a pass */
+        uint32_t *c, sum = 0;
+        memset(count, 0, sizeof count);
+        for (k = 0; k < m; k++) count[(a[k] >> shift) & 255u]++;
+        for (k = 0; k < 256; k++) {
+            const uint32_t x = count[k];
+            count[k] = sum;
+            sum += x;
+        }
+        for (k = 0; k < m; k++) b[count[(a[k] >> shift) & 255u]++] = a[k];
+        c = a;
+        a = b;
+        b = c;
+    }
+    k = 0;
+    while (k < m) {
+        const uint32_t g = segment_of(v, a[k] >> BLOCK_BITS);
+        const uint32_t end = g + 1 == v->segments ? v->frames : (g + 1) * v->segment_length;
+        size_t j = k + 1, t;
+        while (j < m && a[j] >> BLOCK_BITS < end) j++;
+        if (j - k >= 2) {
+            for (t = k; t < j; t++) b[t] = a[t] & (BLOCK - 1);
+            seg_run_sample(v, g, frame, alpha, b, k, j, st, padded, 0, out);
+        } else {
+            const size_t i = a[k] & (BLOCK - 1);
+            one_pose(v, st, padded, frame[i], g, alpha[i], 0, out + i * 8 * J);
+        }
+        k = j;
+    }
+}
+
+/* Consecutive poses of one segment (times in order) as runs, a lone pose on its own; blocks of
+ * times out of order (more runs than half their poses) grouped by segment. */
 static void sample(const sks_cc_view *v, const uint32_t *frame, const float *alpha, size_t n,
                    float *out)
 {
+    const size_t J = v->joints;
+    size_t block = BLOCK_BYTES / (32u * J), i = 0;
     chunk_state st;
     int padded = 0;
-    size_t i = 0;
+    if (block > BLOCK) block = BLOCK;
+    if (v->frames > (1u << (32 - BLOCK_BITS))) block = 0;   /* (the sort key's frame bits) */
     while (i < n) {
-        /* the segment's frames [f0, f0 + nf) */
-        const uint32_t g = segment_of(v, frame[i]), f0 = g * v->segment_length;
-        const uint32_t nf = g + 1 == v->segments ? v->frames - f0 : v->segment_length;
-        size_t j = i + 1;
-        while (j < n && frame[j] - f0 < nf) j++;
-        if (j - i >= 2) {
-            seg_run_sample(v, g, frame, alpha, i, j, &st, &padded, out);
-        } else {
-            one_pose(v, &st, &padded, frame[i], g, alpha[i], out + i * 8 * (size_t)v->joints);
+        const size_t m = n - i < block ? n - i : block;
+        if (m >= 4) {
+            size_t k, runs = 1;
+            uint32_t gp = segment_of(v, frame[i]);
+            for (k = 1; k < m; k++) {
+                const uint32_t g = segment_of(v, frame[i + k]);
+                runs += g != gp;
+                gp = g;
+            }
+            if (2 * runs > m) {
+                sample_grouped(v, frame + i, alpha + i, m, &st, &padded, out + i * 8 * J);
+                i += m;
+                continue;
+            }
         }
-        i = j;
+        {
+            const size_t end = i + (m > 0 ? m : 1);
+            while (i < end) {   /* runs (the last may reach past the block) */
+                /* the segment's frames [f0, f0 + nf) */
+                const uint32_t g = segment_of(v, frame[i]), f0 = g * v->segment_length;
+                const uint32_t nf = g + 1 == v->segments ? v->frames - f0 : v->segment_length;
+                size_t j = i + 1;
+                while (j < n && frame[j] - f0 < nf) j++;
+                if (j - i >= 2) {
+                    seg_run_sample(v, g, frame, alpha, NULL, i, j, &st, &padded, 1, out);
+                } else {
+                    one_pose(v, &st, &padded, frame[i], g, alpha[i], 1, out + i * 8 * J);
+                }
+                i = j;
+            }
+        }
     }
 }
 
@@ -557,9 +665,9 @@ static void decompress(const sks_cc_view *v, size_t first, size_t count, float *
         const size_t end = g + 1 == v->segments ? v->frames : (size_t)(g + 1) * v->segment_length;
         const size_t j = end - first < count ? end - first : count;
         if (j - i >= 2) {
-            seg_run(v, g, NULL, NULL, i, j, (uint32_t)first, &st, &padded, out);
+            seg_run(v, g, NULL, NULL, NULL, i, j, (uint32_t)first, &st, &padded, 1, out);
         } else {
-            one_pose(v, &st, &padded, f, g, 0.0f, out + i * 8 * (size_t)v->joints);
+            one_pose(v, &st, &padded, f, g, 0.0f, 1, out + i * 8 * (size_t)v->joints);
         }
         i = j;
     }

@@ -171,6 +171,46 @@ int check_compress(enum sks_isa isa, uint64_t seed)
                 ref->sample(&v, pos_frame + i, pos_alpha + i, 1, want + i * joints * 8);
             failures += check_same(what, name, got, want, n * joints * 8);
         }
+        {   /* many poses: blocks of times out of order grouped by segment, sorted stretches,
+             * repeated and equal times, the last frame and keys in two segments, across block
+             * boundaries; against pose by pose */
+            const size_t big = 2500 + rng_below(&r, 3000);
+            uint32_t *bf = check_alloc(big * sizeof(uint32_t));
+            float *ba = check_alloc(big * sizeof(float));
+            float *bgot = check_alloc(big * joints * 8 * sizeof(float));
+            float *bwant = check_alloc(big * joints * 8 * sizeof(float));
+            for (i = 0; i < big; i++) {
+                const uint64_t kind = rng_below(&r, 10);
+                if (i > 0 && kind == 0) {          /* the previous time again */
+                    bf[i] = bf[i - 1];
+                    ba[i] = ba[i - 1];
+                    continue;
+                }
+                bf[i] = (uint32_t)rng_below(&r, frames);
+                ba[i] = bf[i] + 1 < frames && kind % 3 != 0 ? (float)rng_unit(&r) : 0.0f;
+                if (kind == 1) {                   /* the last frame */
+                    bf[i] = (uint32_t)(frames - 1);
+                    ba[i] = 0.0f;
+                } else if (kind == 2 && frames > p.segment_length + 1) {   /* two segments */
+                    bf[i] = p.segment_length - 1;
+                    ba[i] = 0.625f;
+                } else if ((i / 700) % 3 == 1) {   /* a stretch in frame order */
+                    bf[i] = (uint32_t)((i % 700) * frames / 700);
+                    ba[i] = 0.0f;
+                }
+            }
+            snprintf(what, sizeof what, "sample many J=%zu F=%zu L=%u n=%zu", joints, frames,
+                     p.segment_length, big);
+            k->sample(&v, bf, ba, big, bgot);
+            for (i = 0; i < big; i++) ref->sample(&v, bf + i, ba + i, 1, bwant + i * joints * 8);
+            failures += check_same(what, name, bgot, bwant, big * joints * 8);
+            ref->sample(&v, bf, ba, big, bgot);
+            failures += check_same(what, "scalar", bgot, bwant, big * joints * 8);
+            free(bf);
+            free(ba);
+            free(bgot);
+            free(bwant);
+        }
         sks_cc_view_free(&v);
         free(res.data);
         free(parents);
