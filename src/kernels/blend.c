@@ -49,11 +49,14 @@
  *   total = total + w_l; out q = acc (1 / sqrt(dot(acc, acc))) (one division per quaternion,
  *   as nlerp: the divider bounds the loop; sks_quat_normalize_scalar outside [1e-30, 1e30]),
  *   out ts = ts (1 / total).
- * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h, the additive
- *   family's own runs) on each run of 256 joints of a pose while it is in L1: one pass over
- *   memory (the layers and deltas read once, out written once) instead of a blend pass and one
- *   read-modify-write pass per additive layer; the same operations, so the same bits as the two
- *   passes.
+ * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h's apply_regs,
+ *   the additive family's own block) on each block of SKS_W joints while it is in registers: the
+ *   blended block is transposed to SoA in registers (what apply_additive's loads would give),
+ *   gets every additive layer in order and is stored once; one pass over memory (the layers and
+ *   deltas read once, out written once) instead of a blend pass and one read-modify-write pass
+ *   per additive layer; the same operations, so the same bits as the separate passes. A block
+ *   with a quaternion sum out of the fast normalisation range is stored, fixed per joint, and
+ *   gets its additive layers from memory.
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
  *   unit inputs; its result is finite for any finite input. nlerp and blend_layers normalise.
  */
@@ -479,28 +482,32 @@ static void blend_joints(float *out, const float *joints, size_t joints_step, co
     }
 }
 
-/* SKS_W (count in the tail) consecutive joints of one pose of blend_layers: layer l's joints at
- * x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint). */
-static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
-                                           size_t nlayers, const float *w, size_t layer_stride,
-                                           size_t joint_step, size_t count)
+/* SKS_W (count in the tail) consecutive joints of one pose of blend_layers in registers: layer
+ * l's joints at x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint).
+ * acc: the weighted quaternion sum; q, ts: the normalised rotation and the weighted (t, s)
+ * (memory order, quat_aos); returns |acc|^2. */
+static SKS_ALWAYS_INLINE vf layers_regs(quat_aos *acc, quat_aos *q, quat_aos *ts, const float *x,
+                                        size_t layer_floats, size_t nlayers, const float *w,
+                                        size_t layer_stride, size_t joint_step, size_t count)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
-    quat_aos acc, ts, q;
     vf total = zero, n2, inv_len, inv_total;
-    vm in_range;
     size_t l;
     int k;
-    for (k = 0; k < 4; k++) acc.v[k] = ts.v[k] = zero;
+    for (k = 0; k < 4; k++) acc->v[k] = ts->v[k] = zero;
     for (l = 0; l < nlayers; l++) {
         const float *xl = x + l * layer_floats, *wl = w + l * layer_stride;
         quat_aos y, yts;
+        vf wq;
         qts_aos_load(xl, SKS_QTS_FLOATS, NULL, count, &y, &yts);
         const vf wv = !joint_step ? vf_set1(*wl) : count == SKS_W ? vf_load_items(wl) : vf_load_items_n(wl, count);
-        const vf wq = vf_xor(wv, vf_if(vf_lt(quat_aos_dot(&acc, &y), zero), sign));
+        /* The first layer meets acc = 0: dot(0, y) is +-0 or NaN, never < 0, so its weight keeps
+         * its sign without the dot product. */
+        wq = l == 0 ? wv : vf_xor(wv, vf_if(vf_lt(quat_aos_dot(acc, &y), zero), sign));
+        /* One weight per layer: wv is the same in every lane, its own splat. */
 #define LAYER_ADD(k)                                                                          \
-        acc.v[k] = vf_add(acc.v[k], vf_mul(vf_splat_in_rows(wq, k), y.v[k]));                  \
-        ts.v[k] = vf_add(ts.v[k], vf_mul(joint_step ? vf_splat_in_rows(wv, k) : wv, yts.v[k]))
+        acc->v[k] = vf_add(acc->v[k], vf_mul(vf_splat_in_rows(wq, k), y.v[k]));                \
+        ts->v[k] = vf_add(ts->v[k], vf_mul(joint_step ? vf_splat_in_rows(wv, k) : wv, yts.v[k]))
         LAYER_ADD(0);
         LAYER_ADD(1);
         LAYER_ADD(2);
@@ -508,18 +515,80 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
 #undef LAYER_ADD
         total = vf_add(total, wv);
     }
-    n2 = quat_aos_dot(&acc, &acc);
+    n2 = quat_aos_dot(acc, acc);
     inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));   /* one division per quaternion (nlerp's) */
-    inv_total = vf_div(vf_set1(1.0f), total);
+    inv_total = vf_div(vf_set1(1.0f), total);       /* the same in every lane for joint_step 0 */
 #define LAYER_OUT(k)                                                                          \
-    q.v[k] = vf_mul(acc.v[k], vf_splat_in_rows(inv_len, k));                                   \
-    ts.v[k] = vf_mul(ts.v[k], vf_splat_in_rows(inv_total, k))
+    q->v[k] = vf_mul(acc->v[k], vf_splat_in_rows(inv_len, k));                                 \
+    ts->v[k] = vf_mul(ts->v[k], joint_step ? vf_splat_in_rows(inv_total, k) : inv_total)
     LAYER_OUT(0);
     LAYER_OUT(1);
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
-    in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
+    return n2;
+}
+
+/* The additive layers on joints [j, j + n) of pose p of out (apply_additive's runs). */
+static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *add, size_t nadd,
+                                           size_t p, size_t j, size_t n, size_t pose)
+{
+    size_t a;
+    for (a = 0; a < nadd; a++) {
+        const sks_additive_layer *L = add + a;
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j;
+        const float *m = L->mask ? L->mask + j : NULL;
+        if (L->weight < 0.0f) apply_run(o, o, d, n, L->weight, m, 1);
+        else apply_run(o, o, d, n, L->weight, m, 0);
+    }
+}
+
+/* The additive layers on a block still in registers (quat_aos, memory order): transposed to
+ * quat_soa in registers (the layout half_load gives from memory), apply_regs per layer in order
+ * (apply_run's per-block factors), stored as half_store would. */
+static SKS_ALWAYS_INLINE void additive_regs(float *o, quat_aos *q, quat_aos *ts,
+                                            const sks_additive_layer *add, size_t nadd, size_t p,
+                                            size_t j, size_t n, size_t pose)
+{
+    quat_soa bq, bts;
+    size_t a;
+    bq.x = q->v[0], bq.y = q->v[1], bq.z = q->v[2], bq.w = q->v[3];
+    bts.x = ts->v[0], bts.y = ts->v[1], bts.z = ts->v[2], bts.w = ts->v[3];
+    vf_transpose4_in_rows(&bq.x, &bq.y, &bq.z, &bq.w);
+    vf_transpose4_in_rows(&bts.x, &bts.y, &bts.z, &bts.w);
+    for (a = 0; a < nadd; a++) {
+        const sks_additive_layer *L = add + a;
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j;
+        const int subtract = L->weight < 0.0f;
+        vf wa = vf_set1(subtract ? -L->weight : L->weight), wv = vf_set1(L->weight);
+        if (L->mask) {
+            const vf mv = n == SKS_W ? vf_load_items(L->mask + j) : vf_load_items_n(L->mask + j, n);
+            wa = vf_mul(wa, mv);
+            wv = vf_mul(wv, mv);
+        }
+        if (subtract) apply_regs(&bq, &bts, half_load(d, n), half_load(d + 4, n), wa, wv, 1);
+        else apply_regs(&bq, &bts, half_load(d, n), half_load(d + 4, n), wa, wv, 0);
+    }
+    half_store(o, bq, n);
+    half_store(o + 4, bts, n);
+}
+
+/* blend_layers on a block (then its additive layers, nadd of them, at joint j of pose p): a
+ * block whose |acc|^2 is out of range somewhere is stored, its rare lanes normalised by
+ * sks_quat_normalize_scalar, and gets its additive layers from memory (the same operations). */
+static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
+                                           size_t nlayers, const float *w, size_t layer_stride,
+                                           size_t joint_step, size_t count,
+                                           const sks_additive_layer *add, size_t nadd, size_t p,
+                                           size_t j, size_t pose)
+{
+    quat_aos acc, q, ts;
+    const vf n2 = layers_regs(&acc, &q, &ts, x, layer_floats, nlayers, w, layer_stride, joint_step, count);
+    const vm in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
+    if (nadd && vm_all(in_range)) {
+        additive_regs(o, &q, &ts, add, nadd, p, j, count, pose);
+        return;
+    }
     qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
     if (!vm_all(in_range)) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
@@ -530,48 +599,27 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
             if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))
                 sks_quat_normalize_scalar(o + 8 * i, v + 4 * i);
     }
+    if (nadd) additive_run(o, add, nadd, p, j, count, pose);
 }
 
-/* Joints per run of blend_layers_additive: the run is blended, then gets its additive layers
- * while it is in L1 (8 KB of joints; a multiple of SKS_W, so the blocks are blend_layers' own). */
-#define LAYERS_RUN 256
-
-/* The additive layers on joints [j0, j0 + n) of pose p of out (apply_additive's runs). */
-static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *add, size_t nadd,
-                                           size_t p, size_t j0, size_t n, size_t pose)
-{
-    size_t a;
-    for (a = 0; a < nadd; a++) {
-        const sks_additive_layer *L = add + a;
-        const float *d = L->delta + p * L->delta_step * pose + 8 * j0;
-        const float *m = L->mask ? L->mask + j0 : NULL;
-        if (L->weight < 0.0f) apply_run(o, o, d, n, L->weight, m, 1);
-        else apply_run(o, o, d, n, L->weight, m, 0);
-    }
-}
-
-/* blend_layers (top of this file), SKS_W joints of a pose per block, in runs of LAYERS_RUN
- * joints each followed by the additive layers (none for blend_layers); joint_step 0 (one
- * weight per layer) or 1 (per joint), a constant in each instance. */
+/* blend_layers (top of this file), SKS_W joints of a pose per block, each block followed by the
+ * additive layers (none for blend_layers) while it is in registers; joint_step 0 (one weight
+ * per layer) or 1 (per joint), a constant in each instance. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
                                          size_t joint_step, const sks_additive_layer *add, size_t nadd)
 {
     const size_t pose = 8 * njoints;
-    size_t p, j, j0;
+    size_t p, j;
     for (p = 0; p < npose; p++) {
         const float *x = layers + p * nlayers * pose;
         float *o = out + p * pose;
-        for (j0 = 0; j0 < njoints; j0 += LAYERS_RUN) {
-            const size_t end = njoints - j0 < LAYERS_RUN ? njoints : j0 + LAYERS_RUN;
-            for (j = j0; j + SKS_W <= end; j += SKS_W)
-                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                             layer_stride, joint_step, SKS_W);
-            if (j < end)
-                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                             layer_stride, joint_step, end - j);
-            if (nadd) additive_run(o + 8 * j0, add, nadd, p, j0, end - j0, pose);
-        }
+        for (j = 0; j + SKS_W <= njoints; j += SKS_W)
+            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                         layer_stride, joint_step, SKS_W, add, nadd, p, j, pose);
+        if (j < njoints)
+            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                         layer_stride, joint_step, njoints - j, add, nadd, p, j, pose);
     }
 }
 
