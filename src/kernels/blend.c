@@ -482,13 +482,25 @@ static void blend_joints(float *out, const float *joints, size_t joints_step, co
     }
 }
 
+/* 1 / (sum of the weights) of one weight per layer, in every lane: the running sum
+ * ((0 + w_0) + w_1) + ... that layers_regs forms per joint, formed once per call. */
+static SKS_ALWAYS_INLINE vf layers_inv_total(const float *w, size_t nlayers, size_t layer_stride)
+{
+    vf total = vf_zero();
+    size_t l;
+    for (l = 0; l < nlayers; l++) total = vf_add(total, vf_set1(w[l * layer_stride]));
+    return vf_div(vf_set1(1.0f), total);
+}
+
 /* SKS_W (count in the tail) consecutive joints of one pose of blend_layers in registers: layer
  * l's joints at x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint).
  * acc: the weighted quaternion sum; q, ts: the normalised rotation and the weighted (t, s)
- * (memory order, quat_aos); returns |acc|^2. */
+ * (memory order, quat_aos); returns |acc|^2. One weight per layer (joint_step 0): the caller's
+ * uniform_inv_total (layers_inv_total) scales (t, s). */
 static SKS_ALWAYS_INLINE vf layers_regs(quat_aos *acc, quat_aos *q, quat_aos *ts, const float *x,
                                         size_t layer_floats, size_t nlayers, const float *w,
-                                        size_t layer_stride, size_t joint_step, size_t count)
+                                        size_t layer_stride, size_t joint_step, size_t count,
+                                        vf uniform_inv_total)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
     vf total = zero, n2, inv_len, inv_total;
@@ -513,11 +525,11 @@ static SKS_ALWAYS_INLINE vf layers_regs(quat_aos *acc, quat_aos *q, quat_aos *ts
         LAYER_ADD(2);
         LAYER_ADD(3);
 #undef LAYER_ADD
-        total = vf_add(total, wv);
+        if (joint_step) total = vf_add(total, wv);
     }
     n2 = quat_aos_dot(acc, acc);
     inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));   /* one division per quaternion (nlerp's) */
-    inv_total = vf_div(vf_set1(1.0f), total);       /* the same in every lane for joint_step 0 */
+    inv_total = joint_step ? vf_div(vf_set1(1.0f), total) : uniform_inv_total;
 #define LAYER_OUT(k)                                                                          \
     q->v[k] = vf_mul(acc->v[k], vf_splat_in_rows(inv_len, k));                                 \
     ts->v[k] = vf_mul(ts->v[k], joint_step ? vf_splat_in_rows(inv_total, k) : inv_total)
@@ -580,10 +592,11 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
                                            size_t nlayers, const float *w, size_t layer_stride,
                                            size_t joint_step, size_t count,
                                            const sks_additive_layer *add, size_t nadd, size_t p,
-                                           size_t j, size_t pose)
+                                           size_t j, size_t pose, vf uniform_inv_total)
 {
     quat_aos acc, q, ts;
-    const vf n2 = layers_regs(&acc, &q, &ts, x, layer_floats, nlayers, w, layer_stride, joint_step, count);
+    const vf n2 = layers_regs(&acc, &q, &ts, x, layer_floats, nlayers, w, layer_stride, joint_step,
+                              count, uniform_inv_total);
     const vm in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
     if (nadd && vm_all(in_range)) {
         additive_regs(o, &q, &ts, add, nadd, p, j, count, pose);
@@ -610,16 +623,17 @@ static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t
                                          size_t joint_step, const sks_additive_layer *add, size_t nadd)
 {
     const size_t pose = 8 * njoints;
+    const vf inv_total = joint_step ? vf_zero() : layers_inv_total(weights, nlayers, layer_stride);
     size_t p, j;
     for (p = 0; p < npose; p++) {
         const float *x = layers + p * nlayers * pose;
         float *o = out + p * pose;
         for (j = 0; j + SKS_W <= njoints; j += SKS_W)
             layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                         layer_stride, joint_step, SKS_W, add, nadd, p, j, pose);
+                         layer_stride, joint_step, SKS_W, add, nadd, p, j, pose, inv_total);
         if (j < njoints)
             layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                         layer_stride, joint_step, njoints - j, add, nadd, p, j, pose);
+                         layer_stride, joint_step, njoints - j, add, nadd, p, j, pose, inv_total);
     }
 }
 
