@@ -50,11 +50,12 @@
  *   as nlerp: the divider bounds the loop; sks_quat_normalize_scalar outside [1e-30, 1e30]),
  *   out ts = ts (1 / total).
  * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h's apply_regs,
- *   the additive family's own block) on each block of SKS_W joints while it is in registers: the
- *   blended block is transposed to SoA in registers (what apply_additive's loads would give),
- *   gets every additive layer in order and is stored once; one pass over memory (the layers and
- *   deltas read once, out written once) instead of a blend pass and one read-modify-write pass
- *   per additive layer; the same operations, so the same bits as the separate passes. A block
+ *   the additive family's own block) on each block of SKS_W joints while it is in registers:
+ *   the weighted sums are transposed to SoA in registers (what apply_additive's loads would
+ *   give), normalised there (whole vectors scaled: no per-item splats, |acc|^2 without the
+ *   in-row reduction, the same operations), get every additive layer in order and are stored
+ *   once: one pass over memory (the layers and deltas read once, out written once) instead of a
+ *   blend pass and one read-modify-write pass per additive layer, with the same bits. A block
  *   with a quaternion sum out of the fast normalisation range is stored, fixed per joint, and
  *   gets its additive layers from memory.
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
@@ -492,18 +493,18 @@ static SKS_ALWAYS_INLINE vf layers_inv_total(const float *w, size_t nlayers, siz
     return vf_div(vf_set1(1.0f), total);
 }
 
-/* SKS_W (count in the tail) consecutive joints of one pose of blend_layers in registers: layer
- * l's joints at x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint).
- * acc: the weighted quaternion sum; q, ts: the normalised rotation and the weighted (t, s)
- * (memory order, quat_aos); returns |acc|^2. One weight per layer (joint_step 0): the caller's
- * uniform_inv_total (layers_inv_total) scales (t, s). */
-static SKS_ALWAYS_INLINE vf layers_regs(quat_aos *acc, quat_aos *q, quat_aos *ts, const float *x,
+/* The weighted sums of SKS_W (count in the tail) consecutive joints of one pose of blend_layers
+ * in registers: layer l's joints at x + l layer_floats, their weights at w + l layer_stride
+ * (+ joint_step per joint). acc: the quaternion sum with the running hemisphere alignment; ts:
+ * the (t, s) sum (memory order, quat_aos). Returns 1 / (sum of the weights) in item order (the
+ * caller's uniform_inv_total, layers_inv_total, for one weight per layer). */
+static SKS_ALWAYS_INLINE vf layers_sums(quat_aos *acc, quat_aos *ts, const float *x,
                                         size_t layer_floats, size_t nlayers, const float *w,
                                         size_t layer_stride, size_t joint_step, size_t count,
                                         vf uniform_inv_total)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
-    vf total = zero, n2, inv_len, inv_total;
+    vf total = zero;
     size_t l;
     int k;
     for (k = 0; k < 4; k++) acc->v[k] = ts->v[k] = zero;
@@ -527,18 +528,36 @@ static SKS_ALWAYS_INLINE vf layers_regs(quat_aos *acc, quat_aos *q, quat_aos *ts
 #undef LAYER_ADD
         if (joint_step) total = vf_add(total, wv);
     }
-    n2 = quat_aos_dot(acc, acc);
-    inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));   /* one division per quaternion (nlerp's) */
-    inv_total = joint_step ? vf_div(vf_set1(1.0f), total) : uniform_inv_total;
+    return joint_step ? vf_div(vf_set1(1.0f), total) : uniform_inv_total;
+}
+
+/* out q = acc (1 / sqrt(|acc|^2)) (one division per quaternion, nlerp's), out ts = ts inv_total,
+ * stored; lanes with |acc|^2 outside [SKS_NORM2_MIN, SKS_NORM2_MAX] then get
+ * sks_quat_normalize_scalar(acc). */
+static SKS_ALWAYS_INLINE void layers_store(float *o, const quat_aos *acc, quat_aos *ts, vf inv_total,
+                                           size_t joint_step, size_t count)
+{
+    const vf n2 = quat_aos_dot(acc, acc);
+    const vf inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));
+    quat_aos q;
 #define LAYER_OUT(k)                                                                          \
-    q->v[k] = vf_mul(acc->v[k], vf_splat_in_rows(inv_len, k));                                 \
+    q.v[k] = vf_mul(acc->v[k], vf_splat_in_rows(inv_len, k));                                  \
     ts->v[k] = vf_mul(ts->v[k], joint_step ? vf_splat_in_rows(inv_total, k) : inv_total)
     LAYER_OUT(0);
     LAYER_OUT(1);
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
-    return n2;
+    qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, ts, count);
+    if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
+        SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
+        size_t i;
+        quat_aos_store(v, 4, NULL, acc, SKS_W);
+        vf_store_items(n2s, n2);
+        for (i = 0; i < count; i++)
+            if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))
+                sks_quat_normalize_scalar(o + 8 * i, v + 4 * i);
+    }
 }
 
 /* The additive layers on joints [j, j + n) of pose p of out (apply_additive's runs). */
@@ -555,64 +574,68 @@ static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *a
     }
 }
 
-/* The additive layers on a block still in registers (quat_aos, memory order): transposed to
- * quat_soa in registers (the layout half_load gives from memory), apply_regs per layer in order
- * (apply_run's per-block factors), stored as half_store would. */
-static SKS_ALWAYS_INLINE void additive_regs(float *o, quat_aos *q, quat_aos *ts,
-                                            const sks_additive_layer *add, size_t nadd, size_t p,
-                                            size_t j, size_t n, size_t pose)
+/* blend_layers on a block, then its additive layers (nadd > 0 of them, at joint j of pose p)
+ * while it is in registers: the sums are transposed to quat_soa (the layout half_load gives
+ * from memory; item order is lane order there, so |acc|^2 (quat_soa_dot: quat_aos_dot's order),
+ * 1 / sqrt and 1 / total scale whole vectors), every layer's apply_regs (apply_run's per-block
+ * factors) in order, one half_store each. A block with |acc|^2 out of range somewhere takes the
+ * two-pass way: layers_store, then the additive layers from memory (the same operations). */
+static SKS_ALWAYS_INLINE void layers_additive_block(float *o, quat_aos *acc, quat_aos *ts, vf inv_total,
+                                                    size_t joint_step, size_t count,
+                                                    const sks_additive_layer *add, size_t nadd,
+                                                    size_t p, size_t j, size_t pose)
 {
     quat_soa bq, bts;
+    vf n2, inv_len;
     size_t a;
-    bq.x = q->v[0], bq.y = q->v[1], bq.z = q->v[2], bq.w = q->v[3];
-    bts.x = ts->v[0], bts.y = ts->v[1], bts.z = ts->v[2], bts.w = ts->v[3];
+    bq.x = acc->v[0], bq.y = acc->v[1], bq.z = acc->v[2], bq.w = acc->v[3];
     vf_transpose4_in_rows(&bq.x, &bq.y, &bq.z, &bq.w);
+    n2 = quat_soa_dot(bq, bq);
+    if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
+        layers_store(o, acc, ts, inv_total, joint_step, count);
+        additive_run(o, add, nadd, p, j, count, pose);
+        return;
+    }
+    inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));
+    bq.x = vf_mul(bq.x, inv_len);
+    bq.y = vf_mul(bq.y, inv_len);
+    bq.z = vf_mul(bq.z, inv_len);
+    bq.w = vf_mul(bq.w, inv_len);
+    bts.x = ts->v[0], bts.y = ts->v[1], bts.z = ts->v[2], bts.w = ts->v[3];
     vf_transpose4_in_rows(&bts.x, &bts.y, &bts.z, &bts.w);
+    bts.x = vf_mul(bts.x, inv_total);
+    bts.y = vf_mul(bts.y, inv_total);
+    bts.z = vf_mul(bts.z, inv_total);
+    bts.w = vf_mul(bts.w, inv_total);
     for (a = 0; a < nadd; a++) {
         const sks_additive_layer *L = add + a;
         const float *d = L->delta + p * L->delta_step * pose + 8 * j;
         const int subtract = L->weight < 0.0f;
         vf wa = vf_set1(subtract ? -L->weight : L->weight), wv = vf_set1(L->weight);
         if (L->mask) {
-            const vf mv = n == SKS_W ? vf_load_items(L->mask + j) : vf_load_items_n(L->mask + j, n);
+            const vf mv = count == SKS_W ? vf_load_items(L->mask + j) : vf_load_items_n(L->mask + j, count);
             wa = vf_mul(wa, mv);
             wv = vf_mul(wv, mv);
         }
-        if (subtract) apply_regs(&bq, &bts, half_load(d, n), half_load(d + 4, n), wa, wv, 1);
-        else apply_regs(&bq, &bts, half_load(d, n), half_load(d + 4, n), wa, wv, 0);
+        if (subtract) apply_regs(&bq, &bts, half_load(d, count), half_load(d + 4, count), wa, wv, 1);
+        else apply_regs(&bq, &bts, half_load(d, count), half_load(d + 4, count), wa, wv, 0);
     }
-    half_store(o, bq, n);
-    half_store(o + 4, bts, n);
+    half_store(o, bq, count);
+    half_store(o + 4, bts, count);
 }
 
-/* blend_layers on a block (then its additive layers, nadd of them, at joint j of pose p): a
- * block whose |acc|^2 is out of range somewhere is stored, its rare lanes normalised by
- * sks_quat_normalize_scalar, and gets its additive layers from memory (the same operations). */
+/* blend_layers on a block, then the additive layers (none for blend_layers). */
 static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
                                            size_t nlayers, const float *w, size_t layer_stride,
                                            size_t joint_step, size_t count,
                                            const sks_additive_layer *add, size_t nadd, size_t p,
                                            size_t j, size_t pose, vf uniform_inv_total)
 {
-    quat_aos acc, q, ts;
-    const vf n2 = layers_regs(&acc, &q, &ts, x, layer_floats, nlayers, w, layer_stride, joint_step,
-                              count, uniform_inv_total);
-    const vm in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
-    if (nadd && vm_all(in_range)) {
-        additive_regs(o, &q, &ts, add, nadd, p, j, count, pose);
-        return;
-    }
-    qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
-    if (!vm_all(in_range)) {
-        SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
-        size_t i;
-        quat_aos_store(v, 4, NULL, &acc, SKS_W);
-        vf_store_items(n2s, n2);
-        for (i = 0; i < count; i++)
-            if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))
-                sks_quat_normalize_scalar(o + 8 * i, v + 4 * i);
-    }
-    if (nadd) additive_run(o, add, nadd, p, j, count, pose);
+    quat_aos acc, ts;
+    const vf inv_total = layers_sums(&acc, &ts, x, layer_floats, nlayers, w, layer_stride,
+                                     joint_step, count, uniform_inv_total);
+    if (nadd) layers_additive_block(o, &acc, &ts, inv_total, joint_step, count, add, nadd, p, j, pose);
+    else layers_store(o, &acc, &ts, inv_total, joint_step, count);
 }
 
 /* blend_layers (top of this file), SKS_W joints of a pose per block, each block followed by the
