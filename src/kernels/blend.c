@@ -640,10 +640,11 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
 
 /* blend_layers (top of this file), SKS_W joints of a pose per block, each block followed by the
  * additive layers (none for blend_layers) while it is in registers; joint_step 0 (one weight
- * per layer) or 1 (per joint), a constant in each instance. With additive layers the full
- * blocks go in pairs, both blocks' sums formed before either block's additive layers, so that
- * the out-of-order core overlaps the two blocks' long chains (load, sums, square root and
- * division, then the additive layer's own); every value sees the same operations. */
+ * per layer) or 1 (per joint), a constant in each instance. The full blocks go in pairs, both
+ * blocks' sums formed before either block is finished (normalised and stored, or given its
+ * additive layers), so that the out-of-order core overlaps the two blocks' long chains (loads,
+ * sums, square root and division, then the additive layers' own); every value sees the same
+ * operations. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
                                          size_t joint_step, const sks_additive_layer *add, size_t nadd)
@@ -654,19 +655,21 @@ static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t
     for (p = 0; p < npose; p++) {
         const float *x = layers + p * nlayers * pose;
         float *o = out + p * pose;
-        j = 0;
-        if (nadd)   /* two blocks side by side: both sums, then both blocks' additive layers */
-            for (; j + 2 * SKS_W <= njoints; j += 2 * SKS_W) {
-                quat_aos acc0, ts0, acc1, ts1;
-                const vf it0 = layers_sums(&acc0, &ts0, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                                           layer_stride, joint_step, SKS_W, inv_total);
-                const vf it1 = layers_sums(&acc1, &ts1, x + 8 * (j + SKS_W), pose, nlayers,
-                                           weights + (j + SKS_W) * joint_step, layer_stride, joint_step,
-                                           SKS_W, inv_total);
+        for (j = 0; j + 2 * SKS_W <= njoints; j += 2 * SKS_W) {   /* two blocks side by side */
+            const size_t j1 = j + SKS_W;
+            quat_aos acc0, ts0, acc1, ts1;
+            const vf it0 = layers_sums(&acc0, &ts0, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                                       layer_stride, joint_step, SKS_W, inv_total);
+            const vf it1 = layers_sums(&acc1, &ts1, x + 8 * j1, pose, nlayers, weights + j1 * joint_step,
+                                       layer_stride, joint_step, SKS_W, inv_total);
+            if (nadd) {
                 layers_additive_block(o + 8 * j, &acc0, &ts0, it0, joint_step, SKS_W, add, nadd, p, j, pose);
-                layers_additive_block(o + 8 * (j + SKS_W), &acc1, &ts1, it1, joint_step, SKS_W, add, nadd, p,
-                                      j + SKS_W, pose);
+                layers_additive_block(o + 8 * j1, &acc1, &ts1, it1, joint_step, SKS_W, add, nadd, p, j1, pose);
+            } else {
+                layers_store(o + 8 * j, &acc0, &ts0, it0, joint_step, SKS_W);
+                layers_store(o + 8 * j1, &acc1, &ts1, it1, joint_step, SKS_W);
             }
+        }
         for (; j + SKS_W <= njoints; j += SKS_W)
             layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
                          layer_stride, joint_step, SKS_W, add, nadd, p, j, pose, inv_total);
