@@ -49,11 +49,15 @@
  *   total = total + w_l; out q = acc (1 / sqrt(dot(acc, acc))) (one division per quaternion,
  *   as nlerp: the divider bounds the loop; sks_quat_normalize_scalar outside [1e-30, 1e30]),
  *   out ts = ts (1 / total).
- * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h, the additive
- *   family's own runs) on each run of 256 joints of a pose while it is in L1: one pass over
- *   memory (the layers and deltas read once, out written once) instead of a blend pass and one
- *   read-modify-write pass per additive layer; the same operations, so the same bits as the two
- *   passes.
+ * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h's apply_regs,
+ *   the additive family's own block) on each block of SKS_W joints while it is in registers:
+ *   the weighted sums are transposed to SoA in registers (what apply_additive's loads would
+ *   give), normalised there (whole vectors scaled: no per-item splats, |acc|^2 without the
+ *   in-row reduction, the same operations), get every additive layer in order and are stored
+ *   once: one pass over memory (the layers and deltas read once, out written once) instead of a
+ *   blend pass and one read-modify-write pass per additive layer, with the same bits. A block
+ *   with a quaternion sum out of the fast normalisation range is stored, fixed per joint, and
+ *   gets its additive layers from memory.
  * Non-unit quaternions: slerp uses the raw dot product as the cosine (clamped), so it assumes
  *   unit inputs; its result is finite for any finite input. nlerp and blend_layers normalise.
  */
@@ -479,52 +483,76 @@ static void blend_joints(float *out, const float *joints, size_t joints_step, co
     }
 }
 
-/* SKS_W (count in the tail) consecutive joints of one pose of blend_layers: layer l's joints at
- * x + l layer_floats, their weights at w + l layer_stride (+ joint_step per joint). */
-static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
-                                           size_t nlayers, const float *w, size_t layer_stride,
-                                           size_t joint_step, size_t count)
+/* 1 / (sum of the weights) of one weight per layer, in every lane: the running sum
+ * ((0 + w_0) + w_1) + ... that layers_regs forms per joint, formed once per call. */
+static SKS_ALWAYS_INLINE vf layers_inv_total(const float *w, size_t nlayers, size_t layer_stride)
+{
+    vf total = vf_zero();
+    size_t l;
+    for (l = 0; l < nlayers; l++) total = vf_add(total, vf_set1(w[l * layer_stride]));
+    return vf_div(vf_set1(1.0f), total);
+}
+
+/* The weighted sums of SKS_W (count in the tail) consecutive joints of one pose of blend_layers
+ * in registers: layer l's joints at x + l layer_floats, their weights at w + l layer_stride
+ * (+ joint_step per joint). acc: the quaternion sum with the running hemisphere alignment; ts:
+ * the (t, s) sum (memory order, quat_aos). Returns 1 / (sum of the weights) in item order (the
+ * caller's uniform_inv_total, layers_inv_total, for one weight per layer). */
+static SKS_ALWAYS_INLINE vf layers_sums(quat_aos *acc, quat_aos *ts, const float *x,
+                                        size_t layer_floats, size_t nlayers, const float *w,
+                                        size_t layer_stride, size_t joint_step, size_t count,
+                                        vf uniform_inv_total)
 {
     const vf zero = vf_zero(), sign = vf_set1(-0.0f);
-    quat_aos acc, ts, q;
-    vf total = zero, n2, inv_len, inv_total;
-    vm in_range;
+    vf total = zero;
     size_t l;
     int k;
-    for (k = 0; k < 4; k++) acc.v[k] = ts.v[k] = zero;
+    for (k = 0; k < 4; k++) acc->v[k] = ts->v[k] = zero;
     for (l = 0; l < nlayers; l++) {
         const float *xl = x + l * layer_floats, *wl = w + l * layer_stride;
         quat_aos y, yts;
+        vf wq;
         qts_aos_load(xl, SKS_QTS_FLOATS, NULL, count, &y, &yts);
         const vf wv = !joint_step ? vf_set1(*wl) : count == SKS_W ? vf_load_items(wl) : vf_load_items_n(wl, count);
-        const vf wq = vf_xor(wv, vf_if(vf_lt(quat_aos_dot(&acc, &y), zero), sign));
+        /* The first layer meets acc = 0: dot(0, y) is +-0 or NaN, never < 0, so its weight keeps
+         * its sign without the dot product. */
+        wq = l == 0 ? wv : vf_xor(wv, vf_if(vf_lt(quat_aos_dot(acc, &y), zero), sign));
+        /* One weight per layer: wv is the same in every lane, its own splat. */
 #define LAYER_ADD(k)                                                                          \
-        acc.v[k] = vf_add(acc.v[k], vf_mul(vf_splat_in_rows(wq, k), y.v[k]));                  \
-        ts.v[k] = vf_add(ts.v[k], vf_mul(joint_step ? vf_splat_in_rows(wv, k) : wv, yts.v[k]))
+        acc->v[k] = vf_add(acc->v[k], vf_mul(vf_splat_in_rows(wq, k), y.v[k]));                \
+        ts->v[k] = vf_add(ts->v[k], vf_mul(joint_step ? vf_splat_in_rows(wv, k) : wv, yts.v[k]))
         LAYER_ADD(0);
         LAYER_ADD(1);
         LAYER_ADD(2);
         LAYER_ADD(3);
 #undef LAYER_ADD
-        total = vf_add(total, wv);
+        if (joint_step) total = vf_add(total, wv);
     }
-    n2 = quat_aos_dot(&acc, &acc);
-    inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));   /* one division per quaternion (nlerp's) */
-    inv_total = vf_div(vf_set1(1.0f), total);
+    return joint_step ? vf_div(vf_set1(1.0f), total) : uniform_inv_total;
+}
+
+/* out q = acc (1 / sqrt(|acc|^2)) (one division per quaternion, nlerp's), out ts = ts inv_total,
+ * stored; lanes with |acc|^2 outside [SKS_NORM2_MIN, SKS_NORM2_MAX] then get
+ * sks_quat_normalize_scalar(acc). */
+static SKS_ALWAYS_INLINE void layers_store(float *o, const quat_aos *acc, quat_aos *ts, vf inv_total,
+                                           size_t joint_step, size_t count)
+{
+    const vf n2 = quat_aos_dot(acc, acc);
+    const vf inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));
+    quat_aos q;
 #define LAYER_OUT(k)                                                                          \
-    q.v[k] = vf_mul(acc.v[k], vf_splat_in_rows(inv_len, k));                                   \
-    ts.v[k] = vf_mul(ts.v[k], vf_splat_in_rows(inv_total, k))
+    q.v[k] = vf_mul(acc->v[k], vf_splat_in_rows(inv_len, k));                                  \
+    ts->v[k] = vf_mul(ts->v[k], joint_step ? vf_splat_in_rows(inv_total, k) : inv_total)
     LAYER_OUT(0);
     LAYER_OUT(1);
     LAYER_OUT(2);
     LAYER_OUT(3);
 #undef LAYER_OUT
-    in_range = vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX)));
-    qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, &ts, count);
-    if (!vm_all(in_range)) {
+    qts_aos_store(o, SKS_QTS_FLOATS, NULL, &q, ts, count);
+    if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
         SKS_ALIGNED(SKS_VEC_ALIGN) float v[4 * SKS_W], n2s[SKS_W];
         size_t i;
-        quat_aos_store(v, 4, NULL, &acc, SKS_W);
+        quat_aos_store(v, 4, NULL, acc, SKS_W);
         vf_store_items(n2s, n2);
         for (i = 0; i < count; i++)
             if (!(n2s[i] >= SKS_NORM2_MIN && n2s[i] <= SKS_NORM2_MAX))
@@ -532,46 +560,122 @@ static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t laye
     }
 }
 
-/* Joints per run of blend_layers_additive: the run is blended, then gets its additive layers
- * while it is in L1 (8 KB of joints; a multiple of SKS_W, so the blocks are blend_layers' own). */
-#define LAYERS_RUN 256
-
-/* The additive layers on joints [j0, j0 + n) of pose p of out (apply_additive's runs). */
+/* The additive layers on joints [j, j + n) of pose p of out (apply_additive's runs). */
 static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *add, size_t nadd,
-                                           size_t p, size_t j0, size_t n, size_t pose)
+                                           size_t p, size_t j, size_t n, size_t pose)
 {
     size_t a;
     for (a = 0; a < nadd; a++) {
         const sks_additive_layer *L = add + a;
-        const float *d = L->delta + p * L->delta_step * pose + 8 * j0;
-        const float *m = L->mask ? L->mask + j0 : NULL;
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j;
+        const float *m = L->mask ? L->mask + j : NULL;
         if (L->weight < 0.0f) apply_run(o, o, d, n, L->weight, m, 1);
         else apply_run(o, o, d, n, L->weight, m, 0);
     }
 }
 
-/* blend_layers (top of this file), SKS_W joints of a pose per block, in runs of LAYERS_RUN
- * joints each followed by the additive layers (none for blend_layers); joint_step 0 (one
- * weight per layer) or 1 (per joint), a constant in each instance. */
+/* blend_layers on a block, then its additive layers (nadd > 0 of them, at joint j of pose p)
+ * while it is in registers: the sums are transposed to quat_soa (the layout half_load gives
+ * from memory; item order is lane order there, so |acc|^2 (quat_soa_dot: quat_aos_dot's order),
+ * 1 / sqrt and 1 / total scale whole vectors), every layer's apply_regs (apply_run's per-block
+ * factors) in order, one half_store each. A block with |acc|^2 out of range somewhere takes the
+ * two-pass way: layers_store, then the additive layers from memory (the same operations). */
+static SKS_ALWAYS_INLINE void layers_additive_block(float *o, quat_aos *acc, quat_aos *ts, vf inv_total,
+                                                    size_t joint_step, size_t count,
+                                                    const sks_additive_layer *add, size_t nadd,
+                                                    size_t p, size_t j, size_t pose)
+{
+    quat_soa bq, bts;
+    vf n2, inv_len;
+    size_t a;
+    bq.x = acc->v[0], bq.y = acc->v[1], bq.z = acc->v[2], bq.w = acc->v[3];
+    vf_transpose4_in_rows(&bq.x, &bq.y, &bq.z, &bq.w);
+    n2 = quat_soa_dot(bq, bq);
+    if (!vm_all(vm_and(vf_ge(n2, vf_set1(SKS_NORM2_MIN)), vf_le(n2, vf_set1(SKS_NORM2_MAX))))) {
+        layers_store(o, acc, ts, inv_total, joint_step, count);
+        additive_run(o, add, nadd, p, j, count, pose);
+        return;
+    }
+    inv_len = vf_div(vf_set1(1.0f), vf_sqrt(n2));
+    bq.x = vf_mul(bq.x, inv_len);
+    bq.y = vf_mul(bq.y, inv_len);
+    bq.z = vf_mul(bq.z, inv_len);
+    bq.w = vf_mul(bq.w, inv_len);
+    bts.x = ts->v[0], bts.y = ts->v[1], bts.z = ts->v[2], bts.w = ts->v[3];
+    vf_transpose4_in_rows(&bts.x, &bts.y, &bts.z, &bts.w);
+    bts.x = vf_mul(bts.x, inv_total);
+    bts.y = vf_mul(bts.y, inv_total);
+    bts.z = vf_mul(bts.z, inv_total);
+    bts.w = vf_mul(bts.w, inv_total);
+    for (a = 0; a < nadd; a++) {
+        const sks_additive_layer *L = add + a;
+        const float *d = L->delta + p * L->delta_step * pose + 8 * j;
+        const int subtract = L->weight < 0.0f;
+        vf wa = vf_set1(subtract ? -L->weight : L->weight), wv = vf_set1(L->weight);
+        if (L->mask) {
+            const vf mv = count == SKS_W ? vf_load_items(L->mask + j) : vf_load_items_n(L->mask + j, count);
+            wa = vf_mul(wa, mv);
+            wv = vf_mul(wv, mv);
+        }
+        if (subtract) apply_regs(&bq, &bts, half_load(d, count), half_load(d + 4, count), wa, wv, 1);
+        else apply_regs(&bq, &bts, half_load(d, count), half_load(d + 4, count), wa, wv, 0);
+    }
+    half_store(o, bq, count);
+    half_store(o + 4, bts, count);
+}
+
+/* blend_layers on a block, then the additive layers (none for blend_layers). */
+static SKS_ALWAYS_INLINE void layers_block(float *o, const float *x, size_t layer_floats,
+                                           size_t nlayers, const float *w, size_t layer_stride,
+                                           size_t joint_step, size_t count,
+                                           const sks_additive_layer *add, size_t nadd, size_t p,
+                                           size_t j, size_t pose, vf uniform_inv_total)
+{
+    quat_aos acc, ts;
+    const vf inv_total = layers_sums(&acc, &ts, x, layer_floats, nlayers, w, layer_stride,
+                                     joint_step, count, uniform_inv_total);
+    if (nadd) layers_additive_block(o, &acc, &ts, inv_total, joint_step, count, add, nadd, p, j, pose);
+    else layers_store(o, &acc, &ts, inv_total, joint_step, count);
+}
+
+/* blend_layers (top of this file), SKS_W joints of a pose per block, each block followed by the
+ * additive layers (none for blend_layers) while it is in registers; joint_step 0 (one weight
+ * per layer) or 1 (per joint), a constant in each instance. The full blocks go in pairs, both
+ * blocks' sums formed before either block is finished (normalised and stored, or given its
+ * additive layers), so that the out-of-order core overlaps the two blocks' long chains (loads,
+ * sums, square root and division, then the additive layers' own); every value sees the same
+ * operations. */
 static SKS_ALWAYS_INLINE void layers_run(float *out, const float *layers, size_t npose, size_t nlayers,
                                          size_t njoints, const float *weights, size_t layer_stride,
                                          size_t joint_step, const sks_additive_layer *add, size_t nadd)
 {
     const size_t pose = 8 * njoints;
-    size_t p, j, j0;
+    const vf inv_total = joint_step ? vf_zero() : layers_inv_total(weights, nlayers, layer_stride);
+    size_t p, j;
     for (p = 0; p < npose; p++) {
         const float *x = layers + p * nlayers * pose;
         float *o = out + p * pose;
-        for (j0 = 0; j0 < njoints; j0 += LAYERS_RUN) {
-            const size_t end = njoints - j0 < LAYERS_RUN ? njoints : j0 + LAYERS_RUN;
-            for (j = j0; j + SKS_W <= end; j += SKS_W)
-                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                             layer_stride, joint_step, SKS_W);
-            if (j < end)
-                layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
-                             layer_stride, joint_step, end - j);
-            if (nadd) additive_run(o + 8 * j0, add, nadd, p, j0, end - j0, pose);
+        for (j = 0; j + 2 * SKS_W <= njoints; j += 2 * SKS_W) {   /* two blocks side by side */
+            const size_t j1 = j + SKS_W;
+            quat_aos acc0, ts0, acc1, ts1;
+            const vf it0 = layers_sums(&acc0, &ts0, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                                       layer_stride, joint_step, SKS_W, inv_total);
+            const vf it1 = layers_sums(&acc1, &ts1, x + 8 * j1, pose, nlayers, weights + j1 * joint_step,
+                                       layer_stride, joint_step, SKS_W, inv_total);
+            if (nadd) {
+                layers_additive_block(o + 8 * j, &acc0, &ts0, it0, joint_step, SKS_W, add, nadd, p, j, pose);
+                layers_additive_block(o + 8 * j1, &acc1, &ts1, it1, joint_step, SKS_W, add, nadd, p, j1, pose);
+            } else {
+                layers_store(o + 8 * j, &acc0, &ts0, it0, joint_step, SKS_W);
+                layers_store(o + 8 * j1, &acc1, &ts1, it1, joint_step, SKS_W);
+            }
         }
+        for (; j + SKS_W <= njoints; j += SKS_W)
+            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                         layer_stride, joint_step, SKS_W, add, nadd, p, j, pose, inv_total);
+        if (j < njoints)
+            layers_block(o + 8 * j, x + 8 * j, pose, nlayers, weights + j * joint_step,
+                         layer_stride, joint_step, njoints - j, add, nadd, p, j, pose, inv_total);
     }
 }
 

@@ -54,7 +54,7 @@ typedef struct sks_blend_kernels {
                          size_t joint_step);
     /* blend_layers, then the additive layers add[0 .. nadd) in order on the blended pose, in one
      * pass over the joints (each block of joints is blended and gets its additive layers while
-     * it is in L1): the same bits as blend_layers followed by one apply_additive(out, delta,
+     * it is in registers): the same bits as blend_layers followed by one apply_additive(out, delta,
      * weight, mask, out) per layer. out must not overlap layers, weights or the deltas/masks. */
     void (*blend_layers_additive)(float *out, const float *layers, size_t npose, size_t nlayers,
                                   size_t njoints, const float *weights, size_t layer_stride,
