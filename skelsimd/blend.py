@@ -227,7 +227,7 @@ def blend_layers(
             # anything else converted and broadcast here (the glue checks shapes, masks, ranges)
             delta, weight, mask = _check_layer(f"additive[{i}]", pose_shape, delta, weight, mask)
         checked.append((delta, weight, mask))
-    # one fused pass: each block of joints is blended and gets its additive layers while in L1
+    # one fused pass: each block of joints is blended and gets its additive layers in registers
     # (the same bits as blend_layers followed by apply_additive per layer)
     return _core.blend_layers(layers, weights, out, checked)
 
