@@ -30,7 +30,7 @@ well-conditioned chains (the bend away from full extension and the target away f
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -289,6 +289,48 @@ def _check_descending(skeleton: Any, joints: Sequence[int], name: str) -> None:
                              f"expected each joint an ancestor of the next")
 
 
+def _descending(skeleton: Any, joints: Sequence[Any], name: str) -> Tuple[int, ...]:
+    """The indices of ``joints``, each an ancestor of the next."""
+    idx = tuple(int(j) for j in skeleton.indices(list(joints)))
+    _check_descending(skeleton, idx, name)
+    return idx
+
+
+def _corrected_copy(x: np.ndarray, lead: Tuple[int, ...]) -> np.ndarray:
+    """A new C-contiguous float32 copy of the poses ``x`` broadcast with the corrections'
+    leading shape ``lead`` (the IK steps write the corrected rotations into it)."""
+    if lead == x.shape[:-2] and len(lead) + 3 <= _MAXDIMS:
+        return x.copy()
+    shape = _broadcast_shapes([x.shape[:-2], lead], "local and target", 3)
+    return np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
+
+
+_CHAINS_KEPT = 64
+
+
+def _chain(skeleton: Any, joints: Sequence[Any], kind: str,
+           resolve: Callable[[Sequence[Any]], Tuple[int, ...]]) -> Tuple[int, ...]:
+    """The joint indices of ``joints`` by ``resolve`` (names looked up, the chain validated),
+    remembered per skeleton: a Skeleton is immutable, so a chain given again with the same
+    names or indices (of the same types) resolves to the same indices without the look-ups and
+    ancestor walks. Chains that do not resolve raise in ``resolve`` and are not remembered."""
+    cache = getattr(skeleton, "_ik_chains", None)
+    joints = tuple(joints)
+    if cache is None:
+        return resolve(joints)
+    try:
+        key = (kind, joints, tuple(map(type, joints)))
+        hit: Optional[Tuple[int, ...]] = cache.get(key)
+    except TypeError:   # an unhashable joint: resolve raises the usual error
+        return resolve(joints)
+    if hit is None:
+        hit = resolve(joints)
+        if len(cache) >= _CHAINS_KEPT:
+            cache.clear()
+        cache[key] = hit
+    return hit
+
+
 def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, np.integer[Any], str]],
              target: npt.ArrayLike, *, pole: npt.ArrayLike, mid_axis: npt.ArrayLike = (0, 0, 1),
              twist: npt.ArrayLike = 0.0, soften: npt.ArrayLike = 1.0,
@@ -298,14 +340,12 @@ def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, np
     if isinstance(joints, (str, int, np.integer)) or len(joints) != 3:
         raise ValueError("joints: expected three joints (start, mid, end), e.g. "
                          "('LeftUpLeg', 'LeftLeg', 'LeftFoot')")
-    s, m, e = (int(j) for j in skeleton.indices(list(joints)))
-    _check_descending(skeleton, [s, m, e], "joints")
+    s, m, e = _chain(skeleton, joints, "two_bone", lambda js: _descending(skeleton, js, "joints"))
     g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, e + 1, None)
     qs, qm, reached = ik_two_bone(g[..., s, :, :], g[..., m, :, :], g[..., e, :, :], target,
                                   pole=pole, mid_axis=mid_axis, twist=twist, soften=soften,
                                   weight=weight)
-    shape = _broadcast_shapes([x.shape[:-2], qs.shape[:-1]], "local and target", 3)
-    out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
+    out = _corrected_copy(x, qs.shape[:-1])
     out[..., s, :4] = _qmul(out[..., s, :4], qs)
     out[..., m, :4] = _qmul(out[..., m, :4], qm)
     return (out, reached) if return_reached else out

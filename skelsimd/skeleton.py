@@ -209,6 +209,8 @@ class Skeleton(_core.SkeletonBase):
         self._names = names
         self._index = index
         self._rest = None if rest is None else self._check_rest(rest, n)
+        # chains resolved by the IK methods (skelsimd.ik), keyed by the joints as given
+        self._ik_chains: dict[Any, tuple[int, ...]] = {}
 
         depth = _depths(p)
         self._depth = _frozen(depth)
