@@ -296,6 +296,15 @@ def _descending(skeleton: Any, joints: Sequence[Any], name: str) -> Tuple[int, .
     return idx
 
 
+def _aim_chain(skeleton: Any, joints: Sequence[Any]) -> Tuple[int, ...]:
+    """The indices of a look-at chain: at least one joint, each a descendant of the next."""
+    idx = tuple(int(j) for j in skeleton.indices(list(joints)))
+    if not idx:
+        raise ValueError("chain: expected at least one joint")
+    _check_descending(skeleton, idx[::-1], "chain")
+    return idx
+
+
 def _corrected_copy(x: np.ndarray, lead: Tuple[int, ...]) -> np.ndarray:
     """A new C-contiguous float32 copy of the poses ``x`` broadcast with the corrections'
     leading shape ``lead`` (the IK steps write the corrected rotations into it)."""
@@ -359,47 +368,60 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.i
     """Aim spread over a chain of ancestors on local QTS poses: ``Skeleton.look_at``. See that
     method."""
     x = _local_pose(local, skeleton)
-    idx = [int(j) for j in skeleton.indices(list(chain) if not isinstance(chain, str) else [chain])]
-    if not idx:
-        raise ValueError("chain: expected at least one joint")
-    _check_descending(skeleton, idx[::-1], "chain")
+    idx = _chain(skeleton, [chain] if isinstance(chain, str) else chain, "look_at",
+                 lambda js: _aim_chain(skeleton, js))
     c = len(idx)
-    w = np.ones(c) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (c,):
-        raise ValueError(f"weights: expected shape ({c},) (one per chain joint), got {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("weights: expected finite weights")
+    if weights is None:
+        w = [1.0] * c
+    else:
+        wa = np.asarray(weights, dtype=np.float64)
+        if wa.shape != (c,):
+            raise ValueError(f"weights: expected shape ({c},) (one per chain joint), got {wa.shape}")
+        if not np.all(np.isfinite(wa)):
+            raise ValueError("weights: expected finite weights")
+        w = wa.tolist()
     g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, max(idx) + 1, None)
     fwd: Any = np.asarray(_as_f32(forward, "forward"), np.float64)
     if fwd.shape[-1:] != (3,):
         raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
     with np.errstate(invalid="ignore", divide="ignore"):
-        fwd = fwd / np.linalg.norm(fwd, axis=-1, keepdims=True)
+        fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
     off: Any = np.asarray(_as_f32(offset, "offset"), np.float64)
+    if c > 1:   # the other chain joints' float64 matrices and inverses, all in one call each
+        below = g[..., idx[1:], :, :].astype(np.float64)
+        below_inv = np.linalg.inv(below[..., :3])
     out: Any = None
+    lead: Tuple[int, ...] = ()
     prev_corrected: Any = None
     for i, j in enumerate(idx):
         if i > 0:
             # the first joint's offset point and forward axis, as corrected so far, in j's space
-            gj = g[..., j, :, :].astype(np.float64)
-            inv = np.linalg.inv(gj[..., :3])
+            gj = below[..., i - 1, :, :]
+            inv = below_inv[..., i - 1, :, :]
             pr, pt = prev_corrected
             point = np.einsum("...ij,...j->...i", pr, off) + pt
             off = np.einsum("...ij,...j->...i", inv, point - gj[..., 3])
             fwd = np.einsum("...ij,...j->...i", inv, np.einsum("...ij,...j->...i", pr, fwd))
             with np.errstate(invalid="ignore", divide="ignore"):
-                fwd = fwd / np.linalg.norm(fwd, axis=-1, keepdims=True)
+                fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
         q, _ = ik_aim(g[..., j, :, :], target, forward=fwd.astype(_F32), up=up,
-                      offset=off.astype(_F32), pole=pole, twist=twist, weight=float(w[i]))
+                      offset=off.astype(_F32), pole=pole, twist=twist, weight=w[i])
         if out is None:
-            shape = _broadcast_shapes([x.shape[:-2], q.shape[:-1]], "local and target", 3)
-            out = np.array(np.broadcast_to(x, shape + x.shape[-2:]), dtype=_F32)
+            lead = q.shape[:-1]
+            out = _corrected_copy(x, lead)
         out[..., j, :4] = _qmul(out[..., j, :4], q)
-        gj = np.broadcast_to(g[..., j, :, :], q.shape[:-1] + (3, 4)).astype(np.float64)
+        if i == c - 1:
+            break
+        mj = g[..., j, :, :]
+        if mj.shape[:-2] != lead:
+            mj = np.broadcast_to(mj, lead + (3, 4))
+        gj = mj.astype(np.float64)
         prev_corrected = (gj[..., :3] @ quat_to_matrix(q).astype(np.float64), gj[..., 3])
         if i == 0:
-            fwd = np.broadcast_to(fwd, q.shape[:-1] + (3,))
-            off = np.broadcast_to(off, q.shape[:-1] + (3,))
+            if fwd.shape[:-1] != lead:
+                fwd = np.broadcast_to(fwd, lead + (3,))
+            if off.shape[:-1] != lead:
+                off = np.broadcast_to(off, lead + (3,))
     result: Float32Array = out
     return result
 
