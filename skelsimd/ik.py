@@ -305,6 +305,19 @@ def _aim_chain(skeleton: Any, joints: Sequence[Any]) -> Tuple[int, ...]:
     return idx
 
 
+def _ccd_chain(skeleton: Any, joints: Sequence[Any]) -> Tuple[int, ...]:
+    """The indices of a CCD chain: at least two joints, each an ancestor of the next."""
+    idx = tuple(int(j) for j in skeleton.indices(list(joints)))
+    if len(idx) < 2:
+        raise ValueError(f"chain: expected at least two joints (root to end effector), got {len(idx)}")
+    _check_descending(skeleton, idx, "chain")
+    return idx
+
+
+_X_AXIS = np.array([1.0, 0.0, 0.0])
+_X_AXIS.flags.writeable = False
+
+
 def _corrected_copy(x: np.ndarray, lead: Tuple[int, ...]) -> np.ndarray:
     """A new C-contiguous float32 copy of the poses ``x`` broadcast with the corrections'
     leading shape ``lead`` (the IK steps write the corrected rotations into it)."""
@@ -437,10 +450,7 @@ def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, 
         raise ValueError(f"iterations: expected an int in [0, {MAX_CHAIN_ITERATIONS}] "
                          f"(MAX_CHAIN_ITERATIONS), got {iterations!r}")
     tol = _number(tolerance, "tolerance", _non_negative, "a finite number >= 0")
-    idx = [int(j) for j in skeleton.indices(list(chain))]
-    if len(idx) < 2:
-        raise ValueError(f"chain: expected at least two joints (root to end effector), got {len(idx)}")
-    _check_descending(skeleton, idx, "chain")
+    idx = list(_chain(skeleton, chain, "solve_chain", lambda js: _ccd_chain(skeleton, js)))
     t = _as_f32(target, "target")
     if t.ndim < 1 or t.shape[-1] != 3:
         raise ValueError(f"target: expected shape (..., 3), got {t.shape}")
@@ -470,9 +480,9 @@ def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, 
             # the end effector's direction in j's space is the forward axis to turn onto the target
             inv = np.linalg.inv(gj[..., :3].astype(np.float64))
             fwd = np.einsum("...ij,...j->...i", inv, (end - gj[..., 3]).astype(np.float64))
-            n = np.linalg.norm(fwd, axis=-1, keepdims=True)
+            n = np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))   # as np.linalg.norm
             ok = n[..., 0] > 0
-            fwd = np.where(ok[..., None], fwd / np.where(n > 0, n, 1), [1.0, 0, 0])
+            fwd = np.where(ok[..., None], fwd / np.where(n > 0, n, 1), _X_AXIS)
             q, _ = ik_aim(gj, t, forward=fwd.astype(_F32), up=zero, weight=ok.astype(_F32))
             out[..., j, :4] = _qmul(out[..., j, :4], q)
             g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
