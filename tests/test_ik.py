@@ -357,6 +357,45 @@ def test_errors():
         LEG.solve_chain(local, ["hip", "toe"], [0, 0, 0])
 
 
+
+def test_chains_remembered_per_skeleton():
+    """A chain given again resolves from the skeleton's cache: names and indices give the same
+    poses, joints equal as values but of another type (True for 1, 1.0 for 1) still raise,
+    chains that raise are not remembered, and the cache stays bounded."""
+    skel = skelsimd.Skeleton([-1, 0, 1, 2], names=["hip", "knee", "ankle", "toe"])
+    local = np.tile(np.float32([0, 0, 0, 1, 0, -0.5, 0.01, 1]), (4, 1))
+    t = np.float32([0.2, -0.7, 0.1])
+    by_name = skel.two_bone(local, ("hip", "knee", "ankle"), t, pole=[0, 0, 1])
+    for _ in range(2):
+        assert np.array_equal(skel.two_bone(local, [0, 1, 2], t, pole=[0, 0, 1]), by_name)
+        assert np.array_equal(skel.two_bone(local, ("hip", "knee", "ankle"), t, pole=[0, 0, 1]),
+                              by_name)
+        assert np.array_equal(skel.two_bone(local, np.array([0, 1, 2]), t, pole=[0, 0, 1]),
+                              by_name)
+        with pytest.raises(TypeError, match="joint"):
+            skel.two_bone(local, [0, True, 2], t, pole=[0, 0, 1])
+        with pytest.raises(TypeError, match="joint"):
+            skel.two_bone(local, [0, 1.0, 2], t, pole=[0, 0, 1])
+        with pytest.raises(ValueError, match="joints"):
+            skel.two_bone(local, ("ankle", "knee", "hip"), t, pole=[0, 0, 1])
+        with pytest.raises(ValueError, match="chain"):
+            skel.look_at(local, ["hip", "ankle"], t)
+        with pytest.raises(ValueError, match="chain"):
+            skel.look_at(local, [], t)
+        with pytest.raises(ValueError, match="chain"):
+            skel.solve_chain(local, ["toe"], t)
+        with pytest.raises(TypeError, match="joint"):
+            skel.solve_chain(local, [0, [1], 2], t)
+        assert np.array_equal(skel.look_at(local, "ankle", t), skel.look_at(local, [2], t))
+        assert np.array_equal(skel.solve_chain(local, ["hip", "knee", "toe"], t),
+                              skel.solve_chain(local, [0, 1, 3], t))
+    line = skelsimd.Skeleton(np.arange(-1, 199))   # many distinct chains: the cache is bounded
+    poses = np.tile(np.float32([0, 0, 0, 1, 0.1, 0, 0, 1]), (200, 1))
+    for end in range(1, 200):
+        posed = line.solve_chain(poses, [0, end], t, iterations=1)
+        assert np.array_equal(posed, line.solve_chain(poses, [0, end], t, iterations=1))
+        assert len(line._ik_chains) <= skelsimd.ik._CHAINS_KEPT
+
 def _general_path(func, specs):
     """The wrappers' general conversion and broadcasting, bypassing their direct path."""
     shape, n, ops = skelsimd.ik._batch(func, specs)
