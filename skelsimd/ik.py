@@ -401,7 +401,7 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.i
         fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
     off: Any = np.asarray(_as_f32(offset, "offset"), np.float64)
     if c > 1:   # the other chain joints' float64 matrices and inverses, all in one call each
-        below = g[..., idx[1:], :, :].astype(np.float64)
+        below = g[..., list(idx[1:]), :, :].astype(np.float64)
         below_inv = np.linalg.inv(below[..., :3])
     out: Any = None
     lead: Tuple[int, ...] = ()
