@@ -318,6 +318,31 @@ _X_AXIS = np.array([1.0, 0.0, 0.0])
 _X_AXIS.flags.writeable = False
 
 
+_UNIT_FORWARD: Dict[Any, np.ndarray] = {}
+
+
+def _unit_forward(forward: Any) -> np.ndarray:
+    """The forward axis as float64, divided by its length (NaN or inf for a zero axis, which the
+    aim kernel treats as degenerate); a tuple literal such as the default is converted once."""
+    if type(forward) is tuple:
+        try:
+            return _UNIT_FORWARD[forward]
+        except (KeyError, TypeError):
+            pass
+    fwd = np.asarray(_as_f32(forward, "forward"), np.float64)
+    if fwd.shape[-1:] != (3,):
+        raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
+    if type(forward) is tuple and fwd.ndim == 1 and len(_UNIT_FORWARD) < 256:
+        try:
+            fwd.flags.writeable = False
+            _UNIT_FORWARD[forward] = fwd
+        except TypeError:
+            pass
+    return fwd
+
+
 def _corrected_copy(x: np.ndarray, lead: Tuple[int, ...]) -> np.ndarray:
     """A new C-contiguous float32 copy of the poses ``x`` broadcast with the corrections'
     leading shape ``lead`` (the IK steps write the corrected rotations into it)."""
@@ -394,11 +419,7 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.i
             raise ValueError("weights: expected finite weights")
         w = wa.tolist()
     g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, max(idx) + 1, None)
-    fwd: Any = np.asarray(_as_f32(forward, "forward"), np.float64)
-    if fwd.shape[-1:] != (3,):
-        raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
+    fwd: Any = _unit_forward(forward)
     off: Any = np.asarray(_as_f32(offset, "offset"), np.float64)
     if c > 1:   # the other chain joints' float64 matrices and inverses, all in one call each
         below = g[..., list(idx[1:]), :, :].astype(np.float64)

@@ -396,6 +396,23 @@ def test_chains_remembered_per_skeleton():
         assert np.array_equal(posed, line.solve_chain(poses, [0, end], t, iterations=1))
         assert len(line._ik_chains) <= skelsimd.ik._CHAINS_KEPT
 
+
+def test_look_at_forward_literals():
+    """A forward axis given as a tuple (converted once and remembered) gives the same poses as
+    the same axis as a list or array, on every call; bad or zero axes behave the same too."""
+    skel = skelsimd.Skeleton([-1, 0, 1], names=["spine", "neck", "head"])
+    local = np.tile(np.float32([0, 0, 0, 1, 0, 0.3, 0, 1]), (3, 1))
+    t = [1.0, 2.0, 1.0]
+    want = skel.look_at(local, ["head", "neck"], t, forward=np.float32([0, 1, 0.5]))
+    for _ in range(2):
+        for fwd in ((0, 1, 0.5), (0.0, 1.0, 0.5), [0, 1, 0.5]):
+            assert np.array_equal(skel.look_at(local, ["head", "neck"], t, forward=fwd), want)
+        assert np.array_equal(skel.look_at(local, ["head", "neck"], t, forward=(0, 0, 0)), local)
+        with pytest.raises(ValueError, match="forward"):
+            skel.look_at(local, ["head"], t, forward=(1, 0))
+        with pytest.raises(TypeError, match="forward"):
+            skel.look_at(local, ["head"], t, forward=("a", "b", "c"))
+
 def _general_path(func, specs):
     """The wrappers' general conversion and broadcasting, bypassing their direct path."""
     shape, n, ops = skelsimd.ik._batch(func, specs)
