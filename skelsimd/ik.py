@@ -504,7 +504,7 @@ def solve_chain(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, 
             n = np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))   # as np.linalg.norm
             ok = n[..., 0] > 0
             fwd = np.where(ok[..., None], fwd / np.where(n > 0, n, 1), _X_AXIS)
-            q, _ = ik_aim(gj, t, forward=fwd.astype(_F32), up=zero, weight=ok.astype(_F32))
+            q, _ = ik_aim(gj, t, forward=fwd.astype(_F32), up=zero, weight=np.asarray(ok, _F32))
             out[..., j, :4] = _qmul(out[..., j, :4], q)
             g = _core.qts_local_to_global_matrix(out, skeleton, None, 0, stop, None)
         err = np.linalg.norm(g[..., idx[-1], :, 3] - t, axis=-1)
