@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 _SNAP = 1e-9           # frames: a frame position this close to an integer takes that frame
 _ONE_TIME = (float, int, np.float64, np.float32)   # Clip.sample's one-time path takes these
 _SAMPLE_METHODS = ("fast", "exact", "nlerp")
+_EXACT_INT = 2**53     # the one-time path's range: ints and floats exact in float64
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
@@ -504,9 +505,10 @@ class Clip:
         blends into the first). A time within 1e-9 frames of a frame time gives that frame
         exactly.
         """
-        if type(t) in _ONE_TIME and self.frames and method in _SAMPLE_METHODS:
+        if (type(t) in _ONE_TIME and self.frames and method in _SAMPLE_METHODS
+                and (type(t) is not int or -_EXACT_INT < cast(int, t) < _EXACT_INT)):
             u = float(cast(float, t))   # one time (the per-frame call): the same steps on floats
-            if math.isfinite(u) and abs(u) < 2.0**53:
+            if math.isfinite(u) and abs(u) < _EXACT_INT:
                 return self._sample_one(u / self.frame_time, bool(loop), method)
         t = _core._as_array(t, "t")
         if t.dtype.kind not in "biuf":

@@ -166,6 +166,21 @@ def test_sample_one_time_is_the_array_path(isa, t, loop, method, kind):
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
+def test_sample_one_time_out_of_the_exact_range():
+    """Ints and floats beyond 2**53 take the array path: the same results or errors as an
+    array of them (a huge int is an object array there: TypeError, never OverflowError)."""
+    clip = random_clip(3, frames=5, frame_time=0.25)
+    for t in (2**53, -(2**53), 2**63, 2**70, -(2**70), 10**400):
+        try:
+            want = clip.sample(np.array([t]))[0]
+        except TypeError:
+            with pytest.raises(TypeError, match="t: expected times in seconds"):
+                clip.sample(t)
+        else:
+            assert np.array_equal(clip.sample(t), want)
+    assert np.array_equal(clip.sample(2.0**60), clip.local[-1])
+
+
 def test_sample_bad_arguments(cmu):
     with pytest.raises(ValueError, match="t: expected finite times"):
         cmu.sample([0.0, np.nan])
