@@ -326,3 +326,19 @@ def test_methods_have_signatures_and_say_what_they_do(compressed):
     assert str(inspect.signature(compressed.decompress)) == "(out=None)"
     assert "clamped" in type(compressed).sample.__doc__
     assert "clamped" in type(compressed).sample_many.__doc__
+
+
+def test_sample_many_reversed_times_beside_out(compressed):
+    """A reversed view of times occupies the bytes below its data pointer: an out just above
+    those bytes does not overlap it (the overlap check uses the elements' real extent), while
+    an out over them still does."""
+    c = compressed
+    n, joints = 10, 9
+    buf = np.zeros(n + n * joints * 4, np.float64)           # times, then room for out
+    times = buf[:n][::-1]
+    times[:] = np.linspace(0, c.duration, n)
+    out = buf[n:].view(np.float32).reshape(n, joints, 8)
+    got = c.sample_many(times, out=out)
+    assert got is out and np.array_equal(out, c.sample_many(np.ascontiguousarray(times)))
+    with pytest.raises(ValueError, match="overlaps times"):
+        c.sample_many(buf[n * joints * 4:][::-1], out=out)

@@ -106,14 +106,32 @@ PyArrayObject *sks_prepare_out(PyObject *out_obj, const char *name, int ndim,
     return out;
 }
 
+/* The bytes an array's elements occupy, [*lo, *hi), whatever its strides (a reversed view
+ * starts at its data pointer and extends below it). Only for arrays of at least one element. */
+static void sks_memory_extent(PyArrayObject *arr, const char **lo, const char **hi)
+{
+    const char *base = PyArray_BYTES(arr);
+    npy_intp down = 0, up = PyArray_ITEMSIZE(arr);
+    int d;
+    for (d = 0; d < PyArray_NDIM(arr); d++) {
+        const npy_intp span = (PyArray_DIM(arr, d) - 1) * PyArray_STRIDE(arr, d);
+        if (span < 0) down += span;
+        else up += span;
+    }
+    *lo = base + down;
+    *hi = base + up;
+}
+
 int sks_check_overlap(PyArrayObject *out, const char *out_name, PyArrayObject *in,
                       const char *in_name, int allow_exact)
 {
-    const char *o0 = PyArray_BYTES(out), *i0 = PyArray_BYTES(in);
+    const char *o0 = PyArray_BYTES(out), *i0 = PyArray_BYTES(in), *olo, *ohi, *ilo, *ihi;
     const npy_intp on = PyArray_NBYTES(out), in_n = PyArray_NBYTES(in);
     if (on == 0 || in_n == 0) return 0;
-    if (o0 + on <= i0 || i0 + in_n <= o0) return 0;
-    if (o0 == i0 && on == in_n) {
+    sks_memory_extent(out, &olo, &ohi);
+    sks_memory_extent(in, &ilo, &ihi);
+    if (ohi <= ilo || ihi <= olo) return 0;
+    if (o0 == i0 && on == in_n && olo == ilo && ohi == ihi) {
         if (allow_exact) return 0;
         PyErr_Format(PyExc_ValueError, "%s: must not be the same memory as %s (this function "
                      "does not work in place)", out_name, in_name);
