@@ -21,16 +21,15 @@ static SKS_ALWAYS_INLINE void half_store(float *p, quat_soa q, size_t n)
     else quat_soa_store_n(p, SKS_QTS_FLOATS, q, n);
 }
 
-/* The additive step on a block in registers: the base rotations *bq and (t, s) halves *ts
- * become the result; dq, dts the delta's halves; per-joint factors a (|w| m_j) and ws (w m_j);
+/* The additive step on the rotations of a block in registers (quat_soa): the base rotations
+ * *bq become the result; dq the delta's rotations; a = |w| m_j per joint (item order);
  * `subtract` (w < 0) a constant in each instance. */
-static SKS_ALWAYS_INLINE void apply_regs(quat_soa *bq, quat_soa *ts, quat_soa dq, quat_soa dts,
-                                         vf a, vf ws, int subtract)
+static SKS_ALWAYS_INLINE void apply_rotations(quat_soa *bq, quat_soa dq, vf a, int subtract)
 {
     const vf one = vf_set1(1.0f), sign = vf_set1(-0.0f);
     const vf flip = vf_and(sign, dq.w);
     quat_soa r;
-    vf n2, inv, f;
+    vf n2, inv;
     vm ok;
     r.x = vf_mul(vf_xor(dq.x, flip), a);
     r.y = vf_mul(vf_xor(dq.y, flip), a);
@@ -49,21 +48,45 @@ static SKS_ALWAYS_INLINE void apply_regs(quat_soa *bq, quat_soa *ts, quat_soa dq
         r.z = vf_neg(r.z);
     }
     *bq = quat_soa_mul(*bq, r);
-    ts->x = vf_add(ts->x, vf_mul(ws, dts.x));
-    ts->y = vf_add(ts->y, vf_mul(ws, dts.y));
-    ts->z = vf_add(ts->z, vf_mul(ws, dts.z));
-    f = vf_add(vf_mul(dts.w, a), vf_sub(one, a));
-    ts->w = subtract ? vf_div(ts->w, f) : vf_mul(ts->w, f);
 }
 
-/* apply_additive on n <= SKS_W joints of memory (apply_regs between the loads and stores). */
-static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float *dl, vf a, vf ws,
-                                          size_t n, int subtract)
+/* One vector of (t, s) halves in memory order (a row per joint; a, ws spread over the rows):
+ * lanes 0-2 t + ws t_d, lane 3 s f or s / f with f = s_d a + (1 - a). */
+static SKS_ALWAYS_INLINE vf ts_row(vf ts, vf d, vf a, vf ws, int subtract)
 {
-    quat_soa bq = half_load(b, n), ts = half_load(b + 4, n);
-    apply_regs(&bq, &ts, half_load(dl, n), half_load(dl + 4, n), a, ws, subtract);
+    const vf t = vf_add(ts, vf_mul(ws, d));
+    const vf f = vf_add(vf_mul(d, a), vf_sub(vf_set1(1.0f), a));
+    return vf_or(vf_clear_lane3(t), vf_keep_lane3(subtract ? vf_div(ts, f) : vf_mul(ts, f)));
+}
+
+/* The additive step on the (t, s) halves of n <= SKS_W joints in registers, in memory order
+ * (quat_aos: no transposes); the delta's halves at dl (8 floats apart); a = |w| m_j and
+ * ws = w m_j in item order, or the same in every lane when `uniform` (no mask). */
+static SKS_ALWAYS_INLINE void apply_translations(quat_aos *ts, const float *dl, vf a, vf ws,
+                                                 size_t n, int uniform, int subtract)
+{
+    const quat_aos d = quat_aos_load(dl, SKS_QTS_FLOATS, NULL, n);
+#define TS_ROW(k)                                                                               \
+    ts->v[k] = ts_row(ts->v[k], d.v[k], uniform ? a : vf_splat_in_rows(a, k),                  \
+                      uniform ? ws : vf_splat_in_rows(ws, k), subtract)
+    TS_ROW(0);
+    TS_ROW(1);
+    TS_ROW(2);
+    TS_ROW(3);
+#undef TS_ROW
+}
+
+/* apply_additive on n <= SKS_W joints of memory: the rotations as quat_soa, the (t, s) halves
+ * in memory order. */
+static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float *dl, vf a, vf ws,
+                                          size_t n, int uniform, int subtract)
+{
+    quat_soa bq = half_load(b, n);
+    quat_aos ts = quat_aos_load(b + 4, SKS_QTS_FLOATS, NULL, n);
+    apply_rotations(&bq, half_load(dl, n), a, subtract);
+    apply_translations(&ts, dl + 4, a, ws, n, uniform, subtract);
     half_store(o, bq, n);
-    half_store(o + 4, ts, n);
+    quat_aos_store(o + 4, SKS_QTS_FLOATS, NULL, &ts, n);
 }
 
 /* One pose (or a run of joints) with the mask at m (NULL: none). */
@@ -75,13 +98,13 @@ static SKS_ALWAYS_INLINE void apply_run(float *o, const float *b, const float *d
     for (j = 0; j + SKS_W <= njoints; j += SKS_W) {
         const vf mv = m ? vf_load_items(m + j) : vf_set1(1.0f);
         apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
-                    SKS_W, subtract);
+                    SKS_W, m == NULL, subtract);
     }
     if (j < njoints) {
         const size_t n = njoints - j;
         const vf mv = m ? vf_load_items_n(m + j, n) : vf_set1(1.0f);
         apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
-                    n, subtract);
+                    n, m == NULL, subtract);
     }
 }
 

@@ -49,11 +49,12 @@
  *   total = total + w_l; out q = acc (1 / sqrt(dot(acc, acc))) (one division per quaternion,
  *   as nlerp: the divider bounds the loop; sks_quat_normalize_scalar outside [1e-30, 1e30]),
  *   out ts = ts (1 / total).
- * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h's apply_regs,
- *   the additive family's own block) on each block of SKS_W joints while it is in registers:
- *   the weighted sums are transposed to SoA in registers (what apply_additive's loads would
- *   give), normalised there (whole vectors scaled: no per-item splats, |acc|^2 without the
- *   in-row reduction, the same operations), get every additive layer in order and are stored
+ * blend_layers_additive: blend_layers, then the additive layers (additive_ops.h's
+ *   apply_rotations and apply_translations, the additive family's own steps) on each block of
+ *   SKS_W joints while it is in registers: the quaternion sums are transposed to SoA in
+ *   registers (what apply_additive's loads would give), normalised there (whole vectors scaled:
+ *   no per-item splats, |acc|^2 without the in-row reduction, the same operations), the (t, s)
+ *   sums stay in memory order, both get every additive layer in order and are stored
  *   once: one pass over memory (the layers and deltas read once, out written once) instead of a
  *   blend pass and one read-modify-write pass per additive layer, with the same bits. A block
  *   with a quaternion sum out of the fast normalisation range is stored, fixed per joint, and
@@ -575,17 +576,19 @@ static SKS_ALWAYS_INLINE void additive_run(float *o, const sks_additive_layer *a
 }
 
 /* blend_layers on a block, then its additive layers (nadd > 0 of them, at joint j of pose p)
- * while it is in registers: the sums are transposed to quat_soa (the layout half_load gives
- * from memory; item order is lane order there, so |acc|^2 (quat_soa_dot: quat_aos_dot's order),
- * 1 / sqrt and 1 / total scale whole vectors), every layer's apply_regs (apply_run's per-block
- * factors) in order, one half_store each. A block with |acc|^2 out of range somewhere takes the
- * two-pass way: layers_store, then the additive layers from memory (the same operations). */
+ * while it is in registers: the quaternion sums are transposed to quat_soa (the layout
+ * half_load gives from memory; item order is lane order there, so |acc|^2 (quat_soa_dot:
+ * quat_aos_dot's order) and 1 / sqrt scale whole vectors); the (t, s) sums stay in memory
+ * order, scaled by 1 / total as layers_store scales them; every layer's apply_rotations and
+ * apply_translations (apply_run's per-block factors) in order, then one store of each half. A
+ * block with |acc|^2 out of range somewhere takes the two-pass way: layers_store, then the
+ * additive layers from memory (the same operations). */
 static SKS_ALWAYS_INLINE void layers_additive_block(float *o, quat_aos *acc, quat_aos *ts, vf inv_total,
                                                     size_t joint_step, size_t count,
                                                     const sks_additive_layer *add, size_t nadd,
                                                     size_t p, size_t j, size_t pose)
 {
-    quat_soa bq, bts;
+    quat_soa bq;
     vf n2, inv_len;
     size_t a;
     bq.x = acc->v[0], bq.y = acc->v[1], bq.z = acc->v[2], bq.w = acc->v[3];
@@ -601,12 +604,12 @@ static SKS_ALWAYS_INLINE void layers_additive_block(float *o, quat_aos *acc, qua
     bq.y = vf_mul(bq.y, inv_len);
     bq.z = vf_mul(bq.z, inv_len);
     bq.w = vf_mul(bq.w, inv_len);
-    bts.x = ts->v[0], bts.y = ts->v[1], bts.z = ts->v[2], bts.w = ts->v[3];
-    vf_transpose4_in_rows(&bts.x, &bts.y, &bts.z, &bts.w);
-    bts.x = vf_mul(bts.x, inv_total);
-    bts.y = vf_mul(bts.y, inv_total);
-    bts.z = vf_mul(bts.z, inv_total);
-    bts.w = vf_mul(bts.w, inv_total);
+#define LAYER_TS(k) ts->v[k] = vf_mul(ts->v[k], joint_step ? vf_splat_in_rows(inv_total, k) : inv_total)
+    LAYER_TS(0);
+    LAYER_TS(1);
+    LAYER_TS(2);
+    LAYER_TS(3);
+#undef LAYER_TS
     for (a = 0; a < nadd; a++) {
         const sks_additive_layer *L = add + a;
         const float *d = L->delta + p * L->delta_step * pose + 8 * j;
@@ -617,11 +620,18 @@ static SKS_ALWAYS_INLINE void layers_additive_block(float *o, quat_aos *acc, qua
             wa = vf_mul(wa, mv);
             wv = vf_mul(wv, mv);
         }
-        if (subtract) apply_regs(&bq, &bts, half_load(d, count), half_load(d + 4, count), wa, wv, 1);
-        else apply_regs(&bq, &bts, half_load(d, count), half_load(d + 4, count), wa, wv, 0);
+        if (subtract) apply_rotations(&bq, half_load(d, count), wa, 1);
+        else apply_rotations(&bq, half_load(d, count), wa, 0);
+        if (L->mask) {
+            if (subtract) apply_translations(ts, d + 4, wa, wv, count, 0, 1);
+            else apply_translations(ts, d + 4, wa, wv, count, 0, 0);
+        } else {
+            if (subtract) apply_translations(ts, d + 4, wa, wv, count, 1, 1);
+            else apply_translations(ts, d + 4, wa, wv, count, 1, 0);
+        }
     }
     half_store(o, bq, count);
-    half_store(o + 4, bts, count);
+    quat_aos_store(o + 4, SKS_QTS_FLOATS, NULL, ts, count);
 }
 
 /* blend_layers on a block, then the additive layers (none for blend_layers). */
