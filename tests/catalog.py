@@ -369,6 +369,39 @@ def _walk(fn, block, kind):
     return make
 
 
+def _skeleton_walk(fn):
+    """Skeleton.local_to_global / global_to_local: _walk's operands on a valid Skeleton (its
+    joint count sometimes off by one), the arguments by position or keyword."""
+    def make(g):
+        lead, J = g.lead(), g.int_(1, 12)
+        s = skelsimd.Skeleton(T.random_parents(J, g.rng))
+        Jx = J + g.pick([-1, 1]) if g.bad() else J
+        x = g.array(lead + (Jx, 3, 4), "joint")
+        kw = {}
+        if g.chance(0.3):
+            kw["start"] = g.integer(0, J)
+        if g.chance(0.3):
+            kw["stop"] = g.integer(0, J)
+        if g.chance(0.3):
+            if fn == "global_to_local":
+                kw["rigid"] = g.boolean()
+            else:
+                kw["precision"] = g.choice(["float32", "float64"])
+        kw["out"] = g.out(lead + (Jx, 3, 4), [x])
+        if g.chance(0.3):
+            return getattr(s, fn), (x, kw.pop("out")), kw, ("args1",)
+        return getattr(s, fn), (x,), kw, ("out",)
+    return make
+
+
+def _v_skeleton_walk(fn, **kw):
+    def valid(rng):
+        _, skel = _humanoid()
+        x = T.random_joints((40, 96), rng)
+        return [(getattr(skel, fn), (x,), kw)]
+    return valid
+
+
 def _binary(fn, a_block, b_block, out_block, kind_a="joint", kind_b="joint", names=("a", "b")):
     def make(g):
         la, lb = g.lead(), g.lead()
@@ -2063,6 +2096,10 @@ CATALOG = {
     # skeletons
     "Skeleton": (3, _skeleton_init),
     "Skeleton.from_parents_any_order": (2, _skeleton_any_order),
+    "Skeleton.local_to_global": (2, _skeleton_walk("local_to_global"),
+        _v_skeleton_walk("local_to_global", precision="float64")),
+    "Skeleton.global_to_local": (2, _skeleton_walk("global_to_local"),
+        _v_skeleton_walk("global_to_local", rigid=True)),
     **{f"Skeleton.{m}": (0.5, _skeleton_method(m)) for m in
        ("index", "indices", "children", "ancestors", "chain", "subtree", "subtree_indices",
         "subtree_mask", "chain_mask", "mask", "mask_ranges", "reorder", "__array__")},

@@ -228,3 +228,57 @@ def test_an_uninitialised_skeleton_is_refused():
     assert blank.parents.tolist() == [-1, 0]
     with pytest.raises(TypeError, match="parents"):
         skelsimd._core.SkeletonBase()
+
+
+@given(parents=hierarchies(), batch=st.sampled_from(BATCH_SHAPES), seed=st.integers(0, 2**32 - 1),
+       how=st.sampled_from(["plain", "out", "out-kw", "range", "float64", "rigid", "in-place"]))
+def test_walk_methods_are_the_functions(isa, parents, batch, seed, how):
+    """Skeleton.local_to_global / global_to_local give the bits of the module functions with
+    the Skeleton as parents, whatever the arguments (positional out, keywords, a range, the
+    float64 walk, the rigid inverse, in place)."""
+    rng = np.random.default_rng(seed)
+    s = Skeleton(parents)
+    J = len(parents)
+    x = T.random_joints(batch + (J,), rng)
+    start, stop = sorted(int(v) for v in rng.integers(0, J + 1, 2))
+    for method, fn, option in ((s.local_to_global, skelsimd.local_to_global, "precision"),
+                               (s.global_to_local, skelsimd.global_to_local, "rigid")):
+        kw = {"plain": {}, "range": {"start": start, "stop": stop},
+              "float64": {option: "float64" if option == "precision" else False},
+              "rigid": {option: True if option == "rigid" else "float32"}}.get(how, {})
+        want = fn(x, s, **kw)
+        if how == "out":
+            out = np.full_like(x, 7.0)
+            assert method(x, out, **kw) is out
+            got = out
+        elif how == "out-kw":
+            out = np.full_like(x, 7.0)
+            got = method(x, out=out, **kw)
+            assert got is out
+        elif how == "in-place":
+            got = x.copy()
+            method(got, got)
+        else:
+            got = method(x, **kw)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_walk_methods_errors():
+    s = Skeleton([-1, 0, 1])
+    x = np.zeros((3, 3, 4), np.float32)
+    with pytest.raises(TypeError, match=r"local_to_global\(\) missing required argument 'local'"):
+        s.local_to_global()
+    with pytest.raises(TypeError, match="at most 2 positional arguments"):
+        s.local_to_global(x, None, 0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'parents'"):
+        s.local_to_global(x, parents=[-1, 0, 1])
+    with pytest.raises(TypeError, match="multiple values for argument 'global_'"):
+        s.global_to_local(x, global_=x)
+    with pytest.raises(ValueError, match="precision: expected one of"):
+        s.local_to_global(x, precision="half")
+    with pytest.raises(ValueError, match="expected a Skeleton of 2 joints"):
+        s.local_to_global(x[:2])
+    out = np.full((3, 3, 4), 7.0, np.float32)
+    with pytest.raises(ValueError, match="stop"):
+        s.global_to_local(x, out, start=2, stop=1)
+    assert (out == 7.0).all()

@@ -6,6 +6,7 @@ from numpy.typing import ArrayLike
 
 from .._typing import Float32Array, Float64Array, Precision
 from .. import joints as J
+from ..skeleton import Skeleton
 from .. import testing as T
 from ..reference import joints as R
 from .core import Workload
@@ -20,9 +21,11 @@ def _checker(expected: Float64Array, tol: float) -> Callable[[object], None]:
 
 def local_to_global_workload(batch: int, joints: int, *, seed: int = 0, name: str | None = None,
                              parents: ArrayLike | None = None,
-                             precision: Precision = "float32") -> Workload:
+                             precision: Precision = "float32",
+                             skeleton_method: bool = False) -> Workload:
     """local_to_global on `batch` skeletons of `joints` joints (the humanoid for 96, a random tree
-    otherwise), against NumPy's depth-level batching and a memcpy of the same bytes."""
+    otherwise), against NumPy's depth-level batching and a memcpy of the same bytes;
+    `skeleton_method` adds the same walk through ``Skeleton.local_to_global`` as an extra row."""
     rng = np.random.default_rng(seed)
     if parents is None:
         parents = T.humanoid_skeleton()[0] if joints == 96 else T.random_parents(joints, rng)
@@ -36,7 +39,7 @@ def local_to_global_workload(batch: int, joints: int, *, seed: int = 0, name: st
     expected = R.local_to_global(local[:k], parents)
     check_all = _checker(expected, 4e-5 if precision == "float32" else 2e-6)
     suffix = "" if precision == "float32" else f" ({precision})"
-    return Workload(
+    w = Workload(
         name=name or f"local_to_global[{batch}x{joints}]",
         title=f"local_to_global {batch} x {joints}{suffix}",
         family="joints", unit="joint", units=batch * joints,
@@ -46,6 +49,10 @@ def local_to_global_workload(batch: int, joints: int, *, seed: int = 0, name: st
         check=lambda res: check_all(np.asarray(res)[:k]),
         params={"batch": batch, "joints": joints, "precision": precision},
     )
+    if skeleton_method:
+        skeleton = Skeleton(parents)
+        w.extra["Skeleton method"] = lambda: skeleton.local_to_global(local, out, precision=precision)
+    return w
 
 
 def army() -> Workload:
@@ -60,7 +67,7 @@ def army_float64() -> Workload:
 
 def single_call() -> Workload:
     """One 96-joint skeleton from Python: the per-call overhead users pay per frame."""
-    w = local_to_global_workload(1, 96, name="single")
+    w = local_to_global_workload(1, 96, name="single", skeleton_method=True)
     w.title = "local_to_global 1 x 96 (per call)"
     return w
 

@@ -14,46 +14,6 @@
 
 /* --- helpers ------------------------------------------------------------------------------- */
 
-/* Positional and keyword arguments of a METH_FASTCALL | METH_KEYWORDS method: vals[i] gets
- * the argument called names[i] (NULL when absent); the first `required` are required. */
-static int method_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames, const char *const *names, int count, int required,
-                       PyObject **vals)
-{
-    Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    int k;
-    for (k = 0; k < count; k++) vals[k] = NULL;
-    if (nargs > count) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
-                     func, count, nargs);
-        return -1;
-    }
-    for (i = 0; i < nargs; i++) vals[i] = args[i];
-    for (i = 0; i < nkw; i++) {
-        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
-        if (key == NULL) return -1;
-        for (k = 0; k < count; k++) {
-            if (strcmp(key, names[k]) == 0) break;
-        }
-        if (k == count) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-            return -1;
-        }
-        if (vals[k] != NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
-            return -1;
-        }
-        vals[k] = args[nargs + i];
-    }
-    for (k = 0; k < required; k++) {
-        if (vals[k] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, names[k]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* out=None is the same as no out. */
 static PyObject *out_arg(PyObject *o) { return o == Py_None ? NULL : o; }
 
@@ -146,7 +106,7 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
     if (kwnames == NULL && nargs == 1) {
         a[0] = args[0];
         a[1] = a[2] = NULL;
-    } else if (method_args("sample", args, nargs, kwnames, names, 3, 1, a) < 0) {
+    } else if (sks_method_args("sample", args, nargs, kwnames, names, 3, 3, 1, a) < 0) {
         return NULL;
     }
     if (nargs > 2) {
@@ -232,7 +192,7 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
     PyObject *a[2];
     int ndim, d;
     if (!cc_ready(self)) return NULL;
-    if (method_args("sample_many", args, nargs, kwnames, names, 2, 1, a) < 0) return NULL;
+    if (sks_method_args("sample_many", args, nargs, kwnames, names, 2, 2, 1, a) < 0) return NULL;
     args = a;
     times = sks_as_real(args[0], "times", NPY_FLOAT64);
     if (times == NULL) return NULL;
@@ -304,7 +264,7 @@ static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t 
     PyArrayObject *out;
     PyObject *a[1];
     if (!cc_ready(self)) return NULL;
-    if (method_args("decompress", args, nargs, kwnames, names, 1, 0, a) < 0) return NULL;
+    if (sks_method_args("decompress", args, nargs, kwnames, names, 1, 1, 0, a) < 0) return NULL;
     shape[0] = self->view.frames;
     shape[1] = self->view.joints;
     shape[2] = 8;

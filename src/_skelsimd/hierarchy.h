@@ -44,6 +44,9 @@ typedef struct sks_skeleton_object {
 
 extern PyTypeObject sks_skeleton_type;
 
+/* Its methods local_to_global and global_to_local (the joint family's walks, in joints.c). */
+extern PyMethodDef sks_skeleton_walk_methods[];
+
 /* An index array into n items: a 1-D integer array (list, tuple or ndarray) of distinct values
  * 0 <= index[k] < n, in any order; `n_from` names where n came from (e.g. "joints.shape[-2]").
  * TypeError for a non-integer dtype, ValueError naming the first out-of-range or repeated entry.

@@ -74,6 +74,90 @@ static PyObject *py_global_to_local(PyObject *self, PyObject *const *args, Py_ss
     return hierarchy_call(args, "global_", 1, rigid, 0);
 }
 
+/* Skeleton.local_to_global / global_to_local: the functions above with the Skeleton as parents,
+ * as methods (METH_FASTCALL | METH_KEYWORDS: no Python frame between the caller and the walk,
+ * the per-frame call of a character). */
+static const char *const walk_method_names[] = {"x", "out", "start", "stop", "option"};
+
+/* vals: the input, out, start, stop and the option (precision or rigid) as passed, NULL when
+ * absent; `input`, `option` name the first and last for messages. */
+static int walk_method_args(const char *func, const char *input, const char *option,
+                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                            PyObject *self, PyObject **walk)
+{
+    const char *names[5];
+    PyObject *v[5];
+    int k;
+    for (k = 0; k < 5; k++) names[k] = walk_method_names[k];
+    names[0] = input;
+    names[4] = option;
+    if (sks_method_args(func, args, nargs, kwnames, names, 5, 2, 1, v) < 0) return -1;
+    walk[0] = v[0];
+    walk[1] = self;
+    walk[2] = v[1];
+    walk[3] = v[2];
+    walk[4] = v[3];
+    walk[5] = v[4];
+    return 0;
+}
+
+static PyObject *py_skeleton_local_to_global(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *walk[6];
+    int precision;
+    if (walk_method_args("local_to_global", "local", "precision", args, nargs, kwnames, self,
+                         walk) < 0)
+        return NULL;
+    precision = sks_parse_choice(walk[5], "precision", precisions, 0);
+    if (precision < 0) return NULL;
+    return hierarchy_call(walk, "local", 0, 0, precision == 1);
+}
+
+static PyObject *py_skeleton_global_to_local(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *walk[6];
+    int rigid;
+    if (walk_method_args("global_to_local", "global_", "rigid", args, nargs, kwnames, self,
+                         walk) < 0)
+        return NULL;
+    rigid = sks_parse_bool(walk[5], "rigid", 0);
+    if (rigid < 0) return NULL;
+    return hierarchy_call(walk, "global_", 1, rigid, 0);
+}
+
+PyMethodDef sks_skeleton_walk_methods[] = {
+    {"local_to_global", (PyCFunction)(void (*)(void))py_skeleton_local_to_global,
+     METH_FASTCALL | METH_KEYWORDS,
+     "local_to_global($self, local, out=None, *, start=0, stop=None, precision='float32')\n--\n\n"
+     "Local joint matrices (..., J, 3, 4) to global ones on this skeleton: exactly\n"
+     "skelsimd.local_to_global(local, self, out, start=start, stop=stop, precision=precision)\n"
+     "(see it for the formula, the range and the accuracy), called without a Python frame in\n"
+     "between: the per-frame call of one character.\n\n"
+     "Examples\n--------\n"
+     ">>> import numpy as np, skelsimd\n"
+     ">>> skeleton = skelsimd.Skeleton([-1, 0, 1])\n"
+     ">>> local = np.zeros((3, 3, 4), np.float32); local[:, :, :3] = np.eye(3)\n"
+     ">>> local[:, :, 3] = [1, 0, 0]\n"
+     ">>> skeleton.local_to_global(local)[:, :, 3]\n"
+     "array([[1., 0., 0.],\n"
+     "       [2., 0., 0.],\n"
+     "       [3., 0., 0.]], dtype=float32)\n"},
+    {"global_to_local", (PyCFunction)(void (*)(void))py_skeleton_global_to_local,
+     METH_FASTCALL | METH_KEYWORDS,
+     "global_to_local($self, global_, out=None, *, start=0, stop=None, rigid=False)\n--\n\n"
+     "Global joint matrices (..., J, 3, 4) back to local ones on this skeleton: exactly\n"
+     "skelsimd.global_to_local(global_, self, out, start=start, stop=stop, rigid=rigid).\n\n"
+     "Examples\n--------\n"
+     ">>> import numpy as np, skelsimd\n"
+     ">>> skeleton = skelsimd.Skeleton([-1, 0, 1])\n"
+     ">>> local = np.zeros((3, 3, 4), np.float32); local[:, :, :3] = np.eye(3)\n"
+     ">>> local[:, :, 3] = [1, 0, 0]\n"
+     ">>> bool(np.array_equal(skeleton.global_to_local(skeleton.local_to_global(local)), local))\n"
+     "True\n"},
+    {NULL, NULL, 0, NULL}};
+
 /* a (..., 3, 4) @ b (..., 3, 4) -> out (..., 3, 4), leading dims broadcast, out may be a or b. */
 static const sks_signature multiply_sig = {
     "multiply_joints", 2,

@@ -65,6 +65,44 @@ void sks_format_shape(char *buf, size_t size, int ndim, const npy_intp *shape)
 }
 
 
+int sks_method_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, int count, int positional, int required,
+                    PyObject **vals)
+{
+    Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int k;
+    for (k = 0; k < count; k++) vals[k] = NULL;
+    if (nargs > positional) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                     func, positional, nargs);
+        return -1;
+    }
+    for (i = 0; i < nargs; i++) vals[i] = args[i];
+    for (i = 0; i < nkw; i++) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+        if (key == NULL) return -1;
+        for (k = 0; k < count; k++) {
+            if (strcmp(key, names[k]) == 0) break;
+        }
+        if (k == count) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
+            return -1;
+        }
+        if (vals[k] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
+            return -1;
+        }
+        vals[k] = args[nargs + i];
+    }
+    for (k = 0; k < required; k++) {
+        if (vals[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, names[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int sks_parse_choice(PyObject *obj, const char *name, const char *const *choices, int dflt)
 {
     const char *v;

@@ -12,6 +12,14 @@
 /* Fails with TypeError unless exactly `expected` positional arguments were passed. */
 int sks_check_nargs(const char *func, Py_ssize_t nargs, Py_ssize_t expected);
 
+/* The arguments of a METH_FASTCALL | METH_KEYWORDS function: vals[i] gets the argument called
+ * names[i] (NULL when absent). At most `positional` of the `count` may be passed by position
+ * (the rest are keyword-only); the first `required` are required. TypeError naming the
+ * function and the argument otherwise, as Python's own calls word it; -1 on error. */
+int sks_method_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, int count, int positional, int required,
+                    PyObject **vals);
+
 /* Python truth value of obj as 0/1 (-1 on error); NULL or None count as `dflt`. */
 int sks_parse_bool(PyObject *obj, const char *name, int dflt);
 

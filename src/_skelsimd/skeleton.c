@@ -5,7 +5,9 @@
  *                                validates `parents` once (sks_parse_parents) and keeps a
  *                                read-only int32 copy. sks_parse_parents (hierarchy.c) accepts any
  *                                instance without re-validating, so every function of every
- *                                family that takes `parents` takes a Skeleton for free.
+ *                                family that takes `parents` takes a Skeleton for free. Its
+ *                                methods local_to_global / global_to_local are the joint
+ *                                family's walks (joints.c).
  *   _parse_motion(data, offset, rows, cols, first_line)
  *                                the MOTION numbers of a BVH file as a float64 (rows, cols)
  *                                array; ValueError naming the line on malformed data.
@@ -102,6 +104,7 @@ PyTypeObject sks_skeleton_type = {
     .tp_doc = "SkeletonBase(parents): a validated, immutable int32 parents array (the C base of "
               "skelsimd.Skeleton; kernels accept it as `parents` without re-validating).",
     .tp_getset = skeleton_getset,
+    .tp_methods = sks_skeleton_walk_methods,
     .tp_new = skeleton_new,
 };
 
