@@ -56,7 +56,7 @@ static SKS_ALWAYS_INLINE vf ts_row(vf ts, vf d, vf a, vf ws, int subtract)
 {
     const vf t = vf_add(ts, vf_mul(ws, d));
     const vf f = vf_add(vf_mul(d, a), vf_sub(vf_set1(1.0f), a));
-    return vf_or(vf_clear_lane3(t), vf_keep_lane3(subtract ? vf_div(ts, f) : vf_mul(ts, f)));
+    return vf_blend_in_rows(t, subtract ? vf_div(ts, f) : vf_mul(ts, f), 8);
 }
 
 /* The additive step on the (t, s) halves of n <= SKS_W joints in registers, in memory order
