@@ -21,10 +21,10 @@ static SKS_ALWAYS_INLINE void half_store(float *p, quat_soa q, size_t n)
     else quat_soa_store_n(p, SKS_QTS_FLOATS, q, n);
 }
 
-/* The additive step on the rotations of a block in registers (quat_soa): the base rotations
- * *bq become the result; dq the delta's rotations; a = |w| m_j per joint (item order);
- * `subtract` (w < 0) a constant in each instance. */
-static SKS_ALWAYS_INLINE void apply_rotations(quat_soa *bq, quat_soa dq, vf a, int subtract)
+/* The rotation a block's base rotations are multiplied by (quat_soa): from dq, the delta's
+ * rotations, with a = |w| m_j per joint (item order); `subtract` (w < 0) a constant in each
+ * instance. */
+static SKS_ALWAYS_INLINE quat_soa delta_rotation(quat_soa dq, vf a, int subtract)
 {
     const vf one = vf_set1(1.0f), sign = vf_set1(-0.0f);
     const vf flip = vf_and(sign, dq.w);
@@ -47,7 +47,14 @@ static SKS_ALWAYS_INLINE void apply_rotations(quat_soa *bq, quat_soa dq, vf a, i
         r.y = vf_neg(r.y);
         r.z = vf_neg(r.z);
     }
-    *bq = quat_soa_mul(*bq, r);
+    return r;
+}
+
+/* The additive step on the rotations of a block in registers: the base rotations *bq become
+ * the result (delta_rotation's arguments). */
+static SKS_ALWAYS_INLINE void apply_rotations(quat_soa *bq, quat_soa dq, vf a, int subtract)
+{
+    *bq = quat_soa_mul(*bq, delta_rotation(dq, a, subtract));
 }
 
 /* One vector of (t, s) halves in memory order (a row per joint; a, ws spread over the rows):
@@ -76,35 +83,52 @@ static SKS_ALWAYS_INLINE void apply_translations(quat_aos *ts, const float *dl, 
 #undef TS_ROW
 }
 
-/* apply_additive on n <= SKS_W joints of memory: the rotations as quat_soa, the (t, s) halves
- * in memory order. */
-static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float *dl, vf a, vf ws,
-                                          size_t n, int uniform, int subtract)
+/* apply_additive on n <= SKS_W joints of memory with the delta rotation r already formed
+ * (delta_rotation): the rotations as quat_soa, the (t, s) halves in memory order. */
+static SKS_ALWAYS_INLINE void apply_block(float *o, const float *b, const float *dl, quat_soa r,
+                                          vf a, vf ws, size_t n, int uniform, int subtract)
 {
     quat_soa bq = half_load(b, n);
     quat_aos ts = quat_aos_load(b + 4, SKS_QTS_FLOATS, NULL, n);
-    apply_rotations(&bq, half_load(dl, n), a, subtract);
+    bq = quat_soa_mul(bq, r);
     apply_translations(&ts, dl + 4, a, ws, n, uniform, subtract);
     half_store(o, bq, n);
     quat_aos_store(o + 4, SKS_QTS_FLOATS, NULL, &ts, n);
 }
 
-/* One pose (or a run of joints) with the mask at m (NULL: none). */
+/* One pose (or a run of joints) with the mask at m (NULL: none). The full blocks are software
+ * pipelined: block k + 1's delta rotation (its square root and division) is formed before
+ * block k is finished, so the two dependency chains overlap; every value sees the same
+ * operations. */
 static SKS_ALWAYS_INLINE void apply_run(float *o, const float *b, const float *d, size_t njoints,
                                         float weight, const float *m, int subtract)
 {
     const vf wa = vf_set1(subtract ? -weight : weight), w = vf_set1(weight);
-    size_t j;
-    for (j = 0; j + SKS_W <= njoints; j += SKS_W) {
-        const vf mv = m ? vf_load_items(m + j) : vf_set1(1.0f);
-        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
-                    SKS_W, m == NULL, subtract);
+    size_t j = 0;
+#define BLOCK_A(j) (m ? vf_mul(wa, vf_load_items(m + (j))) : wa)
+#define BLOCK_WS(j) (m ? vf_mul(w, vf_load_items(m + (j))) : w)
+    if (njoints >= SKS_W) {
+        vf a = BLOCK_A(0);
+        quat_soa r = delta_rotation(half_load(d, SKS_W), a, subtract);
+        for (; j + SKS_W <= njoints; j += SKS_W) {
+            const vf aj = a;
+            const quat_soa rj = r;
+            if (j + 2 * SKS_W <= njoints) {
+                a = BLOCK_A(j + SKS_W);
+                r = delta_rotation(half_load(d + 8 * (j + SKS_W), SKS_W), a, subtract);
+            }
+            apply_block(o + 8 * j, b + 8 * j, d + 8 * j, rj, aj, BLOCK_WS(j), SKS_W, m == NULL,
+                        subtract);
+        }
     }
+#undef BLOCK_A
+#undef BLOCK_WS
     if (j < njoints) {
         const size_t n = njoints - j;
         const vf mv = m ? vf_load_items_n(m + j, n) : vf_set1(1.0f);
-        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, m ? vf_mul(wa, mv) : wa, m ? vf_mul(w, mv) : w,
-                    n, m == NULL, subtract);
+        const vf a = m ? vf_mul(wa, mv) : wa;
+        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, delta_rotation(half_load(d + 8 * j, n), a, subtract),
+                    a, m ? vf_mul(w, mv) : w, n, m == NULL, subtract);
     }
 }
 
