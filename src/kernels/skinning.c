@@ -255,7 +255,10 @@ static void skinning_palette_f64(float *out, const float *local, size_t local_st
  * broadcast from memory (0), a tuning choice: 1 on the two-row targets (avx2, avx512: fewer
  * loads) and with normals; 0 for positions alone on the 4-lane targets (sse41 measured 3.5%
  * slower with 1 there: a 3-float load costs two loads and a shuffle, a broadcast one load and
- * one shuffle; with normals 1 measured 2% faster, and 0 30% slower in the grouped loop). */
+ * one shuffle; with normals 1 measured 2% faster, and 0 30% slower in the grouped loop).
+ * SKIN_POINTS_AS_ROWS_ALONE is the same choice for positions alone two steps at a time
+ * (skin_pair: vf_load_rows_xyz2 there costs two loads and a shuffle per two points on sse41,
+ * measured within 1% of the broadcasts). */
 #define SKIN_POINTS_AS_ROWS (SKS_ROWS == 2 || with_normals)
 #define SKIN_POINTS_AS_ROWS_ALONE (SKS_ROWS == 2)
 #define COLUMN_VECS (4 / SKS_ROWS)
@@ -581,7 +584,7 @@ static void normalize_weights(float *out, const float *weights, size_t rows, siz
  * largest_index: the range check of skin's joint_indices before the kernel runs (the caller's
  * error names the first bad index). Plain C the compiler vectorises per target (an unsigned
  * maximum per lane: 8 indices per instruction on avx2, 4 on sse41; the baseline glue's loop
- * measured about 6 times slower, 0.6 ns per vertex of 4 influences).
+ * measured about 5 times slower: 0.65 ns per vertex of 4 influences, against 0.13).
  * ------------------------------------------------------------------------------------------ */
 
 static uint32_t largest_index(const int32_t *indices, size_t n)
