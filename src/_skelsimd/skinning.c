@@ -156,6 +156,17 @@ static int parse_mesh(skin_args *s, PyObject *const *args)
     if (palette == NULL) return -1;
     if (sks_check_shape(palette, "palette", 3, joint_shape, 2, "(..., J, 3, 4)") < 0) return -1;
     joints = PyArray_DIM(palette, PyArray_NDIM(palette) - 3);
+    {
+        /* every index in [0, J) exactly when the largest as uint32 is below min(J, 2**31): one
+         * vectorised pass of the dispatched kernel; the error (naming the first bad index)
+         * from sks_check_index_range */
+        const uint32_t lim = joints > (npy_intp)INT32_MAX ? (uint32_t)INT32_MAX + 1u
+                                                          : (uint32_t)joints;
+        const sks_skinning_kernels *k = SKS_KERNELS(skinning);
+        if (k->largest_index((const int32_t *)PyArray_DATA(s->indices),
+                             (size_t)PyArray_SIZE(s->indices)) < lim)
+            return 0;
+    }
     snprintf(from, sizeof from, "J = palette.shape[-3] = %ld", (long)joints);
     return sks_check_index_range(s->indices, "joint_indices", joints, from, axis_names);
 }

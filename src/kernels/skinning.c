@@ -239,11 +239,15 @@ static void skinning_palette_f64(float *out, const float *local, size_t local_st
  *     normal = q / |q| with q = (C0 nx + C1 ny) + C2 nz, |q| = sqrt((q0 q0 + q1 q1) + q2 q2),
  *              zero where |q| == 0.
  * On the two-row targets, and with normals, the points (and normals) of a step are loaded one
- * per row slot (vf_load_rows_xyz: one masked load and a permute on avx512) and each coordinate
- * spread over its row in registers: fewer loads than a broadcast per coordinate (measured 3%
- * faster for positions, 8% with normals on avx512; SKIN_POINTS_AS_ROWS). With normals, four
- * steps are normalised together (skin_group: one square root per group). The last vertices of a
- * mesh (fewer than SKS_ROWS) go one at a time, slot 0 on the vertex (slot 0 stored).
+ * per row slot and each coordinate spread over its row in registers: fewer loads than a
+ * broadcast per coordinate (measured 3% faster for positions, 8% with normals on avx512;
+ * SKIN_POINTS_AS_ROWS). Two steps go together (skin_pair; four in skin_group), their points
+ * loaded and their results stored by vf_load_rows_xyz2 / vf_store_rows_xyz2: on avx2 twelve
+ * contiguous floats as two loads and two permutes, two permutes, a blend and two stores,
+ * instead of 3-float pieces per vertex (measured 7% faster for positions on avx2, 5% with
+ * normals on sse41). With normals, four steps are normalised together (skin_group): their
+ * normals transposed to components, so one square root and three divisions serve the group. The last vertices of a mesh (fewer than 2 SKS_ROWS, or SKIN_GROUP with
+ * normals) go a step at a time, then one at a time, slot 0 on the vertex (slot 0 stored).
  * ------------------------------------------------------------------------------------------ */
 
 #define SKS_COLUMNS_FLOATS 16   /* one joint's columns C0..C3, 4 floats each (lane 3 = 0) */
@@ -251,8 +255,12 @@ static void skinning_palette_f64(float *out, const float *local, size_t local_st
  * broadcast from memory (0), a tuning choice: 1 on the two-row targets (avx2, avx512: fewer
  * loads) and with normals; 0 for positions alone on the 4-lane targets (sse41 measured 3.5%
  * slower with 1 there: a 3-float load costs two loads and a shuffle, a broadcast one load and
- * one shuffle; with normals 1 measured 2% faster, and 0 30% slower in the grouped loop). */
+ * one shuffle; with normals 1 measured 2% faster, and 0 30% slower in the grouped loop).
+ * SKIN_POINTS_AS_ROWS_ALONE is the same choice for positions alone two steps at a time
+ * (skin_pair: vf_load_rows_xyz2 there costs two loads and a shuffle per two points on sse41,
+ * measured within 1% of the broadcasts). */
 #define SKIN_POINTS_AS_ROWS (SKS_ROWS == 2 || with_normals)
+#define SKIN_POINTS_AS_ROWS_ALONE (SKS_ROWS == 2)
 #define COLUMN_VECS (4 / SKS_ROWS)
 
 /* The columns of `count` <= SKS_ROWS consecutive palette matrices, one per row slot: each 3x4
@@ -316,23 +324,31 @@ static SKS_ALWAYS_INLINE vf normalize3_rows(vf q)
     return vf_if(vf_neq(len, vf_zero()), vf_div(q, len));
 }
 
-/* SKS_ROWS vertices, one per row slot: slot s's position (and normal) at + s * step floats, its
- * joint indices and weights at + s * istep (steps 0: every slot on one vertex). Stores the
- * positions of the first `count` slots at op, op + 3, ... and returns the unnormalised normals
- * q = (C0 nx + C1 ny) + C2 nz per row slot (zero without normals). All reads precede the
- * write: op may equal p. */
-static SKS_ALWAYS_INLINE vf skin_rows_core(float *op, size_t count, const float *p,
-                                           const float *n, ptrdiff_t step, const int32_t *idx,
-                                           const float *w, ptrdiff_t istep, size_t influences,
-                                           const float *cols, int with_normals)
+/* The coordinates of SKS_ROWS points (or normals), one per row slot, each spread over its row:
+ * from `rows` (the points as rows) when SKIN_POINTS_AS_ROWS, else broadcast from p + s * step. */
+static SKS_ALWAYS_INLINE void spread_xyz(vf xyz[3], vf rows, const float *p, ptrdiff_t step,
+                                         int as_rows)
 {
-    vf packed[SKS_ROWS][COLUMN_VECS], c[4], qn = vf_zero();
-    /* the points one per row slot (one masked load and a permute on avx512), each coordinate
-     * spread over its row in registers; or each coordinate broadcast from memory */
-    const vf pv = SKIN_POINTS_AS_ROWS ? vf_load_rows_xyz(p, step, count) : vf_zero();
-    const vf x = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(pv, 0) : vf_set1_rows(p, step);
-    const vf y = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(pv, 1) : vf_set1_rows(p + 1, step);
-    const vf z = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(pv, 2) : vf_set1_rows(p + 2, step);
+    int c;
+    for (c = 0; c < 3; c++) {
+        if (as_rows) {
+            xyz[c] = c == 0 ? vf_splat_in_rows(rows, 0)
+                            : c == 1 ? vf_splat_in_rows(rows, 1) : vf_splat_in_rows(rows, 2);
+        } else {
+            xyz[c] = vf_set1_rows(p + c, step);
+        }
+    }
+}
+
+/* SKS_ROWS vertices, one per row slot, their coordinates spread (x[c]: spread_xyz), joint
+ * offsets and weights at idx, w + s * istep (istep 0: every slot on one vertex). Returns the
+ * positions ((C0 x + C1 y) + C2 z) + C3 per row slot and, with normals, sets *qn to the
+ * unnormalised normals (C0 nx + C1 ny) + C2 nz. */
+static SKS_ALWAYS_INLINE vf skin_rows_core(vf *qn, const vf x[3], const vf nx[3],
+                                           const int32_t *idx, const float *w, ptrdiff_t istep,
+                                           size_t influences, const float *cols, int with_normals)
+{
+    vf packed[SKS_ROWS][COLUMN_VECS], c[4];
     int s, q, u;
     blend_columns(packed, idx, w, istep, influences, cols);
     for (q = 0; q < COLUMN_VECS; q++) {
@@ -341,67 +357,107 @@ static SKS_ALWAYS_INLINE vf skin_rows_core(float *op, size_t count, const float 
         vf_transpose_rows(t);
         for (u = 0; u < SKS_ROWS; u++) c[q * SKS_ROWS + u] = t[u];
     }
-    if (with_normals) {
-        const vf nv = SKIN_POINTS_AS_ROWS ? vf_load_rows_xyz(n, step, count) : vf_zero();
-        const vf nx = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(nv, 0) : vf_set1_rows(n, step);
-        const vf ny = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(nv, 1) : vf_set1_rows(n + 1, step);
-        const vf nz = SKIN_POINTS_AS_ROWS ? vf_splat_in_rows(nv, 2) : vf_set1_rows(n + 2, step);
-        qn = vf_add(vf_add(vf_mul(c[0], nx), vf_mul(c[1], ny)), vf_mul(c[2], nz));
-    }
-    {
-        const vf s01 = vf_add(vf_mul(c[0], x), vf_mul(c[1], y));
-        vf_store_rows_xyz(op, 3, vf_add(vf_add(s01, vf_mul(c[2], z)), c[3]), count);
-    }
-    return qn;
+    if (with_normals)
+        *qn = vf_add(vf_add(vf_mul(c[0], nx[0]), vf_mul(c[1], nx[1])), vf_mul(c[2], nx[2]));
+    return vf_add(vf_add(vf_add(vf_mul(c[0], x[0]), vf_mul(c[1], x[1])), vf_mul(c[2], x[2])),
+                  c[3]);
 }
 
-/* skin_rows_core, then the normals normalised and stored (on may equal n). */
+/* `count` <= SKS_ROWS vertices (slot s's position and normal at + s * step floats, steps 0:
+ * every slot on one vertex; positions and normals of the first `count` slots stored at op, on,
+ * + 3 s). All reads precede the writes: op may equal p, on n. */
 static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, size_t count, const float *p,
                                         const float *n, ptrdiff_t step, const int32_t *idx,
                                         const float *w, ptrdiff_t istep, size_t influences,
                                         const float *cols, int with_normals)
 {
-    const vf qn = skin_rows_core(op, count, p, n, step, idx, w, istep, influences, cols,
-                                 with_normals);
+    const int as_rows = SKIN_POINTS_AS_ROWS;
+    vf x[3], nx[3], qn = vf_zero(), pos;
+    spread_xyz(x, as_rows ? vf_load_rows_xyz(p, step, count) : vf_zero(), p, step, as_rows);
+    if (with_normals)
+        spread_xyz(nx, as_rows ? vf_load_rows_xyz(n, step, count) : vf_zero(), n, step, as_rows);
+    pos = skin_rows_core(&qn, x, nx, idx, w, istep, influences, cols, with_normals);
+    vf_store_rows_xyz(op, 3, pos, count);
     if (with_normals) vf_store_rows_xyz(on, 3, normalize3_rows(qn), count);
+}
+
+/* Two steps of positions alone (2 SKS_ROWS consecutive vertices): with the points as rows,
+ * loaded and stored by vf_load_rows_xyz2 / vf_store_rows_xyz2 (twelve contiguous floats on avx2:
+ * two loads and two permutes instead of a 3-float access per vertex). Reads precede writes. */
+static SKS_ALWAYS_INLINE void skin_pair(float *op, const float *p, const int32_t *idx,
+                                        const float *w, size_t influences, const float *cols)
+{
+    const ptrdiff_t istep = (ptrdiff_t)influences;
+    const size_t second = SKS_ROWS * influences;
+    vf x0[3], x1[3], r0, r1;
+    if (SKIN_POINTS_AS_ROWS_ALONE) {
+        vf_load_rows_xyz2(p, &r0, &r1);
+        spread_xyz(x0, r0, p, 3, 1);
+        spread_xyz(x1, r1, p + 3 * SKS_ROWS, 3, 1);
+    } else {
+        spread_xyz(x0, vf_zero(), p, 3, 0);
+        spread_xyz(x1, vf_zero(), p + 3 * SKS_ROWS, 3, 0);
+    }
+    r0 = skin_rows_core(NULL, x0, NULL, idx, w, istep, influences, cols, 0);
+    r1 = skin_rows_core(NULL, x1, NULL, idx + second, w + second, istep, influences, cols, 0);
+    vf_store_rows_xyz2(op, r0, r1);
 }
 
 /* Vertices skin_group moves at once: four steps of SKS_ROWS. */
 #define SKIN_GROUP (4 * SKS_ROWS)
 
-/* SKIN_GROUP consecutive vertices with normals: four steps of skin_rows_core, then the four
- * normal vectors normalised together: their squares transposed (vf_transpose4_in_rows: the
- * squared x, y, z of every vertex in three vectors, item order), |q| = sqrt((x^2 + y^2) + z^2)
- * by one square root for the group instead of one per step, spread back over each step's rows
- * (vf_splat_in_rows) and divided as in normalize3_rows: the same operations on every lane, so
- * the same bits. The normals are stored after every input of the group is read (on may equal
- * n). */
+/* Two steps of skin_group: the positions stored, the unnormalised normals into q[0], q[1]
+ * (their normals' rows nr[0], nr[1]). A function called twice rather than a loop, so that q
+ * stays in registers (measured: the loop was not unrolled). */
+static SKS_ALWAYS_INLINE void skin_two_steps(float *op, const float *p, const vf nr[2], vf q[2],
+                                             const int32_t *idx, const float *w,
+                                             size_t influences, const float *cols)
+{
+    const ptrdiff_t istep = (ptrdiff_t)influences;
+    const size_t second = SKS_ROWS * influences;
+    vf pr[2], x[3], nx[3], pos0, pos1;
+    vf_load_rows_xyz2(p, &pr[0], &pr[1]);
+    spread_xyz(x, pr[0], p, 3, 1);
+    spread_xyz(nx, nr[0], p, 3, 1);
+    pos0 = skin_rows_core(&q[0], x, nx, idx, w, istep, influences, cols, 1);
+    spread_xyz(x, pr[1], p, 3, 1);
+    spread_xyz(nx, nr[1], p, 3, 1);
+    pos1 = skin_rows_core(&q[1], x, nx, idx + second, w + second, istep, influences, cols, 1);
+    vf_store_rows_xyz2(op, pos0, pos1);
+}
+
+/* SKIN_GROUP consecutive vertices with normals: points and normals loaded two steps at a time
+ * (vf_load_rows_xyz2), four steps of skin_rows_core (the positions stored two steps at a time,
+ * after those steps' inputs are read), then the four normal vectors normalised together: they
+ * are transposed (vf_transpose4_in_rows: the x, y, z of every vertex in three vectors, item
+ * order), |q| = sqrt((x x + y y) + z z) by one square root for the group, each component
+ * divided by it (three divisions for the group instead of four, no spreading of |q|: measured
+ * 1-2% faster on sse41 and avx512) and transposed back: the operations of normalize3_rows on
+ * every element, so the same bits. The normals are stored after every input of the group is
+ * read (on may equal n). */
 static SKS_ALWAYS_INLINE void skin_group(float *op, float *on, const float *p, const float *n,
                                          const int32_t *idx, const float *w, size_t influences,
                                          const float *cols)
 {
-    const ptrdiff_t istep = (ptrdiff_t)influences;
-    vf q[4], sq[4], len;
-    int k;
-    for (k = 0; k < 4; k++) {
-        const size_t v = (size_t)k * SKS_ROWS;
-        q[k] = skin_rows_core(op + 3 * v, SKS_ROWS, p + 3 * v, n + 3 * v, 3,
-                              idx + influences * v, w + influences * v, istep, influences, cols, 1);
-        sq[k] = vf_mul(q[k], q[k]);
-    }
-    vf_transpose4_in_rows(&sq[0], &sq[1], &sq[2], &sq[3]);
-    len = vf_sqrt(vf_add(vf_add(sq[0], sq[1]), sq[2]));
-#define SKIN_GROUP_NORMAL(k)                                                                    \
-    do {                                                                                        \
-        const vf lk = vf_splat_in_rows(len, k);                                                 \
-        vf_store_rows_xyz(on + 3 * SKS_ROWS * (k), 3,                                           \
-                          vf_if(vf_neq(lk, vf_zero()), vf_div(q[k], lk)), SKS_ROWS);            \
-    } while (0)
-    SKIN_GROUP_NORMAL(0);
-    SKIN_GROUP_NORMAL(1);
-    SKIN_GROUP_NORMAL(2);
-    SKIN_GROUP_NORMAL(3);
-#undef SKIN_GROUP_NORMAL
+    vf nr[4], q[4], len, nrm[4];
+    vm nonzero;
+    vf_load_rows_xyz2(n, &nr[0], &nr[1]);
+    vf_load_rows_xyz2(n + 6 * SKS_ROWS, &nr[2], &nr[3]);
+    skin_two_steps(op, p, nr, q, idx, w, influences, cols);
+    skin_two_steps(op + 6 * SKS_ROWS, p + 6 * SKS_ROWS, nr + 2, q + 2,
+                   idx + 2 * SKS_ROWS * influences, w + 2 * SKS_ROWS * influences, influences,
+                   cols);
+    /* the normals as components (x, y, z of every vertex of the group, item order) */
+    vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
+    len = vf_sqrt(vf_add(vf_add(vf_mul(q[0], q[0]), vf_mul(q[1], q[1])), vf_mul(q[2], q[2])));
+    nonzero = vf_neq(len, vf_zero());
+    nrm[0] = vf_if(nonzero, vf_div(q[0], len));
+    nrm[1] = vf_if(nonzero, vf_div(q[1], len));
+    nrm[2] = vf_if(nonzero, vf_div(q[2], len));
+    nrm[3] = vf_zero();
+    vf_transpose4_in_rows(&nrm[0], &nrm[1], &nrm[2], &nrm[3]);
+    vf_store_rows_xyz2(on, nrm[0], nrm[1]);
+    vf_store_rows_xyz2(on + 6 * SKS_ROWS, nrm[2], nrm[3]);
 }
 
 /* Vertices whose joint indices skin_mesh copies and checks at once (a multiple of SKS_ROWS). */
@@ -458,6 +514,11 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
                 skin_group(out_positions + 3 * v, out_normals + 3 * v, positions + 3 * v,
                            normals + 3 * v, idx + influences * (v - v0), weights + influences * v,
                            influences, cols);
+        }
+        if (!with_normals) {
+            for (; v + 2 * SKS_ROWS <= v0 + nv; v += 2 * SKS_ROWS)
+                skin_pair(out_positions + 3 * v, positions + 3 * v, idx + influences * (v - v0),
+                          weights + influences * v, influences, cols);
         }
         for (; v + SKS_ROWS <= v0 + nv; v += SKS_ROWS) {
             skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL, SKS_ROWS,
@@ -519,4 +580,23 @@ static void normalize_weights(float *out, const float *weights, size_t rows, siz
     }
 }
 
-SKS_ROW(skinning) = {skinning_palette, skinning_palette_f64, skin, normalize_weights};
+/* ------------------------------------------------------------------------------------------
+ * largest_index: the range check of skin's joint_indices before the kernel runs (the caller's
+ * error names the first bad index). Plain C the compiler vectorises per target (an unsigned
+ * maximum per lane: 8 indices per instruction on avx2, 4 on sse41; the baseline glue's loop
+ * measured about 5 times slower: 0.65 ns per vertex of 4 influences, against 0.13).
+ * ------------------------------------------------------------------------------------------ */
+
+static uint32_t largest_index(const int32_t *indices, size_t n)
+{
+    uint32_t largest = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const uint32_t x = (uint32_t)indices[i];
+        largest = x > largest ? x : largest;
+    }
+    return largest;
+}
+
+SKS_ROW(skinning) = {skinning_palette, skinning_palette_f64, skin, normalize_weights,
+                     largest_index};

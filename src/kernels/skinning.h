@@ -70,6 +70,10 @@ typedef struct sks_skinning_kernels {
     /* out[v, k] = weights[v, k] / sum_k weights[v, k] (sum k ascending) for v < rows; a row
      * summing to exactly zero is copied unchanged. out may equal weights. */
     void (*normalize_weights)(float *out, const float *weights, size_t rows, size_t influences);
+    /* The largest of indices[0..n-1] as uint32 (a negative index counts as above INT32_MAX);
+     * 0 when n == 0. The callers' range check of joint_indices: every index is in [0, J) exactly
+     * when the result is below min(J, 2**31). */
+    uint32_t (*largest_index)(const int32_t *indices, size_t n);
 } sks_skinning_kernels;
 
 /* One row per enum sks_isa (dispatch.c); the rows are defined in skinning.c, once per target. */

@@ -203,6 +203,32 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
 SKS_V vf vf_load_rows_xyz(const float *p, ptrdiff_t stride, size_t count);
 SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count);
 #endif
+#ifndef SKS_VEC_AVX512   /* vec_avx512.h: opmask versions */
+/* Twelve floats: two overlapping 8-float loads (at p and p + 4) permuted into rows, lane 3
+ * cleared; stored as 8 floats and 4 (two permutes and a blend). */
+SKS_V void vf_load_rows_xyz2(const float *p, vf *a, vf *b)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0);
+    *a = _mm256_blend_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p), idx), _mm256_setzero_ps(), 0x88);
+    *b = _mm256_blend_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(p + 4),
+                                                  _mm256_add_epi32(idx, _mm256_set1_epi32(2))),
+                         _mm256_setzero_ps(), 0x88);
+}
+#else
+SKS_V void vf_load_rows_xyz2(const float *p, vf *a, vf *b);
+#endif
+#ifndef SKS_VEC_AVX512   /* vec_avx512.h: a two-source permute */
+SKS_V void vf_store_rows_xyz2(float *p, vf a, vf b)
+{
+    /* a = (x0 y0 z0 . | x1 y1 z1 .), b = (x2 y2 z2 . | x3 y3 z3 .) */
+    const __m256 lo = _mm256_permutevar8x32_ps(a, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6));
+    const __m256 hi = _mm256_permutevar8x32_ps(b, _mm256_setr_epi32(2, 4, 5, 6, 0, 0, 0, 1));
+    _mm256_storeu_ps(p, _mm256_blend_ps(lo, hi, 0xC0));
+    _mm_storeu_ps(p + 8, _mm256_castps256_ps128(hi));
+}
+#else
+SKS_V void vf_store_rows_xyz2(float *p, vf a, vf b);
+#endif
 SKS_V vm vm_first_items(size_t n)
 {
     const __m256i item = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);

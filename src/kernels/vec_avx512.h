@@ -54,6 +54,24 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     if (count) _mm_mask_storeu_ps(p, 0x7, _mm256_castps256_ps128(v));
 }
 
+/* Twelve floats: two overlapping 8-float loads (at p and p + 4), each one zero-masked
+ * permute. */
+SKS_V void vf_load_rows_xyz2(const float *p, vf *a, vf *b)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 0, 3, 4, 5, 0);
+    *a = _mm256_maskz_permutexvar_ps(0x77, idx, _mm256_loadu_ps(p));
+    *b = _mm256_maskz_permutexvar_ps(0x77, _mm256_add_epi32(idx, _mm256_set1_epi32(2)),
+                                     _mm256_loadu_ps(p + 4));
+}
+
+SKS_V void vf_store_rows_xyz2(float *p, vf a, vf b)
+{
+    /* (x0 y0 z0 x1 y1 z1 x2 y2) from both; (z2 x3 y3 z3) from b */
+    _mm256_storeu_ps(p, _mm256_permutex2var_ps(a, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9), b));
+    _mm_storeu_ps(p + 8, _mm256_castps256_ps128(_mm256_permutexvar_ps(
+                             _mm256_setr_epi32(2, 4, 5, 6, 2, 4, 5, 6), b)));
+}
+
 SKS_V vi vi_load_u8_n(const unsigned char *p, size_t n)
 {
     return _mm256_cvtepu8_epi32(_mm_maskz_loadu_epi8((__mmask16)sks_kfirst(n), p));

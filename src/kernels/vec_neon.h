@@ -167,6 +167,18 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     vst1_f32(p, vget_low_f32(v));
     vst1q_lane_f32(p + 2, v, 2);
 }
+/* Six floats: two 4-float loads (the second at p + 2, shifted down one lane) and two stores
+ * of 4 and 2 floats. */
+SKS_V void vf_load_rows_xyz2(const float *p, vf *a, vf *b)
+{
+    *a = vsetq_lane_f32(0.0f, vld1q_f32(p), 3);
+    *b = vextq_f32(vld1q_f32(p + 2), vdupq_n_f32(0.0f), 1);
+}
+SKS_V void vf_store_rows_xyz2(float *p, vf a, vf b)
+{
+    vst1q_f32(p, vcopyq_laneq_f32(a, 3, b, 0));   /* (x0 y0 z0 x1) */
+    vst1_f32(p + 4, vget_low_f32(vextq_f32(b, b, 1)));
+}
 SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vld1q_f32(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }

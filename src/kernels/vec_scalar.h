@@ -415,6 +415,16 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
         p[2] = SKS_LANE(v, 2);
     }
 }
+SKS_V void vf_load_rows_xyz2(const float *p, vf *a, vf *b)
+{
+    *a = vf_load_rows_xyz(p, 3, 1);
+    *b = vf_load_rows_xyz(p + 3, 3, 1);
+}
+SKS_V void vf_store_rows_xyz2(float *p, vf a, vf b)
+{
+    vf_store_rows_xyz(p, 3, a, 1);
+    vf_store_rows_xyz(p + 3, 3, b, 1);
+}
 SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return vf_load(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }

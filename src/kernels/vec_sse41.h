@@ -157,6 +157,18 @@ SKS_V void vf_store_rows_xyz(float *p, ptrdiff_t stride, vf v, size_t count)
     (void)stride;
     if (count) sks_store3_sse(p, v);
 }
+/* Six floats: two 4-float loads (the second at p + 2, shifted down one lane) and two stores
+ * of 4 and 2 floats. */
+SKS_V void vf_load_rows_xyz2(const float *p, vf *a, vf *b)
+{
+    *a = _mm_blend_ps(_mm_loadu_ps(p), _mm_setzero_ps(), 0x8);
+    *b = _mm_castsi128_ps(_mm_srli_si128(_mm_castps_si128(_mm_loadu_ps(p + 2)), 4));
+}
+SKS_V void vf_store_rows_xyz2(float *p, vf a, vf b)
+{
+    _mm_storeu_ps(p, _mm_insert_ps(a, b, 0x30));   /* (x0 y0 z0 x1) */
+    _mm_storeu_si64(p + 4, _mm_srli_si128(_mm_castps_si128(b), 4));
+}
 SKS_V vm vm_first_items(size_t n) { return vm_first_n(n); }
 SKS_V vf vf_load_items(const float *p) { return _mm_loadu_ps(p); }
 SKS_V vf vf_load_items_n(const float *p, size_t n) { return vf_load_n(p, n); }

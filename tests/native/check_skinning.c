@@ -112,6 +112,17 @@ static int check_skin(const sks_skinning_kernels *k, const sks_skinning_kernels 
         idx[rng_below(r, ni)] = INT32_MIN;
     }
 
+    {   /* largest_index: every prefix length (the vectorised loop's tails) */
+        size_t m;
+        for (m = 0; m <= (vertices ? ni : 0) && m <= 40; m++) {
+            const uint32_t got = k->largest_index(idx, m), want = ref->largest_index(idx, m);
+            if (got != want) {
+                fprintf(stderr, "%s: largest_index n=%zu (round %d): got %u, want %u\n", name, m,
+                        round, (unsigned)got, (unsigned)want);
+                failures++;
+            }
+        }
+    }
     snprintf(what, sizeof what, "skin positions V=%zu K=%zu J=%zu", vertices, influences, joints);
     k->skin(gp, NULL, pos, NULL, idx, w, vertices, influences, palette, joints, scratch);
     ref->skin(wp, NULL, pos, NULL, idx, w, vertices, influences, palette, joints, scratch);

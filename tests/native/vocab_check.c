@@ -121,7 +121,8 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
     if (op == VOP_ROWS_XYZ) {
         /* blocks of 48 floats: 3-vectors 6 floats apart, then from float 24 on 3 floats apart;
          * the first c = block % 3 doubled plus lane 3 (which must load as 0), the rest of
-         * out = b */
+         * out = b; in blocks with c = 2 also the four 3-vectors from float 36 on, loaded and
+         * stored two row steps at a time */
         for (i = 0; i + 48 <= n; i += 48) {
             const size_t c_rows = (i / 48) % 3;
             size_t r0;
@@ -136,6 +137,17 @@ static int apply(int op, float *out, double *out64, const float *a, const float 
                 const size_t cnt = c_rows > r0 ? (c_rows - r0 < SKS_ROWS ? c_rows - r0 : SKS_ROWS) : 0;
                 const vf v = vf_load_rows_xyz(a + i + 24 + 3 * r0, 3, cnt);
                 vf_store_rows_xyz(out + i + 24 + 3 * r0, 3, vf_add(vf_add(v, v), vf_splat_in_rows(v, 3)), cnt);
+            }
+            /* four contiguous 3-vectors from float 36 on, 2 SKS_ROWS at a time
+             * (vf_load_rows_xyz2 / vf_store_rows_xyz2), in blocks with c = 2 */
+            if (c_rows == 2) {
+                for (r0 = 0; r0 < 4; r0 += 2 * SKS_ROWS) {
+                    vf v, u;
+                    vf_load_rows_xyz2(a + i + 36 + 3 * r0, &v, &u);
+                    vf_store_rows_xyz2(out + i + 36 + 3 * r0,
+                                       vf_add(vf_add(v, v), vf_splat_in_rows(v, 3)),
+                                       vf_add(vf_add(u, u), vf_splat_in_rows(u, 3)));
+                }
             }
         }
         return 0;
