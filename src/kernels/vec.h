@@ -51,13 +51,13 @@
  *   vf_load_rows_xyz(p, stride, count), vf_store_rows_xyz(p, stride, v, count)
  *                                           the same with rows of 3 floats (3-vectors; lane 3
  *                                           loads as 0 and is not stored)
-  vf_load_rows_xyz2(p, &a, &b), vf_store_rows_xyz2(p, a, b)
-                                           2 SKS_ROWS contiguous 3-vectors at p (reads or
-                                           writes exactly p[0 .. 6 SKS_ROWS - 1]): vector r of
-                                           them in row slot r of a, SKS_ROWS + r in row slot r
-                                           of b (lane 3 loads as 0 and is not stored); two row
-                                           steps of points at once (twelve floats on avx2: two
-                                           loads and two permutes)
+ *   vf_load_rows_xyz2(p, &a, &b), vf_store_rows_xyz2(p, a, b)
+ *                                           2 SKS_ROWS contiguous 3-vectors at p (reads or
+ *                                           writes exactly p[0 .. 6 SKS_ROWS - 1]): vector r of
+ *                                           them in row slot r of a, SKS_ROWS + r in row slot r
+ *                                           of b (lane 3 loads as 0 and is not stored); two row
+ *                                           steps of points at once (twelve floats on avx2: two
+ *                                           loads and two permutes)
  *   vf_load_rows2_count(p, stride, &a, &b, count), vf_store_rows2_count(p, stride, a, b, count)
  *                                           the first count <= SKS_ROWS row slots of 8 floats
  *                                           (a QTS joint) at p + r stride: floats 0-3 in slot r's
