@@ -397,15 +397,24 @@ static SKS_ALWAYS_INLINE void pair_loop(float *out, ptrdiff_t so, const float *q
     if (i < n) pair_blocks(out, so, q0, s0, q1, s1, t, t_step, index, i, 1, n - i, joints, method);
 }
 
-/* slerp "fast" and nlerp with the operand steps as constants (0: broadcast, 4: consecutive). */
+/* slerp "fast" and nlerp with the operand steps as constants (0: broadcast, 4: consecutive), and
+ * the t step too for the common form of two arrays of pairs with one t each (a runtime t step
+ * left a test and two jumps in every block of the loop: 13.2 -> 12.2 instructions per pair on
+ * avx2). */
 static SKS_ALWAYS_INLINE void interp(float *out, const float *q0, size_t q0_step, const float *q1,
                                      size_t q1_step, const float *t, size_t t_step, size_t n,
                                      int method)
 {
-    if (q0_step && q1_step) pair_loop(out, 4, q0, 4, q1, 4, t, t_step, NULL, n, 0, method);
-    else if (q0_step) pair_loop(out, 4, q0, 4, q1, 0, t, t_step, NULL, n, 0, method);
-    else if (q1_step) pair_loop(out, 4, q0, 0, q1, 4, t, t_step, NULL, n, 0, method);
-    else pair_loop(out, 4, q0, 0, q1, 0, t, t_step, NULL, n, 0, method);
+    if (q0_step && q1_step) {
+        if (t_step == 1) pair_loop(out, 4, q0, 4, q1, 4, t, 1, NULL, n, 0, method);
+        else pair_loop(out, 4, q0, 4, q1, 4, t, t_step, NULL, n, 0, method);
+    } else if (q0_step) {
+        pair_loop(out, 4, q0, 4, q1, 0, t, t_step, NULL, n, 0, method);
+    } else if (q1_step) {
+        pair_loop(out, 4, q0, 0, q1, 4, t, t_step, NULL, n, 0, method);
+    } else {
+        pair_loop(out, 4, q0, 0, q1, 0, t, t_step, NULL, n, 0, method);
+    }
 }
 
 /* slerp "fast" (formula, order, bounds at the top of this file). */
