@@ -347,3 +347,172 @@ def test_negative_zero_t_beside_extrapolation_keeps_its_sign(isa):
     got = skelsimd.slerp(q0, q1, t)
     assert np.signbit(got[0, 0]) and got[0, 0] == 0.0
     assert np.array_equal(got[0], q0[0])
+
+
+# --- the wrappers' direct path ---------------------------------------------------------------
+
+def _bits(x):
+    return np.ascontiguousarray(x).view(np.uint32)
+
+
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1),
+       batch=st.sampled_from([(0,), (1,), (7,), (9,), (2, 3), (17,), (40,)]))
+def test_interp_direct_path_matches_the_general_path(isa, data, seed, batch):
+    """slerp_direct / nlerp_direct take exactly float32 C-contiguous q0, q1 of one shape, t a
+    Python float or a float32 C-contiguous array of the batch shape, out None or such an array
+    that is an input or overlaps none; they give the general entry's bits, and anything else is
+    declined (None, nothing written): the wrapper then gives the general entry's result."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(batch))
+    q0, q1 = (np.ascontiguousarray(x[:n].reshape(batch + (4,)))
+              for x in T.special_quaternion_pairs(max(n, 1), rng))
+    t = rng.uniform(-0.5, 1.5, batch).astype(np.float32)
+    kind = data.draw(st.sampled_from(["plain", "float", "np_float", "f64 t", "t one", "q1 one",
+                                      "q0 f64", "strided", "list t", "out", "out q0", "out q1",
+                                      "out t", "out overlap", "out readonly", "out shape"]))
+    method = data.draw(st.sampled_from(["fast", "exact", "nlerp"]))
+    a, b, tt, out = q0, q1, t, None
+    direct_ok = True
+    if kind == "float":
+        tt = float(rng.uniform(-0.5, 1.5))
+    elif kind == "np_float":
+        tt, direct_ok = np.float32(0.25), False
+    elif kind == "f64 t":
+        tt, direct_ok = t.astype(np.float64), False
+    elif kind == "t one":
+        tt = t.reshape(-1)[:1].copy()
+        direct_ok = tt.shape == batch
+    elif kind == "q1 one":
+        if n == 0:
+            return
+        b = np.ascontiguousarray(q1.reshape(-1, 4)[:1])
+        direct_ok = b.shape == a.shape
+    elif kind == "q0 f64":
+        a, direct_ok = q0.astype(np.float64), False
+    elif kind == "strided":
+        a = np.concatenate([q0, q0], axis=-1)[..., :4]
+        direct_ok = a.flags.c_contiguous
+    elif kind == "list t":
+        tt, direct_ok = t.tolist(), False
+    elif kind == "out":
+        out = np.full(batch + (4,), 7.0, np.float32)
+    elif kind == "out q0":
+        a = out = q0.copy()
+    elif kind == "out q1":
+        b = out = q1.copy()
+    elif kind == "out t":   # t aliasing the start of out: the general path raises
+        buf = np.zeros(max(n, 1) * 4, np.float32)
+        out = buf[:n * 4].reshape(batch + (4,))
+        tt, direct_ok = buf[:n].reshape(batch), n == 0
+        tt[...] = t
+    elif kind == "out overlap":
+        buf = np.concatenate([q0.reshape(-1), np.zeros(4, np.float32)])
+        a = buf[:n * 4].reshape(batch + (4,))
+        out, direct_ok = buf[2:2 + n * 4].reshape(batch + (4,)), n == 0
+    elif kind == "out readonly":
+        out = np.zeros(batch + (4,), np.float32)
+        out.flags.writeable, direct_ok = False, False
+    elif kind == "out shape":
+        out, direct_ok = np.zeros((n + 1, 4), np.float32), False
+
+    def general(a, b, tt, out):
+        if method == "nlerp":
+            return skelsimd._core.nlerp(a, b, tt, out)
+        return skelsimd._core.slerp(a, b, tt, out, method)
+
+    def direct(a, b, tt, out):
+        if method == "nlerp":
+            return skelsimd._core.nlerp_direct(a, b, tt, out)
+        return skelsimd._core.slerp_direct(a, b, tt, out, method)
+
+    def copies():   # fresh operands for each path where one is written
+        if kind == "out q0":
+            c = a.copy()
+            return c, b, tt, c
+        if kind == "out q1":
+            c = b.copy()
+            return a, c, tt, c
+        if kind == "out":
+            return a, b, tt, out.copy()
+        return a, b, tt, out   # out None, or refused before anything is written
+
+    try:
+        want = general(*copies())
+        err = None
+    except (TypeError, ValueError) as e:
+        want, err = None, e
+    ops = copies()
+    before = [x.copy() for x in ops if isinstance(x, np.ndarray)]
+    got = direct(*ops)
+    assert (got is not None) == direct_ok, kind
+    if got is None:
+        assert all(np.array_equal(_bits(x), _bits(y)) for x, y in
+                   zip([x for x in ops if isinstance(x, np.ndarray)], before))
+    else:
+        assert err is None
+        assert got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+        if ops[3] is not None:
+            assert got is ops[3]
+    ops = copies()
+    if err is not None:
+        with pytest.raises(type(err)) as info:
+            interp(method, *ops[:3], out=ops[3])
+        assert str(info.value) == str(err)
+    else:
+        res = interp(method, *ops[:3], out=ops[3])
+        assert np.array_equal(_bits(res), _bits(want))
+
+
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1),
+       batch=st.sampled_from([(), (1,), (3,), (2, 2)]), joints=st.integers(0, 20))
+def test_blend_joints_direct_path_matches_the_general_path(isa, data, seed, batch, joints):
+    """blend_joints_direct takes exactly float32 C-contiguous poses of one shape, t a Python float,
+    a method name and out None or such an array (joints itself allowed, blend not); it gives the
+    general entry's bits and declines anything else (None, nothing written)."""
+    rng = np.random.default_rng(seed)
+    a = T.random_qts(batch + (joints,), rng)
+    b = T.random_qts(batch + (joints,), rng)
+    method = data.draw(st.sampled_from(["fast", "exact", "nlerp", "bogus"]))
+    t = data.draw(st.sampled_from([0.3, -0.5, 0.0, 1.0, 1.5, float("nan"), np.float32(0.3), 1]))
+    kind = data.draw(st.sampled_from(["plain", "out", "out joints", "out blend", "b one",
+                                      "f64"]))
+    out, direct_ok = None, type(t) is float and method != "bogus"
+    if kind == "out":
+        out = np.full(a.shape, 3.0, np.float32)
+    elif kind == "out joints":
+        out = a
+    elif kind == "out blend":
+        out, direct_ok = b, direct_ok and a.size == 0
+    elif kind == "b one":
+        b = np.ascontiguousarray(b[(slice(0, 1),) * len(batch)])
+        direct_ok = direct_ok and b.shape == a.shape
+    elif kind == "f64":
+        a, direct_ok = a.astype(np.float64), False
+
+    def fresh():
+        aa, bb = a.copy(), b.copy()
+        oo = aa if out is a else bb if out is b else None if out is None else out.copy()
+        return aa, bb, oo
+
+    try:
+        want, err = skelsimd._core.blend_joints(*fresh()[:2], t, None, method, fresh()[2]), None
+        aa, bb, oo = fresh()
+        want = skelsimd._core.blend_joints(aa, bb, t, None, method, oo)
+    except (TypeError, ValueError) as e:
+        want, err = None, e
+    aa, bb, oo = fresh()
+    keep = (aa.copy(), bb.copy())
+    got = skelsimd._core.blend_joints_direct(aa, bb, t, method, oo)
+    assert (got is not None) == direct_ok, kind
+    if got is None:
+        assert np.array_equal(_bits(aa), _bits(keep[0])) and np.array_equal(_bits(bb), _bits(keep[1]))
+    else:
+        assert err is None and np.array_equal(_bits(got), _bits(want))
+    aa, bb, oo = fresh()
+    if err is not None:
+        with pytest.raises(type(err)) as info:
+            skelsimd.blend_joints(aa, bb, t, method=method, out=oo)
+        assert str(info.value) == str(err)
+    else:
+        assert np.array_equal(_bits(skelsimd.blend_joints(aa, bb, t, method=method, out=oo)),
+                              _bits(want))

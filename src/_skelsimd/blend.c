@@ -5,6 +5,14 @@
  * Positional arguments only (the Python wrappers forward keywords):
  *   slerp(q0, q1, t, out, method)      nlerp(q0, q1, t, out)
  *   blend_joints(joints, blend, t, index, method, out)
+ *   slerp_direct(q0, q1, t, out, method)    nlerp_direct(q0, q1, t, out)
+ *   blend_joints_direct(joints, blend, t, method, out)
+ *       the wrappers' per-call fast path for the common form: float32 C-contiguous ndarrays
+ *       of one shape, t a Python float (or, for slerp and nlerp, a float32 C-contiguous array
+ *       of the batch shape), out None or such an array of that shape that is exactly an input
+ *       or overlaps none (blend_joints: not blend). Anything else returns None (nothing
+ *       written) and the wrapper takes the general entry, which converts, broadcasts and
+ *       raises the errors.
  *   blend_layers(layers, weights, out[, additive[, direct]])
  *       additive: a sequence of (delta, weight, mask) layers as checked by skelsimd.blend's
  *       wrapper (delta float32 of one pose (J, 8) or of the result's shape, weight a float in
@@ -98,6 +106,152 @@ static PyObject *py_nlerp(PyObject *self, PyObject *const *args, Py_ssize_t narg
     (void)self;
     if (!sks_check_nargs("nlerp", nargs, 4)) return NULL;
     return interp_call(args, args[3], SKS_KERNELS(blend)->nlerp);
+}
+
+/* The direct entries' operand test: an exact ndarray, native float32, C-contiguous and aligned,
+ * of ndim >= min_ndim (else NULL). */
+static PyArrayObject *direct_array(PyObject *obj, int min_ndim)
+{
+    PyArrayObject *a;
+    if (!PyArray_CheckExact(obj)) return NULL;
+    a = (PyArrayObject *)obj;
+    if (PyArray_TYPE(a) != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a) || PyArray_NDIM(a) < min_ndim ||
+        !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a))
+        return NULL;
+    return a;
+}
+
+static int direct_same_shape(PyArrayObject *a, PyArrayObject *b, int drop)
+{
+    const int nd = PyArray_NDIM(a) - drop;
+    return PyArray_NDIM(b) == nd &&
+           memcmp(PyArray_DIMS(a), PyArray_DIMS(b), (size_t)nd * sizeof(npy_intp)) == 0;
+}
+
+/* out and in (both C-contiguous) share no byte, or (allow_exact) cover exactly the same ones. */
+static int direct_apart(PyArrayObject *out, PyArrayObject *in, int allow_exact)
+{
+    const char *o = PyArray_BYTES(out), *i = PyArray_BYTES(in);
+    const npy_intp on = PyArray_NBYTES(out), in_n = PyArray_NBYTES(in);
+    if (on == 0 || in_n == 0 || o + on <= i || i + in_n <= o) return 1;
+    return allow_exact && o == i && on == in_n;
+}
+
+/* out for the direct entries: None gives a new array shaped like `like`; an array must be
+ * direct_array, writeable, of like's shape (else NULL without an error: the general path). */
+static PyArrayObject *direct_out(PyObject *obj, PyArrayObject *like)
+{
+    PyArrayObject *o;
+    if (obj == Py_None)
+        return (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like), NPY_FLOAT32);
+    o = direct_array(obj, 0);
+    if (o == NULL || !PyArray_ISWRITEABLE(o) || !direct_same_shape(like, o, 0)) return NULL;
+    Py_INCREF(o);
+    return o;
+}
+
+/* slerp_direct / nlerp_direct (top of this file): the kernel run over the whole batch with
+ * steps of one quaternion, as the general entry runs it on these operands. */
+static PyObject *interp_direct(PyObject *const *args, sks_interp_fn kernel)
+{
+    PyArrayObject *a = direct_array(args[0], 1), *b = direct_array(args[1], 1), *ta = NULL, *out;
+    float t_value = 0.0f;
+    const float *t = &t_value;
+    size_t t_step = 0;
+    npy_intp n;
+    if (a == NULL || b == NULL || PyArray_DIM(a, PyArray_NDIM(a) - 1) != 4 ||
+        !direct_same_shape(a, b, 0))
+        Py_RETURN_NONE;
+    if (PyFloat_CheckExact(args[2])) {
+        t_value = (float)PyFloat_AS_DOUBLE(args[2]);
+    } else {
+        ta = direct_array(args[2], 0);
+        if (ta == NULL || !direct_same_shape(a, ta, 1)) Py_RETURN_NONE;
+        t = (const float *)PyArray_DATA(ta);
+        t_step = 1;
+    }
+    out = direct_out(args[3], a);
+    if (out == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (args[3] != Py_None && (!direct_apart(out, a, 1) || !direct_apart(out, b, 1) ||
+                               (ta != NULL && !direct_apart(out, ta, 0)))) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    n = PyArray_SIZE(a) / 4;
+    if (n > 0) {
+        float *o = (float *)PyArray_DATA(out);
+        const float *q0 = (const float *)PyArray_DATA(a), *q1 = (const float *)PyArray_DATA(b);
+        Py_BEGIN_ALLOW_THREADS
+        kernel(o, q0, 1, q1, 1, t, t_step, (size_t)n);
+        Py_END_ALLOW_THREADS
+    }
+    return (PyObject *)out;
+}
+
+static PyObject *py_slerp_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const sks_blend_kernels *k = SKS_KERNELS(blend);
+    int method;
+    (void)self;
+    if (!sks_check_nargs("slerp_direct", nargs, 5)) return NULL;
+    method = sks_parse_choice(args[4], "method", slerp_methods, 0);
+    if (method < 0) {   /* the general entry raises it */
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return interp_direct(args, method == SKS_INTERP_EXACT ? k->slerp_exact : k->slerp_fast);
+}
+
+static PyObject *py_nlerp_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (!sks_check_nargs("nlerp_direct", nargs, 4)) return NULL;
+    return interp_direct(args, SKS_KERNELS(blend)->nlerp);
+}
+
+/* blend_joints_direct (top of this file): every joint of the batch blends alike with one t, one
+ * flat run of joints, as the general entry runs this form. */
+static PyObject *py_blend_joints_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *a, *b, *out;
+    npy_intp njoints;
+    float t;
+    int method;
+    (void)self;
+    if (!sks_check_nargs("blend_joints_direct", nargs, 5)) return NULL;
+    a = direct_array(args[0], 2);
+    b = direct_array(args[1], 2);
+    if (a == NULL || b == NULL || !PyFloat_CheckExact(args[2]) ||
+        PyArray_DIM(a, PyArray_NDIM(a) - 1) != 8 || !direct_same_shape(a, b, 0))
+        Py_RETURN_NONE;
+    method = sks_parse_choice(args[3], "method", blend_methods, 0);
+    if (method < 0) {   /* the general entry raises it */
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    t = (float)PyFloat_AS_DOUBLE(args[2]);
+    out = direct_out(args[4], a);
+    if (out == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (args[4] != Py_None && (!direct_apart(out, a, 1) || !direct_apart(out, b, 0))) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    njoints = PyArray_SIZE(a) / 8;
+    if (njoints > 0) {
+        const sks_blend_kernels *k = SKS_KERNELS(blend);
+        float *o = (float *)PyArray_DATA(out);
+        const float *x = (const float *)PyArray_DATA(a), *y = (const float *)PyArray_DATA(b);
+        Py_BEGIN_ALLOW_THREADS
+        k->blend_joints(o, x, 1, y, 1, &t, 0, 1, (size_t)njoints, NULL, 0, method);
+        Py_END_ALLOW_THREADS
+    }
+    return (PyObject *)out;
 }
 
 static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -414,4 +568,8 @@ PyMethodDef sks_blend_methods[] = {
     SKS_METHOD(nlerp, "(q0, q1, t, out)"),
     SKS_METHOD(blend_joints, "(joints, blend, t, index, method, out)"),
     SKS_METHOD(blend_layers, "(layers, weights, out[, additive[, direct]])"),
+    SKS_METHOD_DOC(slerp_direct, "slerp_direct(q0, q1, t, out, method): skelsimd.slerp's fast path"),
+    SKS_METHOD_DOC(nlerp_direct, "nlerp_direct(q0, q1, t, out): skelsimd.nlerp's fast path"),
+    SKS_METHOD_DOC(blend_joints_direct,
+                   "blend_joints_direct(joints, blend, t, method, out): skelsimd.blend_joints' fast path"),
     {NULL, NULL, 0, NULL}};
