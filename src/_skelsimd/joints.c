@@ -77,54 +77,40 @@ static PyObject *py_global_to_local(PyObject *self, PyObject *const *args, Py_ss
 /* Skeleton.local_to_global / global_to_local: the functions above with the Skeleton as parents,
  * as methods (METH_FASTCALL | METH_KEYWORDS: no Python frame between the caller and the walk,
  * the per-frame call of a character). */
-static const char *const walk_method_names[] = {"x", "out", "start", "stop", "option"};
-
-/* vals: the input, out, start, stop and the option (precision or rigid) as passed, NULL when
- * absent; `input`, `option` name the first and last for messages. */
-static int walk_method_args(const char *func, const char *input, const char *option,
-                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                            PyObject *self, PyObject **walk)
+/* Either method: args as passed (the input, then out, start, stop and the option, precision or
+ * rigid, by position up to out or by keyword) become the positional arguments of the function
+ * with the Skeleton as parents. */
+static PyObject *skeleton_walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, int is_inverse)
 {
-    const char *names[5];
-    PyObject *v[5];
-    int k;
-    for (k = 0; k < 5; k++) names[k] = walk_method_names[k];
-    names[0] = input;
-    names[4] = option;
-    if (sks_method_args(func, args, nargs, kwnames, names, 5, 2, 1, v) < 0) return -1;
+    const char *const func = is_inverse ? "global_to_local" : "local_to_global";
+    const char *const input = is_inverse ? "global_" : "local";
+    const char *const names[5] = {input, "out", "start", "stop", is_inverse ? "rigid" : "precision"};
+    PyObject *v[5], *walk[6];
+    int option;
+    if (sks_method_args(func, args, nargs, kwnames, names, 5, 2, 1, v) < 0) return NULL;
     walk[0] = v[0];
     walk[1] = self;
     walk[2] = v[1];
     walk[3] = v[2];
     walk[4] = v[3];
     walk[5] = v[4];
-    return 0;
+    option = is_inverse ? sks_parse_bool(v[4], "rigid", 0)
+                        : sks_parse_choice(v[4], "precision", precisions, 0);
+    if (option < 0) return NULL;
+    return hierarchy_call(walk, input, is_inverse, is_inverse && option, !is_inverse && option == 1);
 }
 
 static PyObject *py_skeleton_local_to_global(PyObject *self, PyObject *const *args,
                                              Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *walk[6];
-    int precision;
-    if (walk_method_args("local_to_global", "local", "precision", args, nargs, kwnames, self,
-                         walk) < 0)
-        return NULL;
-    precision = sks_parse_choice(walk[5], "precision", precisions, 0);
-    if (precision < 0) return NULL;
-    return hierarchy_call(walk, "local", 0, 0, precision == 1);
+    return skeleton_walk(self, args, nargs, kwnames, 0);
 }
 
 static PyObject *py_skeleton_global_to_local(PyObject *self, PyObject *const *args,
                                              Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *walk[6];
-    int rigid;
-    if (walk_method_args("global_to_local", "global_", "rigid", args, nargs, kwnames, self,
-                         walk) < 0)
-        return NULL;
-    rigid = sks_parse_bool(walk[5], "rigid", 0);
-    if (rigid < 0) return NULL;
-    return hierarchy_call(walk, "global_", 1, rigid, 0);
+    return skeleton_walk(self, args, nargs, kwnames, 1);
 }
 
 PyMethodDef sks_skeleton_walk_methods[] = {
