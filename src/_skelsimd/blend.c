@@ -143,7 +143,8 @@ static PyArrayObject *direct_out(PyObject *obj, PyArrayObject *like)
 {
     PyArrayObject *o;
     if (obj == Py_None)
-        return (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like), NPY_FLOAT32);
+        return (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like),
+                                                  NPY_FLOAT32);
     o = direct_array(obj, 0);
     if (o == NULL || !PyArray_ISWRITEABLE(o) || !direct_same_shape(like, o, 0)) return NULL;
     Py_INCREF(o);

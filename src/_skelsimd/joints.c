@@ -85,7 +85,8 @@ static PyObject *skeleton_walk(PyObject *self, PyObject *const *args, Py_ssize_t
 {
     const char *const func = is_inverse ? "global_to_local" : "local_to_global";
     const char *const input = is_inverse ? "global_" : "local";
-    const char *const names[5] = {input, "out", "start", "stop", is_inverse ? "rigid" : "precision"};
+    const char *const option_name = is_inverse ? "rigid" : "precision";
+    const char *const names[5] = {input, "out", "start", "stop", option_name};
     PyObject *v[5], *walk[6];
     int option;
     if (sks_method_args(func, args, nargs, kwnames, names, 5, 2, 1, v) < 0) return NULL;
@@ -95,10 +96,11 @@ static PyObject *skeleton_walk(PyObject *self, PyObject *const *args, Py_ssize_t
     walk[3] = v[2];
     walk[4] = v[3];
     walk[5] = v[4];
-    option = is_inverse ? sks_parse_bool(v[4], "rigid", 0)
-                        : sks_parse_choice(v[4], "precision", precisions, 0);
+    option = is_inverse ? sks_parse_bool(v[4], option_name, 0)
+                        : sks_parse_choice(v[4], option_name, precisions, 0);
     if (option < 0) return NULL;
-    return hierarchy_call(walk, input, is_inverse, is_inverse && option, !is_inverse && option == 1);
+    return hierarchy_call(walk, input, is_inverse, is_inverse && option,
+                          !is_inverse && option == 1);
 }
 
 static PyObject *py_skeleton_local_to_global(PyObject *self, PyObject *const *args,

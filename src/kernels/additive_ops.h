@@ -127,8 +127,9 @@ static SKS_ALWAYS_INLINE void apply_run(float *o, const float *b, const float *d
         const size_t n = njoints - j;
         const vf mv = m ? vf_load_items_n(m + j, n) : vf_set1(1.0f);
         const vf a = m ? vf_mul(wa, mv) : wa;
-        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, delta_rotation(half_load(d + 8 * j, n), a, subtract),
-                    a, m ? vf_mul(w, mv) : w, n, m == NULL, subtract);
+        const quat_soa r = delta_rotation(half_load(d + 8 * j, n), a, subtract);
+        apply_block(o + 8 * j, b + 8 * j, d + 8 * j, r, a, m ? vf_mul(w, mv) : w, n, m == NULL,
+                    subtract);
     }
 }
 

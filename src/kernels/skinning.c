@@ -246,8 +246,9 @@ static void skinning_palette_f64(float *out, const float *local, size_t local_st
  * contiguous floats as two loads and two permutes, two permutes, a blend and two stores,
  * instead of 3-float pieces per vertex (measured 7% faster for positions on avx2, 5% with
  * normals on sse41). With normals, four steps are normalised together (skin_group): their
- * normals transposed to components, so one square root and three divisions serve the group. The last vertices of a mesh (fewer than 2 SKS_ROWS, or SKIN_GROUP with
- * normals) go a step at a time, then one at a time, slot 0 on the vertex (slot 0 stored).
+ * normals transposed to components, so one square root and three divisions serve the group.
+ * The last vertices of a mesh (fewer than 2 SKS_ROWS, or SKIN_GROUP with normals) go a step at
+ * a time, then one at a time, slot 0 on the vertex (slot 0 stored).
  * ------------------------------------------------------------------------------------------ */
 
 #define SKS_COLUMNS_FLOATS 16   /* one joint's columns C0..C3, 4 floats each (lane 3 = 0) */
