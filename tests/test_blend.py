@@ -516,3 +516,18 @@ def test_blend_joints_direct_path_matches_the_general_path(isa, data, seed, batc
     else:
         assert np.array_equal(_bits(skelsimd.blend_joints(aa, bb, t, method=method, out=oo)),
                               _bits(want))
+
+
+def test_direct_path_single_quaternions_with_a_0d_t():
+    """One quaternion each and t a 0-d float32 array (the shapes compared have no dimensions:
+    the sanitizer build checks that no NULL shape reaches memcmp)."""
+    q0 = np.float32([0, 0, 0, 1])
+    q1 = np.float32([0, 0, 1, 0])
+    t = np.array(0.5, np.float32)
+    for method in ("fast", "exact", "nlerp"):
+        direct = (skelsimd._core.nlerp_direct(q0, q1, t, None) if method == "nlerp"
+                  else skelsimd._core.slerp_direct(q0, q1, t, None, method))
+        general = (skelsimd._core.nlerp(q0, q1, t, None) if method == "nlerp"
+                   else skelsimd._core.slerp(q0, q1, t, None, method))
+        assert direct is not None and direct.shape == (4,)
+        assert np.array_equal(_bits(direct), _bits(general))

@@ -124,8 +124,10 @@ static PyArrayObject *direct_array(PyObject *obj, int min_ndim)
 static int direct_same_shape(PyArrayObject *a, PyArrayObject *b, int drop)
 {
     const int nd = PyArray_NDIM(a) - drop;
+    /* a 0-d array's dims may be NULL: memcmp is never given it (its length 0 or not) */
     return PyArray_NDIM(b) == nd &&
-           memcmp(PyArray_DIMS(a), PyArray_DIMS(b), (size_t)nd * sizeof(npy_intp)) == 0;
+           (nd == 0 ||
+            memcmp(PyArray_DIMS(a), PyArray_DIMS(b), (size_t)nd * sizeof(npy_intp)) == 0);
 }
 
 /* out and in (both C-contiguous) share no byte, or (allow_exact) cover exactly the same ones. */
