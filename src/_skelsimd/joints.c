@@ -120,7 +120,7 @@ PyMethodDef sks_skeleton_walk_methods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "local_to_global($self, local, out=None, *, start=0, stop=None, precision='float32')\n--\n\n"
      "Local joint matrices (..., J, 3, 4) to global ones on this skeleton: exactly\n"
-     "skelsimd.local_to_global(local, self, out, start=start, stop=stop, precision=precision)\n"
+     "``skelsimd.local_to_global(local, self, out, start=start, stop=stop, precision=precision)``\n"
      "(see it for the formula, the range and the accuracy), called without a Python frame in\n"
      "between: the per-frame call of one character.\n\n"
      "Examples\n--------\n"
@@ -136,7 +136,7 @@ PyMethodDef sks_skeleton_walk_methods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "global_to_local($self, global_, out=None, *, start=0, stop=None, rigid=False)\n--\n\n"
      "Global joint matrices (..., J, 3, 4) back to local ones on this skeleton: exactly\n"
-     "skelsimd.global_to_local(global_, self, out, start=start, stop=stop, rigid=rigid).\n\n"
+     "``skelsimd.global_to_local(global_, self, out, start=start, stop=stop, rigid=rigid)``.\n\n"
      "Examples\n--------\n"
      ">>> import numpy as np, skelsimd\n"
      ">>> skeleton = skelsimd.Skeleton([-1, 0, 1])\n"
