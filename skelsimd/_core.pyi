@@ -122,6 +122,9 @@ def ik_two_bone(n: int, start: ArrayLike, mid: ArrayLike, end: ArrayLike, target
 def ik_aim(n: int, joint: ArrayLike, target: ArrayLike, pole: ArrayLike, forward: ArrayLike,
            up: ArrayLike, offset: ArrayLike, twist_sin: ArrayLike, twist_cos: ArrayLike,
            weight: ArrayLike, /) -> tuple[_F32, Any]: ...
+def ik_look_at(n: int, chain: ArrayLike, target: ArrayLike, pole: ArrayLike, forward: ArrayLike,
+               up: ArrayLike, offset: ArrayLike, twist_sin: ArrayLike, twist_cos: ArrayLike,
+               weights: ArrayLike, /) -> _F32: ...
 def ik_two_bone_direct(start: Any, mid: Any, end: Any, target: Any, pole: Any, mid_axis: Any,
                        twist_sin: Any, twist_cos: Any, soften: Any, weight: Any,
                        /) -> tuple[_F32, _F32, Any] | None: ...

@@ -80,17 +80,23 @@ _TRAILING = {12: (3, 4), 3: (3,), 1: ()}
 _LAYOUT = {12: "(..., 3, 4)", 3: "(..., 3)", 1: "a number or (...)"}
 
 
-def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]
+def _trailing(width: Union[int, Tuple[int, ...]]) -> Tuple[int, ...]:
+    return _TRAILING[width] if isinstance(width, int) else width
+
+
+def _batch(func: str, specs: Sequence[Tuple[str, Any, Union[int, Tuple[int, ...]]]]
            ) -> Tuple[Tuple[int, ...], int, List[np.ndarray]]:
-    """Converts the operands (name, value, floats per item), checks their trailing shapes and
-    broadcasts their leading dimensions: (shape, n, [arrays of 1 or n items])."""
+    """Converts the operands (name, value, floats per item or the item's shape), checks their
+    trailing shapes and broadcasts their leading dimensions: (shape, n, [arrays of 1 or n
+    items])."""
     arrays, leads = [], []
     for name, value, width in specs:
         a = _as_f32(value, name)
-        tr = _TRAILING[width]
+        tr = _trailing(width)
         k = len(tr)
         if a.ndim < k or (k and a.shape[a.ndim - k:] != tr):
-            raise ValueError(f"{name}: expected shape {_LAYOUT[width]}, got {a.shape}")
+            layout = _LAYOUT[width] if isinstance(width, int) else f"(..., {', '.join(map(str, tr))})"
+            raise ValueError(f"{name}: expected shape {layout}, got {a.shape}")
         arrays.append(a)
         leads.append(a.shape[:a.ndim - k])
     shape = max(leads, key=len)
@@ -105,8 +111,9 @@ def _batch(func: str, specs: Sequence[Tuple[str, Any, int]]
         n *= d
     out = []
     for (name, _, width), a, lead in zip(specs, arrays, leads):
-        if lead != shape and a.size != width:
-            a = np.ascontiguousarray(np.broadcast_to(a, shape + _TRAILING[width]))
+        tr = _trailing(width)
+        if lead != shape and a.size != int(np.prod(tr)):
+            a = np.ascontiguousarray(np.broadcast_to(a, shape + tr))
         out.append(a)
     return shape, n, out
 
@@ -318,31 +325,6 @@ _X_AXIS = np.array([1.0, 0.0, 0.0])
 _X_AXIS.flags.writeable = False
 
 
-_UNIT_FORWARD: Dict[Any, np.ndarray] = {}
-
-
-def _unit_forward(forward: Any) -> np.ndarray:
-    """The forward axis as float64, divided by its length (NaN or inf for a zero axis, which the
-    aim kernel treats as degenerate); a tuple literal such as the default is converted once."""
-    if type(forward) is tuple:
-        try:
-            return _UNIT_FORWARD[forward]
-        except (KeyError, TypeError):
-            pass
-    fwd = np.asarray(_as_f32(forward, "forward"), np.float64)
-    if fwd.shape[-1:] != (3,):
-        raise ValueError(f"forward: expected shape (..., 3), got {fwd.shape}")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
-    if type(forward) is tuple and fwd.ndim == 1 and len(_UNIT_FORWARD) < 256:
-        try:
-            fwd.flags.writeable = False
-            _UNIT_FORWARD[forward] = fwd
-        except TypeError:
-            pass
-    return fwd
-
-
 def _corrected_copy(x: np.ndarray, lead: Tuple[int, ...]) -> np.ndarray:
     """A new C-contiguous float32 copy of the poses ``x`` broadcast with the corrections'
     leading shape ``lead`` (the IK steps write the corrected rotations into it)."""
@@ -404,58 +386,34 @@ def look_at(skeleton: Any, local: npt.ArrayLike, chain: Sequence[Union[int, np.i
             offset: npt.ArrayLike = (0, 0, 0), pole: npt.ArrayLike = (0, 1, 0),
             twist: npt.ArrayLike = 0.0) -> Float32Array:
     """Aim spread over a chain of ancestors on local QTS poses: ``Skeleton.look_at``. See that
-    method."""
+    method. The chain's model matrices come from one forward-kinematics call; the whole chain is
+    solved by one kernel call (SKS_W characters side by side, the chain joint by joint)."""
     x = _local_pose(local, skeleton)
     idx = _chain(skeleton, [chain] if isinstance(chain, str) else chain, "look_at",
                  lambda js: _aim_chain(skeleton, js))
     c = len(idx)
     if weights is None:
-        w = [1.0] * c
+        w = np.ones(c, _F32)
     else:
-        wa = np.asarray(weights, dtype=np.float64)
+        wa = np.asarray(weights)
+        if wa.dtype.kind not in "biuf":
+            raise TypeError(f"weights: expected real numbers, got dtype {wa.dtype}")
         if wa.shape != (c,):
             raise ValueError(f"weights: expected shape ({c},) (one per chain joint), got {wa.shape}")
-        if not np.all(np.isfinite(wa)):
+        w = wa.astype(_F32)
+        if not np.all(np.isfinite(w)):
             raise ValueError("weights: expected finite weights")
-        w = wa.tolist()
     g = _core.qts_local_to_global_matrix(x, skeleton, None, 0, max(idx) + 1, None)
-    fwd: Any = _unit_forward(forward)
-    off: Any = np.asarray(_as_f32(offset, "offset"), np.float64)
-    if c > 1:   # the other chain joints' float64 matrices and inverses, all in one call each
-        below = g[..., list(idx[1:]), :, :].astype(np.float64)
-        below_inv = np.linalg.inv(below[..., :3])
-    out: Any = None
-    lead: Tuple[int, ...] = ()
-    prev_corrected: Any = None
-    for i, j in enumerate(idx):
-        if i > 0:
-            # the first joint's offset point and forward axis, as corrected so far, in j's space
-            gj = below[..., i - 1, :, :]
-            inv = below_inv[..., i - 1, :, :]
-            pr, pt = prev_corrected
-            point = np.einsum("...ij,...j->...i", pr, off) + pt
-            off = np.einsum("...ij,...j->...i", inv, point - gj[..., 3])
-            fwd = np.einsum("...ij,...j->...i", inv, np.einsum("...ij,...j->...i", pr, fwd))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                fwd = fwd / np.sqrt(np.add.reduce(fwd * fwd, axis=-1, keepdims=True))
-        q, _ = ik_aim(g[..., j, :, :], target, forward=fwd.astype(_F32), up=up,
-                      offset=off.astype(_F32), pole=pole, twist=twist, weight=w[i])
-        if out is None:
-            lead = q.shape[:-1]
-            out = _corrected_copy(x, lead)
-        out[..., j, :4] = _qmul(out[..., j, :4], q)
-        if i == c - 1:
-            break
-        mj = g[..., j, :, :]
-        if mj.shape[:-2] != lead:
-            mj = np.broadcast_to(mj, lead + (3, 4))
-        gj = mj.astype(np.float64)
-        prev_corrected = (gj[..., :3] @ quat_to_matrix(q).astype(np.float64), gj[..., 3])
-        if i == 0:
-            if fwd.shape[:-1] != lead:
-                fwd = np.broadcast_to(fwd, lead + (3,))
-            if off.shape[:-1] != lead:
-                off = np.broadcast_to(off, lead + (3,))
+    ts, tc = _twist(twist)
+    shape, n, ops = _batch("look_at", [
+        ("local", g[..., list(idx), :, :], (c, 3, 4)), ("target", target, 3), ("pole", pole, 3),
+        ("forward", forward, 3), ("up", up, 3), ("offset", offset, 3),
+        ("twist", ts, 1), ("twist", tc, 1)])
+    m, t, p, f, u, o, s, co = ops
+    q = _core.ik_look_at(n, m, t, p, f, u, o, s, co, w).reshape(shape + (c, 4))
+    out = _corrected_copy(x, shape)
+    rows = list(idx)
+    out[..., rows, :4] = _qmul(out[..., rows, :4], q)
     result: Float32Array = out
     return result
 

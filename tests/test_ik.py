@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import skelsimd
 from skelsimd import testing as T
+from skelsimd._isa import supported_isas, use_isa
 from skelsimd.bounds import bound
 from skelsimd.reference import ik as R
 
@@ -494,3 +495,122 @@ def test_direct_path_declines_what_needs_general_rules(isa):
     assert not wide.flags.c_contiguous
     assert skelsimd._core.ik_aim_direct(s, wide, pole, (1, 0, 0), (0, 1, 0), (0, 0, 0),
                                         0.0, 1.0, 1.0) is not None
+
+
+# --- look_at: the chain kernel ----------------------------------------------------------------
+
+LOOK = bound("ik.look_at")
+
+
+def look_chains(n, c, rng):
+    """n chains of c joints as the ik.look_at bound states them: model matrices (n, c, 3, 4)
+    with any rotation, a scale in [0.5, 2] and translations in [-1, 1]; the target 1 to 3 from
+    the aiming joint; pole, forward, up any; offsets around 0.1; twists in [-1, 1] radians."""
+    q = unit(rng.standard_normal((n * c, 4)))
+    m = np.empty((n, c, 3, 4))
+    rot = skelsimd.quat_to_matrix(q.astype(np.float32)).astype(np.float64)
+    m[..., :3] = (rot * rng.uniform(0.5, 2, (n * c, 1, 1))).reshape(n, c, 3, 3)
+    m[..., 3] = rng.uniform(-1, 1, (n, c, 3))
+    m = m.astype(np.float32)
+    target = (m[:, 0, :, 3] + random_dirs(n, rng) * rng.uniform(1, 3, (n, 1))).astype(np.float32)
+    pole, forward, up = (rng.standard_normal((n, 3)).astype(np.float32) for _ in range(3))
+    offset = (0.1 * rng.standard_normal((n, 3))).astype(np.float32)
+    return m, target, pole, forward, up, offset, rng.uniform(-1, 1, n)
+
+
+def kernel_look_at(m, target, pole, forward, up, offset, twist, weights):
+    n = len(m)
+    half = 0.5 * np.asarray(twist, np.float64)
+    return skelsimd._core.ik_look_at(n, m, target, pole, forward, up, offset,
+                                     np.sin(half).astype(np.float32),
+                                     np.cos(half).astype(np.float32), np.float32(weights))
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), c=st.integers(1, 5))
+def test_look_at_kernel_matches_reference(isa, seed, n, c):
+    rng = np.random.default_rng(seed)
+    ops = look_chains(n, c, rng)
+    w = rng.uniform(0, 1, c)
+    got = kernel_look_at(*ops, w)
+    want = R.look_at(*ops, w)
+    assert got.shape == (n, c, 4)
+    assert np.abs(got - want).max() <= LOOK, np.abs(got - want).max()
+
+
+def test_look_at_kernel_degenerate_chains(isa):
+    """A singular chain joint gets the identity, and so does every joint after it; a
+    non-finite target or a zero forward axis leaves the whole chain as it is; never NaN."""
+    rng = np.random.default_rng(3)
+    m, target, pole, forward, up, offset, twist = look_chains(24, 4, rng)
+    m[0:8, 2, :, :3] = 0            # joint 2 singular
+    target[8:12, 1] = np.nan
+    forward[12:16] = 0
+    m[16:20, 0, 0, 3] = np.inf      # the aiming joint not finite
+    got = kernel_look_at(m, target, pole, forward, up, offset, twist, [1.0, 0.5, 0.5, 1.0])
+    assert np.isfinite(got).all()
+    assert not np.array_equal(got[0:8, :2], np.broadcast_to(IDENTITY, (8, 2, 4)))
+    assert np.array_equal(got[0:8, 2:], np.broadcast_to(IDENTITY, (8, 2, 4)))
+    assert np.array_equal(got[8:20], np.broadcast_to(IDENTITY, (12, 4, 4)))
+    want = R.look_at(m, target, pole, forward, up, offset, twist, [1.0, 0.5, 0.5, 1.0])
+    assert np.abs(got - want)[20:].max() <= LOOK
+    assert np.array_equal(want[0:8, 2:], got[0:8, 2:])
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), c=st.integers(1, 4),
+       shared=st.lists(st.booleans(), min_size=8, max_size=8))
+def test_look_at_kernel_every_isa_bit_identical(seed, n, c, shared):
+    """One operand per chain or one for all (step 0), every tail of 4- and 8-lane blocks,
+    with degenerate lanes: every SIMD variant gives scalar's bits."""
+    rng = np.random.default_rng(seed)
+    ops = list(look_chains(max(n, 1), c, rng))
+    ops[0][: max(n, 1) // 3, -1, :, :3] = 0
+    ops[1][: max(n, 1) // 5, 0] = np.nan
+    ops = [o[:1] if s else o[:n] for o, s in zip(ops, shared)]
+    m, target, pole, forward, up, offset, twist = ops
+    half = 0.5 * twist
+    args = (n, m, target, pole, forward, up, offset, np.sin(half).astype(np.float32),
+            np.cos(half).astype(np.float32), rng.uniform(0, 1, c).astype(np.float32))
+    results = {}
+    for variant in supported_isas():
+        with use_isa(variant):
+            results[variant] = skelsimd._core.ik_look_at(*args)
+    for variant, got in results.items():
+        assert got.shape == (n, c, 4)
+        assert np.array_equal(got.view(np.uint32), results["scalar"].view(np.uint32)), variant
+
+
+def test_look_at_against_reference_on_poses(isa):
+    """Skeleton.look_at: the chain's matrices by forward kinematics, the reference's
+    corrections multiplied into the chain joints' local rotations; other joints untouched."""
+    rng = np.random.default_rng(21)
+    spine = skelsimd.Skeleton([-1, 0, 1, 2, 3], names=["hips", "spine", "chest", "neck", "head"])
+    local = T.random_qts((6, 5), rng, translation=0.3)
+    target = rng.uniform(-3, 3, (6, 3)).astype(np.float32) + [0, 0, 3]
+    chain, w = [4, 3, 1], [0.3, 0.6, 1.0]
+    posed = spine.look_at(local, ["head", "neck", "spine"], target, w, forward=[0, 0, 1],
+                          up=[0, 1, 0], offset=[0, 0.1, 0.05], pole=[0, 1, 0], twist=0.2)
+    g = skelsimd.qts_local_to_global_matrix(local, spine)
+    q = R.look_at(g[:, chain], target, np.broadcast_to([0, 1, 0], (6, 3)),
+                  np.broadcast_to([0, 0, 1], (6, 3)), np.broadcast_to([0, 1, 0], (6, 3)),
+                  np.broadcast_to([0, 0.1, 0.05], (6, 3)), np.full(6, 0.2), w)
+    want = local.astype(np.float64).copy()
+    want[:, chain, :4] = R.quat_mul(want[:, chain, :4], q)
+    assert np.abs(posed - want).max() <= 2 * LOOK
+    assert np.array_equal(posed[:, [0, 2]], local[:, [0, 2]])
+
+
+def test_look_at_kernel_errors():
+    z3, one = np.zeros(3, np.float32), np.ones(1, np.float32)
+    chain = np.zeros((2, 12), np.float32)
+    look = skelsimd._core.ik_look_at
+    with pytest.raises(ValueError, match="weights: expected one weight per chain joint"):
+        look(1, chain, z3, z3, z3, z3, z3, one, one, np.zeros(0, np.float32))
+    with pytest.raises(ValueError, match=r"chain: expected 24 or 3 \* 24 floats"):
+        look(3, np.zeros(36, np.float32), z3, z3, z3, z3, z3, one, one, np.ones(2, np.float32))
+    with pytest.raises(ValueError, match=r"target: expected 3 or 2 \* 3 floats, got 9"):
+        look(2, chain, np.zeros(9, np.float32), z3, z3, z3, z3, one, one, np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="weights"):
+        LEG.look_at(T.random_qts((3,), np.random.default_rng(0)), ["ankle", "knee"], [0, 0, 1],
+                    ["a", "b"])
+    assert look(0, np.zeros(0, np.float32), z3, z3, z3, z3, z3, one, one,
+                np.ones(2, np.float32)).shape == (0, 2, 4)

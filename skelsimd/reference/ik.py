@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .._typing import BoolArray
 
-__all__ = ["two_bone", "aim", "quat_rotate", "quat_mul"]
+__all__ = ["two_bone", "aim", "look_at", "quat_rotate", "quat_mul"]
 
 _Real = NDArray[np.floating[Any]]       # float64 (the reference) or float32 (the NumPy race)
 
@@ -231,3 +231,39 @@ def aim(joint: ArrayLike, target: ArrayLike, pole: ArrayLike, forward: ArrayLike
         ok &= np.isfinite(q).all(-1)
     reached = reached & ok
     return _select(reached & ok & has_dir, q, _identity((n,), dtype)), reached
+
+
+def look_at(chain: ArrayLike, target: ArrayLike, pole: ArrayLike, forward: ArrayLike,
+            up: ArrayLike, offset: ArrayLike, twist: ArrayLike, weights: ArrayLike,
+            dtype: DTypeLike = np.float64) -> _Real:
+    """Corrections (N, c, 4) of the aim spread over a chain (ozz-animation's look-at sample):
+    chain (N, c, 3, 4) model matrices, the aiming joint first, then its ancestors; vectors
+    (N, 3); twist (N,); weights (c,). Joint k aims the first joint's forward axis and offset
+    point as corrected by the joints before it, expressed in its own space:
+    o' = R'^-1 ((R rot(q) o + t) - t'), f' = R'^-1 (R rot(q) f) for joint k's matrix [R | t], its
+    correction q and the next joint's matrix [R' | t']. A degenerate joint (a singular matrix, a
+    non-finite operand) gets the identity, and so does every joint after it in that chain."""
+    m = np.asarray(chain, dtype)
+    n, c = m.shape[:2]
+    w = np.asarray(weights, dtype)
+    fwd = np.asarray(forward, dtype)
+    off = np.asarray(offset, dtype)
+    out = np.empty((n, c, 4), dtype)
+    with np.errstate(all="ignore"):
+        for k in range(c):
+            unit = fwd / np.sqrt(_dot(fwd, fwd))[:, None]
+            q, _ = aim(m[:, k], target, pole, unit, up, off, twist,
+                       np.full(n, w[k], dtype), dtype)
+            out[:, k] = q
+            if k + 1 < c:
+                r, t = m[:, k, :, :3], m[:, k, :, 3]
+                rn, tn = m[:, k + 1, :, :3], m[:, k + 1, :, 3]
+                ok = np.isfinite(rn).all((1, 2)) & (np.linalg.det(np.where(
+                    np.isfinite(rn), rn, 0)) != 0)
+                inv = np.linalg.inv(np.where(ok[:, None, None], rn, np.eye(3, dtype=dtype)))
+                point = _apply(r, quat_rotate(q, off)) + t
+                off = _apply(inv, point - tn)
+                fwd = _apply(inv, _apply(r, quat_rotate(q, unit)))
+                off = np.where(ok[:, None], off, np.nan)
+                fwd = np.where(ok[:, None], fwd, np.nan)
+    return out

@@ -221,6 +221,81 @@ done:
     return result;
 }
 
+/* ik_look_at(n, chain, target, pole, forward, up, offset, twist_sin, twist_cos, weights): c =
+ * weights.size chain joints (at least one), chain c * 12 or n * c * 12 floats, the vectors 3 or
+ * n * 3, the twists 1 or n; returns the corrections, float32 (n, c, 4). */
+static PyObject *py_ik_look_at(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const ik_operand ops[] = {
+        IK_OP(sks_ik_look_at_args, target, "target", 3), IK_OP(sks_ik_look_at_args, pole, "pole", 3),
+        IK_OP(sks_ik_look_at_args, forward, "forward", 3), IK_OP(sks_ik_look_at_args, up, "up", 3),
+        IK_OP(sks_ik_look_at_args, offset, "offset", 3),
+        IK_OP(sks_ik_look_at_args, twist_sin, "twist", 1),
+        IK_OP(sks_ik_look_at_args, twist_cos, "twist", 1)};
+    enum { NOPS = (int)(sizeof ops / sizeof *ops) };
+    PyArrayObject *arrs[NOPS + 2] = {NULL}, *out = NULL;
+    sks_ik_look_at_args a;
+    npy_intp n, c, size, shape[3];
+    int i;
+    (void)self;
+    if (!sks_check_nargs("ik_look_at", nargs, NOPS + 3)) return NULL;
+    n = PyLong_AsSsize_t(args[0]);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "n: expected a count >= 0");
+        return NULL;
+    }
+    memset(&a, 0, sizeof a);
+    arrs[NOPS + 1] = sks_as_float32(args[NOPS + 2], "weights");
+    if (arrs[NOPS + 1] == NULL) goto done;
+    c = PyArray_SIZE(arrs[NOPS + 1]);
+    if (c < 1) {
+        PyErr_SetString(PyExc_ValueError, "weights: expected one weight per chain joint (at least one)");
+        goto done;
+    }
+    arrs[NOPS] = sks_as_float32(args[1], "chain");
+    if (arrs[NOPS] == NULL) goto done;
+    size = PyArray_SIZE(arrs[NOPS]);
+    if (size != 12 * c && (n == 0 ? size != 0 : size % n != 0 || size / n != 12 * c)) {
+        PyErr_Format(PyExc_ValueError, "chain: expected %ld or %ld * %ld floats (12 per chain joint), "
+                     "got %ld", (long)(12 * c), (long)n, (long)(12 * c), (long)size);
+        goto done;
+    }
+    a.chain = (const float *)PyArray_DATA(arrs[NOPS]);
+    a.chain_step = size == 12 * c ? 0 : 1;
+    for (i = 0; i < NOPS; i++) {
+        const ik_operand *op = &ops[i];
+        arrs[i] = sks_as_float32(args[i + 2], op->name);
+        if (arrs[i] == NULL) goto done;
+        size = PyArray_SIZE(arrs[i]);
+        if (size != op->width && size != n * op->width) {
+            PyErr_Format(PyExc_ValueError, "%s: expected %ld or %ld * %ld floats, got %ld", op->name,
+                         (long)op->width, (long)n, (long)op->width, (long)size);
+            goto done;
+        }
+        FIELD(&a, op->data_at, const float *) = (const float *)PyArray_DATA(arrs[i]);
+        FIELD(&a, op->step_at, size_t) = size == op->width ? 0 : 1;
+    }
+    a.weights = (const float *)PyArray_DATA(arrs[NOPS + 1]);
+    shape[0] = n;
+    shape[1] = c;
+    shape[2] = 4;
+    out = (PyArrayObject *)PyArray_SimpleNew(3, shape, NPY_FLOAT32);
+    if (out == NULL) goto done;
+    a.correction = (float *)PyArray_DATA(out);
+    a.n = (size_t)n;
+    a.c = (size_t)c;
+    if (n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        SKS_KERNELS(ik)->look_at(&a);
+        Py_END_ALLOW_THREADS
+    }
+done:
+    for (i = 0; i < NOPS + 2; i++) Py_XDECREF(arrs[i]);
+    if (PyErr_Occurred()) Py_CLEAR(out);
+    return (PyObject *)out;
+}
+
 /* A kernel's description: its operand table (the IK_OP rows after `run`) and outputs. */
 #define IK_KERNEL(var, S, func, nquats, q0, q1, run, ...)                                     \
     static const ik_operand var##_ops[] = {__VA_ARGS__};                                      \
@@ -260,6 +335,9 @@ PyMethodDef sks_ik_methods[] = {
     {"ik_aim", (PyCFunction)(void (*)(void))py_ik_aim, METH_FASTCALL,
      "ik_aim(n, joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight): see "
      "skelsimd.ik_aim"},
+    {"ik_look_at", (PyCFunction)(void (*)(void))py_ik_look_at, METH_FASTCALL,
+     "ik_look_at(n, chain, target, pole, forward, up, offset, twist_sin, twist_cos, weights): "
+     "see skelsimd.Skeleton.look_at"},
     {"ik_two_bone_direct", (PyCFunction)(void (*)(void))py_ik_two_bone_direct, METH_FASTCALL,
      "ik_two_bone_direct(start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, "
      "weight): the results shaped by the operands' common leading dimensions, or None when an "

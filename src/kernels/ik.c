@@ -1,6 +1,7 @@
 /*
- * ik.c -- two-bone and aim inverse kinematics (see ik.h), written once against the vector
- * vocabulary and compiled per target (target.h). SKS_W chains side by side, one per lane, in
+ * ik.c -- two-bone and aim inverse kinematics, and the aim spread over a chain (look-at; its
+ * section below), see ik.h; written once against the vector vocabulary and compiled per target
+ * (target.h). SKS_W chains side by side, one per lane, in
  * structure-of-arrays form (quat_ops.h's item order): a joint matrix is loaded as its three rows
  * (four floats each, quat_soa_load with a step of 12 floats), 3-vectors as rows of three. Every
  * target evaluates the same float32 operations in the same order (no FMA), so results are
@@ -240,16 +241,17 @@ static SKS_ALWAYS_INLINE quat_soa plane_and_twist(quat_soa e2t, v3 dir, vm has_d
  * Loads and stores of one block of n <= SKS_W chains (step 0: one value for all)
  * ------------------------------------------------------------------------------------------ */
 
-/* A joint matrix: rotation rows and translation. */
-static SKS_ALWAYS_INLINE void load_matrix(const float *p, size_t step, size_t n, m33 *r, v3 *t)
+/* Joint matrices `stride` floats apart (0: one for every lane): rotation rows and translation. */
+static SKS_ALWAYS_INLINE void load_matrix(const float *p, size_t stride, size_t n, m33 *r, v3 *t)
 {
+    const ptrdiff_t st = (ptrdiff_t)stride;
     vf m[12];
     int k;
-    if (!step) {
+    if (!stride) {
         for (k = 0; k < 12; k++) m[k] = vf_set1(p[k]);
     } else {
         for (k = 0; k < 3; k++) {
-            const quat_soa q = n == SKS_W ? quat_soa_load(p + 4 * k, 12) : quat_soa_load_n(p + 4 * k, 12, n);
+            const quat_soa q = n == SKS_W ? quat_soa_load(p + 4 * k, st) : quat_soa_load_n(p + 4 * k, st, n);
             m[4 * k] = q.x;
             m[4 * k + 1] = q.y;
             m[4 * k + 2] = q.z;
@@ -292,10 +294,11 @@ static SKS_ALWAYS_INLINE vf load_scalar(const float *p, size_t step, size_t n)
     return n == SKS_W ? vf_load_items(p) : vf_load_items_n(p, n);
 }
 
-static SKS_ALWAYS_INLINE void store_quat(float *p, quat_soa q, size_t n)
+/* Quaternions `stride` floats apart. */
+static SKS_ALWAYS_INLINE void store_quat(float *p, size_t stride, quat_soa q, size_t n)
 {
-    if (n == SKS_W) quat_soa_store(p, 4, q);
-    else quat_soa_store_n(p, 4, q, n);
+    if (n == SKS_W) quat_soa_store(p, (ptrdiff_t)stride, q);
+    else quat_soa_store_n(p, (ptrdiff_t)stride, q, n);
 }
 
 static SKS_ALWAYS_INLINE void store_flags(unsigned char *p, vm m, size_t n)
@@ -350,9 +353,9 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
     m33 rs, rm, re, is, im;
     v3 ps, pm, pe, target, pole, axis;
     vf tw_s, tw_c, soften, weight, det_s, det_m, acc;
-    load_matrix(AT(start), a->start_step, n, &rs, &ps);
-    load_matrix(AT(mid), a->mid_step, n, &rm, &pm);
-    load_matrix(AT(end), a->end_step, n, &re, &pe);
+    load_matrix(AT(start), a->start_step ? 12 : 0, n, &rs, &ps);
+    load_matrix(AT(mid), a->mid_step ? 12 : 0, n, &rm, &pm);
+    load_matrix(AT(end), a->end_step ? 12 : 0, n, &re, &pe);
     target = load_v3(AT(target), a->target_step, n);
     pole = load_v3(AT(pole), a->pole_step, n);
     axis = load_v3(AT(mid_axis), a->mid_axis_step, n);
@@ -453,8 +456,8 @@ static SKS_ALWAYS_INLINE void two_bone_block(const sks_ik_two_bone_args *a, size
         reached = vm_and(reached, ok);
         start_q = quat_select(ok, start_q, quat_identity());
         mid_q = quat_select(ok, mid_q, quat_identity());
-        store_quat(a->start_correction + 4 * i, start_q, n);
-        store_quat(a->mid_correction + 4 * i, mid_q, n);
+        store_quat(a->start_correction + 4 * i, 4, start_q, n);
+        store_quat(a->mid_correction + 4 * i, 4, mid_q, n);
         store_flags(a->reached + i, reached, n);
     }
 }
@@ -470,29 +473,23 @@ static void two_bone(const sks_ik_two_bone_args *a)
  * Aim IK
  * ------------------------------------------------------------------------------------------ */
 
-static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size_t n)
+/* One aim solve for SKS_W joints: the joint's rotation rows rj (its inverse ij and determinant
+ * det given), position pj and the operands; forward is normalised here (*unit_forward gets it).
+ * Returns the correction (the identity where not reached or degenerate) and the reached flags. */
+static SKS_ALWAYS_INLINE quat_soa aim_solve(const m33 *rj, v3 pj, const m33 *ij, vf det, v3 target,
+                                            v3 pole, v3 forward, v3 up, v3 offset, vf tw_s,
+                                            vf tw_c, vf weight, v3 *unit_forward, vm *reached_out)
 {
     const vf zero = vf_zero(), one = vf_set1(1.0f);
-    m33 rj, ij;
-    v3 pj, target, pole, forward, up, offset;
-    vf tw_s, tw_c, weight, det, acc;
-    load_matrix(AT(joint), a->joint_step, n, &rj, &pj);
-    target = load_v3(AT(target), a->target_step, n);
-    pole = load_v3(AT(pole), a->pole_step, n);
-    forward = load_v3(AT(forward), a->forward_step, n);
-    up = load_v3(AT(up), a->up_step, n);
-    offset = load_v3(AT(offset), a->offset_step, n);
-    tw_s = load_scalar(AT(twist_sin), a->twist_sin_step, n);
-    tw_c = load_scalar(AT(twist_cos), a->twist_cos_step, n);
-    weight = load_scalar(AT(weight), a->weight_step, n);
-    acc = nonfinite_m(zero, &rj, pj);
+    vf acc;
+    acc = nonfinite_m(zero, rj, pj);
     acc = nonfinite_v3(nonfinite_v3(nonfinite_v3(nonfinite_v3(nonfinite_v3(acc, target), pole), forward), up), offset);
     acc = nonfinite_acc(nonfinite_acc(nonfinite_acc(acc, tw_s), tw_c), weight);
     forward = v3_scale(forward, vf_div(one, vf_sqrt(v3_dot(forward, forward))));   /* zero: identity */
     acc = nonfinite_v3(acc, forward);
-    ij = m33_inverse(&rj, &det);
+    *unit_forward = forward;
     {
-        const v3 tjs = m33_apply(&ij, v3_sub(target, pj));
+        const v3 tjs = m33_apply(ij, v3_sub(target, pj));
         const vf r2 = v3_dot(tjs, tjs);
         const vf aol = v3_dot(forward, offset);
         const vf acl2 = vf_sub(v3_dot(offset, offset), vf_mul(aol, aol));
@@ -501,7 +498,7 @@ static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size
         const v3 off_fwd = v3_add(offset, v3_scale(forward, vf_sub(ail, aol)));
         const quat_soa e2t = rotation_between(off_fwd, tjs, vf_set1(IK_FROM_VECTORS_MIN), orthogonal_axis(off_fwd));
         const v3 cup = quat_rotate(e2t, up);
-        const v3 pole_js = m33_apply(&ij, pole);
+        const v3 pole_js = m33_apply(ij, pole);
         /* both normals orthogonal to the target direction: the rotation is about it */
         const v3 ref_n = v3_cross(pole_js, tjs), jn = v3_cross(cup, tjs);
         const vm has_dir = vf_gt(r2, zero);
@@ -512,10 +509,28 @@ static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size
         acc = nonfinite_q(acc, q);
         ok = vm_and(vm_not(vf_unordered(acc, acc)), vf_neq(det, zero));
         reached = vm_and(reached, ok);
-        q = quat_select(vm_and(vm_and(ok, reached), has_dir), q, quat_identity());
-        store_quat(a->correction + 4 * i, q, n);
-        store_flags(a->reached + i, reached, n);
+        *reached_out = reached;
+        return quat_select(vm_and(vm_and(ok, reached), has_dir), q, quat_identity());
     }
+}
+
+static SKS_ALWAYS_INLINE void aim_block(const sks_ik_aim_args *a, size_t i, size_t n)
+{
+    m33 rj, ij;
+    v3 pj, unit_forward;
+    vf det;
+    vm reached;
+    quat_soa q;
+    load_matrix(AT(joint), a->joint_step ? 12 : 0, n, &rj, &pj);
+    ij = m33_inverse(&rj, &det);
+    q = aim_solve(&rj, pj, &ij, det, load_v3(AT(target), a->target_step, n),
+                  load_v3(AT(pole), a->pole_step, n), load_v3(AT(forward), a->forward_step, n),
+                  load_v3(AT(up), a->up_step, n), load_v3(AT(offset), a->offset_step, n),
+                  load_scalar(AT(twist_sin), a->twist_sin_step, n),
+                  load_scalar(AT(twist_cos), a->twist_cos_step, n),
+                  load_scalar(AT(weight), a->weight_step, n), &unit_forward, &reached);
+    store_quat(a->correction + 4 * i, 4, q, n);
+    store_flags(a->reached + i, reached, n);
 }
 
 static void aim(const sks_ik_aim_args *a)
@@ -525,6 +540,70 @@ static void aim(const sks_ik_aim_args *a)
     if (i < a->n) aim_block(a, i, a->n - i);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Look-at: the aim spread over a chain (ozz-animation's look-at sample)
+ *
+ * For each character, chain joint k = 0, 1, ..., c - 1 (the aiming joint first, then its
+ * ancestors), with its model matrix [R_k | t_k] as given (the pose before any correction):
+ *   q_k = aim(R_k, t_k, target, pole, f_k, up, o_k, twist, weights[k]) (aim_solve; u_k = f_k
+ *         normalised), f_0 = forward, o_0 = offset;
+ *   then, with R'_k = R_k rot(q_k) (joint k as corrected), the offset point and the forward
+ *   axis in the next joint's space:
+ *         o_{k+1} = R_{k+1}^-1 ((R_k (q_k o_k q_k^*) + t_k) - t_{k+1})
+ *         f_{k+1} = R_{k+1}^-1 (R_k (q_k u_k q_k^*))
+ *   (R^-1 the adjugate over the determinant, as aim_solve's; rotations by quat_rotate). Each
+ *   ancestor thus turns what remains of the aim after the joints below it, in its own space.
+ * Degenerate lanes: a joint whose solve is degenerate gets the identity (aim_solve); its
+ * non-finite propagated operands (a singular R_{k+1}) make every later joint of that lane the
+ * identity too. Every target evaluates the same operations in the same order.
+ * ------------------------------------------------------------------------------------------ */
+
+static SKS_ALWAYS_INLINE void look_at_block(const sks_ik_look_at_args *a, size_t i, size_t n)
+{
+    const size_t c = a->c, cs = a->chain_step ? 12 * c : 0;
+    const float *m0 = a->chain + i * cs;
+    const v3 target = load_v3(AT(target), a->target_step, n), pole = load_v3(AT(pole), a->pole_step, n);
+    const v3 up = load_v3(AT(up), a->up_step, n);
+    const vf tw_s = load_scalar(AT(twist_sin), a->twist_sin_step, n);
+    const vf tw_c = load_scalar(AT(twist_cos), a->twist_cos_step, n);
+    v3 f = load_v3(AT(forward), a->forward_step, n), o = load_v3(AT(offset), a->offset_step, n);
+    m33 rj, ij;
+    v3 pj;
+    vf det;
+    size_t k;
+    load_matrix(m0, cs, n, &rj, &pj);
+    ij = m33_inverse(&rj, &det);
+    for (k = 0; k < c; k++) {
+        v3 u;
+        vm reached;
+        const quat_soa q = aim_solve(&rj, pj, &ij, det, target, pole, f, up, o, tw_s, tw_c,
+                                     vf_set1(a->weights[k]), &u, &reached);
+        store_quat(a->correction + 4 * (i * c + k), 4 * c, q, n);
+        if (k + 1 < c) {
+            m33 rn, in;
+            v3 pn, point, dir;
+            vf detn;
+            load_matrix(m0 + 12 * (k + 1), cs, n, &rn, &pn);
+            in = m33_inverse(&rn, &detn);
+            point = v3_add(m33_apply(&rj, quat_rotate(q, o)), pj);
+            dir = m33_apply(&rj, quat_rotate(q, u));
+            o = m33_apply(&in, v3_sub(point, pn));
+            f = m33_apply(&in, dir);
+            rj = rn;
+            pj = pn;
+            ij = in;
+            det = detn;
+        }
+    }
+}
+
+static void look_at(const sks_ik_look_at_args *a)
+{
+    size_t i;
+    for (i = 0; i + SKS_W <= a->n; i += SKS_W) look_at_block(a, i, SKS_W);
+    if (i < a->n) look_at_block(a, i, a->n - i);
+}
+
 #undef AT
 
-SKS_ROW(ik) = {two_bone, aim};
+SKS_ROW(ik) = {two_bone, aim, look_at};

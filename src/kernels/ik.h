@@ -36,9 +36,26 @@ typedef struct sks_ik_aim_args {
     size_t n;
 } sks_ik_aim_args;
 
+/* The aim spread over a chain (ozz-animation's look-at sample), n characters of c chain joints:
+ * joint k of character i has the matrix chain + i chain_step 12 c + 12 k (the aiming joint
+ * first, then its ancestors; chain_step 0: one chain for every character) and the weight
+ * weights[k] (shared); its correction goes to correction + 4 (i c + k). */
+typedef struct sks_ik_look_at_args {
+    const float *chain;
+    const float *target, *pole;            /* model space */
+    const float *forward, *up, *offset;    /* the first joint's space; forward normalised here */
+    const float *twist_sin, *twist_cos;
+    const float *weights;                  /* c */
+    size_t chain_step, target_step, pole_step, forward_step, up_step, offset_step, twist_sin_step,
+        twist_cos_step;
+    float *correction;                     /* n c quaternions */
+    size_t n, c;
+} sks_ik_look_at_args;
+
 typedef struct sks_ik_kernels {
     void (*two_bone)(const sks_ik_two_bone_args *a);
     void (*aim)(const sks_ik_aim_args *a);
+    void (*look_at)(const sks_ik_look_at_args *a);
 } sks_ik_kernels;
 
 extern const sks_ik_kernels *const sks_ik_variants[SKS_ISA_COUNT];

@@ -1,10 +1,10 @@
 /*
  * check_ik.c -- the IK family (src/kernels/ik.c) of a target against the scalar target, bit for
- * bit: two_bone and aim on every batch size 0..40 (every tail of 4- and 8-lane blocks) and larger,
- * each operand either one per chain or shared (step 0), random chains (rotations with scales,
- * targets inside and beyond reach, soften, weights around 0 and 1, twists) and degenerate ones:
- * special values in any input, singular matrices, zero-length bones, targets at the joint, poles
- * parallel to the chain.
+ * bit: two_bone, aim and look_at (chains of 1 to 5 joints) on every batch size 0..40 (every tail
+ * of 4- and 8-lane blocks) and larger, each operand either one per chain or shared (step 0),
+ * random chains (rotations with scales, targets inside and beyond reach, soften, weights around 0
+ * and 1, twists) and degenerate ones: special values in any input, singular matrices, zero-length
+ * bones, targets at the joint, poles parallel to the chain.
  */
 #include "check.h"
 #include "cpu.h"
@@ -160,6 +160,56 @@ static int check_aim(const sks_ik_kernels *k, const sks_ik_kernels *ref, const c
     return failures;
 }
 
+/* look_at: n characters of c chain joints (the matrices one chain per character or shared), with
+ * singular joints among them (which make the rest of their chain the identity). */
+static int check_look_at(const sks_ik_kernels *k, const sks_ik_kernels *ref, const char *name,
+                         check_rng *r, size_t n, size_t c, int specials)
+{
+    static const size_t width[7] = {3, 3, 3, 3, 3, 1, 1};
+    float *op[7], *chain, *weights, *q[2];
+    size_t steps[7], chain_step, i, v;
+    char what[160];
+    int failures = 0;
+    chain_step = rng_below(r, 4) == 0 ? 0 : 1;
+    chain = check_alloc(((chain_step ? n : 1) * c + 1) * 12 * sizeof(float));
+    fill_items(chain, (chain_step ? n : 1) * c, 12, r, 0, 0, specials);
+    for (i = 0; i < (chain_step ? n : 1) * c; i++)
+        if (rng_below(r, 16) == 0) memset(chain + 12 * i, 0, 9 * sizeof(float));
+    weights = check_alloc((c + 1) * sizeof(float));
+    fill_uniform(weights, c, -0.2f, 1.3f, r);
+    for (i = 0; i < 7; i++) {
+        steps[i] = rng_below(r, 4) == 0 ? 0 : 1;
+        op[i] = check_alloc((n + 1) * width[i] * sizeof(float));
+    }
+    fill_items(op[0], steps[0] ? n : 1, 3, r, -3.0f, 3.0f, specials);   /* target */
+    fill_items(op[1], steps[1] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* pole */
+    fill_items(op[2], steps[2] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* forward */
+    fill_items(op[3], steps[3] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* up */
+    fill_items(op[4], steps[4] ? n : 1, 3, r, -0.5f, 0.5f, specials);   /* offset */
+    fill_items(op[5], steps[5] ? n : 1, 1, r, -1.0f, 1.0f, specials);
+    fill_items(op[6], steps[6] ? n : 1, 1, r, -1.0f, 1.0f, specials);
+    for (v = 0; v < 2; v++) {
+        const sks_ik_kernels *kk = v ? ref : k;
+        sks_ik_look_at_args a;
+        q[v] = check_alloc((4 * n * c + 1) * sizeof(float));
+        a.chain = chain; a.chain_step = chain_step;
+        a.target = op[0]; a.pole = op[1]; a.forward = op[2]; a.up = op[3]; a.offset = op[4];
+        a.twist_sin = op[5]; a.twist_cos = op[6]; a.weights = weights;
+        a.target_step = steps[0]; a.pole_step = steps[1]; a.forward_step = steps[2];
+        a.up_step = steps[3]; a.offset_step = steps[4]; a.twist_sin_step = steps[5];
+        a.twist_cos_step = steps[6];
+        a.correction = q[v]; a.n = n; a.c = c;
+        kk->look_at(&a);
+    }
+    snprintf(what, sizeof what, "ik look_at n=%zu c=%zu specials %d", n, c, specials);
+    failures += check_same(what, name, q[0], q[1], 4 * n * c);
+    for (i = 0; i < 7; i++) free(op[i]);
+    free(chain);
+    free(weights);
+    for (v = 0; v < 2; v++) free(q[v]);
+    return failures;
+}
+
 int check_ik(enum sks_isa isa, uint64_t seed)
 {
     const sks_ik_kernels *k = sks_ik_variants[isa], *ref = sks_ik_variants[SKS_ISA_SCALAR];
@@ -172,6 +222,7 @@ int check_ik(enum sks_isa isa, uint64_t seed)
         const size_t n = round < 82 ? round / 2 : 41 + rng_below(&r, 400);
         failures += check_two_bone(k, ref, name, &r, n, specials);
         failures += check_aim(k, ref, name, &r, n, specials);
+        failures += check_look_at(k, ref, name, &r, n, 1 + round % 5, specials);
     }
     return failures;
 }
