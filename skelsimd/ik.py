@@ -30,6 +30,7 @@ well-conditioned chains (the bend away from full extension and the target away f
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -112,7 +113,7 @@ def _batch(func: str, specs: Sequence[Tuple[str, Any, Union[int, Tuple[int, ...]
     out = []
     for (name, _, width), a, lead in zip(specs, arrays, leads):
         tr = _trailing(width)
-        if lead != shape and a.size != int(np.prod(tr)):
+        if lead != shape and a.size != math.prod(tr):
             a = np.ascontiguousarray(np.broadcast_to(a, shape + tr))
         out.append(a)
     return shape, n, out

@@ -30,6 +30,7 @@ import numpy as np
 from . import _core
 from . import _names
 from . import ik as _ik
+from .bounds import fill_docstrings
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 if TYPE_CHECKING:
@@ -614,7 +615,11 @@ class Skeleton(_core.SkeletonBase):
         each joint gets the aim correction of the first joint's forward axis and offset point
         as corrected so far, expressed in that joint's space, blended by its weight. With the
         last weight 1 the forward axis ends exactly on the target (ozz's sample uses 0.5 for
-        every joint but the last).
+        every joint but the last). One forward-kinematics call and one kernel call for the
+        whole chain and every character; corrections within [bound:ik.look_at] of the float64
+        reference (``skelsimd.reference.ik.look_at``). A chain joint with a singular matrix (a
+        zero scale) gets the identity, and so does every joint after it in the chain; a
+        non-finite target or a zero ``forward`` leaves the pose as it is.
 
         Parameters
         ----------
@@ -748,3 +753,6 @@ def mirror_pairs(skeleton_or_names: Skeleton | Sequence[str]) -> list[tuple[int,
     """
     return _names.mirror_pairs(cast("Iterable[str]", getattr(skeleton_or_names, "names",
                                                             skeleton_or_names)))
+
+
+fill_docstrings(globals())

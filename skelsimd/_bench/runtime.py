@@ -1,6 +1,6 @@
 """Benchmark workloads of the engine runtime: two-bone and aim IK per solve at 1, 1,000 and
 100,000 chains (against the vectorised NumPy formulation of the same method,
-skelsimd.reference.ik in float32), apply_additive per joint beside blend_joints, and two blended
+skelsimd.reference.ik in float32), Skeleton.look_at per character, apply_additive per joint beside blend_joints, and two blended
 layers plus an additive layer per joint (ozz-animation's BlendingJob with additive_layers)."""
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -13,6 +13,8 @@ from .. import blend as B
 from .. import ik as I
 from .. import testing as T
 from ..quat import qts_to_matrix
+from ..qts import qts_local_to_global_matrix
+from ..skeleton import Skeleton
 from ..reference import additive as RA
 from ..reference import blend as RB
 from ..reference import ik as RI
@@ -21,8 +23,8 @@ from .. import inertialize as N
 from . import numpy_forms as NF
 from .core import Workload
 
-__all__ = ["headline", "chains", "two_bone_workload", "aim_workload", "additive_workload",
-           "layers_additive_workload", "inertialize_workload"]
+__all__ = ["headline", "chains", "two_bone_workload", "aim_workload", "look_at_workload",
+           "additive_workload", "layers_additive_workload", "inertialize_workload"]
 
 
 _Chains = tuple[Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array]
@@ -191,9 +193,48 @@ def inertialize_workload(batch: int = 1000, joints: int = 96, seed: int = 4) -> 
     )
 
 
+def look_at_workload(n: int = 1000, seed: int = 5) -> Workload:
+    """Skeleton.look_at on n characters of a five-joint spine (hips, spine, chest, neck, head),
+    the aim spread over head, neck and chest (ozz-animation's look-at sample: IKAimJob per chain
+    joint), per character: forward kinematics, the chain kernel and the corrections multiplied
+    in. NumPy: the float32 NumPy formulation of the chain's solve (skelsimd.reference.ik's
+    look_at) and the multiplication (its forward kinematics not counted)."""
+    rng = np.random.default_rng(seed)
+    spine = Skeleton([-1, 0, 1, 2, 3], names=["hips", "spine", "chest", "neck", "head"])
+    local = T.random_qts((n, 5), rng, translation=0.3)
+    target = (rng.uniform(-3, 3, (n, 3)) + [0, 0, 3]).astype(np.float32)
+    chain, w = ["head", "neck", "chest"], np.array([0.5, 0.5, 1.0], np.float32)
+    m = qts_local_to_global_matrix(local, spine)[:, [4, 3, 2]]
+    vec = {k: np.broadcast_to(np.array(v, np.float32), (n, 3)) for k, v in
+           (("pole", (0, 1, 0)), ("forward", (1, 0, 0)), ("up", (0, 1, 0)), ("offset", (0, 0, 0)))}
+    zeros = np.zeros(n)
+    q_ref = RI.look_at(m[:8], target[:8], vec["pole"][:8], vec["forward"][:8], vec["up"][:8],
+                       vec["offset"][:8], zeros[:8], w)
+    expected = local[:8].astype(np.float64)
+    expected[:, [4, 3, 2], :4] = RI.quat_mul(expected[:, [4, 3, 2], :4], q_ref)
+
+    def check(res: Any) -> None:
+        err = np.abs(np.asarray(res)[:8] - expected).max()
+        assert err <= 2e-4, f"look_at differs from the float64 reference by {err:.3g}"
+    def numpy_form() -> Any:
+        q = RI.look_at(m, target, vec["pole"], vec["forward"], vec["up"], vec["offset"], zeros, w,
+                       dtype=np.float32)
+        out = local.copy()
+        out[:, [4, 3, 2], :4] = RI.quat_mul(out[:, [4, 3, 2], :4], q)
+        return out
+    return Workload(
+        name=f"look_at[{n}]", title=f"Skeleton.look_at {n} x 3-joint chain", family="runtime",
+        unit="character", units=n,
+        kernel=lambda: spine.look_at(local, chain, target, w),
+        numpy=numpy_form,
+        check=check, params={"characters": n, "chain": 3},
+    )
+
+
 def headline() -> list[Workload]:
     return ([two_bone_workload(n) for n in (1, 1000, 100_000)]
             + [aim_workload(n) for n in (1, 1000, 100_000)]
+            + [look_at_workload(n) for n in (1, 1000)]
             + [additive_workload(), layers_additive_workload(),
                # one small army, in cache (ozz's figure is one character's 96 joints)
                layers_additive_workload(batch=10), inertialize_workload()])
