@@ -87,6 +87,38 @@ typedef union ik_args {
     sks_ik_aim_args aim;
 } ik_args;
 
+/* The general entries' first argument, n >= 0; 0 with an exception set otherwise. */
+static int ik_count(PyObject *obj, npy_intp *n)
+{
+    *n = PyLong_AsSsize_t(obj);
+    if (*n == -1 && PyErr_Occurred()) return 0;
+    if (*n < 0) {
+        PyErr_SetString(PyExc_ValueError, "n: expected a count >= 0");
+        return 0;
+    }
+    return 1;
+}
+
+/* One operand of the general entries: `obj` as a float32 array of op->width or n * op->width
+ * floats, its data and step stored in the kernel's argument struct `a`. Returns the array (a new
+ * reference), or NULL with a ValueError naming the operand. */
+static PyArrayObject *ik_operand_load(const ik_operand *op, PyObject *obj, npy_intp n, void *a)
+{
+    PyArrayObject *arr = sks_as_float32(obj, op->name);
+    npy_intp size;
+    if (arr == NULL) return NULL;
+    size = PyArray_SIZE(arr);
+    if (size != op->width && size != n * op->width) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %ld or %ld * %ld floats, got %ld", op->name,
+                     (long)op->width, (long)n, (long)op->width, (long)size);
+        Py_DECREF(arr);
+        return NULL;
+    }
+    FIELD(a, op->data_at, const float *) = (const float *)PyArray_DATA(arr);
+    FIELD(a, op->step_at, size_t) = size == op->width ? 0 : 1;
+    return arr;
+}
+
 /* The driver of both entry points: n, then each operand a float32 array of width or n * width
  * floats; returns (quaternions..., reached) of n items. Everything is checked before the kernel
  * runs. */
@@ -98,26 +130,12 @@ static PyObject *ik_call(const ik_kernel *k, PyObject *const *args, Py_ssize_t n
     npy_intp n;
     int i;
     if (!sks_check_nargs(k->func, nargs, k->nops + 1)) return NULL;
-    n = PyLong_AsSsize_t(args[0]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
-    if (n < 0) {
-        PyErr_SetString(PyExc_ValueError, "n: expected a count >= 0");
-        return NULL;
-    }
+    if (!ik_count(args[0], &n)) return NULL;
     memset(&a, 0, sizeof a);
     for (i = 0; i < k->nops; i++) {
         const ik_operand *op = &k->ops[i];
-        npy_intp size;
-        arrs[i] = sks_as_float32(args[i + 1], op->name);
+        arrs[i] = ik_operand_load(op, args[i + 1], n, &a);
         if (arrs[i] == NULL) goto done;
-        size = PyArray_SIZE(arrs[i]);
-        if (size != op->width && size != n * op->width) {
-            PyErr_Format(PyExc_ValueError, "%s: expected %ld or %ld * %ld floats, got %ld", op->name,
-                         (long)op->width, (long)n, (long)op->width, (long)size);
-            goto done;
-        }
-        FIELD(&a, op->data_at, const float *) = (const float *)PyArray_DATA(arrs[i]);
-        FIELD(&a, op->step_at, size_t) = size == op->width ? 0 : 1;
     }
     result = ik_finish(k, &a, n, 1, &n);
 done:
@@ -239,12 +257,7 @@ static PyObject *py_ik_look_at(PyObject *self, PyObject *const *args, Py_ssize_t
     int i;
     (void)self;
     if (!sks_check_nargs("ik_look_at", nargs, NOPS + 3)) return NULL;
-    n = PyLong_AsSsize_t(args[0]);
-    if (n == -1 && PyErr_Occurred()) return NULL;
-    if (n < 0) {
-        PyErr_SetString(PyExc_ValueError, "n: expected a count >= 0");
-        return NULL;
-    }
+    if (!ik_count(args[0], &n)) return NULL;
     memset(&a, 0, sizeof a);
     arrs[NOPS + 1] = sks_as_float32(args[NOPS + 2], "weights");
     if (arrs[NOPS + 1] == NULL) goto done;
@@ -264,17 +277,8 @@ static PyObject *py_ik_look_at(PyObject *self, PyObject *const *args, Py_ssize_t
     a.chain = (const float *)PyArray_DATA(arrs[NOPS]);
     a.chain_step = size == 12 * c ? 0 : 1;
     for (i = 0; i < NOPS; i++) {
-        const ik_operand *op = &ops[i];
-        arrs[i] = sks_as_float32(args[i + 2], op->name);
+        arrs[i] = ik_operand_load(&ops[i], args[i + 2], n, &a);
         if (arrs[i] == NULL) goto done;
-        size = PyArray_SIZE(arrs[i]);
-        if (size != op->width && size != n * op->width) {
-            PyErr_Format(PyExc_ValueError, "%s: expected %ld or %ld * %ld floats, got %ld", op->name,
-                         (long)op->width, (long)n, (long)op->width, (long)size);
-            goto done;
-        }
-        FIELD(&a, op->data_at, const float *) = (const float *)PyArray_DATA(arrs[i]);
-        FIELD(&a, op->step_at, size_t) = size == op->width ? 0 : 1;
     }
     a.weights = (const float *)PyArray_DATA(arrs[NOPS + 1]);
     shape[0] = n;

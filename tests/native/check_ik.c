@@ -106,6 +106,18 @@ static int check_two_bone(const sks_ik_kernels *k, const sks_ik_kernels *ref, co
     return failures;
 }
 
+/* The operands an aim shares with look_at, in the argument structs' order: target, pole,
+ * forward, up, offset, twist_sin, twist_cos (n items each, or 1 where the step is 0). */
+static void fill_aim_operands(float *const *op, const size_t *steps, size_t n, check_rng *r,
+                              int specials)
+{
+    static const float range[7][2] = {{-3.0f, 3.0f}, {-1.0f, 1.0f}, {-1.0f, 1.0f}, {-1.0f, 1.0f},
+                                      {-0.5f, 0.5f}, {-1.0f, 1.0f}, {-1.0f, 1.0f}};
+    size_t i;
+    for (i = 0; i < 7; i++)
+        fill_items(op[i], steps[i] ? n : 1, i < 5 ? 3 : 1, r, range[i][0], range[i][1], specials);
+}
+
 static int check_aim(const sks_ik_kernels *k, const sks_ik_kernels *ref, const char *name,
                      check_rng *r, size_t n, int specials)
 {
@@ -120,13 +132,7 @@ static int check_aim(const sks_ik_kernels *k, const sks_ik_kernels *ref, const c
         op[i] = check_alloc((n + 1) * width[i] * sizeof(float));
     }
     fill_items(op[0], steps[0] ? n : 1, 12, r, 0, 0, specials);
-    fill_items(op[1], steps[1] ? n : 1, 3, r, -3.0f, 3.0f, specials);   /* target */
-    fill_items(op[2], steps[2] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* pole */
-    fill_items(op[3], steps[3] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* forward */
-    fill_items(op[4], steps[4] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* up */
-    fill_items(op[5], steps[5] ? n : 1, 3, r, -0.5f, 0.5f, specials);   /* offset */
-    fill_items(op[6], steps[6] ? n : 1, 1, r, -1.0f, 1.0f, specials);
-    fill_items(op[7], steps[7] ? n : 1, 1, r, -1.0f, 1.0f, specials);
+    fill_aim_operands(op + 1, steps + 1, n, r, specials);
     fill_items(op[8], steps[8] ? n : 1, 1, r, -0.2f, 1.3f, specials);
     if (steps[3]) {   /* unit forward vectors, some opposite the target */
         for (i = 0; i < n; i++) {
@@ -181,13 +187,7 @@ static int check_look_at(const sks_ik_kernels *k, const sks_ik_kernels *ref, con
         steps[i] = rng_below(r, 4) == 0 ? 0 : 1;
         op[i] = check_alloc((n + 1) * width[i] * sizeof(float));
     }
-    fill_items(op[0], steps[0] ? n : 1, 3, r, -3.0f, 3.0f, specials);   /* target */
-    fill_items(op[1], steps[1] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* pole */
-    fill_items(op[2], steps[2] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* forward */
-    fill_items(op[3], steps[3] ? n : 1, 3, r, -1.0f, 1.0f, specials);   /* up */
-    fill_items(op[4], steps[4] ? n : 1, 3, r, -0.5f, 0.5f, specials);   /* offset */
-    fill_items(op[5], steps[5] ? n : 1, 1, r, -1.0f, 1.0f, specials);
-    fill_items(op[6], steps[6] ? n : 1, 1, r, -1.0f, 1.0f, specials);
+    fill_aim_operands(op, steps, n, r, specials);
     for (v = 0; v < 2; v++) {
         const sks_ik_kernels *kk = v ? ref : k;
         sks_ik_look_at_args a;
