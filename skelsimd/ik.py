@@ -42,7 +42,7 @@ from ._validate import MAXDIMS as _MAXDIMS
 from ._validate import broadcast_shapes as _broadcast_shapes
 from ._validate import number as _number
 from .bounds import fill_docstrings
-from .quat import quat_multiply, quat_to_matrix
+from .quat import quat_multiply
 
 __all__ = ["ik_two_bone", "ik_aim", "two_bone", "look_at", "solve_chain"]
 

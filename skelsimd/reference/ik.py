@@ -241,8 +241,10 @@ def look_at(chain: ArrayLike, target: ArrayLike, pole: ArrayLike, forward: Array
     (N, 3); twist (N,); weights (c,). Joint k aims the first joint's forward axis and offset
     point as corrected by the joints before it, expressed in its own space:
     o' = R'^-1 ((R rot(q) o + t) - t'), f' = R'^-1 (R rot(q) f) for joint k's matrix [R | t], its
-    correction q and the next joint's matrix [R' | t']. A degenerate joint (a singular matrix, a
-    non-finite operand) gets the identity, and so does every joint after it in that chain."""
+    correction q and the next joint's matrix [R' | t']. A joint whose solve is degenerate
+    (non-finite operands, a singular matrix, a zero forward axis) gets the identity; a singular
+    matrix after the first joint also leaves the offset and axis carried past it non-finite, so
+    every later joint of that chain gets the identity too."""
     m = np.asarray(chain, dtype)
     n, c = m.shape[:2]
     w = np.asarray(weights, dtype)

@@ -1,12 +1,12 @@
 /*
- * ik.c -- two-bone and aim inverse kinematics, and the aim spread over a chain (look-at; its
- * section below), see ik.h; written once against the vector vocabulary and compiled per target
- * (target.h). SKS_W chains side by side, one per lane, in
- * structure-of-arrays form (quat_ops.h's item order): a joint matrix is loaded as its three rows
- * (four floats each, quat_soa_load with a step of 12 floats), 3-vectors as rows of three. Every
- * target evaluates the same float32 operations in the same order (no FMA), so results are
- * bit-identical across targets on finite inputs. No transcendental function is needed: angles
- * are carried as cosines and half-angle sines and cosines (sqrt((1 +- c) / 2)).
+ * ik.c -- two-bone and aim inverse kinematics, and the aim spread over a chain (look-at, its
+ * section below); see ik.h. Written once against the vector vocabulary and compiled per target
+ * (target.h). SKS_W chains side by side, one per lane, in structure-of-arrays form (quat_ops.h's
+ * item order): a joint matrix is loaded as its three rows (four floats each, quat_soa_load with
+ * a step of 12 floats between chains, 12 c for look-at's chains of c joints), 3-vectors as rows
+ * of three. Every target evaluates the same float32 operations in the same order (no FMA), so
+ * results are bit-identical across targets on finite inputs. No transcendental function is
+ * needed: angles are carried as cosines and half-angle sines and cosines (sqrt((1 +- c) / 2)).
  *
  * Method (ozz-animation's IKTwoBoneJob; the geometry of the softened target follows its
  * SoftenTarget, itself after Juckett's analytic two-bone IK):
