@@ -516,26 +516,43 @@ std::vector<float> quaternions_out(const std::vector<SimdQuaternion>& q) {
   return out;
 }
 
-// IKTwoBoneJob, one Run per chain: model-space start, mid, end matrices (n, 3, 4), targets,
-// poles and mid axes (n, 3); default soften, weight and twist.
-class TwoBoneJob : public Job {
+// The IK jobs' common part: one solve per target (n, 3), each with a pole (n, 3) and a reached
+// flag.
+class IkJob : public Job {
  public:
-  explicit TwoBoneJob(const std::string& job) {
+  explicit IkJob(const std::string& job) {
     Array target = read_array(path_of(job, "target"));
     expect(target, "target", 1, {0, 3});
     n_ = target.shape[0];
-    start_ = matrices(job, "start", n_);
-    mid_ = matrices(job, "mid", n_);
-    end_ = matrices(job, "end", n_);
     target_ = vectors(job, "target", n_);
     pole_ = vectors(job, "pole", n_);
-    axis_ = vectors(job, "axis", n_);
-    start_corr_.resize(n_);
-    mid_corr_.resize(n_);
     reached_.reset(new bool[n_]);
   }
   size_t units() const override { return n_; }
   const char* unit() const override { return "solve"; }
+
+ protected:
+  void write_reached(const std::string& job) const {
+    std::vector<float> reached(reached_.get(), reached_.get() + n_);
+    write_array(path_of(job, "out.reached"), reached, {n_});
+  }
+  size_t n_ = 0;
+  std::vector<SimdFloat4> target_, pole_;
+  std::unique_ptr<bool[]> reached_;
+};
+
+// IKTwoBoneJob, one Run per chain: model-space start, mid, end matrices (n, 3, 4), targets,
+// poles and mid axes (n, 3); default soften, weight and twist.
+class TwoBoneJob : public IkJob {
+ public:
+  explicit TwoBoneJob(const std::string& job) : IkJob(job) {
+    start_ = matrices(job, "start", n_);
+    mid_ = matrices(job, "mid", n_);
+    end_ = matrices(job, "end", n_);
+    axis_ = vectors(job, "axis", n_);
+    start_corr_.resize(n_);
+    mid_corr_.resize(n_);
+  }
   void run() override {
     ozz::animation::IKTwoBoneJob job;
     for (size_t k = 0; k < n_; ++k) {
@@ -554,29 +571,21 @@ class TwoBoneJob : public Job {
   void write_outputs(const std::string& job) const override {
     write_array(path_of(job, "out.start"), quaternions_out(start_corr_), {n_, 4});
     write_array(path_of(job, "out.mid"), quaternions_out(mid_corr_), {n_, 4});
-    std::vector<float> reached(reached_.get(), reached_.get() + n_);
-    write_array(path_of(job, "out.reached"), reached, {n_});
+    write_reached(job);
   }
 
  private:
-  size_t n_ = 0;
   std::vector<Float4x4> start_, mid_, end_;
-  std::vector<SimdFloat4> target_, pole_, axis_;
+  std::vector<SimdFloat4> axis_;
   std::vector<SimdQuaternion> start_corr_, mid_corr_;
-  std::unique_ptr<bool[]> reached_;
 };
 
 // IKAimJob, one Run per joint: model-space joint matrices (n, 3, 4), targets and poles (n, 3),
 // one forward and one up axis (3,); zero offset, default weight and twist.
-class AimJob : public Job {
+class AimJob : public IkJob {
  public:
-  explicit AimJob(const std::string& job) {
-    Array target = read_array(path_of(job, "target"));
-    expect(target, "target", 1, {0, 3});
-    n_ = target.shape[0];
+  explicit AimJob(const std::string& job) : IkJob(job) {
     joint_ = matrices(job, "joint", n_);
-    target_ = vectors(job, "target", n_);
-    pole_ = vectors(job, "pole", n_);
     Array forward = read_array(path_of(job, "forward"));
     expect(forward, "forward", 1, {3});
     Array up = read_array(path_of(job, "up"));
@@ -584,10 +593,7 @@ class AimJob : public Job {
     forward_ = load3(forward.f.data());
     up_ = load3(up.f.data());
     corr_.resize(n_);
-    reached_.reset(new bool[n_]);
   }
-  size_t units() const override { return n_; }
-  const char* unit() const override { return "solve"; }
   void run() override {
     ozz::animation::IKAimJob job;
     job.forward = forward_;
@@ -603,17 +609,13 @@ class AimJob : public Job {
   }
   void write_outputs(const std::string& job) const override {
     write_array(path_of(job, "out.q"), quaternions_out(corr_), {n_, 4});
-    std::vector<float> reached(reached_.get(), reached_.get() + n_);
-    write_array(path_of(job, "out.reached"), reached, {n_});
+    write_reached(job);
   }
 
  private:
-  size_t n_ = 0;
   std::vector<Float4x4> joint_;
-  std::vector<SimdFloat4> target_, pole_;
   SimdFloat4 forward_, up_;
   std::vector<SimdQuaternion> corr_;
-  std::unique_ptr<bool[]> reached_;
 };
 
 std::unique_ptr<Job> make_job(const std::string& name) {
