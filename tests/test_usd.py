@@ -31,7 +31,7 @@ def pxr():
 # --- without usd-core ---------------------------------------------------------------------------
 
 def test_import_skelsimd_never_imports_pxr():
-    code = "import sys, skelsimd; skelsimd.load_usd; print('pxr' in sys.modules)"
+    code = "import sys, skelsimd; skelsimd.load_usd; skelsimd.save_usd; print('pxr' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -40,6 +40,10 @@ def test_without_usd_core_the_error_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "pxr", None)          # import pxr now fails
     with pytest.raises(ImportError, match=r'pip install "skelsimd\[usd\]"'):
         skelsimd.load_usd(tmp_path / "x.usda")
+    clip = skelsimd.data.load_example()[:2]
+    with pytest.raises(ImportError, match=r'pip install "skelsimd\[usd\]"'):
+        skelsimd.save_usd(tmp_path / "x.usda", clip)
+    assert not (tmp_path / "x.usda").exists()
 
 
 # --- UsdSkel's evaluation -----------------------------------------------------------------------
@@ -368,3 +372,135 @@ def test_bad_usdskel_data_names_prim_and_attribute(pxr, tmp_path, case, match):
 
     _edit(pxr, path, edit)
     _unchanged_error(path, match)
+
+
+# --- save_usd -------------------------------------------------------------------------------------
+
+def _globals(clip):
+    return skelsimd.qts_local_to_global_matrix(clip.local, clip.skeleton).astype(np.float64)
+
+
+def _size(clip):
+    return max(1.0, float(np.abs(_globals(clip)[..., 3]).max()))
+
+
+@pytest.mark.parametrize("suffix", [".usda", ".usdc", ".usd", ".usdz"])
+def test_save_usd_reads_back_and_usdskel_agrees(pxr, tmp_path, suffix):
+    clip = skelsimd.data.load_example()[:30]
+    mesh = skelsimd.data.example_mesh(clip.skeleton)
+    path = skelsimd.save_usd(tmp_path / f"walk{suffix}", clip, mesh=mesh, up_axis="Z",
+                             meters_per_unit=0.01)
+    assert path == str(tmp_path / f"walk{suffix}")
+    assert sorted(os.listdir(tmp_path)) == [f"walk{suffix}"]           # no temporary left
+    head = open(path, "rb").read(8)
+    assert head.startswith({".usda": b"#usda", ".usdc": b"PXR-USDC", ".usd": b"PXR-USDC",
+                            ".usdz": b"PK"}[suffix])
+    asset = skelsimd.load_usd(path)
+    assert asset.up_axis == "Z" and asset.meters_per_unit == 0.01
+    assert asset.time_codes_per_second == 120 and len(asset.times) == 30
+    (skin,) = asset.skins
+    assert skin.skeleton.names == clip.skeleton.names
+    assert (skin.skeleton.parents == clip.skeleton.parents).all()
+    back = asset.clips[0]
+    assert np.abs(_globals(back) - _globals(clip)).max() <= 1e-5 * _size(clip)
+    (m,) = asset.meshes
+    assert (m.triangles == mesh["triangles"]).all()
+    assert np.abs(m.positions - mesh["positions"]).max() <= 1e-6 * np.abs(mesh["positions"]).max()
+    local, points = check_against_usdskel(pxr, path, asset)
+    assert local <= 1e-5 and points <= 1e-5
+
+
+def test_save_usd_keeps_names_usd_cannot_spell_and_face_sets(pxr, tmp_path):
+    skel = skelsimd.Skeleton([-1, 0, 1], names=["mixamorig:Hips", "spine 1", "spine.1"])
+    local = np.zeros((3, 3, 8), np.float32)
+    local[..., 3] = local[..., 7] = 1
+    local[:, 1:, 5] = 1
+    clip = skelsimd.Clip(skel, local, 1 / 24, name="a walk")
+    mesh = {"positions": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]],
+            "triangles": [[0, 1, 2], [2, 1, 3]], "joint_indices": [[0], [1], [2], [2]],
+            "weights": [[1], [1], [1], [1]], "face_sets": {"top": [1]}}
+    path = skelsimd.save_usd(tmp_path / "odd.usda", clip, mesh=mesh)
+    asset = skelsimd.load_usd(path)
+    assert asset.skins[0].skeleton.names == skel.names
+    assert asset.skins[0].joints == ("mixamorig_Hips", "mixamorig_Hips/spine_1",
+                                     "mixamorig_Hips/spine_1/spine_1_1")
+    assert asset.clips[0].name == "a walk"
+    assert {k: v.tolist() for k, v in asset.meshes[0].face_sets.items()} == {"top": [1]}
+
+
+def test_save_usd_refuses_bad_clips_and_never_leaves_a_partial_file(pxr, tmp_path):
+    clip = skelsimd.data.load_example()[:3]
+    target = tmp_path / "keep.usda"
+    target.write_bytes(b"previous")
+    bad = clip.local.copy()
+    bad[1, 4, 5] = np.nan
+    cases = [
+        (lambda: skelsimd.save_usd(target, skelsimd.Clip(clip.skeleton, bad, clip.frame_time)),
+         ValueError, r"clip\.local: expected finite values, got nan at index \(1, 4, 5\)"),
+        (lambda: skelsimd.save_usd(target, clip[:0]), ValueError,
+         "clip: expected at least one frame, got 0 frames"),
+        (lambda: skelsimd.save_usd(tmp_path / "x.fbx", clip), ValueError,
+         r"path: expected a name ending in \.usd, \.usda, \.usdc, \.usdz"),
+        (lambda: skelsimd.save_usd(target, clip.skeleton), TypeError,
+         "clip: expected a skelsimd.Clip, got Skeleton"),
+        (lambda: skelsimd.save_usd(target, clip, up_axis="X"), ValueError, "up_axis"),
+        (lambda: skelsimd.save_usd(target, clip, meters_per_unit=0.0), ValueError,
+         "meters_per_unit"),
+        (lambda: skelsimd.save_usd(target, clip, mesh={"positions": [[0, 0, 0]],
+                                                        "triangles": [[0, 0, 0]],
+                                                        "joint_indices": [[40]],
+                                                        "weights": [[1]]}),
+         ValueError, r"mesh\.joint_indices\[0, 0\]"),
+    ]
+    for call, kind, match in cases:
+        with pytest.raises(kind, match=match):
+            call()
+        assert target.read_bytes() == b"previous"
+    assert sorted(os.listdir(tmp_path)) == ["keep.usda"]
+
+
+# --- round trips ----------------------------------------------------------------------------------
+
+def test_bvh_usd_bvh_round_trip(pxr, tmp_path):
+    clip = skelsimd.load_bvh(os.path.join(DATA, "cmu_01_01.bvh.gz"))[:200]
+    usd = skelsimd.save_usd(tmp_path / "walk.usdc", clip)
+    mid = skelsimd.load_usd(usd).clips[0]
+    assert np.abs(_globals(mid) - _globals(clip)).max() <= 1e-5 * _size(clip)
+    skelsimd.save_bvh(mid, tmp_path / "back.bvh")
+    back = skelsimd.load_bvh(tmp_path / "back.bvh")
+    assert back.skeleton.names == clip.skeleton.names
+    assert np.abs(_globals(back) - _globals(clip)).max() <= 1e-5 * _size(clip)
+
+
+GLTF_FILES = ["Fox.glb", "rigged_simple.gltf", "03_skinned_cylinder.gltf",
+              "Animation_Skin_06.gltf", "Animation_Skin_08.gltf"]
+
+
+@pytest.mark.parametrize("name", GLTF_FILES)
+def test_gltf_usd_gltf_round_trip_and_skinned_vertices(pxr, tmp_path, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the files' own weight warnings
+        asset = skelsimd.load_gltf(os.path.join(GLTF_DATA, name))
+    for k, (clip, (a, s)) in enumerate(zip(asset.clips, asset.clip_pairs())):
+        meshes = [m for m in asset.meshes if m.skin == s]
+        mesh = meshes[0] if meshes else None
+        path = skelsimd.save_usd(tmp_path / f"c{k}.usdc", clip, mesh=mesh, skin=asset.skins[s])
+        usd = skelsimd.load_usd(path)
+        mid = usd.clips[0]
+        assert np.abs(_globals(mid) - _globals(clip)).max() <= 1e-5 * _size(clip)
+        if mesh is not None:
+            def skinned(c, m, ib):
+                m = m.compact_influences(8)
+                return skelsimd.skin(m.positions, m.joint_indices, m.weights,
+                                     skelsimd.multiply_joints(
+                                         skelsimd.qts_local_to_global_matrix(c.local, c.skeleton),
+                                         ib))
+            ref = skinned(clip, mesh, asset.skins[s].inverse_bind)
+            got = skinned(mid, usd.meshes[0], usd.skins[0].inverse_bind)
+            size = float(np.ptp(mesh.positions, axis=0).max())
+            assert np.abs(got - ref).max() <= 1e-5 * size, (name, k)
+            local, points = check_against_usdskel(pxr, path, usd)
+        out = skelsimd.save_gltf(tmp_path / f"c{k}.glb", mid, mesh=usd.meshes[0] if mesh else None,
+                                 inverse_bind=usd.skins[0].inverse_bind)
+        back = skelsimd.load_gltf(out).clips[0]
+        assert np.abs(_globals(back) - _globals(clip)).max() <= 1e-5 * _size(clip)

@@ -107,7 +107,7 @@ import re
 import struct
 import urllib.parse
 import warnings
-from typing import Any, Iterable, Iterator, Protocol, TypeVar
+from typing import Any, Iterable, Iterator, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -192,9 +192,12 @@ _M = TypeVar("_M", bound="_SkinnedMesh")
 
 
 class _SkinnedMesh(Protocol):
-    name: str
-    joint_indices: Arr
-    weights: Arr
+    @property
+    def name(self) -> str: ...
+    @property
+    def joint_indices(self) -> Arr: ...
+    @property
+    def weights(self) -> Arr: ...
 
 
 def _compact_influences(mesh: _M, max_influences: int) -> _M:
@@ -213,8 +216,9 @@ def _compact_influences(mesh: _M, max_influences: int) -> _M:
         raise ValueError(f"{mesh.name}: vertex {v} has {int(used[v])} non-zero weights, more "
                          f"than max_influences = {max_influences}")
     k = min(max_influences, w.shape[1])
-    return dataclasses.replace(mesh, joint_indices=np.ascontiguousarray(ji[:, :k]),
-                               weights=np.ascontiguousarray(w[:, :k]))
+    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=np.ascontiguousarray(ji[:, :k]),
+                                  weights=np.ascontiguousarray(w[:, :k]))
+    return out
 
 
 @dataclasses.dataclass(frozen=True)

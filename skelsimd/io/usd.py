@@ -71,6 +71,18 @@ indices past the joint count, weights of the wrong length, animation arrays of t
 length at some time code, non-finite transforms or points: a ValueError naming the prim
 path and the attribute (``/Root/Skel/Anim.rotations: 2 values at time code 7, expected 3``).
 The file is only read.
+
+Examples
+--------
+>>> import os, tempfile, skelsimd
+>>> clip = skelsimd.data.load_example()[:20]
+>>> path = skelsimd.save_usd(os.path.join(tempfile.mkdtemp(), "walk.usda"), clip)
+>>> asset = skelsimd.load_usd(path)
+>>> asset.skins[0].skeleton.names[:3]
+('Hips', 'LHipJoint', 'LeftHip')
+>>> back = asset.clips[0]
+>>> back.frames, round(back.fps)
+(20, 120)
 """
 from __future__ import annotations
 
@@ -89,8 +101,9 @@ from ..clip import Clip
 from ..skeleton import Skeleton
 from .gltf import (SIMILARITY_TOLERANCE, WEIGHT_TOLERANCE, GltfClip, _compact_influences,
                    _continuous, _normalize, _similar, _to_qts, _trs_matrix, _unique_names)
+from .gltf_write import _compose, _finite, _mesh_arrays, _qts_matrices, _unit_quats
 
-__all__ = ["load_usd", "UsdAsset", "UsdSkin", "UsdMesh", "UsdAnimation", "UsdClip",
+__all__ = ["load_usd", "save_usd", "UsdAsset", "UsdSkin", "UsdMesh", "UsdAnimation", "UsdClip",
            "USD_SUFFIXES"]
 
 Arr = NDArray[Any]
@@ -400,7 +413,7 @@ def _invert(m: F64, where: str) -> F64:
     if (np.abs(det) < 1e-30).any():
         j = int(np.argmax(np.abs(det) < 1e-30))
         raise ValueError(f"{where}: matrix {j} is singular (determinant {det[j]:.3g})")
-    out: F64 = np.linalg.inv(m)
+    out: F64 = np.linalg.inv(m).astype(np.float64)
     return out
 
 
@@ -469,7 +482,8 @@ def _frame_times(px: Any, stage: Any, anims: list[Any], joints: int) -> F64:
     if frames * max(joints, 1) > _MAX_JOINT_FRAMES:
         raise ValueError(f"{where}: {frames} frames x {joints} joints exceed "
                          f"{_MAX_JOINT_FRAMES} joint-frames")
-    return start + np.arange(frames, dtype=np.float64)
+    times: F64 = start + np.arange(frames, dtype=np.float64)
+    return times
 
 
 _COMPONENTS = (("translations", 3), ("rotations", 4), ("scales", 3))
@@ -737,6 +751,15 @@ def load_usd(path: _Path) -> UsdAsset:
     ValueError
         A missing or unreadable file, or bad UsdSkel data; the message names the prim path and
         the attribute.
+
+    Examples
+    --------
+    >>> import os, tempfile, skelsimd
+    >>> clip = skelsimd.data.load_example()[:5]
+    >>> path = skelsimd.save_usd(os.path.join(tempfile.mkdtemp(), "walk.usdc"), clip)
+    >>> asset = skelsimd.load_usd(path)
+    >>> [(c.name, c.frames, len(c.skeleton)) for c in asset.clips]
+    [('Animation', 5, 31)]
     """
     px = _pxr()
     stage = _open(px, path)
@@ -778,11 +801,11 @@ def load_usd(path: _Path) -> UsdAsset:
     for root in roots:
         cache.Populate(px.UsdSkel.Root(root), predicate)
         for binding in cache.ComputeSkelBindings(px.UsdSkel.Root(root), predicate):
-            s = skin_index.get(str(binding.GetSkeleton().GetPrim().GetPath()))
-            if s is None:
+            found = skin_index.get(str(binding.GetSkeleton().GetPrim().GetPath()))
+            if found is None:
                 continue
             for target in binding.GetSkinningTargets():
-                m = _read_mesh(px, target, s, skins[s])
+                m = _read_mesh(px, target, found, skins[found])
                 if m is not None:
                     meshes.append(m)
     up = str(px.UsdGeom.GetStageUpAxis(stage))
@@ -795,3 +818,264 @@ def load_usd(path: _Path) -> UsdAsset:
                     time_codes_per_second=tcps, up_axis=up, meters_per_unit=mpu,
                     _bound=bound, _maps=maps, _rest=rests)
 
+
+# --- writing ---------------------------------------------------------------------------------------
+
+def _identifiers(px: Any, names: Any) -> list[str]:
+    """Valid, unique prim-name identifiers for joint names (``mixamorig:Hips`` ->
+    ``mixamorig_Hips``)."""
+    seen: set[str] = set()
+    out = []
+    for n in names:
+        base = px.Tf.MakeValidIdentifier(str(n)) or "joint"
+        new, k = base, 1
+        while new in seen:
+            new = f"{base}_{k}"
+            k += 1
+        seen.add(new)
+        out.append(new)
+    return out
+
+
+def _write_atomically(px: Any, stage: Any, fspath: str, suffix: str) -> None:
+    """Export the stage to a temporary file beside ``fspath``, then rename it."""
+    directory = os.path.dirname(os.path.abspath(fspath))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(fspath) + ".", suffix=suffix,
+                               dir=directory)
+    os.close(fd)
+    inner = None
+    try:
+        if suffix == ".usdz":
+            fd, inner = tempfile.mkstemp(suffix=".usdc", dir=directory)
+            os.close(fd)
+            if not stage.GetRootLayer().Export(inner):
+                raise OSError(f"{fspath}: USD could not write the layer")
+            os.remove(tmp)
+            if not px.UsdUtils.CreateNewUsdzPackage(px.Sdf.AssetPath(inner), tmp):
+                raise OSError(f"{fspath}: USD could not write the package")
+        else:
+            args = {"format": "usda" if suffix == ".usda" else "usdc"}
+            if not stage.GetRootLayer().Export(tmp, "", args):
+                raise OSError(f"{fspath}: USD could not write the layer")
+        os.replace(tmp, fspath)
+    finally:
+        for p in (tmp, inner):
+            if p is not None and os.path.exists(p):
+                os.remove(p)
+
+
+def save_usd(path: _Path, clip: Clip, *, mesh: Any = None, skin: Any = None,
+             up_axis: str = "Y", meters_per_unit: Optional[float] = None) -> str:
+    """Write a clip, and optionally a skinned mesh, as an OpenUSD UsdSkel character.
+
+    The stage has one ``SkelRoot`` (``/Root``, the default prim) holding a ``Skeleton``
+    (``/Root/Skeleton``: the joints as paths, ``jointNames`` the skeleton's names,
+    ``bindTransforms`` and ``restTransforms``), the clip as a ``SkelAnimation``
+    (``/Root/Skeleton/Animation``, bound by ``skel:animationSource``: ``translations``,
+    ``rotations`` (quatf) and ``scales`` (half3, USD's type: 3 significant digits, exact for 1
+    and powers of 2) at time codes ``0 .. F-1``, ``timeCodesPerSecond`` the clip's rate, a
+    rate within 10 ppm of a whole number taken as that number) and, with a mesh, a skinned
+    ``Mesh`` (``/Root/Mesh``, ``SkelBindingAPI``: ``primvars:skel:jointIndices`` and
+    ``jointWeights`` with ``elementSize`` K, ``geomBindTransform`` the identity, normals per
+    vertex, ``face_sets`` as face ``GeomSubset`` children).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``.usda`` (text), ``.usdc`` or ``.usd`` (binary crate) or ``.usdz`` (a package). The
+        file appears whole or not at all: written beside it under a temporary name, then
+        renamed.
+    clip : Clip
+        At least one frame, finite values.
+    mesh : object or mapping, optional
+        ``positions`` (V, 3), ``normals`` (V, 3) or None, ``triangles`` (T, 3),
+        ``joint_indices`` and ``weights`` (V, K) in skeleton order (e.g. an entry of
+        ``load_gltf(...).meshes`` or ``load_usd(...).meshes``, or a dict); optional
+        ``face_sets`` (name -> triangle rows). Checked as :func:`skelsimd.save_gltf` checks it.
+    skin : object, optional
+        Its ``inverse_bind`` ``(J, 3, 4)`` gives ``bindTransforms`` (e.g.
+        ``load_gltf(...).skins[i]``); default: the rest pose's global matrices (the mesh is
+        where the rest pose puts it).
+    up_axis : {"Y", "Z"}
+    meters_per_unit : float, optional
+        The stage's ``metersPerUnit`` (not authored by default: USD then reads 0.01).
+
+    Returns
+    -------
+    str
+        ``path``: :func:`load_usd` reads back the same names, parents, rest pose, poses
+        (float32; scales as half) and mesh.
+
+    Raises
+    ------
+    ImportError
+        usd-core is not installed (``pip install "skelsimd[usd]"``).
+    TypeError, ValueError
+        Naming the argument: a wrong suffix, a clip without frames, non-finite values, a zero
+        quaternion, shapes that do not match the skeleton, indices out of range.
+
+    Examples
+    --------
+    >>> import os, tempfile, skelsimd
+    >>> clip = skelsimd.data.load_example()[:10]
+    >>> path = skelsimd.save_usd(os.path.join(tempfile.mkdtemp(), "walk.usda"), clip,
+    ...                          up_axis="Y", meters_per_unit=0.01)
+    >>> open(path).readline().strip()
+    '#usda 1.0'
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
+    fspath = os.fspath(path)
+    if not isinstance(fspath, str):
+        raise TypeError("path: expected a str path, got bytes")
+    suffix = os.path.splitext(fspath)[1].lower()
+    if suffix not in USD_SUFFIXES:
+        raise ValueError(f"path: expected a name ending in {', '.join(USD_SUFFIXES)}, got "
+                         f"{fspath!r}")
+    if not isinstance(clip, Clip):
+        raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
+    if clip.frames < 1:
+        raise ValueError("clip: expected at least one frame, got 0 frames")
+    if up_axis not in ("Y", "Z"):
+        raise ValueError(f"up_axis: expected 'Y' or 'Z', got {up_axis!r}")
+    if meters_per_unit is not None:
+        if isinstance(meters_per_unit, bool) or not isinstance(meters_per_unit, (int, float)):
+            raise TypeError(f"meters_per_unit: expected a positive number, got "
+                            f"{type(meters_per_unit).__name__}")
+        if not (meters_per_unit > 0 and math.isfinite(meters_per_unit)):
+            raise ValueError(f"meters_per_unit: expected a positive finite number, got "
+                             f"{meters_per_unit!r}")
+    skeleton = clip.skeleton
+    n = len(skeleton)
+    parents = np.asarray(skeleton.parents)
+    local = clip.local.astype(np.float64)
+    _finite(local, "clip.local")
+    local[..., :4] = _unit_quats(local[..., :4], "clip.local")
+    rest: F64
+    if skeleton.rest is None:
+        rest = _qts_matrices(local[0])
+    elif skeleton.rest.ndim == 2:
+        r = skeleton.rest.astype(np.float64)
+        _finite(r, "clip.skeleton.rest")
+        r[:, :4] = _unit_quats(r[:, :4], "clip.skeleton.rest")
+        rest = _qts_matrices(r)
+    else:
+        rest = skeleton.rest.astype(np.float64)
+        _finite(rest, "clip.skeleton.rest")
+    if skin is None:
+        bind = rest.copy()
+        for j in range(n):
+            if parents[j] >= 0:
+                bind[j] = _compose(bind[parents[j]], bind[j])
+    else:
+        ib = np.asarray(getattr(skin, "inverse_bind", None) if not isinstance(skin, dict)
+                        else skin.get("inverse_bind"))
+        if ib.shape != (n, 3, 4) or ib.dtype.kind not in "fiu":
+            raise ValueError(f"skin.inverse_bind: expected a real array of shape ({n}, 3, 4), "
+                             f"got {ib.dtype} {ib.shape}")
+        ib = ib.astype(np.float64)
+        _finite(ib, "skin.inverse_bind")
+        full = np.tile(np.eye(4), (n, 1, 1))
+        full[:, :3] = ib
+        det = np.linalg.det(full[:, :3, :3])
+        if (np.abs(det) < 1e-30).any():
+            j = int(np.argmax(np.abs(det) < 1e-30))
+            raise ValueError(f"skin.inverse_bind[{j}]: a singular matrix")
+        bind = np.linalg.inv(full)[:, :3].astype(np.float64)
+    m = _mesh_arrays(mesh, n) if mesh is not None else None
+    face_sets: dict[str, Arr] = {}
+    if m is not None:
+        k = np.asarray(mesh["joint_indices"] if isinstance(mesh, dict)
+                       else mesh.joint_indices).shape[1]
+        m["joint_indices"] = m["joint_indices"][:, :k].astype(np.int32)
+        m["weights"] = m["weights"][:, :k]
+        raw_sets = (mesh.get("face_sets") if isinstance(mesh, dict)
+                    else getattr(mesh, "face_sets", None)) or {}
+        t_count = len(m["triangles"])
+        for key, given in dict(raw_sets).items():
+            r = np.asarray(given)
+            if r.ndim != 1 or r.dtype.kind not in "iu" or ((r < 0) | (r >= t_count)).any():
+                raise ValueError(f"mesh.face_sets[{key!r}]: expected triangle rows in "
+                                 f"[0, {t_count}), got {r.dtype} {r.shape}")
+            face_sets[str(key)] = r.astype(np.int32)
+
+    px = _pxr()
+    Gf, Sdf, Usd, UsdGeom, UsdSkel, Vt = px.Gf, px.Sdf, px.Usd, px.UsdGeom, px.UsdSkel, px.Vt
+    fps = clip.fps
+    if abs(fps - round(fps)) <= 1e-5 * fps:
+        fps = float(round(fps))
+    frames = clip.frames
+    stage = Usd.Stage.CreateInMemory("skelsimd" + (".usda" if suffix == ".usda" else ".usdc"))
+    stage.SetStartTimeCode(0)
+    stage.SetEndTimeCode(frames - 1)
+    stage.SetTimeCodesPerSecond(fps)
+    stage.SetFramesPerSecond(fps)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y if up_axis == "Y" else UsdGeom.Tokens.z)
+    if meters_per_unit is not None:
+        UsdGeom.SetStageMetersPerUnit(stage, float(meters_per_unit))
+    root = UsdSkel.Root.Define(stage, "/Root")
+    stage.SetDefaultPrim(root.GetPrim())
+    skel = UsdSkel.Skeleton.Define(stage, "/Root/Skeleton")
+    ids = _identifiers(px, skeleton.names)
+    paths: list[str] = []
+    for j in range(n):
+        paths.append(ids[j] if parents[j] < 0 else paths[parents[j]] + "/" + ids[j])
+    tokens = Vt.TokenArray(paths)
+    skel.CreateJointsAttr(tokens)
+    skel.CreateJointNamesAttr(Vt.TokenArray(list(skeleton.names)))
+
+    def rows(a: F64) -> Any:                # column-vector (n, 3, 4) -> USD row vectors
+        full = np.tile(np.eye(4), (len(a), 1, 1))
+        full[:, :3] = a
+        return Vt.Matrix4dArray.FromNumpy(np.ascontiguousarray(np.swapaxes(full, -1, -2)))
+
+    skel.CreateBindTransformsAttr(rows(bind))
+    skel.CreateRestTransformsAttr(rows(rest))
+    anim = UsdSkel.Animation.Define(stage, "/Root/Skeleton/Animation")
+    name = getattr(clip, "name", None)
+    if isinstance(name, str) and name and hasattr(anim.GetPrim(), "SetDisplayName"):
+        anim.GetPrim().SetDisplayName(name)
+    anim.CreateJointsAttr(tokens)
+    t_attr = anim.CreateTranslationsAttr()
+    r_attr = anim.CreateRotationsAttr()
+    s_attr = anim.CreateScalesAttr()
+    with np.errstate(over="ignore"):
+        t32 = local[..., 4:7].astype(np.float32)
+        q32 = local[..., :4].astype(np.float32)
+        s16 = np.repeat(local[..., 7:8], 3, axis=-1).astype(np.float16)
+    if not (np.isfinite(t32).all() and np.isfinite(s16).all()):
+        raise ValueError("clip.local: translations beyond float32's range or scales beyond "
+                         "half's (USD stores scales as half)")
+    for f in range(frames):
+        tc = Usd.TimeCode(f)
+        t_attr.Set(Vt.Vec3fArray.FromNumpy(t32[f]), tc)
+        r_attr.Set(Vt.QuatfArray.FromNumpy(q32[f]), tc)
+        s_attr.Set(Vt.Vec3hArray.FromNumpy(s16[f]), tc)
+    UsdSkel.BindingAPI.Apply(skel.GetPrim()).CreateAnimationSourceRel().SetTargets(
+        [anim.GetPath()])
+    if m is not None:
+        geom = UsdGeom.Mesh.Define(stage, "/Root/Mesh")
+        pos = m["positions"].astype(np.float32)
+        geom.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(pos))
+        tri = np.asarray(m["triangles"], dtype=np.int32)
+        geom.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(len(tri), 3, np.int32)))
+        geom.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(tri.reshape(-1)))
+        geom.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+        geom.CreateExtentAttr(Vt.Vec3fArray([Gf.Vec3f(*map(float, pos.min(axis=0))),
+                                             Gf.Vec3f(*map(float, pos.max(axis=0)))]))
+        if m["normals"] is not None:
+            geom.CreateNormalsAttr(Vt.Vec3fArray.FromNumpy(m["normals"].astype(np.float32)))
+            geom.SetNormalsInterpolation(UsdGeom.Tokens.vertex)
+        binding = UsdSkel.BindingAPI.Apply(geom.GetPrim())
+        binding.CreateSkeletonRel().SetTargets([skel.GetPath()])
+        k = m["weights"].shape[1]
+        binding.CreateJointIndicesPrimvar(False, k).Set(
+            Vt.IntArray.FromNumpy(m["joint_indices"].reshape(-1)))
+        binding.CreateJointWeightsPrimvar(False, k).Set(
+            Vt.FloatArray.FromNumpy(m["weights"].astype(np.float32).reshape(-1)))
+        binding.CreateGeomBindTransformAttr(Gf.Matrix4d(1.0))
+        for key, rows_ in face_sets.items():
+            UsdGeom.Subset.CreateGeomSubset(geom, _identifiers(px, [key])[0],
+                                            UsdGeom.Tokens.face, Vt.IntArray.FromNumpy(rows_))
+    _write_atomically(px, stage, fspath, suffix)
+    return fspath
