@@ -41,6 +41,7 @@ LAZY_IMPORTS = {
     ("skelsimd.__main__", "skelsimd.io.gltf"): "command line",
     ("skelsimd.__main__", "skelsimd.io.gltf_write"): "command line",
     ("skelsimd.__main__", "skelsimd.io.skc"): "command line",
+    ("skelsimd.__main__", "skelsimd.io.usd"): "command line",
     ("skelsimd._bench.track", "skelsimd.motion"): "the root-motion workload",
     ("skelsimd.blend", "skelsimd.additive"): "blend_layers checks additive layers by additive's rule",
     ("skelsimd.data", "skelsimd.io.bvh"): "the example clip, parsed when asked for",

@@ -504,3 +504,45 @@ def test_gltf_usd_gltf_round_trip_and_skinned_vertices(pxr, tmp_path, name):
                                  inverse_bind=usd.skins[0].inverse_bind)
         back = skelsimd.load_gltf(out).clips[0]
         assert np.abs(_globals(back) - _globals(clip)).max() <= 1e-5 * _size(clip)
+
+
+# --- python -m skelsimd convert ----------------------------------------------------------------
+
+def _run(*args):
+    env = dict(os.environ)
+    env.pop("SKELSIMD_ISA", None)
+    return subprocess.run([sys.executable, "-m", "skelsimd", "convert", *args],
+                          capture_output=True, text=True, env=env,
+                          cwd=os.path.dirname(os.path.dirname(skelsimd.__file__)))
+
+
+def test_convert_between_bvh_gltf_and_usd(pxr, tmp_path):
+    src = skelsimd.data.example_path()
+    clip = skelsimd.load_bvh(src, end_sites=True)
+    steps = [(src, "walk.usda", ["--mesh", "--up-axis", "Z"]), ("walk.usda", "walk.glb", []),
+             ("walk.glb", "again.usdc", []), ("again.usdc", "walk.bvh", []),
+             ("walk.bvh", "walk.usdz", [])]
+    for a, b, extra in steps:
+        res = _run(a if os.path.isabs(a) else str(tmp_path / a), str(tmp_path / b), *extra)
+        assert res.returncode == 0, res.stderr
+        assert "240 frames" in res.stdout and "120 Hz" in res.stdout
+    first = skelsimd.load_usd(tmp_path / "walk.usda")
+    assert first.up_axis == "Z" and len(first.meshes) == 1
+    again = skelsimd.load_usd(tmp_path / "again.usdc")       # the mesh went through glTF
+    assert len(again.meshes) == 1 and again.meters_per_unit == 1.0
+    assert np.abs(again.meshes[0].positions - first.meshes[0].positions).max() < 1e-4
+    for name in ("walk.usda", "again.usdc", "walk.usdz"):
+        back = skelsimd.load_usd(tmp_path / name).clips[0]
+        idx = back.skeleton.indices(clip.skeleton.names)    # BVH adds End Sites below leaves
+        assert np.abs(_globals(back)[:, idx] - _globals(clip)).max() <= 1e-5 * _size(clip)
+    check_against_usdskel(pxr, tmp_path / "again.usdc")
+
+
+def test_convert_refuses_and_writes_nothing(pxr, tmp_path):
+    res = _run(str(tmp_path / "a.usda"), str(tmp_path / "b.usdc"))
+    assert res.returncode == 2 and "expected IN .bvh" in res.stderr
+    res = _run(str(tmp_path / "missing.usda"), str(tmp_path / "b.glb"))
+    assert res.returncode == 1 and "missing.usda: no such file" in res.stderr
+    res = _run(skelsimd.data.example_path(), str(tmp_path / "b.usda"), "--up-axis", "X")
+    assert res.returncode == 2 and "--up-axis" in res.stderr
+    assert list(tmp_path.iterdir()) == []
