@@ -289,16 +289,16 @@ def _read_character(path: str, family: str, animation: int) -> tuple[Any, Any, A
     else:
         from .io.usd import load_usd
         asset = load_usd(path)
-    clips = asset.clips
-    if not clips:
+    pairs = asset.clip_pairs()      # indices stay put when a clip cannot be converted
+    if not pairs:
         raise ValueError(f"{path}: the file has no animation of a skin")
-    if not 0 <= animation < len(clips):
-        raise ValueError(f"--animation: expected 0 <= I < {len(clips)} (the file's animated "
+    if not 0 <= animation < len(pairs):
+        raise ValueError(f"--animation: expected 0 <= I < {len(pairs)} (the file's animated "
                          f"skins), got {animation}")
-    clip = clips[animation]
+    clip = asset.clip(*pairs[animation])
     meshes = [m for m in asset.meshes if m.skin == clip.skin]
     mesh = meshes[0] if meshes else None
-    detail = f"animation {animation} of {len(clips)}"
+    detail = f"animation {animation} of {len(pairs)}"
     if mesh is not None:
         detail += f", mesh {mesh.name}"
     return clip, mesh, asset.skins[clip.skin].inverse_bind, detail

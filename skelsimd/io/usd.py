@@ -60,11 +60,15 @@ per-vertex: ``normals`` is None). Prims that are not ``Mesh`` (curves, points, i
 shapes) are skipped with a warning, and so is a mesh bound for dual-quaternion skinning
 (read as linear-blend skinning, with a warning). Blend shapes are not applied.
 
-Scale: QTS carries a uniform scale. A clip needing a non-uniform scale (a joint's ``scales``
-or a rest transform with unequal axes or shear; relative tolerance
-:data:`skelsimd.io.gltf.SIMILARITY_TOLERANCE`) is refused with a ValueError naming the
-attribute, the joint and the frame, and :meth:`UsdAsset.local_matrices` gives the exact 3x4
-local matrices ``(F, J, 3, 4)``: the rules of :mod:`skelsimd.io.gltf`.
+Scale: QTS carries a uniform scale, and the rules are :mod:`skelsimd.io.gltf`'s. A joint's
+local transform counts as a rotation with a uniform scale when its three axis scales spread by
+at most ``UsdAsset.scale_tolerance`` of their mean and its axes are orthogonal within it
+(default :data:`skelsimd.io.gltf.SIMILARITY_TOLERANCE`, exporters' float noise; the uniform
+scale is then the mean). Beyond it (a joint's ``scales`` or a rest transform with unequal axes
+or shear) the clip is refused: :meth:`UsdAsset.clip` raises a ValueError naming the
+attribute, the joint and the frame, ``UsdAsset.clips`` leaves that clip out with one warning
+(``UsdAsset.refused`` keeps the reasons), and :meth:`UsdAsset.local_matrices` gives the exact
+3x4 local matrices ``(F, J, 3, 4)``.
 
 Bad input: a missing file, a layer that does not parse, a Skeleton without joints, joint
 indices past the joint count, weights of the wrong length, animation arrays of the wrong
@@ -99,8 +103,9 @@ from numpy.typing import NDArray
 
 from ..clip import Clip
 from ..skeleton import Skeleton
-from .gltf import (SIMILARITY_TOLERANCE, WEIGHT_TOLERANCE, GltfClip, _compact_influences,
-                   _continuous, _normalize, _similar, _to_qts, _trs_matrix, _unique_names)
+from .gltf import (SIMILARITY_TOLERANCE, WEIGHT_TOLERANCE, GltfClip, _clips_refusing,
+                   _compact_influences, _continuous, _normalize, _similar, _to_qts,
+                   _trs_matrix, _unique_names)
 from .gltf_write import _compose, _finite, _mesh_arrays, _qts_matrices, _unit_quats
 
 __all__ = ["load_usd", "save_usd", "UsdAsset", "UsdSkin", "UsdMesh", "UsdAnimation", "UsdClip",
@@ -255,6 +260,12 @@ class UsdAsset:
         ``"Y"`` or ``"Z"``.
     meters_per_unit : float
         The stage's ``metersPerUnit`` (USD's default 0.01 when not authored).
+    scale_tolerance : float
+        The relative tolerance under which a joint's scale counts as uniform (see the module
+        documentation); set it before reading ``clips`` or calling :meth:`clip`.
+    refused : dict
+        ``{(animation name, skin): reason}`` of the clips ``clips`` left out (filled when
+        ``clips`` is first read).
     """
     skins: list[UsdSkin]
     meshes: list[UsdMesh]
@@ -267,11 +278,13 @@ class UsdAsset:
     _maps: dict[tuple[int, int], Arr] = dataclasses.field(repr=False, default_factory=dict)
     _rest: list[F64] = dataclasses.field(repr=False, default_factory=list)
     _clips: list[UsdClip] | None = dataclasses.field(repr=False, default=None)
+    scale_tolerance: float = SIMILARITY_TOLERANCE
+    refused: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
 
     @property
     def clips(self) -> list[UsdClip]:
         if self._clips is None:
-            self._clips = [self.clip(a, s) for a, s in self._bound]
+            self._clips, self.refused = _clips_refusing(self, "UsdAsset")
         return self._clips
 
     def clip_pairs(self) -> list[tuple[int, int]]:
@@ -289,7 +302,15 @@ class UsdAsset:
         from ..plotting import animate_gltf
         return animate_gltf(self, **kwargs)
 
-    def _check_pair(self, animation: int, skin: int) -> tuple[int, int]:
+    def _check_pair(self, animation: int | str, skin: int) -> tuple[int, int]:
+        if isinstance(animation, str):
+            found = [i for i, anim in enumerate(self.animations)
+                     if animation in (anim.name, anim.path)]
+            if not found:
+                raise ValueError(f"animation: no SkelAnimation named {animation!r:.60} (the "
+                                 f"file has {', '.join(a.path for a in self.animations[:8])}"
+                                 f"{', ...' if len(self.animations) > 8 else ''})")
+            animation = found[0]
         for value, name, n in ((animation, "animation", len(self.animations)),
                                (skin, "skin", len(self.skins))):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -305,15 +326,15 @@ class UsdAsset:
             self._maps[a, s] = _anim_index(px, mapper, len(anim.joints), len(sk.joints))
         return a, s
 
-    def local_matrices(self, animation: int, skin: int = 0) -> Arr:
+    def local_matrices(self, animation: int | str, skin: int = 0) -> Arr:
         """Local joint matrices ``(F, J, 3, 4)`` float32 of skin ``skin`` driven by animation
         ``animation``, exact for any scale (UsdSkel's ``ComputeJointLocalTransforms``)."""
         a, s = self._check_pair(animation, skin)
         return _local_matrices(self, a, s)[..., :3, :].astype(np.float32)
 
-    def clip(self, animation: int, skin: int = 0) -> UsdClip:
-        """The clip of skin ``skin`` driven by animation ``animation`` (any pair: joints are
-        matched by path as UsdSkel does). ValueError naming the attribute, the joint and the
+    def clip(self, animation: int | str, skin: int = 0) -> UsdClip:
+        """The clip of skin ``skin`` driven by animation ``animation`` (its index, name or
+        prim path; any pair: joints are matched by path as UsdSkel does). ValueError naming the attribute, the joint and the
         frame where a joint's local transform is not a rotation with a uniform scale."""
         a, s = self._check_pair(animation, skin)
         anim, sk = self.animations[a], self.skins[s]
@@ -324,7 +345,7 @@ class UsdAsset:
         driven = index >= 0
         if not driven.all():
             still = ~driven
-            ok, _ = _similar(rest[still, :3, :3])
+            ok = _similar(rest[still, :3, :3], self.scale_tolerance)
             if not ok.all():
                 j = int(np.flatnonzero(still)[np.argmin(ok)])
                 raise ValueError(
@@ -339,12 +360,12 @@ class UsdAsset:
             q = anim.rotations[:, cols].astype(np.float64)
             sc = anim.scales[:, cols].astype(np.float64)
             s0 = sc[..., :1]
-            uniform = (np.abs(sc - s0) <= SIMILARITY_TOLERANCE * np.abs(s0)).all(axis=-1)
+            uniform = (sc == s0).all(axis=-1)         # exact: QTS straight from the file
             part = np.concatenate([q, t, s0], axis=-1)
             if not uniform.all():
                 bad = ~uniform
                 m = _trs_matrix(t[bad], q[bad], sc[bad])
-                ok, _ = _similar(m[..., :3, :3])
+                ok = _similar(m[..., :3, :3], self.scale_tolerance)
                 if not ok.all():
                     f, jc = (int(x) for x in np.argwhere(bad)[np.argmin(ok)])
                     j = int(np.flatnonzero(driven)[jc])
@@ -454,7 +475,7 @@ def _read_skeleton(px: Any, cache: Any, prim: Any) -> tuple[UsdSkin, F64]:
                 rest[j] = inv[parents[j]] @ bind[j]
     if not (np.abs(rest) <= _FLOAT32_MAX).all():
         raise ValueError(f"{path}.restTransforms: values beyond the float32 range")
-    ok_rest, _ = _similar(rest[:, :3, :3])
+    ok_rest = _similar(rest[:, :3, :3], SIMILARITY_TOLERANCE)
     rest_arg = _to_qts(rest) if ok_rest.all() else rest[:, :3, :].astype(np.float32)
     inverse_bind = _invert(bind, f"{path}.bindTransforms")[:, :3, :].astype(np.float32)
     skin = UsdSkin(name=prim.GetName(), path=path,
