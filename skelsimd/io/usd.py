@@ -356,25 +356,27 @@ class UsdAsset:
             qts[:, still] = _to_qts(rest[still])
         if driven.any():
             cols = index[driven]
-            t = anim.translations[:, cols].astype(np.float64)
-            q = anim.rotations[:, cols].astype(np.float64)
-            sc = anim.scales[:, cols].astype(np.float64)
-            s0 = sc[..., :1]
-            uniform = (sc == s0).all(axis=-1)         # exact: QTS straight from the file
-            part = np.concatenate([q, t, s0], axis=-1)
+            sc = anim.scales[:, cols]
+            part = np.empty(sc.shape[:-1] + (8,), dtype=np.float32)
+            part[..., :4] = anim.rotations[:, cols]
+            part[..., 4:7] = anim.translations[:, cols]
+            part[..., 7] = sc[..., 0]
+            uniform = (sc == sc[..., :1]).all(axis=-1)  # exact: QTS straight from the file
             if not uniform.all():
                 bad = ~uniform
-                m = _trs_matrix(t[bad], q[bad], sc[bad])
+                t = anim.translations[:, cols][bad].astype(np.float64)
+                q = anim.rotations[:, cols][bad].astype(np.float64)
+                m = _trs_matrix(t, q, sc[bad].astype(np.float64))
                 ok = _similar(m[..., :3, :3], self.scale_tolerance)
                 if not ok.all():
                     f, jc = (int(x) for x in np.argwhere(bad)[np.argmin(ok)])
                     j = int(np.flatnonzero(driven)[jc])
                     raise ValueError(
                         f"{anim.path}.scales: non-uniform scale "
-                        f"{np.array2string(sc[f, jc], precision=6)} at frame {f} (time code "
-                        f"{self.times[f]:g}, joint {sk.skeleton.names[j]!r}); QTS clips carry a "
-                        "uniform scale: use UsdAsset.local_matrices() for the exact "
-                        "(F, J, 3, 4) matrices")
+                        f"{np.array2string(sc[f, jc].astype(np.float64), precision=6)} at frame "
+                        f"{f} (time code {self.times[f]:g}, joint {sk.skeleton.names[j]!r}); QTS "
+                        "clips carry a uniform scale: use UsdAsset.local_matrices() for the "
+                        "exact (F, J, 3, 4) matrices")
                 part[bad] = _to_qts(m)
             qts[:, driven] = part
         _continuous(qts)
@@ -541,16 +543,21 @@ def _read_animation(px: Any, prim: Any, times: F64) -> UsdAnimation:
         samples = [t for t in attr.GetTimeSamples() if lo <= t <= hi]
         if query.ValueMightBeTimeVarying():
             at = sorted(set(times.tolist()) | set(samples))
-            values = [query.Get(t) for t in at]
+            authored = _authored_samples(px, attr)
+            if authored is not None:    # the keys as stored; USD interpolates the others
+                values = [authored[t] if t in authored else query.Get(t) for t in at]
+            else:
+                values = [query.Get(t) for t in at]
         else:
             at = [lo]
             values = [query.Get(px.Usd.TimeCode.EarliestTime())]
-        for t, v in zip(at, values):
-            size = 0 if v is None else len(v)
+        views = [None if v is None else memoryview(v) for v in values]
+        for t, v in zip(at, views):
+            size = 0 if v is None or not v.shape else v.shape[0]
             if size != n:
                 raise ValueError(f"{where}: {size} values at time code {t:g}, expected {n} "
                                  f"(one per joint of {path}.joints)")
-        arr = np.array(values, dtype=np.float64).reshape(len(at), n, width)
+        arr = _stack(views, (len(at), n, width), where)
         bad = ~np.isfinite(arr).all(axis=-1)
         if bad.any():               # name an authored time sample before interpolated frames
             hits = np.argwhere(bad)
@@ -559,22 +566,51 @@ def _read_animation(px: Any, prim: Any, times: F64) -> UsdAnimation:
             raise ValueError(f"{where}: non-finite value at time code {at[k]:g} (joint "
                              f"{joints[j]!r})")
         if key == "rotations":
-            norm = np.linalg.norm(arr, axis=-1, keepdims=True)
+            norm = np.sqrt(np.einsum("...k,...k->...", arr, arr, dtype=np.float64))
             if (norm == 0).any():
-                k, j = (int(x) for x in np.argwhere(norm[..., 0] == 0)[0])
+                k, j = (int(x) for x in np.argwhere(norm == 0)[0])
                 raise ValueError(f"{where}: a zero quaternion at time code {at[k]:g} (joint "
                                  f"{joints[j]!r})")
-            arr = arr / norm
-        if not (np.abs(arr) <= _FLOAT32_MAX).all():
-            raise ValueError(f"{where}: values beyond the float32 range")
+            off = np.abs(norm - 1) > 1e-7
+            if off.any():
+                arr[off] = (arr[off] / norm[off][:, None]).astype(np.float32)
         if len(at) == 1:
-            picked = np.repeat(arr, frames, axis=0)
-        else:
-            pos = np.searchsorted(np.array(at), times)
-            picked = arr[pos]
-        out[key] = picked.astype(np.float32)
+            arr = np.repeat(arr, frames, axis=0)
+        elif len(at) != frames or at[0] != times[0] or at[-1] != times[-1]:
+            arr = arr[np.searchsorted(np.array(at), times)]
+        out[key] = arr
     return UsdAnimation(name=name, path=path, joints=joints, translations=out["translations"],
                         rotations=out["rotations"], scales=out["scales"])
+
+
+def _authored_samples(px: Any, attr: Any) -> dict[float, Any] | None:
+    """The attribute's time samples as one layer stores them, read in one call, when the
+    value USD resolves is exactly those (time samples, no value clips, the strongest opinion,
+    no layer offset or time-code rescaling on the way to the stage); else None (then every
+    value is asked of USD at its time code)."""
+    if attr.GetResolveInfo().GetSource() != px.Usd.ResolveInfoSourceTimeSamples:
+        return None
+    for spec, offset in attr.GetPropertyStackWithLayerOffsets():
+        if spec.HasInfo("timeSamples"):
+            if not offset.IsIdentity():
+                return None
+            samples = spec.GetInfo("timeSamples")
+            return samples if isinstance(samples, dict) else None
+        if spec.HasInfo("default"):
+            return None
+    return None
+
+
+def _stack(views: list[Any], shape: tuple[int, int, int], where: str) -> NDArray[np.float32]:
+    """The buffers of VtArrays of equal length (float, half or double elements) as one float32
+    array: joined and read once (NumPy's per-element path is slow, for half especially)."""
+    raw = b"".join([v.cast("B") for v in views])
+    arr = np.frombuffer(raw, dtype=np.dtype(views[0].format)).reshape(shape)
+    with np.errstate(over="ignore"):
+        out = arr.astype(np.float32)
+    if not np.isfinite(out[np.isfinite(arr)]).all():
+        raise ValueError(f"{where}: values beyond the float32 range")
+    return out
 
 
 def _triangulate(counts: Arr, indices: Arr, holes: Arr, left_handed: bool,
