@@ -486,10 +486,10 @@ def _read_skeleton(px: Any, cache: Any, prim: Any) -> tuple[UsdSkin, F64]:
     return skin, rest
 
 
-def _frame_times(px: Any, stage: Any, anims: list[Any], joints: int) -> F64:
+def _frame_times(px: Any, stage: Any, anims: list[Any], joints: int, label: str) -> F64:
     if stage.HasAuthoredTimeCodeRange():
         start, end = stage.GetStartTimeCode(), stage.GetEndTimeCode()
-        where = f"{stage.GetRootLayer().identifier}: startTimeCode {start:g}, endTimeCode {end:g}"
+        where = f"{label}: startTimeCode {start:g}, endTimeCode {end:g}"
     else:
         samples: list[float] = []
         for prim in anims:
@@ -779,8 +779,11 @@ def _open(px: Any, path: Any) -> Any:
     try:
         stage = px.Usd.Stage.Open(fspath, px.Usd.Stage.LoadAll)
     except px.Tf.ErrorException as exc:
-        detail = " ".join(str(exc).split())
-        raise ValueError(f"{fspath}: not a USD layer USD can open ({detail[:300]})") from None
+        try:
+            detail = " ".join(str(exc).split())[:300]
+        except UnicodeDecodeError:      # USD's message quotes bytes of the file that are not text
+            detail = "bytes that are not UTF-8 text where text is expected"
+        raise ValueError(f"{fspath}: not a USD layer USD can open ({detail})") from None
     if stage is None:
         raise ValueError(f"{fspath}: not a USD layer USD can open")
     return stage
@@ -836,7 +839,7 @@ def load_usd(path: _Path) -> UsdAsset:
         skins.append(skin)
         rests.append(rest)
     most = max((len(s.joints) for s in skins), default=1)
-    times = _frame_times(px, stage, anim_prims, most)
+    times = _frame_times(px, stage, anim_prims, most, os.fspath(path))
     animations = [_read_animation(px, prim, times) for prim in anim_prims]
     anim_index = {a.path: i for i, a in enumerate(animations)}
     skin_index = {s.path: i for i, s in enumerate(skins)}
@@ -905,14 +908,14 @@ def _write_atomically(px: Any, stage: Any, fspath: str, suffix: str) -> None:
         if suffix == ".usdz":
             fd, inner = tempfile.mkstemp(suffix=".usdc", dir=directory)
             os.close(fd)
-            if not stage.GetRootLayer().Export(inner):
+            if not stage.Export(inner, False):
                 raise OSError(f"{fspath}: USD could not write the layer")
             os.remove(tmp)
             if not px.UsdUtils.CreateNewUsdzPackage(px.Sdf.AssetPath(inner), tmp):
                 raise OSError(f"{fspath}: USD could not write the package")
         else:
             args = {"format": "usda" if suffix == ".usda" else "usdc"}
-            if not stage.GetRootLayer().Export(tmp, "", args):
+            if not stage.Export(tmp, False, args):
                 raise OSError(f"{fspath}: USD could not write the layer")
         os.replace(tmp, fspath)
     finally:
