@@ -580,6 +580,14 @@ def _auto(rig: _Rig) -> tuple[dict[str, int], str]:
     legs = {s: _leg_by_names(rig, s) for s in ("left", "right")}
     arms = {s: _arm_by_names(rig, s) for s in ("left", "right")}
     head = _head_by_names(rig)
+    uppers = [arm[1] for arm in arms.values() if arm is not None and arm[1] is not None]
+    thighs = [leg[0] for leg in legs.values() if leg is not None and leg[0] is not None]
+    if head is None and len(uppers) == 2 and len(thighs) == 2:
+        # limbs named, head not (Rigify's spine.006): the chain leaving the upper spine upward
+        attach = rig.lca(uppers)
+        roots = tuple(rig.path(attach, j)[0] for j in uppers if j != attach)
+        if attach >= 0 and len(roots) == 2:
+            head = _head_above(rig, attach, (roots[0], roots[1]), rig.lca(thighs))
     complete = head is not None and all(
         limb is not None and limb[1] is not None and limb[2] is not None
         for limb in list(legs.values()) + list(arms.values()))
@@ -721,14 +729,12 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     >>> m = skelsimd.humanoid_map(skelsimd.data.load_example())
     >>> m["hips"], m["leftUpperLeg"], m["leftLowerArm"], m["head"]
     ('Hips', 'LeftHip', 'LeftElbow', 'Head')
-    >>> skel = skelsimd.Skeleton([-1, 0, 1, 0, 3, 4, 0, 6, 7, 0, 9, 10, 11, 10, 13, 14],
-    ...     names=["pelvis", "thigh_l", "calf_l", "thigh_r", "calf_r", "foot_r", "spine_01",
-    ...            "neck_01", "head", "foot_l", "spine_02", "clavicle_l", "upperarm_l",
-    ...            "clavicle_r", "upperarm_r", "lowerarm_r"])
-    >>> skelsimd.humanoid_map(skel)
+    >>> skelsimd.humanoid_map(skelsimd.data.load_example(), {"leftHand": "lhand"})["leftHand"]
+    'lhand'
+    >>> skelsimd.humanoid_map(skelsimd.Skeleton([-1, 0, 1], names=["pelvis", "spine", "head"]))
     Traceback (most recent call last):
     ...
-    ValueError: skeleton: no humanoid found: missing leftLowerArm, rightUpperArm, rightLowerArm ...
+    ValueError: skeleton: no humanoid found: missing hips, head, leftUpperLeg, ...
     """
     sk = _skeleton_of(skeleton)
     fixed = _read_overrides(overrides)
