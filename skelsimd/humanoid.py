@@ -630,8 +630,8 @@ def _auto(rig: _Rig) -> tuple[dict[str, int], str]:
                 out.update(_fingers(rig, s, below))
     if head is not None and rig.is_ancestor(hips, head):
         out["head"] = head
-        attach = rig.lca(arm_tops) if len(arm_tops) == 2 else None
-        out.update(_spine(rig, hips, head, attach))
+        top = rig.lca(arm_tops) if len(arm_tops) == 2 else None
+        out.update(_spine(rig, hips, head, top))
         for s in ("left", "right"):
             eye = rig.nearest_below(head, lambda k: rig.named(k, _EYE, s))
             if eye is not None:
