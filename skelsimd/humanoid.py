@@ -183,6 +183,7 @@ class _Rig:
         self.word = [p[1] for p in parsed]
         self.pos: Float64Array | None = None
         self.scale = 1.0
+        self.no_rest = "no rest pose to fall back on"
         rest = skeleton.rest
         if rest is not None:
             if rest.ndim == 2:
@@ -190,6 +191,7 @@ class _Rig:
             else:
                 g = local_to_global(rest, skeleton, precision="float64")
             pos = np.asarray(g[:, :, 3], dtype=np.float64)
+            self.no_rest = "the rest pose is not finite: nothing to fall back on"
             if np.isfinite(pos).all():
                 self.pos = pos
                 extent = float(np.ptp(pos, axis=0).max()) if n else 0.0
@@ -595,7 +597,7 @@ def _auto(rig: _Rig) -> tuple[dict[str, int], str]:
     if not complete:
         found = _by_topology(rig) if rig.pos is not None else None
         if found is None:
-            note = ("no rest pose to fall back on" if rig.pos is None else
+            note = (rig.no_rest if rig.pos is None else
                     "the rest pose's topology and geometry show no standing humanoid either")
         else:
             used = {j for limb in list(legs.values()) + list(arms.values()) if limb

@@ -7,10 +7,13 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import skelsimd
 from skelsimd import HUMANOID_BONES, HUMANOID_REQUIRED, humanoid_map
 from skelsimd.humanoid import _parse
+from strategies import unit_quaternions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
@@ -642,6 +645,15 @@ def test_no_names_and_no_rest_pose():
         humanoid_map(skelsimd.Skeleton(sk.parents))
 
 
+def test_non_finite_rest_pose_is_not_used():
+    sk, want = _family_case("smpl")
+    rest = np.array(sk.rest)
+    rest[3, 5] = np.nan
+    assert humanoid_map(skelsimd.Skeleton(sk.parents, sk.names, rest)) == want   # names
+    with pytest.raises(ValueError, match="missing hips.*the rest pose is not finite"):
+        humanoid_map(skelsimd.Skeleton(sk.parents, rest=rest))
+
+
 def test_bad_skeleton_argument():
     with pytest.raises(TypeError, match="skeleton: expected a Skeleton, a Clip or a GltfSkin"):
         humanoid_map([-1, 0, 1])
@@ -711,3 +723,30 @@ def test_overrides_errors(tmp_path):
         humanoid_map(clip, bad)
     with pytest.raises(FileNotFoundError):
         humanoid_map(clip, tmp_path / "absent.json")
+
+
+# --- invariance of the fallback -------------------------------------------------------------------
+
+@settings(deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), unit=st.floats(0.01, 100.0),
+       order=st.sampled_from(["depth-first", "breadth-first"]))
+def test_fallback_ignores_orientation_unit_and_joint_order(seed, unit, order):
+    """A renamed CMU skeleton (its toes give the facing) turned by any rotation, in any unit and
+    joint order maps to the same joints."""
+    sk = _real("cmu_01_01_beyond_180.bvh")
+    q = unit_quaternions((), np.random.default_rng(seed)).astype(np.float32)
+    rest = np.array(sk.rest, dtype=np.float32)
+    rest[:, 4:7] *= unit
+    rest[0, :4] = q
+    turned = skelsimd.Skeleton(sk.parents, [f"j{i}" for i in range(len(sk))], rest)
+    turned, perm, _ = turned.reorder(order)
+    got = humanoid_map(turned)
+    back = {b: sk.names[int(j[1:])] for b, j in got.items()}
+    assert _required_of(back) == _required_of(CMU_01)
+    assert back["leftToes"] == "LeftToeBase" and back["rightHand"] == "RightHand"
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_names_ignore_joint_order(family):
+    sk, want = _family_case(family)
+    assert humanoid_map(sk.reorder("breadth-first")[0]) == want
