@@ -565,13 +565,10 @@ def _fingers(rig: _Rig, side: str, below: int) -> dict[str, int]:
     for finger, joints in chains.items():
         slots = _THUMB_SLOTS if finger == "Thumb" else _FINGER_SLOTS
         named = {s.lower(): k for k, s in joints if s.isalpha()}
-        if named:
-            for slot in slots:
-                if slot.lower() in named:
-                    out[f"{side}{finger}{slot}"] = named[slot.lower()]
-            continue
-        ordered = sorted((k for k, _ in joints), key=lambda k: rig.depth[k])
-        for slot, k in zip(slots, ordered):
+        taken = {slot: named[slot.lower()] for slot in slots if slot.lower() in named}
+        numbered = sorted((k for k, s in joints if not s.isalpha()), key=lambda k: rig.depth[k])
+        taken.update(zip([slot for slot in slots if slot not in taken], numbered))
+        for slot, k in taken.items():
             out[f"{side}{finger}{slot}"] = k
     return out
 

@@ -514,6 +514,28 @@ def test_naming_families_without_rest_pose(family):
     assert humanoid_map(bare) == want
 
 
+def test_the_test_suites_game_character():
+    """skelsimd.testing's 96-joint Unreal-style character (no rest pose): five spine joints,
+    twist bones, metacarpals before the numbered finger joints, face joints, IK helpers."""
+    from skelsimd import testing as T
+    parents, names = T.humanoid_skeleton()
+    want = {"hips": "pelvis", "spine": "spine_01", "chest": "spine_03", "upperChest": "spine_05",
+            "neck": "neck_01", "head": "head", "leftEye": "eye_l", "rightEye": "eye_r",
+            "jaw": "jaw"}
+    for s, x in (("left", "l"), ("right", "r")):
+        want.update({f"{s}UpperLeg": f"thigh_{x}", f"{s}LowerLeg": f"calf_{x}",
+                     f"{s}Foot": f"foot_{x}", f"{s}Toes": f"ball_{x}",
+                     f"{s}Shoulder": f"clavicle_{x}", f"{s}UpperArm": f"upperarm_{x}",
+                     f"{s}LowerArm": f"lowerarm_{x}", f"{s}Hand": f"hand_{x}"})
+        for f, word in (("Thumb", "thumb"), ("Index", "index"), ("Middle", "middle"),
+                        ("Ring", "ring"), ("Little", "pinky")):
+            slots = (("Metacarpal", "Proximal", "Distal") if f == "Thumb"
+                     else ("Proximal", "Intermediate", "Distal"))
+            for k, slot in enumerate(slots, 1):
+                want[f"{s}{f}{slot}"] = f"{word}_0{k}_{x}"
+    assert humanoid_map(skelsimd.Skeleton(parents, names)) == want
+
+
 # --- the fallback on topology and rest geometry ---------------------------------------------------
 
 def _renamed(sk):
