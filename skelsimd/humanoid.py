@@ -5,8 +5,9 @@ families and, where names fail, from the topology and the geometry of the rest p
 Method
 ------
 1. **Names.** Every joint name is normalised: the namespace (``mixamorig:``, ``Armature|``,
-   three.js's sanitised ``mixamorig``), the 3ds Max ``Bip01`` prefix and the Blender
-   ``DEF-`` / ``ORG-`` / ``MCH-`` prefixes are dropped; the side is read from a ``Left`` /
+   three.js's sanitised ``mixamorig``), the 3ds Max ``Bip01``, VRoid ``J_Bip_C_`` /
+   ``J_Bip_``, Character Creator ``CC_Base_`` and the Blender ``DEF-`` / ``ORG-`` / ``MCH-``
+   prefixes are dropped; the side is read from a ``Left`` /
    ``Right`` word (any case), an ``L`` / ``R`` prefix (``LHipJoint``, ``L_Hip``), suffix
    (``thigh_l``, ``UpperLeg.L``, ``UpperLegL``) or infix (``thigh.L.001``), or a lowercase
    ``l`` / ``r`` before a body word (``lhand``); what is left, lowercase without separators, is
@@ -108,7 +109,8 @@ HUMANOID_REQUIRED: tuple[str, ...] = (
 # --- names ----------------------------------------------------------------------------------------
 
 _NAMESPACE = re.compile(r"^.*[:|]")
-_PREFIXES = re.compile(r"^(?:mixamorig\d*_?|bip\d*[ _]+|(?:def|org|mch)[-_.])", re.IGNORECASE)
+_PREFIXES = re.compile(r"^(?:mixamorig\d*_?|bip\d*[ _]+|(?:def|org|mch)[-_.]|cc_base_"
+                       r"|j_(?:bip|adj)_(?:c_)?)", re.IGNORECASE)
 _SEP = "_.\\- "
 _WORD_SIDE = re.compile(r"left|right", re.IGNORECASE)
 _PREFIX_SIDE = re.compile(rf"^([LR])(?=[A-Z][a-z]|[{_SEP}])|^([lr])(?=[{_SEP}])")
@@ -128,7 +130,7 @@ _LOWER_ARM = re.compile(r"fore(?:arm)?|lower(?:arm)?|lowarm|loarm|armlower|elbow
 _HAND = re.compile(r"hand|wrist")
 _HEAD = re.compile(r"head")
 _NECK = re.compile(r"(?:lower)?neck\d*")
-_EYE = re.compile(r"eye(?:ball)?")
+_EYE = re.compile(r"(?:face)?eye(?:ball)?")
 _JAW = re.compile(r"jaw")
 _FINGER = re.compile(r"(?:hand)?f?(thumb|index|middle|ring|pinky|little)"
                      r"(metacarpal|proximal|intermediate|distal|\d*)")
@@ -689,8 +691,9 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     CMU / BVH (``LeftUpLeg``, ``LHipJoint``, ``LowerBack``, ``LeftHip`` / ``LeftKnee``),
     Bandai-Namco (``UpperLeg_L``), Mixamo (``mixamorig:LeftUpLeg``), Unreal (``thigh_l``,
     ``calf_l``, ``upperarm_r``), Rigify / Quaternius / Blender (``UpperLeg.L``, ``UpperLegL``,
-    ``thigh.L``, ``DEF-thigh.L``), SMPL (``L_Hip``, ``left_hip``) and Godot's humanoid profile
-    (``LeftUpperLeg``). Where names fail, the legs, arms and head are found from the topology
+    ``thigh.L``, ``DEF-thigh.L``), SMPL (``L_Hip``, ``left_hip``), Godot's humanoid profile
+    (``LeftUpperLeg``), 3ds Max Biped (``Bip01 L Thigh``), VRoid (``J_Bip_L_UpperLeg``) and
+    Character Creator (``CC_Base_L_Thigh``). Where names fail, the legs, arms and head are found from the topology
     and the rest pose's geometry (Y-up or Z-up alike). The method is in this module's
     documentation (:mod:`skelsimd.humanoid`) and in the guide's "Joint mapping" section.
 

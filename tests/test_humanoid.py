@@ -63,6 +63,8 @@ def test_profile_tables():
     ("lowerneck", None, "lowerneck"), ("Hips", None, "hips"), ("spine.001", None, "spine001"),
     ("spine_03", None, "spine03"), ("Root", None, "root"), ("HEAD", None, "head"),
     ("ball_l", "left", "ball"), ("LeftThumbMetacarpal", "left", "thumbmetacarpal"),
+    ("J_Bip_C_Hips", None, "hips"), ("J_Bip_L_UpperLeg", "left", "upperleg"),
+    ("J_Adj_R_FaceEye", "right", "faceeye"), ("CC_Base_L_Thigh", "left", "thigh"),
 ])
 def test_names_are_normalised(name, side, word):
     assert _parse(name) == (side, word)
@@ -436,6 +438,24 @@ FAMILIES = {
         "thumb": "{S}Thumb{n}", "index": "{S}Index{n}", "middle": "{S}Middle{n}",
         "ring": "{S}Ring{n}", "pinky": "{S}Little{n}"},
         {"eyes": True, "jaw": True, "fingers": True}),
+    "vroid": ({
+        "hips": "J_Bip_C_Hips", "spine": ["J_Bip_C_Spine", "J_Bip_C_Chest",
+                                          "J_Bip_C_UpperChest"],
+        "neck": ["J_Bip_C_Neck"], "head": "J_Bip_C_Head", "eye": "J_Adj_{L}_FaceEye",
+        "upperLeg": "J_Bip_{L}_UpperLeg", "lowerLeg": "J_Bip_{L}_LowerLeg",
+        "foot": "J_Bip_{L}_Foot", "toes": "J_Bip_{L}_ToeBase", "shoulder": "J_Bip_{L}_Shoulder",
+        "upperArm": "J_Bip_{L}_UpperArm", "lowerArm": "J_Bip_{L}_LowerArm",
+        "hand": "J_Bip_{L}_Hand", **{f: "J_Bip_{L}_{f}{n}" for f in FINGERS},
+        "finger_names": {"thumb": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring",
+                         "pinky": "Little"}, "finger_base": 1},
+        {"eyes": True, "fingers": True}),
+    "character-creator": ({
+        "hips": "CC_Base_Hip", "spine": ["CC_Base_Waist", "CC_Base_Spine01", "CC_Base_Spine02"],
+        "neck": ["CC_Base_NeckTwist01", "CC_Base_NeckTwist02"], "head": "CC_Base_Head",
+        "upperLeg": "CC_Base_{L}_Thigh", "lowerLeg": "CC_Base_{L}_Calf",
+        "foot": "CC_Base_{L}_Foot", "toes": "CC_Base_{L}_ToeBase",
+        "shoulder": "CC_Base_{L}_Clavicle", "upperArm": "CC_Base_{L}_Upperarm",
+        "lowerArm": "CC_Base_{L}_Forearm", "hand": "CC_Base_{L}_Hand"}, {"necks": 2}),
     "biped": ({
         "hips": "Bip01 Pelvis", "spine": ["Bip01 Spine", "Bip01 Spine1", "Bip01 Spine2"],
         "neck": ["Bip01 Neck"], "head": "Bip01 Head", "upperLeg": "Bip01 {L} Thigh",
