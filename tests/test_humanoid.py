@@ -190,6 +190,15 @@ def test_real_files(name, real_skeletons):
     _check_structure(sk, got)
 
 
+@pytest.mark.parametrize("name", ["cmu_01_01_beyond_180.bvh", "20tab_freebvh_excerpt.bvh",
+                                  "20tab_mocapbank_excerpt.bvh"])
+def test_end_sites_change_nothing(name):
+    path = os.path.join(DATA, name)
+    with_ends = skelsimd.load_bvh(path, end_sites=True)
+    assert len(with_ends.skeleton) > len(skelsimd.load_bvh(path).skeleton)
+    assert humanoid_map(with_ends) == REAL[name]
+
+
 def test_clip_and_skin_are_accepted():
     clip = skelsimd.data.load_example()
     assert humanoid_map(clip) == humanoid_map(clip.skeleton) == CMU_131
