@@ -498,20 +498,18 @@ def _candidate(rig: _Rig, legs_pair: tuple[float, int, int, int],
     left = _sides(rig, up, [leg for leg in legs if leg is not None])
     if left is None:
         return None
-    hub_of = {id(legs[0]): hips, id(legs[1]): hips, id(arms[0]): attach, id(arms[1]): attach}
-
-    def lefthand(pair: list[_Limb | None], k: int) -> dict[str, _Limb] | None:
-        a, b = pair
+    def by_side(a: _Limb | None, b: _Limb | None, k: int) -> dict[str, _Limb] | None:
+        """The two limbs as left and right: joint k of the left one lies further along
+        `left` (both hang from the same hub)."""
         assert a is not None and b is not None and left is not None
         ja, jb = a[k], b[k]
         assert ja is not None and jb is not None
-        da = float((pos[ja] - pos[hub_of[id(a)]]) @ left)
-        db = float((pos[jb] - pos[hub_of[id(b)]]) @ left)
-        if abs(da - db) <= 1e-6 * rig.scale:
+        d = float((pos[ja] - pos[jb]) @ left)
+        if abs(d) <= 1e-6 * rig.scale:
             return None
-        return {"left": a, "right": b} if da > db else {"left": b, "right": a}
-    leg_sides = lefthand(legs, 0)
-    arm_sides = lefthand(arms, 1)
+        return {"left": a, "right": b} if d > 0 else {"left": b, "right": a}
+    leg_sides = by_side(legs[0], legs[1], 0)
+    arm_sides = by_side(arms[0], arms[1], 1)
     if leg_sides is None or arm_sides is None:
         return None
     return _Found(leg_sides, arm_sides, head, legs_pair[0] + arms_pair[0])
@@ -747,19 +745,18 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     rig = _Rig(sk)
     found, note = _auto(rig)
     names = {bone: rig.names[j] for bone, j in found.items()}
-    if fixed and ("hips" in fixed or "head" in fixed) and fixed.get("hips") and (
-            fixed.get("head") or "head" in names) and not any(
-            b in fixed for b in ("spine", "chest", "upperChest", "neck")):
-        # the spine follows the hips-to-head path of the overridden ends
-        hips = sk.index(fixed.get("hips") or names["hips"])
-        head = sk.index(fixed.get("head") or names["head"])
-        if rig.is_ancestor(hips, head):
-            for b in ("spine", "chest", "upperChest", "neck"):
-                names.pop(b, None)
-            arms = [sk.index(v) for k, v in {**names, **fixed}.items()
-                    if k in ("leftUpperArm", "rightUpperArm") and v]
-            attach = rig.lca(arms) if len(arms) == 2 else None
-            names.update({b: rig.names[j] for b, j in _spine(rig, hips, head, attach).items()})
+    spine_bones = ("spine", "chest", "upperChest", "neck")
+    if any(fixed.get(b) for b in ("hips", "head")) and not any(b in fixed for b in spine_bones):
+        # overridden ends: the spine follows the new hips-to-head path
+        ends = {**names, **{b: j for b, j in fixed.items() if j is not None}}
+        for b in spine_bones:
+            names.pop(b, None)
+        if "hips" in ends and "head" in ends:
+            hips, head = sk.index(ends["hips"]), sk.index(ends["head"])
+            if rig.is_ancestor(hips, head):
+                arms = [sk.index(ends[b]) for b in ("leftUpperArm", "rightUpperArm") if b in ends]
+                attach = rig.lca(arms) if len(arms) == 2 else None
+                names.update({b: rig.names[j] for b, j in _spine(rig, hips, head, attach).items()})
     for bone, joint in fixed.items():
         if joint is None:
             names.pop(bone, None)

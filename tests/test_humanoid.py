@@ -751,6 +751,19 @@ def test_overrides_complete_a_failing_skeleton():
                                                          "b_Neck_04")
 
 
+def test_overridden_ends_move_the_spine():
+    cmu = _real("cmu_01_01_beyond_180.bvh")
+    got = humanoid_map(cmu, {"hips": "LowerBack"})
+    assert (got["hips"], got["spine"], got["chest"], got["neck"]) == ("LowerBack", "Spine",
+                                                                     "Spine1", "Neck")
+    assert "upperChest" not in got
+    got = humanoid_map(cmu, {"head": "Neck1"})
+    assert (got["spine"], got["chest"], got["upperChest"], got["neck"], got["head"]) == (
+        "LowerBack", "Spine", "Spine1", "Neck", "Neck1")
+    got = humanoid_map(cmu, {"hips": "LowerBack", "chest": "Spine"})   # given spine bones stay
+    assert (got["spine"], got["chest"], got["upperChest"]) == ("LowerBack", "Spine", "Spine1")
+
+
 def test_overrides_errors(tmp_path):
     clip = skelsimd.data.load_example()
     with pytest.raises(ValueError, match=r"overrides\['leftFoot'\] = 'LeftFoot': no joint named "
