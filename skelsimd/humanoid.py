@@ -709,7 +709,7 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     dict of str to str
         Profile bone name -> joint name, in :data:`HUMANOID_BONES` order, with every bone of
         :data:`HUMANOID_REQUIRED` (hips, head, both upper and lower legs, feet, upper and lower
-        arms) and the optional ones found (spine, chest, upperChest, neck, shoulders, hands,
+        arms), the hands where the rig names a hand or wrist joint, and the optional ones found (spine, chest, upperChest, neck, shoulders, hands,
         toes, eyes, jaw, fingers). A foot parented elsewhere than the lower leg (IK rigs whose
         feet hang from the root) is mapped all the same.
 
@@ -719,8 +719,8 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
         ``skeleton`` is not a Skeleton, Clip or GltfSkin; ``overrides`` is not a dict or a path,
         or a joint name in it is not a str.
     ValueError
-        A required bone cannot be found (the message names the missing profile bones: a
-        quadruped, a broken or partial skeleton); ``overrides`` names a bone outside the
+        A required bone, or a hand the rig names, cannot be found (the message names the
+        missing profile bones: a quadruped, a broken or partial skeleton); ``overrides`` names a bone outside the
         profile or a joint the skeleton lacks, or its file is not a JSON object.
 
     Examples
@@ -763,6 +763,10 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
         else:
             names[bone] = joint
     missing = [b for b in HUMANOID_REQUIRED if b not in names]
+    for s in ("left", "right"):         # hands, where the rig names one
+        if f"{s}Hand" not in names and f"{s}Hand" not in fixed and any(
+                rig.named(j, _HAND, s) for j in range(rig.n)):
+            missing.append(f"{s}Hand")
     if missing:
         why = f" ({note})" if note else ""
         raise ValueError(f"skeleton: no humanoid found: missing {', '.join(missing)} among "

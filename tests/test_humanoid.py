@@ -690,6 +690,19 @@ def test_broken_chain_is_refused():
     assert "rightUpperLeg" not in msg
 
 
+def test_named_hand_off_the_arm_is_refused():
+    """A rig that names a hand must have it below the lower arm (an override may still drop
+    it)."""
+    sk, _ = _family_case("bandai-namco")
+    parents = np.array(sk.parents)
+    parents[sk.index("Hand_L")] = sk.index("Hips")
+    broken = skelsimd.Skeleton(parents, sk.names, sk.rest)
+    with pytest.raises(ValueError, match="missing leftHand among"):
+        humanoid_map(broken)
+    got = humanoid_map(broken, {"leftHand": None})
+    assert "leftHand" not in got and got["rightHand"] == "Hand_R"
+
+
 def test_no_names_and_no_rest_pose():
     sk, _ = _family_case("smpl")
     with pytest.raises(ValueError, match="missing hips, head, .*no rest pose"):
