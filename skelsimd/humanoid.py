@@ -7,11 +7,11 @@ Method
 1. **Names.** Every joint name is normalised: the namespace (``mixamorig:``, ``Armature|``,
    three.js's sanitised ``mixamorig``), the 3ds Max ``Bip01``, VRoid ``J_Bip_C_`` /
    ``J_Bip_``, Character Creator ``CC_Base_`` and the Blender ``DEF-`` / ``ORG-`` / ``MCH-``
-   prefixes are dropped; the side is read from a ``Left`` /
-   ``Right`` word (any case), an ``L`` / ``R`` prefix (``LHipJoint``, ``L_Hip``), suffix
-   (``thigh_l``, ``UpperLeg.L``, ``UpperLegL``) or infix (``thigh.L.001``), or a lowercase
-   ``l`` / ``r`` before a body word (``lhand``); what is left, lowercase without separators, is
-   the joint's *word* (``upleg``, ``thigh``, ``spine01``, ...).
+   prefixes are dropped; the side is read from a ``Left`` / ``Right`` word (any case), an
+   ``L`` / ``R`` prefix (``LHipJoint``, ``L_Hip``), suffix (``thigh_l``, ``UpperLeg.L``,
+   ``UpperLegL``) or infix (``thigh.L.001``), or a lowercase ``l`` / ``r`` before a body word
+   (``lhand``); what is left, lowercase without separators, is the joint's *word* (``upleg``,
+   ``thigh``, ``spine01``, ...).
 2. **Limbs by names and chains.** A lower leg is a joint whose word names one (``leg``,
    ``lowerleg``, ``calf``, ``shin``, ``knee``); its upper leg is its nearest ancestor of the same
    side named as one (``upleg``, ``upperleg``, ``thigh``, ``hip``), so a CMU ``LHipJoint``
@@ -24,7 +24,8 @@ Method
    ``LeftShoulder`` above ``LeftArm`` is therefore the shoulder, and SMPL's ``L_Shoulder``
    above ``L_Elbow`` the upper arm), the shoulder the nearest ancestor above it named
    ``shoulder`` / ``collar`` / ``clavicle``, the hand the nearest descendant named ``hand`` /
-   ``wrist``.
+   ``wrist`` (a rig that names a hand must have it there). A head that is not named (Rigify's
+   ``spine.006``) is the end of the chain leaving the upper spine upward, as in 3.
 3. **Topology and rest geometry** (only where the names fail, and only with a rest pose). The
    limbs are pairs of sibling chains with the same number of joints and lengths within 25%; the
    legs are the pair whose hub is an ancestor of the other's (the hips), the arms the pair at
@@ -49,12 +50,14 @@ Method
    spine joints (joints named ``hips`` / ``pelvis`` excepted): one is ``spine``, two are
    ``spine`` and ``chest``, three or more ``spine``, ``chest`` (the middle one) and
    ``upperChest`` (the last). The neck is the first joint of that path named ``neck``, else the
-   first joint after the upper arms' common ancestor.
+   first joint after the upper arms' common ancestor. Overridden hips or head move these onto
+   the new path.
 5. **Fingers, eyes, jaw** by names only (``thumb`` / ``index`` / ``middle`` / ``ring`` /
    ``pinky`` / ``little`` with a number or ``metacarpal`` / ``proximal`` / ``intermediate`` /
-   ``distal``; ``eye``; ``jaw``), below the hand (or lower arm) and the head; numbered finger
-   joints fill the profile's slots in chain order (thumb: metacarpal, proximal, distal; other
-   fingers: proximal, intermediate, distal).
+   ``distal``; ``eye``; ``jaw``), below the hand (or lower arm) and the head. Numbered finger
+   joints fill, in chain order, the slots no joint names (thumb: metacarpal, proximal, distal;
+   other fingers: proximal, intermediate, distal; a non-thumb metacarpal is not in the
+   profile).
 """
 from __future__ import annotations
 
@@ -691,9 +694,10 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     ``calf_l``, ``upperarm_r``), Rigify / Quaternius / Blender (``UpperLeg.L``, ``UpperLegL``,
     ``thigh.L``, ``DEF-thigh.L``), SMPL (``L_Hip``, ``left_hip``), Godot's humanoid profile
     (``LeftUpperLeg``), 3ds Max Biped (``Bip01 L Thigh``), VRoid (``J_Bip_L_UpperLeg``) and
-    Character Creator (``CC_Base_L_Thigh``). Where names fail, the legs, arms and head are found from the topology
-    and the rest pose's geometry (Y-up or Z-up alike). The method is in this module's
-    documentation (:mod:`skelsimd.humanoid`) and in the guide's "Joint mapping" section.
+    Character Creator (``CC_Base_L_Thigh``). Where names fail, the legs, arms and head are
+    found from the topology and the rest pose's geometry (Y-up or Z-up alike). The method is in
+    this module's documentation (:mod:`skelsimd.humanoid`) and in the guide's "Joint mapping"
+    section.
 
     Parameters
     ----------
@@ -709,9 +713,10 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     dict of str to str
         Profile bone name -> joint name, in :data:`HUMANOID_BONES` order, with every bone of
         :data:`HUMANOID_REQUIRED` (hips, head, both upper and lower legs, feet, upper and lower
-        arms), the hands where the rig names a hand or wrist joint, and the optional ones found (spine, chest, upperChest, neck, shoulders, hands,
-        toes, eyes, jaw, fingers). A foot parented elsewhere than the lower leg (IK rigs whose
-        feet hang from the root) is mapped all the same.
+        arms), the hands where the rig names a hand or wrist joint, and the optional bones
+        found (spine, chest, upperChest, neck, shoulders, other hands, toes, eyes, jaw,
+        fingers). A foot parented elsewhere than the lower leg (IK rigs whose feet hang from
+        the root) is mapped all the same.
 
     Raises
     ------
@@ -720,8 +725,9 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
         or a joint name in it is not a str.
     ValueError
         A required bone, or a hand the rig names, cannot be found (the message names the
-        missing profile bones: a quadruped, a broken or partial skeleton); ``overrides`` names a bone outside the
-        profile or a joint the skeleton lacks, or its file is not a JSON object.
+        missing profile bones: a quadruped, a broken or partial skeleton); ``overrides``
+        names a bone outside the profile or a joint the skeleton lacks, or its file is not a
+        JSON object.
 
     Examples
     --------
