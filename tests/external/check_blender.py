@@ -59,6 +59,11 @@ def check(path, blender_python, tolerance, frames=7):
             heads = data[f"heads_{k}"]
             skel = clip.skeleton
             rows = [(j, names.index(n)) for j, n in enumerate(skel.names) if n in names]
+            if not rows:
+                print(f"{path}: {clip.name!r}: no joint name matches a Blender bone (unnamed "
+                      "nodes are named by each tool its own way): not checked")
+                ok = False
+                continue
             size = 0.0
             worst, worst_t = 0.0, 0.0
             for i, t in enumerate(times):
