@@ -27,7 +27,9 @@ Method
    ``wrist`` (a rig that names a hand must have it there). A head that is not named (Rigify's
    ``spine.006``) is the end of the chain leaving the upper spine upward, as in 3.
 3. **Topology and rest geometry** (only where the names fail, and only with a rest pose). The
-   limbs are pairs of sibling chains with the same number of joints and lengths within 25%; the
+   limbs are pairs of sibling chains as long as each other (as many joints along the chain,
+   lengths within 25%, subtrees within 10% or two joints of each other: a prop joint on one
+   hand is allowed); the
    legs are the pair whose hub is an ancestor of the other's (the hips), the arms the pair at
    the upper spine. The head is the end of the chain that leaves the upper spine upward (the
    branch reaching highest towards the upper spine's direction from the hips), followed while
@@ -449,7 +451,9 @@ def _pairs(rig: _Rig) -> list[tuple[float, int, int, int]]:
         chains = {c: rig.main_chain(c) for c in kids}
         reach = {c: max(float(np.linalg.norm(pos[k] - pos[hub])) for k in chains[c]) for c in kids}
         for a, b in combinations(kids, 2):
-            if rig.size[a] != rig.size[b] or len(chains[a]) != len(chains[b]) or len(chains[a]) < 2:
+            sa, sb = rig.size[a], rig.size[b]
+            if (abs(sa - sb) > max(2, max(sa, sb) // 10) or len(chains[a]) != len(chains[b])
+                    or len(chains[a]) < 2):
                 continue
             lo, hi = sorted((reach[a], reach[b]))
             if lo > 1e-6 * rig.scale and hi <= 1.25 * lo:

@@ -622,6 +622,19 @@ def test_fallback_on_renamed_families(family, up):
     assert _required_of(back) == _required_of(want)
 
 
+def test_fallback_allows_a_prop_joint():
+    """A weapon joint under one hand leaves the arms a pair."""
+    sk, want = _family_case("unreal4")
+    names = list(sk.names) + ["weapon_r"]
+    parents = list(sk.parents) + [sk.index("hand_r")]
+    rest = np.concatenate([sk.rest, [[0, 0, 0, 1, 0.05, -0.05, 0.1, 1]]]).astype(np.float32)
+    with_prop = skelsimd.Skeleton(parents, names, rest)
+    assert humanoid_map(with_prop) == want
+    got = humanoid_map(_renamed(with_prop))
+    back = {b: names[int(j[1:])] for b, j in got.items()}
+    assert _required_of(back) == _required_of(want) and back["rightHand"] == "hand_r"
+
+
 def test_fallback_reads_the_side_from_the_toes():
     """Facing -X (toes towards -X, Y up), the character's left is up x forward = +Z."""
     sk, _ = _family_case("cmu")
