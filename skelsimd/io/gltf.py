@@ -81,9 +81,9 @@ bytes per byte of file plus 64 MB in all, an accessor without a ``bufferView`` h
 joint-frames (the frame count is checked when the file loads).
 
 Influences: ``joint_indices`` and ``weights`` have K = 4 columns per JOINTS_n/WEIGHTS_n set;
-:func:`skelsimd.skin` takes up to 8, so a mesh with three sets goes through
-:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 8 non-zero
-weights).
+:func:`skelsimd.skin` takes up to 12 (three sets), so a mesh with more sets goes through
+:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 12 non-zero
+weights; otherwise each such vertex keeps its 12 largest, renormalised).
 
 Examples
 --------
@@ -124,6 +124,7 @@ from numpy.typing import NDArray
 from ..bounds import fill_docstrings
 from ..clip import Clip
 from ..skeleton import Skeleton
+from .._influences import SKIN_MAX_INFLUENCES, largest_influences
 
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
            "GltfAnimation", "GltfChannel",
@@ -223,8 +224,8 @@ class GltfMesh:
         Triangle strips and fans converted to triangles.
     joint_indices : ndarray, int32 (V, K)
         Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set (8 or
-        12 with two or three sets). ``skelsimd.skin`` takes up to 8: see
-        :meth:`compact_influences` for three sets.
+        12 with two or three sets). ``skelsimd.skin`` takes up to 12: see
+        :meth:`compact_influences` for more sets.
     weights : ndarray, float32 (V, K)
         Rows renormalised to sum to 1.
     """
@@ -239,11 +240,13 @@ class GltfMesh:
     joint_indices: Arr
     weights: Arr
 
-    def compact_influences(self, max_influences: int = 8) -> GltfMesh:
-        """The mesh with at most ``max_influences`` columns of influences: each vertex's
-        non-zero weights moved first (in their order), then the columns that hold only zeros
-        dropped. Exact (the same skinned vertices); a ValueError naming the mesh and a vertex
-        when one has more non-zero weights than that.
+    def compact_influences(self, max_influences: int = SKIN_MAX_INFLUENCES) -> GltfMesh:
+        """The mesh with at most ``max_influences`` columns of influences (default 12, what
+        :func:`skelsimd.skin` takes): each vertex keeps its ``max_influences`` largest weights
+        (ties: the first columns), in their order, moved first. Exact (the same skinned
+        vertices) for a vertex with at most that many non-zero weights; one with more has its
+        kept weights divided by their sum, with a warning naming the mesh and how many
+        vertices.
 
         Examples
         --------
@@ -256,18 +259,12 @@ class GltfMesh:
         if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
                 or max_influences < 1:
             raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
-        w, ji = self.weights, self.joint_indices
-        order = np.argsort(w == 0, axis=1, kind="stable")
-        w = np.take_along_axis(w, order, axis=1)
-        ji = np.take_along_axis(ji, order, axis=1)
-        used = (w != 0).sum(axis=1)
-        if used.size and int(used.max()) > max_influences:
-            v = int(np.argmax(used > max_influences))
-            raise ValueError(f"{self.name}: vertex {v} has {int(used[v])} non-zero weights, more "
-                             f"than max_influences = {max_influences}")
-        k = min(max_influences, w.shape[1])
-        return dataclasses.replace(self, joint_indices=np.ascontiguousarray(ji[:, :k]),
-                                   weights=np.ascontiguousarray(w[:, :k]))
+        ji, w, cut = largest_influences(self.joint_indices, self.weights, max_influences)
+        if cut:
+            warnings.warn(f"{self.name}: {cut} of {len(w)} vertices have more than "
+                          f"{max_influences} non-zero weights; kept the {max_influences} "
+                          "largest, renormalised", UserWarning, stacklevel=2)
+        return dataclasses.replace(self, joint_indices=ji, weights=w)
 
 
 @dataclasses.dataclass(frozen=True)
