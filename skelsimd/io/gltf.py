@@ -125,10 +125,12 @@ from ..bounds import fill_docstrings
 from ..clip import Clip
 from ..skeleton import Skeleton
 from .._influences import SKIN_MAX_INFLUENCES, largest_influences
+from .gltf_nodes import (NodeClip, animated_nodes, animation_index, node_indices,
+                         world_matrices)
 
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
            "GltfAnimation", "GltfChannel",
-           "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
+           "GltfClip", "NodeClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
            "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -447,6 +449,35 @@ class GltfAsset:
             if c.path == "weights":
                 morph[c.node] = c.sample(t).astype(np.float32)
         return GltfClip(sk.skeleton, qts, 1.0 / rate, name=anim.name, skin=s, morph_weights=morph)
+
+    def node_clip(self, animation: int | str, *, sample_rate: float | None = None,
+                  nodes: Any = None) -> NodeClip:
+        """The world matrices of the nodes animation ``animation`` (its index or name) moves,
+        skinned or not, sampled at ``sample_rate`` (default: as ``clips``): a
+        :class:`NodeClip` with ``world`` ``(F, N, 3, 4)`` float32, ``nodes``, ``names`` and
+        ``sample_rate`` (see :mod:`skelsimd.io.gltf_nodes`). ``nodes``: the node indices to
+        evaluate instead of the animated ones (any nodes, e.g. their descendants).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
+        >>> _ = open(path, "wb").write(example_glb())
+        >>> nc = load_gltf(path).node_clip("bend")
+        >>> nc.names, nc.world.shape, nc.sample_rate
+        (('tip',), (11, 1, 3, 4), 10.0)
+        """
+        a = animation_index([anim.name for anim in self.animations], animation)
+        anim = self.animations[a]
+        rate = self.sample_rate_of(a) if sample_rate is None else _check_rate(sample_rate)
+        doc = self._doc
+        chosen = (animated_nodes(anim.by_node) if nodes is None
+                  else node_indices(nodes, len(doc.node_objs)))
+        t = np.arange(_frame_count(anim, rate, len(chosen))) / rate
+        world = world_matrices(chosen, [n.parent for n in doc.node_objs], doc.preorder,
+                               set(anim.by_node), lambda n, tt: _node_matrices(doc, n, anim, tt),
+                               t, f"animation {anim.name!r:.40}")
+        return NodeClip(anim.name, world, chosen, [doc.node_objs[n].name for n in chosen], rate)
 
     def _check_pair(self, animation: int | str, skin: int,
                     sample_rate: float | None) -> tuple[int, int, float]:
