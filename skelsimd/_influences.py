@@ -20,8 +20,9 @@ __all__ = ["SKIN_MAX_INFLUENCES", "largest_influences"]
 SKIN_MAX_INFLUENCES = 12
 
 
-def largest_influences(joint_indices: Any, weights: Any,
-                       k: int = SKIN_MAX_INFLUENCES) -> tuple[NDArray[Any], NDArray[np.float32], int]:
+def largest_influences(
+        joint_indices: Any, weights: Any, k: int = SKIN_MAX_INFLUENCES,
+) -> tuple[NDArray[Any], NDArray[np.float32], int]:
     """``(joint_indices, weights, renormalised)``: the (V, min(k, K)) influences of each vertex
     as the module docstring says, C-contiguous, and how many vertices lost a non-zero weight
     (and were renormalised).

@@ -129,8 +129,8 @@ from .gltf_nodes import (NodeClip, animated_nodes, animation_index, node_indices
                          world_matrices)
 
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
-           "GltfAnimation", "GltfChannel",
-           "GltfClip", "NodeClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
+           "GltfAnimation", "GltfChannel", "NodeClip",
+           "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
            "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -230,6 +230,9 @@ class GltfMesh:
         :meth:`compact_influences` for more sets.
     weights : ndarray, float32 (V, K)
         Rows renormalised to sum to 1.
+    uvs : ndarray, float32 (V, 2) or None
+        The first texture coordinates (``TEXCOORD_0``, normalized integers decoded), as in the
+        file (origin at the image's top left), or None.
     """
     name: str
     node: int
@@ -241,6 +244,7 @@ class GltfMesh:
     triangles: Arr
     joint_indices: Arr
     weights: Arr
+    uvs: Arr | None = None
 
     def compact_influences(self, max_influences: int = SKIN_MAX_INFLUENCES) -> GltfMesh:
         """The mesh with at most ``max_influences`` columns of influences (default 12, what
@@ -1178,6 +1182,7 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
             pos = need("POSITION", set(_COMPONENTS), ("VEC3",))
             V = len(pos)
             normals = attr("NORMAL", {5120, 5122, 5126}, ("VEC3",))
+            uvs = attr("TEXCOORD_0", {5120, 5121, 5122, 5123, 5126}, ("VEC2",))
             sets_j: list[F64] = []
             sets_w: list[F64] = []
             k = 0
@@ -1191,7 +1196,7 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                 warnings.warn(f"{w} ({mname!r}): on a skinned node but without JOINTS_0/"
                               "WEIGHTS_0; skipped", stacklevel=3)
                 continue
-            for key, a in [("NORMAL", normals)] + [(f"JOINTS_{i}", a) for i, a in
+            for key, a in [("NORMAL", normals), ("TEXCOORD_0", uvs)] + [(f"JOINTS_{i}", a) for i, a in
                                                     enumerate(sets_j)] + \
                     [(f"WEIGHTS_{i}", a) for i, a in enumerate(sets_w)]:
                 if a is not None and len(a) != V:
@@ -1241,7 +1246,8 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                 positions=pos.astype(np.float32),
                 normals=None if normals is None else normals.astype(np.float32),
                 triangles=np.ascontiguousarray(tri), joint_indices=np.ascontiguousarray(jidx),
-                weights=np.ascontiguousarray(wts, dtype=np.float32)))
+                weights=np.ascontiguousarray(wts, dtype=np.float32),
+                uvs=None if uvs is None else uvs.astype(np.float32)))
     return out
 
 
