@@ -45,7 +45,7 @@ def cases():
     return {
         "long_duration": lambda: G.long_duration(2 ** 24, 1),
         "long_chain": lambda: G.long_chain(100_000, 200, 1),
-        "many_long_animations": lambda: G.many_long_animations(12, 2 ** 18, 64),
+        "many_long_animations": lambda: G.many_long_animations(12, 2 ** 15, 64),
         "many_channels": lambda: G.many_channels(50_000),
         "many_mesh_nodes": lambda: G.many_mesh_nodes(20_000, 2_000),
     }

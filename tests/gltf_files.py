@@ -298,7 +298,7 @@ def long_chain(nodes=100_000, animations=200, joints=1):
     return b
 
 
-def many_long_animations(animations=12, frames=2 ** 18, joints=64):
+def many_long_animations(animations=12, frames=2 ** 15, joints=64):
     """`animations` two-key animations of `frames` frames each at 30 Hz, on a chain of `joints`
     joints: each alone within a per-animation budget of frames x joints, all together far
     beyond it."""

@@ -77,7 +77,11 @@ bufferViews[3].byteLength 4096``) in bounded time and memory. A buffer ``uri`` m
 inside the ``.gltf`` file's directory (after resolving ``..`` and symbolic links) or be a
 base64 ``data:`` URI. Limits that keep hostile files bounded: accessors decode at most 32
 bytes per byte of file plus 64 MB in all, an accessor without a ``bufferView`` holds at most
-64 MB, the skins' folded chains hold at most 2**18 nodes in all, and all the clips of a file
+64 MB (a skin counts as 16 KiB of it, a skinned primitive read for a node 1 KiB, an animation
+channel 256 bytes), the skins' folded chains hold at most 2**18 nodes in all, matrices,
+translations and scales (of nodes, inverse bind matrices and animation keys) stay within
++-:data:`MAX_MAGNITUDE` (1e18; beyond it, or not finite, a ValueError names the accessor or
+node and the element), and all the clips of a file
 take at most ``max_joint_frames`` joint-frames together (a keyword of :func:`load_gltf`,
 default :data:`MAX_JOINT_FRAMES` = 2**22; checked when the file loads, with a ValueError naming
 the animation that goes over, its duration and its sample rate). Within them the cost is
@@ -134,7 +138,7 @@ from ..skeleton import Skeleton
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
            "GltfAnimation", "GltfChannel",
            "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
-           "MAX_JOINT_FRAMES",
+           "MAX_JOINT_FRAMES", "MAX_MAGNITUDE",
            "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -166,6 +170,13 @@ _DEFAULT_RATE = 30.0
 #: file may take together (a 128 MiB QTS array in all).
 MAX_JOINT_FRAMES = 1 << 22
 _MIN_CLIP_COST = 256              # joint-frames a clip costs at least (its fixed work)
+_PRIMITIVE_COST = 1 << 10         # decode-budget bytes a skinned primitive costs at least
+_SKIN_COST = 1 << 14              # decode-budget bytes a skin costs at least
+_CHANNEL_COST = 1 << 8            # decode-budget bytes an animation channel costs at least
+#: Matrices, translations and scales (nodes' ``matrix``, ``translation`` and ``scale``, inverse
+#: bind matrices, animation outputs) must stay within +-this: larger values (or non-finite ones)
+#: are a ValueError naming the accessor or node and the element.
+MAX_MAGNITUDE = 1e18
 _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, sparse) at most 64 MB
 _MAX_CHAIN_NODES = 1 << 18      # nodes in all the skins' folded chains (bounds the work)
 _DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
@@ -538,6 +549,10 @@ def _get_numbers(d: Json, key: str, where: str, n: int, default: list[float]) ->
         a = [math.inf]
     if not all(math.isfinite(x) for x in a):
         raise ValueError(f"{where}.{key}: expected finite numbers, got {v!r:.60}")
+    if not all(abs(x) <= MAX_MAGNITUDE for x in a):
+        k = next(k for k, x in enumerate(a) if not abs(x) <= MAX_MAGNITUDE)
+        raise ValueError(f"{where}.{key}[{k}]: {a[k]:g} is beyond the range +-{MAX_MAGNITUDE:g} "
+                         "(MAX_MAGNITUDE)")
     return a
 
 
@@ -739,7 +754,9 @@ class _Doc:
         if sparse is not None:
             arr = self._sparse(arr, sparse, aw, dt, n)
         if dt.kind == "f" and not np.isfinite(arr).all():
-            raise ValueError(f"{aw}: non-finite values (nan or inf)")
+            k = int(np.argmax(~np.isfinite(arr).all(axis=1)))
+            bad = arr[k][~np.isfinite(arr[k])][0]
+            raise ValueError(f"{aw}: non-finite value {bad} in element {k} (nan or inf)")
         self.spend(arr.nbytes, aw)
         self._accessor_cache[i] = arr
         return arr
@@ -791,12 +808,15 @@ class _Doc:
         self.spent += nbytes
         budget = _DECODE_FACTOR * self.file_bytes + _DECODE_FLOOR
         if self.spent > budget:
-            raise ValueError(f"{where}: decoding the file's accessors takes more than {budget} "
+            raise ValueError(f"{where}: decoding the file (accessors, skins, primitives, "
+                             f"channels) takes more than {budget} "
                              f"bytes ({_DECODE_FACTOR} x its size + {_DECODE_FLOOR})")
 
-    def floats(self, i: int, where: str, allowed: set[int], types: tuple[str, ...]) -> F64:
+    def floats(self, i: int, where: str, allowed: set[int], types: tuple[str, ...],
+               bounded: bool = False) -> F64:
         """Accessor i as float64 (count, n) with normalized integers decoded; `allowed` is the
-        set of component types, `types` the accessor types accepted."""
+        set of component types, `types` the accessor types accepted; `bounded`: every value
+        within +-MAX_MAGNITUDE (ValueError naming the accessor and the element)."""
         arr = self.accessor(i, where)
         acc = self.accessors[i]
         ct, typ = acc["componentType"], acc["type"]
@@ -810,6 +830,11 @@ class _Doc:
         out = arr.astype(np.float64)
         if ct != 5126 and acc.get("normalized", False) is True:
             out = np.maximum(out / _NORM_SCALE[ct], -1.0)
+        if bounded and len(out) and not (np.abs(out) <= MAX_MAGNITUDE).all():
+            k = int(np.argmax(~(np.abs(out) <= MAX_MAGNITUDE).all(axis=1)))
+            bad = out[k][~(np.abs(out[k]) <= MAX_MAGNITUDE)][0]
+            raise ValueError(f"{where}: accessors[{i}] element {k} holds {bad:g}, beyond the "
+                             f"range +-{MAX_MAGNITUDE:g} (MAX_MAGNITUDE)")
         return out
 
 
@@ -945,6 +970,7 @@ def _unique_names(names: Iterable[str]) -> list[str]:
 
 def _read_skin(doc: _Doc, nodes: list[_Node], s: int, tol: float) -> GltfSkin:
     w = f"skins[{s}]"
+    doc.spend(_SKIN_COST, w)
     d = _get_obj(doc.skins, s, "skins")
     joints = _get_list(d, "joints", w)
     if not joints:
@@ -987,7 +1013,7 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int, tol: float) -> GltfSkin:
     if ibm_index is None:
         ibm = np.tile(np.eye(4)[:3], (len(joints), 1, 1))
     else:
-        a = doc.floats(ibm_index, f"{w}.inverseBindMatrices", {5126}, ("MAT4",))
+        a = doc.floats(ibm_index, f"{w}.inverseBindMatrices", {5126}, ("MAT4",), bounded=True)
         if len(a) < len(joints):
             raise ValueError(f"{w}.inverseBindMatrices: accessors[{ibm_index}] has {len(a)} "
                              f"matrices for {len(joints)} joints")
@@ -1174,6 +1200,7 @@ def _triangles(idx: Arr, mode: int, where: str) -> Arr:
 
 def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[GltfMesh]:
     out = []
+    inverse_perms: dict[int, Arr] = {}
     for node in nodes:
         if node.mesh is None or node.skin is None:
             continue
@@ -1181,10 +1208,13 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
         mesh = _get_obj(doc.meshes, m, "meshes")
         mname = mesh.get("name") if isinstance(mesh.get("name"), str) else f"mesh{m}"
         sk = skins[node.skin]
-        inverse_perm = np.empty(len(sk.perm), dtype=np.int32)
-        inverse_perm[sk.perm] = np.arange(len(sk.perm), dtype=np.int32)
+        if node.skin not in inverse_perms:
+            inverse_perms[node.skin] = np.empty(len(sk.perm), dtype=np.int32)
+            inverse_perms[node.skin][sk.perm] = np.arange(len(sk.perm), dtype=np.int32)
+        inverse_perm = inverse_perms[node.skin]
         for p, prim in enumerate(_get_list(mesh, "primitives", f"meshes[{m}]")):
             w = f"meshes[{m}].primitives[{p}]"
+            doc.spend(_PRIMITIVE_COST, w)      # nodes sharing a mesh: each visit counts
             if not isinstance(prim, dict):
                 raise ValueError(f"{w}: expected a JSON object")
             mode = _get_int(prim, "mode", w, 0, 6, default=4)
@@ -1304,6 +1334,7 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
         targeted: dict[tuple[int, str], int] = {}
         for c, ch in enumerate(_get_list(d, "channels", w)):
             cw = f"{w}.channels[{c}]"
+            doc.spend(_CHANNEL_COST, cw)
             if not isinstance(ch, dict):
                 raise ValueError(f"{cw}: expected a JSON object")
             target = ch.get("target")
@@ -1350,7 +1381,7 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
                 allowed, types = {5120, 5121, 5122, 5123, 5126}, ("SCALAR",)
             else:
                 allowed, types = {5126}, ("VEC3",)
-            vals = doc.floats(oi, f"{sw}.output", allowed, types)
+            vals = doc.floats(oi, f"{sw}.output", allowed, types, bounded=True)
             per = 3 if interp == "CUBICSPLINE" else 1
             n = len(times)
             if len(vals) % (n * per):
