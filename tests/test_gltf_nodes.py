@@ -153,7 +153,12 @@ def test_refusals(tmp_path):
         asset.node_clip(0, nodes=[[1]])
     with pytest.raises(ValueError, match="sample_rate: expected a positive finite number"):
         asset.node_clip(0, sample_rate=-1)
-    with pytest.raises(ValueError, match=r"joint-frames"):      # the clips' frame budget
-        asset.node_clip(0, sample_rate=1e9)
+    with pytest.raises(ValueError, match=r"animations\[0\] \('spin'\): 1000000001 frames at "
+                       r"1e\+09 Hz x 4 nodes .* more than max_joint_frames"):
+        asset.node_clip(0, sample_rate=1e9)                # the file's budget, before any work
+    small = load_gltf(path, max_joint_frames=50)
+    assert small.node_clip(0, sample_rate=10).frames == 11          # 11 frames x 4 nodes
+    with pytest.raises(ValueError, match="44 node-frames, more than max_joint_frames = 40"):
+        load_gltf(path, max_joint_frames=40).node_clip(0, sample_rate=10)
     with pytest.raises(KeyError, match="no node named 'hat'"):
         asset.node_clip(0)["hat"]

@@ -496,10 +496,10 @@ class GltfAsset:
         doc = self._doc
         chosen = (animated_nodes(anim.by_node) if nodes is None
                   else node_indices(nodes, len(doc.node_objs)))
-        t = np.arange(_frame_count(anim, rate, len(chosen))) / rate
         world = world_matrices(chosen, [n.parent for n in doc.node_objs], doc.preorder,
                                set(anim.by_node), lambda n, tt: _node_matrices(doc, n, anim, tt),
-                               t, f"animation {anim.name!r:.40}")
+                               _frame_count(anim, rate), rate, self.max_joint_frames,
+                               f"animations[{a}] ({anim.name!r:.40})")
         return NodeClip(anim.name, world, chosen, [doc.node_objs[n].name for n in chosen], rate)
 
     def _check_pair(self, animation: int | str, skin: int,

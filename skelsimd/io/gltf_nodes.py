@@ -20,8 +20,9 @@ the key interval, rotations renormalised) as the specification says (the channel
 float32: within float32 rounding of the float64 node tree (``skelsimd.reference.gltf``,
 checked by the tests at keys and between keys, with ``matrix`` parents and deep trees).
 
-Cost is bounded as the clips' is: at most 2**24 node-frames (frames times nodes), checked
-before anything is evaluated, and the float64 scratch is evaluated a chunk of frames at a time.
+Cost is bounded as the clips' is: frames times the nodes evaluated (those asked for and their
+ancestors) at most ``max_joint_frames`` (the keyword of :func:`skelsimd.load_gltf`), checked
+before anything is evaluated, and the float64 scratch evaluated a chunk of frames at a time.
 """
 from __future__ import annotations
 
@@ -134,20 +135,28 @@ def animated_nodes(by_node: dict[int, dict[str, Any]]) -> Arr:
 
 
 def world_matrices(nodes: Arr, parent: Sequence[int], preorder: Sequence[int], animated: set[int],
-                   local: Callable[[int, F64], F64], t: F64, where: str) -> NDArray[np.float32]:
-    """float32 (len(t), len(nodes), 3, 4) world matrices of `nodes` at times t.
+                   local: Callable[[int, F64], F64], frames: int, rate: float, budget: int,
+                   where: str) -> NDArray[np.float32]:
+    """float32 (frames, len(nodes), 3, 4) world matrices of `nodes` at t = f / rate.
 
     `parent[n]` is node n's parent (-1: a scene root), `preorder[n]` its position in a
     depth-first walk, `animated` the nodes whose local matrix changes over time and
     `local(n, t)` node n's local matrices (len(t), 4, 4) float64 (any n; a node not animated
     is asked once, with one time). Every node on the way from a root is evaluated once per
-    chunk of frames, parents first; a path of nodes not animated is one constant."""
+    chunk of frames, parents first; a path of nodes not animated is one constant. A
+    ValueError naming `where` when frames times the nodes evaluated exceed `budget`, before
+    anything is evaluated."""
     needed: set[int] = set()
     for n in nodes.tolist():
         while n >= 0 and n not in needed:
             needed.add(n)
             n = parent[n]
     order = sorted(needed, key=preorder.__getitem__)
+    if frames * max(1, len(order)) > budget:
+        raise ValueError(f"{where}: {frames} frames at {rate:.6g} Hz x {len(order)} nodes (the "
+                         f"nodes asked for and their ancestors) are {frames * len(order)} "
+                         f"node-frames, more than max_joint_frames = {budget} (a keyword of "
+                         "load_gltf)")
     moving = set()                     # nodes whose world matrix changes: animated ancestry
     for n in order:
         if n in animated or (parent[n] >= 0 and parent[n] in moving):
@@ -158,11 +167,10 @@ def world_matrices(nodes: Arr, parent: Sequence[int], preorder: Sequence[int], a
         if n not in moving:
             m = local(n, zero)[0]
             constant[n] = m if parent[n] < 0 else constant[parent[n]] @ m
-    frames = len(t)
     out = np.empty((frames, len(nodes), 3, 4), dtype=np.float32)
     step = max(1, _CHUNK // max(1, len(order)))
     for f0 in range(0, frames, step):
-        tc = t[f0:f0 + step]
+        tc = np.arange(f0, min(frames, f0 + step)) / rate
         world: dict[int, F64] = {}
         for n in order:
             if n not in moving:
