@@ -114,7 +114,7 @@ def test_parent_inverse_matrix_parent_and_descendants(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["Fox.glb", "rigged_simple.gltf", "Animation_Skin_08.gltf",
-                                  "RobotExpressive.glb"])
+                                  "cesium_man.gltf", "RobotExpressive.glb"])
 def test_skinned_files_animated_nodes(name):
     path = os.path.join(DATA, name)
     asset = _load(path)
