@@ -15,7 +15,8 @@ from skelsimd.io.gltf import load_gltf
 DATA = os.path.join(os.path.dirname(__file__), "data", "gltf")
 pytestmark = pytest.mark.filterwarnings("ignore:pygltf.utils.validator is a provisional")
 
-CHARACTERS = ["Fox.glb", "cesium_man.gltf", "RobotExpressive.glb"]
+# the characters (Fox, CesiumMan, RobotExpressive's 4 skins) and every other real file
+CHARACTERS = sorted(f for f in os.listdir(DATA) if f.endswith((".gltf", ".glb")))
 
 
 def _load(path):
