@@ -882,20 +882,26 @@ class _Node:
 
 def _read_nodes(doc: _Doc) -> list[_Node]:
     nodes = []
-    for i in range(len(doc.nodes)):
-        w = f"nodes[{i}]"
-        d = _get_obj(doc.nodes, i, "nodes")
+    count = len(doc.nodes)
+    identity_t, identity_r, identity_s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
+    for i, d in enumerate(doc.nodes):
+        if type(d) is not dict:
+            _get_obj(doc.nodes, i, "nodes")            # raises, naming the node
         n = _Node()
         n.index, n.parent = i, -1
         name = d.get("name")
         n.name = name if isinstance(name, str) and name else f"node{i}"
-        kids = _get_list(d, "children", w)
-        for k, c in enumerate(kids):
-            if not _is_int(c) or not 0 <= c < len(doc.nodes):
-                raise ValueError(f"{w}.children[{k}]: {c!r:.40} is not a node index "
-                                 f"(the file has {len(doc.nodes)} nodes)")
+        kids = d.get("children", [])
+        if type(kids) is not list or not all(type(c) is int and 0 <= c < count for c in kids):
+            w = f"nodes[{i}]"
+            for k, c in enumerate(_get_list(d, "children", w)):
+                if not _is_int(c) or not 0 <= c < count:
+                    raise ValueError(f"{w}.children[{k}]: {c!r:.40} is not a node index "
+                                     f"(the file has {count} nodes)")
         n.children = kids
+        n.matrix, n.t, n.r, n.s = None, identity_t, identity_r, identity_s
         if "matrix" in d:
+            w = f"nodes[{i}]"
             m = np.array(_get_numbers(d, "matrix", w, 16, []))
             n.matrix = m.reshape(4, 4).T.copy()         # column-major in the file
             if np.abs(n.matrix[3] - [0, 0, 0, 1]).max() > 1e-6:
@@ -903,14 +909,16 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
                                  f"got last row {n.matrix[3].tolist()}")
             if "translation" in d or "rotation" in d or "scale" in d:
                 raise ValueError(f"{w}: has both matrix and translation/rotation/scale")
-            n.t, n.r, n.s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
-        else:
-            n.matrix = None
-            n.t = _get_numbers(d, "translation", w, 3, [0.0, 0.0, 0.0])
-            n.r = _unit(_get_numbers(d, "rotation", w, 4, [0.0, 0.0, 0.0, 1.0]), f"{w}.rotation")
-            n.s = _get_numbers(d, "scale", w, 3, [1.0, 1.0, 1.0])
-        n.mesh = _get_index(d, "mesh", w, len(doc.meshes), "meshes")
-        n.skin = _get_index(d, "skin", w, len(doc.skins), "skins")
+        elif "translation" in d or "rotation" in d or "scale" in d:
+            w = f"nodes[{i}]"
+            n.t = _get_numbers(d, "translation", w, 3, identity_t)
+            n.r = (_unit(_get_numbers(d, "rotation", w, 4, []), f"{w}.rotation")
+                   if "rotation" in d else identity_r)
+            n.s = _get_numbers(d, "scale", w, 3, identity_s)
+        n.mesh = (None if d.get("mesh") is None
+                  else _get_index(d, "mesh", f"nodes[{i}]", len(doc.meshes), "meshes"))
+        n.skin = (None if d.get("skin") is None
+                  else _get_index(d, "skin", f"nodes[{i}]", len(doc.skins), "skins"))
         nodes.append(n)
     for n in nodes:
         for c in n.children:
@@ -1324,6 +1332,7 @@ def _normalize(w: F64, tol: float) -> tuple[F64, int]:
 
 def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
     out = []
+    decoded: dict[tuple[int, int, str, str], tuple[Arr, Arr]] = {}   # samplers' keys, once
     for a in range(len(doc.animations)):
         w = f"animations[{a}]"
         d = _get_obj(doc.animations, a, "animations")
@@ -1368,6 +1377,11 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
             oi = _get_index(smp, "output", sw, len(doc.accessors), "accessors")
             if ii is None or oi is None:
                 raise ValueError(f"{sw}: input and output are required")
+            if (ii, oi, interp, path) in decoded:
+                times32, vals32 = decoded[ii, oi, interp, path]
+                channels.append(GltfChannel(node=node, path=path, interpolation=interp,
+                                            times=times32, values=vals32))
+                continue
             times = doc.floats(ii, f"{sw}.input", {5126}, ("SCALAR",))[:, 0]
             if len(times) > 1 and (np.diff(times) < 0).any():
                 k = int(np.argmax(np.diff(times) < 0)) + 1
@@ -1396,9 +1410,10 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
                 core = vals[:, 1] if per == 3 else vals
                 if (np.abs(core).sum(axis=-1) == 0).any():
                     raise ValueError(f"{sw}.output: accessors[{oi}]: a zero rotation key")
+            decoded[ii, oi, interp, path] = times.astype(np.float32), vals.astype(np.float32)
             channels.append(GltfChannel(node=node, path=path, interpolation=interp,
-                                        times=times.astype(np.float32),
-                                        values=vals.astype(np.float32)))
+                                        times=decoded[ii, oi, interp, path][0],
+                                        values=decoded[ii, oi, interp, path][1]))
         duration = max((float(c.times[-1]) for c in channels), default=0.0)
         by_node: dict[int, dict[str, GltfChannel]] = {}
         for ch in channels:
@@ -1607,13 +1622,14 @@ def _plan_clips(skins: list[GltfSkin], animations: list[GltfAnimation], rate: fl
                 budget: int) -> list[tuple[int, int]]:
     """The (animation, skin) pairs of the clips, their joint-frames summed and checked against
     the budget as they are found (so that this costs at most about the budget too)."""
+    moved = np.array(sorted({n for anim in animations for n in anim.by_node}), dtype=np.intp)
     where: dict[int, list[tuple[int, int]]] = {}
     for s, sk in enumerate(skins):
         assert sk.plan is not None
         plan = sk.plan
         counts = np.diff(plan.occ_start)
-        for col, node in enumerate(plan.nodes.tolist()):
-            where.setdefault(node, []).append((s, int(counts[col])))
+        for col in np.flatnonzero(np.isin(plan.nodes, moved)).tolist():
+            where.setdefault(int(plan.nodes[col]), []).append((s, int(counts[col])))
     pairs, total = [], 0
     for a, anim in enumerate(animations):
         occ: dict[int, int] = {}
