@@ -225,6 +225,14 @@ class GltfSkin:
     chains: tuple[tuple[int, ...], ...] = dataclasses.field(repr=False, default=())
     plan: _FoldPlan | None = dataclasses.field(repr=False, default=None)
 
+    def __repr__(self) -> str:
+        return (f"GltfSkin({self.name!r:.40}, {_names(self.skeleton.names)}; inverse_bind "
+                f"{self.inverse_bind.shape})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_skin_html
+        return gltf_skin_html(self)
+
 
 @dataclasses.dataclass(frozen=True)
 class GltfMesh:
@@ -259,6 +267,15 @@ class GltfMesh:
     triangles: Arr
     joint_indices: Arr
     weights: Arr
+
+    def __repr__(self) -> str:
+        return (f"GltfMesh({self.name!r:.40}, {len(self.positions)} vertices, "
+                f"{len(self.triangles)} triangles, {self.weights.shape[1]} influences, "
+                f"skin {self.skin})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_mesh_html
+        return gltf_mesh_html(self)
 
     def compact_influences(self, max_influences: int = 8) -> GltfMesh:
         """The mesh with at most ``max_influences`` columns of influences: each vertex's
@@ -312,6 +329,10 @@ class GltfChannel:
     times: Arr
     values: Arr
 
+    def __repr__(self) -> str:
+        return (f"GltfChannel(nodes[{self.node}].{self.path}, {self.interpolation}, "
+                f"{len(self.times)} keys)")
+
     def sample(self, t: Any) -> F64:
         """The channel's values at times ``t`` (seconds, any shape), float64 ``(..., C)``,
         with glTF interpolation (rotations unit length)."""
@@ -326,6 +347,10 @@ class GltfAnimation:
     channels: tuple[GltfChannel, ...]
     duration: float
     by_node: dict[int, dict[str, GltfChannel]] = dataclasses.field(repr=False, default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"GltfAnimation({self.name!r:.40}, {len(self.channels)} channels, "
+                f"{self.duration:.4g} s)")
 
 
 class GltfClip(Clip):
@@ -352,6 +377,14 @@ class GltfClip(Clip):
         clip, perm, inverse = super().reorder(order)
         clip.skin = self.skin
         return clip, perm, inverse
+
+    def __repr__(self) -> str:
+        base = super().__repr__()
+        return f"GltfClip({self.name!r:.40}, skin {self.skin}, {base[base.index('(') + 1:]}"
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_clip_html
+        return gltf_clip_html(self)
 
 
 @dataclasses.dataclass
@@ -395,6 +428,17 @@ class GltfAsset:
     refused: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
     max_joint_frames: int = MAX_JOINT_FRAMES
     _pairs: list[tuple[int, int]] | None = dataclasses.field(repr=False, default=None)
+
+    def __repr__(self) -> str:
+        rate = "implied rates" if self.sample_rate is None else f"{self.sample_rate:g} Hz"
+        return (f"GltfAsset({_names([s.name for s in self.skins], 'skins', 3)}; "
+                f"{_names([m.name for m in self.meshes], 'meshes', 3)}; "
+                f"{_names([a.name for a in self.animations], 'animations', 3)}; "
+                f"{len(self.clip_pairs())} clips at {rate})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_asset_html
+        return gltf_asset_html(self)
 
     @property
     def clips(self) -> list[GltfClip]:
@@ -488,6 +532,14 @@ class GltfAsset:
         rate = (self.sample_rate_of(int(animation)) if sample_rate is None
                 else _check_rate(sample_rate))
         return int(animation), int(skin), rate
+
+
+def _names(names: Any, what: str = "joints", shown: int = 4) -> str:
+    """"N what: a, b, c, ..." with each name cut at 20 characters (one-line reprs)."""
+    names = list(names)
+    cut = [n if len(n) <= 20 else n[:19] + "\u2026" for n in names[:shown]]
+    return f"{len(names)} {what}" + (": " + ", ".join(cut) if cut else "") + \
+        (", ..." if len(names) > shown else "")
 
 
 # --- small JSON checks ---------------------------------------------------------------------------
