@@ -228,6 +228,14 @@ class GltfSkin:
     chains: tuple[tuple[int, ...], ...] = dataclasses.field(repr=False, default=())
     plan: _FoldPlan | None = dataclasses.field(repr=False, default=None)
 
+    def __repr__(self) -> str:
+        return (f"GltfSkin({self.name!r:.40}, {_names(self.skeleton.names)}; inverse_bind "
+                f"{self.inverse_bind.shape})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_skin_html
+        return gltf_skin_html(self)
+
 
 @dataclasses.dataclass(frozen=True)
 class GltfMesh:
@@ -266,6 +274,15 @@ class GltfMesh:
     joint_indices: Arr
     weights: Arr
     uvs: Arr | None = None
+
+    def __repr__(self) -> str:
+        return (f"GltfMesh({self.name!r:.40}, {len(self.positions)} vertices, "
+                f"{len(self.triangles)} triangles, {self.weights.shape[1]} influences, "
+                f"skin {self.skin})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_mesh_html
+        return gltf_mesh_html(self)
 
     def compact_influences(self, max_influences: int = SKIN_MAX_INFLUENCES) -> GltfMesh:
         """The mesh with at most ``max_influences`` columns of influences (default 12, what
@@ -315,6 +332,10 @@ class GltfChannel:
     times: Arr
     values: Arr
 
+    def __repr__(self) -> str:
+        return (f"GltfChannel(nodes[{self.node}].{self.path}, {self.interpolation}, "
+                f"{len(self.times)} keys)")
+
     def sample(self, t: Any) -> F64:
         """The channel's values at times ``t`` (seconds, any shape), float64 ``(..., C)``,
         with glTF interpolation (rotations unit length)."""
@@ -329,6 +350,10 @@ class GltfAnimation:
     channels: tuple[GltfChannel, ...]
     duration: float
     by_node: dict[int, dict[str, GltfChannel]] = dataclasses.field(repr=False, default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"GltfAnimation({self.name!r:.40}, {len(self.channels)} channels, "
+                f"{self.duration:.4g} s)")
 
 
 class GltfClip(Clip):
@@ -355,6 +380,14 @@ class GltfClip(Clip):
         clip, perm, inverse = super().reorder(order)
         clip.skin = self.skin
         return clip, perm, inverse
+
+    def __repr__(self) -> str:
+        base = super().__repr__()
+        return f"GltfClip({self.name!r:.40}, skin {self.skin}, {base[base.index('(') + 1:]}"
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_clip_html
+        return gltf_clip_html(self)
 
 
 @dataclasses.dataclass
@@ -398,6 +431,17 @@ class GltfAsset:
     refused: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
     max_joint_frames: int = MAX_JOINT_FRAMES
     _pairs: list[tuple[int, int]] | None = dataclasses.field(repr=False, default=None)
+
+    def __repr__(self) -> str:
+        rate = "implied rates" if self.sample_rate is None else f"{self.sample_rate:g} Hz"
+        return (f"GltfAsset({_names([s.name for s in self.skins], 'skins', 3)}; "
+                f"{_names([m.name for m in self.meshes], 'meshes', 3)}; "
+                f"{_names([a.name for a in self.animations], 'animations', 3)}; "
+                f"{len(self.clip_pairs())} clips at {rate})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_asset_html
+        return gltf_asset_html(self)
 
     @property
     def clips(self) -> list[GltfClip]:
@@ -520,6 +564,14 @@ class GltfAsset:
         rate = (self.sample_rate_of(int(animation)) if sample_rate is None
                 else _check_rate(sample_rate))
         return int(animation), int(skin), rate
+
+
+def _names(names: Any, what: str = "joints", shown: int = 4) -> str:
+    """"N what: a, b, c, ..." with each name cut at 20 characters (one-line reprs)."""
+    names = list(names)
+    cut = [n if len(n) <= 20 else n[:19] + "\u2026" for n in names[:shown]]
+    return f"{len(names)} {what}" + (": " + ", ".join(cut) if cut else "") + \
+        (", ..." if len(names) > shown else "")
 
 
 # --- small JSON checks ---------------------------------------------------------------------------
@@ -914,20 +966,26 @@ class _Node:
 
 def _read_nodes(doc: _Doc) -> list[_Node]:
     nodes = []
-    for i in range(len(doc.nodes)):
-        w = f"nodes[{i}]"
-        d = _get_obj(doc.nodes, i, "nodes")
+    count = len(doc.nodes)
+    identity_t, identity_r, identity_s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
+    for i, d in enumerate(doc.nodes):
+        if type(d) is not dict:
+            _get_obj(doc.nodes, i, "nodes")            # raises, naming the node
         n = _Node()
         n.index, n.parent = i, -1
         name = d.get("name")
         n.name = name if isinstance(name, str) and name else f"node{i}"
-        kids = _get_list(d, "children", w)
-        for k, c in enumerate(kids):
-            if not _is_int(c) or not 0 <= c < len(doc.nodes):
-                raise ValueError(f"{w}.children[{k}]: {c!r:.40} is not a node index "
-                                 f"(the file has {len(doc.nodes)} nodes)")
+        kids = d.get("children", [])
+        if type(kids) is not list or not all(type(c) is int and 0 <= c < count for c in kids):
+            w = f"nodes[{i}]"
+            for k, c in enumerate(_get_list(d, "children", w)):
+                if not _is_int(c) or not 0 <= c < count:
+                    raise ValueError(f"{w}.children[{k}]: {c!r:.40} is not a node index "
+                                     f"(the file has {count} nodes)")
         n.children = kids
+        n.matrix, n.t, n.r, n.s = None, identity_t, identity_r, identity_s
         if "matrix" in d:
+            w = f"nodes[{i}]"
             m = np.array(_get_numbers(d, "matrix", w, 16, []))
             n.matrix = m.reshape(4, 4).T.copy()         # column-major in the file
             if np.abs(n.matrix[3] - [0, 0, 0, 1]).max() > 1e-6:
@@ -935,14 +993,16 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
                                  f"got last row {n.matrix[3].tolist()}")
             if "translation" in d or "rotation" in d or "scale" in d:
                 raise ValueError(f"{w}: has both matrix and translation/rotation/scale")
-            n.t, n.r, n.s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
-        else:
-            n.matrix = None
-            n.t = _get_numbers(d, "translation", w, 3, [0.0, 0.0, 0.0])
-            n.r = _unit(_get_numbers(d, "rotation", w, 4, [0.0, 0.0, 0.0, 1.0]), f"{w}.rotation")
-            n.s = _get_numbers(d, "scale", w, 3, [1.0, 1.0, 1.0])
-        n.mesh = _get_index(d, "mesh", w, len(doc.meshes), "meshes")
-        n.skin = _get_index(d, "skin", w, len(doc.skins), "skins")
+        elif "translation" in d or "rotation" in d or "scale" in d:
+            w = f"nodes[{i}]"
+            n.t = _get_numbers(d, "translation", w, 3, identity_t)
+            n.r = (_unit(_get_numbers(d, "rotation", w, 4, []), f"{w}.rotation")
+                   if "rotation" in d else identity_r)
+            n.s = _get_numbers(d, "scale", w, 3, identity_s)
+        n.mesh = (None if d.get("mesh") is None
+                  else _get_index(d, "mesh", f"nodes[{i}]", len(doc.meshes), "meshes"))
+        n.skin = (None if d.get("skin") is None
+                  else _get_index(d, "skin", f"nodes[{i}]", len(doc.skins), "skins"))
         nodes.append(n)
     for n in nodes:
         for c in n.children:
@@ -1358,6 +1418,7 @@ def _normalize(w: F64, tol: float) -> tuple[F64, int]:
 
 def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
     out = []
+    decoded: dict[tuple[int, int, str, str], tuple[Arr, Arr]] = {}   # samplers' keys, once
     for a in range(len(doc.animations)):
         w = f"animations[{a}]"
         d = _get_obj(doc.animations, a, "animations")
@@ -1402,6 +1463,11 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
             oi = _get_index(smp, "output", sw, len(doc.accessors), "accessors")
             if ii is None or oi is None:
                 raise ValueError(f"{sw}: input and output are required")
+            if (ii, oi, interp, path) in decoded:
+                times32, vals32 = decoded[ii, oi, interp, path]
+                channels.append(GltfChannel(node=node, path=path, interpolation=interp,
+                                            times=times32, values=vals32))
+                continue
             times = doc.floats(ii, f"{sw}.input", {5126}, ("SCALAR",))[:, 0]
             if len(times) > 1 and (np.diff(times) < 0).any():
                 k = int(np.argmax(np.diff(times) < 0)) + 1
@@ -1430,9 +1496,10 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
                 core = vals[:, 1] if per == 3 else vals
                 if (np.abs(core).sum(axis=-1) == 0).any():
                     raise ValueError(f"{sw}.output: accessors[{oi}]: a zero rotation key")
+            decoded[ii, oi, interp, path] = times.astype(np.float32), vals.astype(np.float32)
             channels.append(GltfChannel(node=node, path=path, interpolation=interp,
-                                        times=times.astype(np.float32),
-                                        values=vals.astype(np.float32)))
+                                        times=decoded[ii, oi, interp, path][0],
+                                        values=decoded[ii, oi, interp, path][1]))
         duration = max((float(c.times[-1]) for c in channels), default=0.0)
         by_node: dict[int, dict[str, GltfChannel]] = {}
         for ch in channels:
@@ -1641,13 +1708,14 @@ def _plan_clips(skins: list[GltfSkin], animations: list[GltfAnimation], rate: fl
                 budget: int) -> list[tuple[int, int]]:
     """The (animation, skin) pairs of the clips, their joint-frames summed and checked against
     the budget as they are found (so that this costs at most about the budget too)."""
+    moved = np.array(sorted({n for anim in animations for n in anim.by_node}), dtype=np.intp)
     where: dict[int, list[tuple[int, int]]] = {}
     for s, sk in enumerate(skins):
         assert sk.plan is not None
         plan = sk.plan
         counts = np.diff(plan.occ_start)
-        for col, node in enumerate(plan.nodes.tolist()):
-            where.setdefault(node, []).append((s, int(counts[col])))
+        for col in np.flatnonzero(np.isin(plan.nodes, moved)).tolist():
+            where.setdefault(int(plan.nodes[col]), []).append((s, int(counts[col])))
     pairs, total = [], 0
     for a, anim in enumerate(animations):
         occ: dict[int, int] = {}
