@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ClipPictures", "SkeletonPictures", "SurfacePictures", "ClipAnimation",
            "plot_clip", "plot_skeleton", "animate_clip", "VIEWS", "clip_html", "skeleton_html",
+           "gltf_asset_html", "gltf_skin_html", "gltf_mesh_html", "gltf_clip_html",
            "surface_html", "plot_surface", "plot_mesh", "animate_mesh", "MeshAnimation",
            "skinned_vertices", "plot_gltf", "animate_gltf"]
 
@@ -701,6 +702,70 @@ def plot_surface(surface: SurfaceLike | ArrayLike, ax: Axes | None = None, *,
 
 
 # --- HTML tables ---------------------------------------------------------------------------------------
+
+# --- glTF assets ------------------------------------------------------------------------------------
+
+def _listed(names: Sequence[str], shown: int = 4) -> str:
+    """"N: a, b, c, d, ..." with each name cut at 24 characters."""
+    cut = [n if len(n) <= 24 else n[:23] + "\u2026" for n in list(names)[:shown]]
+    return f"{len(names)}: " + ", ".join(cut) + (", ..." if len(names) > shown else "")
+
+
+def gltf_asset_html(asset: Any) -> str:
+    """The HTML summary table notebooks show for a :class:`skelsimd.io.gltf.GltfAsset`."""
+    pairs = asset.clip_pairs()
+    rate = asset.sample_rate
+    rows = [("skins", _listed([f"{s.name} ({len(s.nodes)} joints)" for s in asset.skins])),
+            ("meshes", _listed([f"{m.name} ({len(m.positions)} vertices)"
+                                for m in asset.meshes])),
+            ("animations", _listed([f"{a.name} ({a.duration:.3g} s)" for a in asset.animations])),
+            ("clips", f"{len(pairs)} (animation, skin) pairs at "
+                      f"{'each animation implied rate' if rate is None else f'{rate:g} Hz'}"
+                      + (f", {len(asset.refused)} refused" if asset.refused else "")),
+            ("nodes", str(len(asset.nodes)))]
+    return _table("GltfAsset", rows)
+
+
+def gltf_skin_html(skin: Any) -> str:
+    """The HTML summary table notebooks show for a :class:`skelsimd.io.gltf.GltfSkin`."""
+    rows = [("name", skin.name), ("joints", _names_preview(skin.skeleton)),
+            ("nodes", _listed([str(int(n)) for n in skin.nodes], 8)),
+            ("inverse_bind", f"{skin.inverse_bind.shape} float32"),
+            ("rest pose", "QTS (J, 8)" if skin.skeleton.rest is not None
+             and skin.skeleton.rest.ndim == 2 else "joint matrices (J, 3, 4)")]
+    return _table("GltfSkin", rows)
+
+
+def gltf_mesh_html(mesh: Any) -> str:
+    """The HTML summary table notebooks show for a :class:`skelsimd.io.gltf.GltfMesh`."""
+    p = np.asarray(mesh.positions, dtype=np.float64)
+    extent = (np.ptp(p, axis=0) if len(p) else np.zeros(3))
+    rows = [("name", mesh.name),
+            ("node, mesh, primitive", f"{mesh.node}, {mesh.mesh}, {mesh.primitive}"),
+            ("skin", str(mesh.skin)),
+            ("vertices", f"{len(p)} (extent {' x '.join(f'{e:.4g}' for e in extent)})"),
+            ("normals", "none" if mesh.normals is None else f"{mesh.normals.shape}"),
+            ("triangles", str(len(mesh.triangles))),
+            ("influences", f"{mesh.weights.shape[1]} per vertex, "
+                           f"at most {int((mesh.weights != 0).sum(axis=1).max(initial=0))} "
+                           "non-zero")]
+    return _table("GltfMesh", rows)
+
+
+def gltf_clip_html(clip: Any) -> str:
+    """The HTML summary table notebooks show for a :class:`skelsimd.io.gltf.GltfClip`: the
+    clip's table with its animation, skin and morph weights first."""
+    morph = clip.morph_weights
+    head = [("animation", str(clip.name)), ("skin", str(clip.skin)),
+            ("morph weights", "none" if not morph else
+             _listed([f"node {n} ({w.shape[1]})" for n, w in morph.items()]))]
+    table = clip_html(clip).replace("skelsimd.Clip", "skelsimd.GltfClip", 1)
+    rows = "".join(f"<tr><th style=\"text-align: left; padding-right: 1em\">{html.escape(k)}"
+                   f"</th><td style=\"text-align: left\">{html.escape(v)}</td></tr>"
+                   for k, v in head)
+    at = table.index("</caption>") + len("</caption>")
+    return table[:at] + rows + table[at:]
+
 
 def _names_preview(skeleton: SkeletonLike, shown: int = 6) -> str:
     names = skeleton.names

@@ -254,3 +254,117 @@ def character(rng=None, *, nonuniform=False, unnormalized=False, quantized_rotat
     channel(6, "scale", [0.0, 0.5, 1.5], [[1, 1, 1], [2, 2, 2], [0.5, 0.5, 0.5]], "LINEAR")
     b.json["animations"].append({"samplers": samplers, "channels": channels})
     return b
+
+
+# --- hostile shapes: small files that ask for a lot of work ------------------------------------
+
+def _two_key_rotation(b, node, duration):
+    """A sampler and a channel: node's rotation from identity to a quarter turn over duration s."""
+    i = b.accessor(np.array([0.0, duration], np.float32))
+    o = b.accessor(np.array([[0, 0, 0, 1], _quat([0, 0, 1], np.pi / 2)], np.float32))
+    return {"input": i, "output": o}, {"sampler": 0, "target": {"node": node, "path": "rotation"}}
+
+
+def long_duration(frames=2 ** 24, joints=1):
+    """A chain of `joints` joints driven by one two-key animation that lasts `frames` frames at
+    30 Hz (its two keys imply no integer rate)."""
+    b = Builder()
+    for j in range(joints):
+        b.node(name=f"j{j}", **({"children": [j + 1]} if j + 1 < joints else {}))
+    b.json["scenes"][0]["nodes"] = [0]
+    b.json["skins"].append({"joints": list(range(joints))})
+    sampler, channel = _two_key_rotation(b, joints - 1, (frames - 1) / 30.0)
+    b.json["animations"].append({"name": "long", "samplers": [sampler], "channels": [channel]})
+    return b
+
+
+def long_chain(nodes=100_000, animations=200, joints=1):
+    """A chain of `nodes` nodes whose last `joints` are the skin's joints (the others fold into
+    the first joint), and `animations` two-key animations over 1/30 s, each on its own node of
+    the chain."""
+    b = Builder()
+    for n in range(nodes):
+        b.node(**({"children": [n + 1]} if n + 1 < nodes else {}))
+    b.json["scenes"][0]["nodes"] = [0]
+    b.json["skins"].append({"joints": list(range(nodes - joints, nodes))})
+    i = b.accessor(np.array([0.0, 1 / 30], np.float32))
+    o = b.accessor(np.array([[0, 0, 0, 1], _quat([0, 0, 1], 0.01)], np.float32))
+    step = max(1, nodes // max(1, animations))
+    for a in range(animations):
+        b.json["animations"].append({
+            "name": f"a{a}", "samplers": [{"input": i, "output": o}],
+            "channels": [{"sampler": 0, "target": {"node": (a * step) % nodes,
+                                                   "path": "rotation"}}]})
+    return b
+
+
+def many_long_animations(animations=12, frames=2 ** 15, joints=64):
+    """`animations` two-key animations of `frames` frames each at 30 Hz, on a chain of `joints`
+    joints: each alone within a per-animation budget of frames x joints, all together far
+    beyond it."""
+    b = long_duration(frames, joints)
+    anim = b.json["animations"][0]
+    b.json["animations"] = [dict(anim, name=f"long{a}") for a in range(animations)]
+    return b
+
+
+def many_channels(nodes=50_000):
+    """A star of `nodes` joints, one animation with a two-key rotation channel on each."""
+    b = Builder()
+    b.node(name="root", children=list(range(1, nodes)))
+    for n in range(1, nodes):
+        b.node()
+    b.json["scenes"][0]["nodes"] = [0]
+    b.json["skins"].append({"joints": list(range(nodes))})
+    i = b.accessor(np.array([0.0, 1.0], np.float32))
+    o = b.accessor(np.array([[0, 0, 0, 1], _quat([0, 0, 1], 0.01)], np.float32))
+    b.json["animations"].append({
+        "name": "all", "samplers": [{"input": i, "output": o}],
+        "channels": [{"sampler": 0, "target": {"node": n, "path": "rotation"}}
+                     for n in range(nodes)]})
+    return b
+
+
+def many_mesh_nodes(nodes=20_000, primitives=2_000):
+    """`nodes` skinned nodes sharing one mesh of `primitives` point primitives (each skipped):
+    nodes x primitives visits when the reader walks them per node."""
+    b = Builder()
+    b.node(name="joint")
+    for n in range(nodes):
+        b.node(mesh=0, skin=0)
+    b.json["scenes"][0]["nodes"] = list(range(nodes + 1))
+    b.json["skins"].append({"joints": [0]})
+    pos = b.accessor(np.zeros((1, 3), np.float32))
+    b.json["meshes"].append({"primitives": [{"attributes": {"POSITION": pos}, "mode": 0}]
+                             * primitives})
+    return b
+
+
+def bad_matrix_entry(where="inverse_bind", value=-3.4e38):
+    """A two-joint skin with one entry of an inverse bind matrix ("inverse_bind"), a node
+    matrix ("matrix"), a translation ("translation"), a scale ("scale") or a translation key
+    ("key") set to `value`."""
+    b = Builder()
+    node_matrix = np.eye(4)
+    node = {"name": "root", "children": [1]}
+    if where == "matrix":
+        node_matrix[0, 3] = value
+        node["matrix"] = _column_major(node_matrix)
+    elif where in ("translation", "scale"):
+        node[where] = [value, 1.0, 1.0]
+    b.node(**node)
+    b.node(name="tip", translation=[0, 1, 0])
+    b.json["scenes"][0]["nodes"] = [0]
+    ibm = np.stack([np.eye(4), np.eye(4)])
+    if where == "inverse_bind":
+        ibm[1, 1, 3] = value
+    b.json["skins"].append({"joints": [0, 1], "inverseBindMatrices": b.accessor(
+        ibm.transpose(0, 2, 1).reshape(2, 16).astype(np.float32), mat4=True)})
+    keys = np.array([[0, 1, 0], [0, 2, 0]], np.float32)
+    if where == "key":
+        keys[1, 0] = value
+    i = b.accessor(np.array([0.0, 1.0], np.float32))
+    b.json["animations"].append({"name": "move", "samplers": [
+        {"input": i, "output": b.accessor(keys)}],
+        "channels": [{"sampler": 0, "target": {"node": 1, "path": "translation"}}]})
+    return b

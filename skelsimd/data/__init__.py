@@ -3,6 +3,7 @@ its origin and terms).
 
     clip = skelsimd.data.load_example()       # 240 frames at 120 fps, 31 joints
     mesh = skelsimd.data.example_mesh()       # a skinned body of tubes for its skeleton
+    clips = skelsimd.data.load_walks()        # two whole takes at 30 fps (motion matching)
 """
 from __future__ import annotations
 import os
@@ -13,9 +14,12 @@ if TYPE_CHECKING:
     from ..clip import Clip
     from ..skeleton import Skeleton
 
-__all__ = ["EXAMPLE_BVH", "example_path", "load_example", "example_mesh", "ORIGIN"]
+__all__ = ["EXAMPLE_BVH", "WALK_BVH", "example_path", "load_example", "load_walks",
+           "example_mesh", "ORIGIN"]
 
 EXAMPLE_BVH: str = "cmu_131_01_excerpt.bvh"
+#: CMU 131_01 and 131_02 whole, every 4th frame (30 fps), gzip-compressed.
+WALK_BVH: tuple[str, ...] = ("cmu_131_01_30fps.bvh.gz", "cmu_131_02_30fps.bvh.gz")
 
 ORIGIN: str = (
     "CMU Graphics Lab Motion Capture Database, subject 131 trial 01, frames 200-439. "
@@ -25,9 +29,28 @@ ORIGIN: str = (
 )
 
 
-def example_path() -> str:
-    """The path of the embedded BVH clip."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), EXAMPLE_BVH)
+def example_path(name: str = EXAMPLE_BVH) -> str:
+    """The path of an embedded file (default: the example clip, :data:`EXAMPLE_BVH`; the
+    others are :data:`WALK_BVH`)."""
+    if name not in (EXAMPLE_BVH,) + WALK_BVH:
+        raise ValueError(f"name: expected one of {(EXAMPLE_BVH,) + WALK_BVH}, got {name!r:.60}")
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+
+
+def load_walks() -> list[Clip]:
+    """The two embedded whole takes (CMU 131_01 and 131_02: 249 and 312 frames at 30 fps, 31
+    joints; every 4th frame of the 120 fps originals, see README.md), as the motion-matching
+    example's database uses them.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> [c.frames for c in skelsimd.data.load_walks()]
+    [249, 312]
+    """
+    from ..io.bvh import load_bvh
+
+    return [load_bvh(example_path(name)) for name in WALK_BVH]
 
 
 def load_example(*, end_sites: bool = False) -> Clip:

@@ -77,13 +77,23 @@ bufferViews[3].byteLength 4096``) in bounded time and memory. A buffer ``uri`` m
 inside the ``.gltf`` file's directory (after resolving ``..`` and symbolic links) or be a
 base64 ``data:`` URI. Limits that keep hostile files bounded: accessors decode at most 32
 bytes per byte of file plus 64 MB in all, an accessor without a ``bufferView`` holds at most
-64 MB, the skins' folded chains hold at most 2**20 nodes in all, a clip at most 2**24
-joint-frames (the frame count is checked when the file loads).
+64 MB (a skin counts as 16 KiB of it, a skinned primitive read for a node 1 KiB, an animation
+channel 256 bytes), the skins' folded chains hold at most 2**18 nodes in all, matrices,
+translations and scales (of nodes, inverse bind matrices and animation keys) stay within
++-:data:`MAX_MAGNITUDE` (1e18; beyond it, or not finite, a ValueError names the accessor or
+node and the element), and all the clips of a file
+take at most ``max_joint_frames`` joint-frames together (a keyword of :func:`load_gltf`,
+default :data:`MAX_JOINT_FRAMES` = 2**22; checked when the file loads, with a ValueError naming
+the animation that goes over, its duration and its sample rate). Within them the cost is
+proportional: a skin's node chains are folded once (a segment tree of their rest matrices,
+so an animation costs in proportion to the nodes it moves, not to the chains' lengths),
+channels are sampled together (vectorized over channels and frames), and no pass is
+quadratic in nodes, channels, skins or primitives.
 
 Influences: ``joint_indices`` and ``weights`` have K = 4 columns per JOINTS_n/WEIGHTS_n set;
-:func:`skelsimd.skin` takes up to 8, so a mesh with three sets goes through
-:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 8 non-zero
-weights).
+:func:`skelsimd.skin` takes up to 12 (three sets), so a mesh with more sets goes through
+:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 12 non-zero
+weights; otherwise each such vertex keeps its 12 largest, renormalised).
 
 Examples
 --------
@@ -124,10 +134,14 @@ from numpy.typing import NDArray
 from ..bounds import fill_docstrings
 from ..clip import Clip
 from ..skeleton import Skeleton
+from .._influences import SKIN_MAX_INFLUENCES, largest_influences
+from .gltf_nodes import (NodeClip, animated_nodes, animation_index, node_indices,
+                         world_matrices)
 
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
-           "GltfAnimation", "GltfChannel",
+           "GltfAnimation", "GltfChannel", "NodeClip",
            "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
+           "MAX_JOINT_FRAMES", "MAX_MAGNITUDE",
            "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -155,9 +169,19 @@ Json = dict[str, Any]
 
 _MAX_RATE = 1000.0
 _DEFAULT_RATE = 30.0
-_MAX_JOINT_FRAMES = 1 << 24      # frames x joints of one clip (a 512 MB QTS array)
+#: The default ``max_joint_frames`` of :func:`load_gltf`: the joint-frames all the clips of a
+#: file may take together (a 128 MiB QTS array in all).
+MAX_JOINT_FRAMES = 1 << 22
+_MIN_CLIP_COST = 256              # joint-frames a clip costs at least (its fixed work)
+_PRIMITIVE_COST = 1 << 10         # decode-budget bytes a skinned primitive costs at least
+_SKIN_COST = 1 << 14              # decode-budget bytes a skin costs at least
+_CHANNEL_COST = 1 << 8            # decode-budget bytes an animation channel costs at least
+#: Matrices, translations and scales (nodes' ``matrix``, ``translation`` and ``scale``, inverse
+#: bind matrices, animation outputs) must stay within +-this: larger values (or non-finite ones)
+#: are a ValueError naming the accessor or node and the element.
+MAX_MAGNITUDE = 1e18
 _MAX_ZERO_BYTES = 1 << 26        # an accessor without a bufferView (zeros, sparse) at most 64 MB
-_MAX_CHAIN_NODES = 1 << 20      # nodes in all the skins' folded chains (bounds the work)
+_MAX_CHAIN_NODES = 1 << 18      # nodes in all the skins' folded chains (bounds the work)
 _DECODE_FACTOR = 32               # decoded bytes allowed per byte of file (plus _DECODE_FLOOR)
 _DECODE_FLOOR = 1 << 26
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -204,6 +228,14 @@ class GltfSkin:
     chains: tuple[tuple[int, ...], ...] = dataclasses.field(repr=False, default=())
     plan: _FoldPlan | None = dataclasses.field(repr=False, default=None)
 
+    def __repr__(self) -> str:
+        return (f"GltfSkin({self.name!r:.40}, {_names(self.skeleton.names)}; inverse_bind "
+                f"{self.inverse_bind.shape})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_skin_html
+        return gltf_skin_html(self)
+
 
 _M = TypeVar("_M", bound="_SkinnedMesh")
 
@@ -219,22 +251,17 @@ class _SkinnedMesh(Protocol):
 
 def _compact_influences(mesh: _M, max_influences: int) -> _M:
     """compact_influences of GltfMesh and UsdMesh (frozen dataclasses with name,
-    joint_indices and weights)."""
+    joint_indices and weights): each vertex's ``max_influences`` largest weights, renormalised
+    where a non-zero weight was cut, with a warning naming the mesh and the count."""
     if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
             or max_influences < 1:
         raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
-    w, ji = mesh.weights, mesh.joint_indices
-    order = np.argsort(w == 0, axis=1, kind="stable")
-    w = np.take_along_axis(w, order, axis=1)
-    ji = np.take_along_axis(ji, order, axis=1)
-    used = (w != 0).sum(axis=1)
-    if used.size and int(used.max()) > max_influences:
-        v = int(np.argmax(used > max_influences))
-        raise ValueError(f"{mesh.name}: vertex {v} has {int(used[v])} non-zero weights, more "
-                         f"than max_influences = {max_influences}")
-    k = min(max_influences, w.shape[1])
-    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=np.ascontiguousarray(ji[:, :k]),
-                                  weights=np.ascontiguousarray(w[:, :k]))
+    ji, w, cut = largest_influences(mesh.joint_indices, mesh.weights, max_influences)
+    if cut:
+        warnings.warn(f"{mesh.name}: {cut} of {len(w)} vertices have more than "
+                      f"{max_influences} non-zero weights; kept the {max_influences} "
+                      "largest, renormalised", UserWarning, stacklevel=3)
+    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=ji, weights=w)
     return out
 
 
@@ -256,10 +283,13 @@ class GltfMesh:
         Triangle strips and fans converted to triangles.
     joint_indices : ndarray, int32 (V, K)
         Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set (8 or
-        12 with two or three sets). ``skelsimd.skin`` takes up to 8: see
-        :meth:`compact_influences` for three sets.
+        12 with two or three sets). ``skelsimd.skin`` takes up to 12: see
+        :meth:`compact_influences` for more sets.
     weights : ndarray, float32 (V, K)
         Rows renormalised to sum to 1.
+    uvs : ndarray, float32 (V, 2) or None
+        The first texture coordinates (``TEXCOORD_0``, normalized integers decoded), as in the
+        file (origin at the image's top left), or None.
     """
     name: str
     node: int
@@ -271,12 +301,24 @@ class GltfMesh:
     triangles: Arr
     joint_indices: Arr
     weights: Arr
+    uvs: Arr | None = None
 
-    def compact_influences(self, max_influences: int = 8) -> GltfMesh:
-        """The mesh with at most ``max_influences`` columns of influences: each vertex's
-        non-zero weights moved first (in their order), then the columns that hold only zeros
-        dropped. Exact (the same skinned vertices); a ValueError naming the mesh and a vertex
-        when one has more non-zero weights than that.
+    def __repr__(self) -> str:
+        return (f"GltfMesh({self.name!r:.40}, {len(self.positions)} vertices, "
+                f"{len(self.triangles)} triangles, {self.weights.shape[1]} influences, "
+                f"skin {self.skin})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_mesh_html
+        return gltf_mesh_html(self)
+
+    def compact_influences(self, max_influences: int = SKIN_MAX_INFLUENCES) -> GltfMesh:
+        """The mesh with at most ``max_influences`` columns of influences (default 12, what
+        :func:`skelsimd.skin` takes): each vertex keeps its ``max_influences`` largest weights
+        (ties: the first columns), in their order, moved first. Exact (the same skinned
+        vertices) for a vertex with at most that many non-zero weights; one with more has its
+        kept weights divided by their sum, with a warning naming the mesh and how many
+        vertices.
 
         Examples
         --------
@@ -310,6 +352,10 @@ class GltfChannel:
     times: Arr
     values: Arr
 
+    def __repr__(self) -> str:
+        return (f"GltfChannel(nodes[{self.node}].{self.path}, {self.interpolation}, "
+                f"{len(self.times)} keys)")
+
     def sample(self, t: Any) -> F64:
         """The channel's values at times ``t`` (seconds, any shape), float64 ``(..., C)``,
         with glTF interpolation (rotations unit length)."""
@@ -324,6 +370,10 @@ class GltfAnimation:
     channels: tuple[GltfChannel, ...]
     duration: float
     by_node: dict[int, dict[str, GltfChannel]] = dataclasses.field(repr=False, default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"GltfAnimation({self.name!r:.40}, {len(self.channels)} channels, "
+                f"{self.duration:.4g} s)")
 
 
 class GltfClip(Clip):
@@ -351,6 +401,14 @@ class GltfClip(Clip):
         clip.skin = self.skin
         return clip, perm, inverse
 
+    def __repr__(self) -> str:
+        base = super().__repr__()
+        return f"GltfClip({self.name!r:.40}, skin {self.skin}, {base[base.index('(') + 1:]}"
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_clip_html
+        return gltf_clip_html(self)
+
 
 _C = TypeVar("_C", bound=Clip)
 _C_co = TypeVar("_C_co", bound=Clip, covariant=True)
@@ -375,13 +433,20 @@ def _clips_refusing(asset: _ClipSource[_C],
             clips.append(asset.clip(a, s))
         except ValueError as e:
             refused[(asset.animations[a].name, s)] = str(e)
+    _warn_refused(refused, len(clips), kind, stacklevel=4)
+    return clips, refused
+
+
+def _warn_refused(refused: dict[tuple[str, int], str], converted: int, kind: str,
+                  stacklevel: int = 3) -> None:
+    """The one warning of an asset's clips: the refused animations and why (the first five)."""
     if refused:
         lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
                           for (name, s), why in list(refused.items())[:5])
         more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
-        warnings.warn(f"{len(refused)} of {len(refused) + len(clips)} clips refused, "
-                      f"{kind}.refused has the reasons: {lines}{more}", UserWarning, stacklevel=3)
-    return clips, refused
+        warnings.warn(f"{len(refused)} of {len(refused) + converted} clips refused, "
+                      f"{kind}.refused has the reasons: {lines}{more}", UserWarning,
+                      stacklevel=stacklevel)
 
 
 @dataclasses.dataclass
@@ -411,6 +476,8 @@ class GltfAsset:
     scale_tolerance : float
         The relative tolerance under which a joint's scale counts as uniform (see
         :func:`load_gltf`).
+    max_joint_frames : int
+        The budget of joint-frames the clips may take (see :func:`load_gltf`).
     """
     skins: list[GltfSkin]
     meshes: list[GltfMesh]
@@ -421,11 +488,41 @@ class GltfAsset:
     _clips: list[GltfClip] | None = dataclasses.field(repr=False, default=None)
     scale_tolerance: float = SIMILARITY_TOLERANCE
     refused: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
+    max_joint_frames: int = MAX_JOINT_FRAMES
+    _pairs: list[tuple[int, int]] | None = dataclasses.field(repr=False, default=None)
+
+    def __repr__(self) -> str:
+        rate = "implied rates" if self.sample_rate is None else f"{self.sample_rate:g} Hz"
+        return (f"GltfAsset({_names([s.name for s in self.skins], 'skins', 3)}; "
+                f"{_names([m.name for m in self.meshes], 'meshes', 3)}; "
+                f"{_names([a.name for a in self.animations], 'animations', 3)}; "
+                f"{len(self.clip_pairs())} clips at {rate})")
+
+    def _repr_html_(self) -> str:
+        from ..plotting import gltf_asset_html
+        return gltf_asset_html(self)
 
     @property
     def clips(self) -> list[GltfClip]:
         if self._clips is None:
-            self._clips, self.refused = _clips_refusing(self, "GltfAsset")
+            clips, refused = [], {}
+            by_animation: dict[int, list[int]] = {}
+            for a, s in self.clip_pairs():
+                by_animation.setdefault(a, []).append(s)
+            for a, skins in by_animation.items():      # each animation's nodes sampled once
+                rate = self.sample_rate_of(a)
+                job = _AnimationJob(self, a, skins, rate, "this clip")
+                morph = job.morph_weights()
+                for s, out in zip(skins, job.qts()):
+                    if isinstance(out, ValueError):
+                        refused[(self.animations[a].name, s)] = str(out)
+                    else:
+                        clips.append(GltfClip(self.skins[s].skeleton, out, 1.0 / rate,
+                                              name=self.animations[a].name, skin=s,
+                                              morph_weights=morph))
+            _warn_refused(refused, len(clips), "GltfAsset")
+            self.refused = refused
+            self._clips = clips
         return self._clips
 
     def plot(self, frame: int = 0, ax: Any = None, **kwargs: Any) -> Any:
@@ -441,13 +538,10 @@ class GltfAsset:
 
     def clip_pairs(self) -> list[tuple[int, int]]:
         """``(animation, skin)`` index pairs, one per clip, in the order of ``clips``."""
-        pairs = []
-        for a, anim in enumerate(self.animations):
-            moved = {c.node for c in anim.channels if c.path in _PATH_SIZE}
-            for s, skin in enumerate(self.skins):
-                if skin.plan is not None and not moved.isdisjoint(skin.plan.index):
-                    pairs.append((a, s))
-        return pairs
+        if self._pairs is None:
+            self._pairs = _plan_clips(self.skins, self.animations, self.sample_rate,
+                                      self.max_joint_frames)
+        return list(self._pairs)
 
     def sample_rate_of(self, animation: int) -> float:
         """The rate clips of this animation are sampled at."""
@@ -460,12 +554,7 @@ class GltfAsset:
         """Folded local joint matrices ``(F, J, 3, 4)`` float32 of a skin driven by an
         animation, exact for any scale (``local_to_global`` of them gives the world matrices)."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
-        frames = _frame_count(self.animations[a], rate, len(self.skins[s].nodes))
-        out = np.empty((frames, len(self.skins[s].nodes), 3, 4), dtype=np.float32)
-        for f0, m in _folded_locals(self, a, s, rate):
-            _check_finite(m, f0, self.skins[s], self.animations[a])
-            out[f0:f0 + len(m)] = m[..., :3, :]
-        return out
+        return _AnimationJob(self, a, [s], rate, "these matrices").matrices()
 
     def clip(self, animation: int | str, skin: int = 0,
              sample_rate: float | None = None) -> GltfClip:
@@ -474,19 +563,41 @@ class GltfAsset:
         ValueError naming the node and its scale where a joint's folded local is not a
         similarity within ``scale_tolerance``."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
-        sk, anim = self.skins[s], self.animations[a]
-        frames = _frame_count(anim, rate, len(sk.nodes))
-        qts = np.empty((frames, len(sk.nodes), 8), dtype=np.float32)
-        for f0, m in _folded_locals(self, a, s, rate):
-            qts[f0:f0 + len(m)] = _matrices_to_qts(m, f0, sk, self._doc, anim, rate,
-                                                   self.scale_tolerance)
-        _continuous(qts)
-        morph = {}
-        t = np.arange(frames) / rate
-        for c in anim.channels:
-            if c.path == "weights":
-                morph[c.node] = c.sample(t).astype(np.float32)
-        return GltfClip(sk.skeleton, qts, 1.0 / rate, name=anim.name, skin=s, morph_weights=morph)
+        job = _AnimationJob(self, a, [s], rate, "this clip")
+        out = job.qts()[0]
+        if isinstance(out, ValueError):
+            raise out
+        return GltfClip(self.skins[s].skeleton, out, 1.0 / rate,
+                        name=self.animations[a].name, skin=s, morph_weights=job.morph_weights())
+
+    def node_clip(self, animation: int | str, *, sample_rate: float | None = None,
+                  nodes: Any = None) -> NodeClip:
+        """The world matrices of the nodes animation ``animation`` (its index or name) moves,
+        skinned or not, sampled at ``sample_rate`` (default: as ``clips``): a
+        :class:`NodeClip` with ``world`` ``(F, N, 3, 4)`` float32, ``nodes``, ``names`` and
+        ``sample_rate`` (see :mod:`skelsimd.io.gltf_nodes`). ``nodes``: the node indices to
+        evaluate instead of the animated ones (any nodes, e.g. their descendants).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
+        >>> _ = open(path, "wb").write(example_glb())
+        >>> nc = load_gltf(path).node_clip("bend")
+        >>> nc.names, nc.world.shape, nc.sample_rate
+        (('tip',), (11, 1, 3, 4), 10.0)
+        """
+        a = animation_index([anim.name for anim in self.animations], animation)
+        anim = self.animations[a]
+        rate = self.sample_rate_of(a) if sample_rate is None else _check_rate(sample_rate)
+        doc = self._doc
+        chosen = (animated_nodes(anim.by_node) if nodes is None
+                  else node_indices(nodes, len(doc.node_objs)))
+        world = world_matrices(chosen, [n.parent for n in doc.node_objs], doc.preorder,
+                               set(anim.by_node), lambda n, tt: _node_matrices(doc, n, anim, tt),
+                               _frame_count(anim, rate), rate, self.max_joint_frames,
+                               f"animations[{a}] ({anim.name!r:.40})")
+        return NodeClip(anim.name, world, chosen, [doc.node_objs[n].name for n in chosen], rate)
 
     def _check_pair(self, animation: int | str, skin: int,
                     sample_rate: float | None) -> tuple[int, int, float]:
@@ -506,6 +617,14 @@ class GltfAsset:
         rate = (self.sample_rate_of(int(animation)) if sample_rate is None
                 else _check_rate(sample_rate))
         return int(animation), int(skin), rate
+
+
+def _names(names: Any, what: str = "joints", shown: int = 4) -> str:
+    """"N what: a, b, c, ..." with each name cut at 20 characters (one-line reprs)."""
+    names = list(names)
+    cut = [n if len(n) <= 20 else n[:19] + "\u2026" for n in names[:shown]]
+    return f"{len(names)} {what}" + (": " + ", ".join(cut) if cut else "") + \
+        (", ..." if len(names) > shown else "")
 
 
 # --- small JSON checks ---------------------------------------------------------------------------
@@ -567,6 +686,10 @@ def _get_numbers(d: Json, key: str, where: str, n: int, default: list[float]) ->
         a = [math.inf]
     if not all(math.isfinite(x) for x in a):
         raise ValueError(f"{where}.{key}: expected finite numbers, got {v!r:.60}")
+    if not all(abs(x) <= MAX_MAGNITUDE for x in a):
+        k = next(k for k, x in enumerate(a) if not abs(x) <= MAX_MAGNITUDE)
+        raise ValueError(f"{where}.{key}[{k}]: {a[k]:g} is beyond the range +-{MAX_MAGNITUDE:g} "
+                         "(MAX_MAGNITUDE)")
     return a
 
 
@@ -768,7 +891,9 @@ class _Doc:
         if sparse is not None:
             arr = self._sparse(arr, sparse, aw, dt, n)
         if dt.kind == "f" and not np.isfinite(arr).all():
-            raise ValueError(f"{aw}: non-finite values (nan or inf)")
+            k = int(np.argmax(~np.isfinite(arr).all(axis=1)))
+            bad = arr[k][~np.isfinite(arr[k])][0]
+            raise ValueError(f"{aw}: non-finite value {bad} in element {k} (nan or inf)")
         self.spend(arr.nbytes, aw)
         self._accessor_cache[i] = arr
         return arr
@@ -820,12 +945,15 @@ class _Doc:
         self.spent += nbytes
         budget = _DECODE_FACTOR * self.file_bytes + _DECODE_FLOOR
         if self.spent > budget:
-            raise ValueError(f"{where}: decoding the file's accessors takes more than {budget} "
+            raise ValueError(f"{where}: decoding the file (accessors, skins, primitives, "
+                             f"channels) takes more than {budget} "
                              f"bytes ({_DECODE_FACTOR} x its size + {_DECODE_FLOOR})")
 
-    def floats(self, i: int, where: str, allowed: set[int], types: tuple[str, ...]) -> F64:
+    def floats(self, i: int, where: str, allowed: set[int], types: tuple[str, ...],
+               bounded: bool = False) -> F64:
         """Accessor i as float64 (count, n) with normalized integers decoded; `allowed` is the
-        set of component types, `types` the accessor types accepted."""
+        set of component types, `types` the accessor types accepted; `bounded`: every value
+        within +-MAX_MAGNITUDE (ValueError naming the accessor and the element)."""
         arr = self.accessor(i, where)
         acc = self.accessors[i]
         ct, typ = acc["componentType"], acc["type"]
@@ -839,6 +967,11 @@ class _Doc:
         out = arr.astype(np.float64)
         if ct != 5126 and acc.get("normalized", False) is True:
             out = np.maximum(out / _NORM_SCALE[ct], -1.0)
+        if bounded and len(out) and not (np.abs(out) <= MAX_MAGNITUDE).all():
+            k = int(np.argmax(~(np.abs(out) <= MAX_MAGNITUDE).all(axis=1)))
+            bad = out[k][~(np.abs(out[k]) <= MAX_MAGNITUDE)][0]
+            raise ValueError(f"{where}: accessors[{i}] element {k} holds {bad:g}, beyond the "
+                             f"range +-{MAX_MAGNITUDE:g} (MAX_MAGNITUDE)")
         return out
 
 
@@ -886,20 +1019,26 @@ class _Node:
 
 def _read_nodes(doc: _Doc) -> list[_Node]:
     nodes = []
-    for i in range(len(doc.nodes)):
-        w = f"nodes[{i}]"
-        d = _get_obj(doc.nodes, i, "nodes")
+    count = len(doc.nodes)
+    identity_t, identity_r, identity_s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
+    for i, d in enumerate(doc.nodes):
+        if type(d) is not dict:
+            _get_obj(doc.nodes, i, "nodes")            # raises, naming the node
         n = _Node()
         n.index, n.parent = i, -1
         name = d.get("name")
         n.name = name if isinstance(name, str) and name else f"node{i}"
-        kids = _get_list(d, "children", w)
-        for k, c in enumerate(kids):
-            if not _is_int(c) or not 0 <= c < len(doc.nodes):
-                raise ValueError(f"{w}.children[{k}]: {c!r:.40} is not a node index "
-                                 f"(the file has {len(doc.nodes)} nodes)")
+        kids = d.get("children", [])
+        if type(kids) is not list or not all(type(c) is int and 0 <= c < count for c in kids):
+            w = f"nodes[{i}]"
+            for k, c in enumerate(_get_list(d, "children", w)):
+                if not _is_int(c) or not 0 <= c < count:
+                    raise ValueError(f"{w}.children[{k}]: {c!r:.40} is not a node index "
+                                     f"(the file has {count} nodes)")
         n.children = kids
+        n.matrix, n.t, n.r, n.s = None, identity_t, identity_r, identity_s
         if "matrix" in d:
+            w = f"nodes[{i}]"
             m = np.array(_get_numbers(d, "matrix", w, 16, []))
             n.matrix = m.reshape(4, 4).T.copy()         # column-major in the file
             if np.abs(n.matrix[3] - [0, 0, 0, 1]).max() > 1e-6:
@@ -907,14 +1046,16 @@ def _read_nodes(doc: _Doc) -> list[_Node]:
                                  f"got last row {n.matrix[3].tolist()}")
             if "translation" in d or "rotation" in d or "scale" in d:
                 raise ValueError(f"{w}: has both matrix and translation/rotation/scale")
-            n.t, n.r, n.s = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0]
-        else:
-            n.matrix = None
-            n.t = _get_numbers(d, "translation", w, 3, [0.0, 0.0, 0.0])
-            n.r = _unit(_get_numbers(d, "rotation", w, 4, [0.0, 0.0, 0.0, 1.0]), f"{w}.rotation")
-            n.s = _get_numbers(d, "scale", w, 3, [1.0, 1.0, 1.0])
-        n.mesh = _get_index(d, "mesh", w, len(doc.meshes), "meshes")
-        n.skin = _get_index(d, "skin", w, len(doc.skins), "skins")
+        elif "translation" in d or "rotation" in d or "scale" in d:
+            w = f"nodes[{i}]"
+            n.t = _get_numbers(d, "translation", w, 3, identity_t)
+            n.r = (_unit(_get_numbers(d, "rotation", w, 4, []), f"{w}.rotation")
+                   if "rotation" in d else identity_r)
+            n.s = _get_numbers(d, "scale", w, 3, identity_s)
+        n.mesh = (None if d.get("mesh") is None
+                  else _get_index(d, "mesh", f"nodes[{i}]", len(doc.meshes), "meshes"))
+        n.skin = (None if d.get("skin") is None
+                  else _get_index(d, "skin", f"nodes[{i}]", len(doc.skins), "skins"))
         nodes.append(n)
     for n in nodes:
         for c in n.children:
@@ -974,6 +1115,7 @@ def _unique_names(names: Iterable[str]) -> list[str]:
 
 def _read_skin(doc: _Doc, nodes: list[_Node], s: int, tol: float) -> GltfSkin:
     w = f"skins[{s}]"
+    doc.spend(_SKIN_COST, w)
     d = _get_obj(doc.skins, s, "skins")
     joints = _get_list(d, "joints", w)
     if not joints:
@@ -1016,7 +1158,7 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int, tol: float) -> GltfSkin:
     if ibm_index is None:
         ibm = np.tile(np.eye(4)[:3], (len(joints), 1, 1))
     else:
-        a = doc.floats(ibm_index, f"{w}.inverseBindMatrices", {5126}, ("MAT4",))
+        a = doc.floats(ibm_index, f"{w}.inverseBindMatrices", {5126}, ("MAT4",), bounded=True)
         if len(a) < len(joints):
             raise ValueError(f"{w}.inverseBindMatrices: accessors[{ibm_index}] has {len(a)} "
                              f"matrices for {len(joints)} joints")
@@ -1043,18 +1185,19 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int, tol: float) -> GltfSkin:
 
 
 class _FoldPlan:
-    """How a skin's folded local matrices are evaluated, vectorized over joints and frames.
+    """How a skin's folded local matrices are evaluated, built once per skin.
 
-    ``index`` maps the nodes of all the joints' chains to columns. For an animation, each chain
-    splits into segments: an animated node, or a run of nodes the animation does not move
-    (multiplied once into a constant). The segments are aligned at the chain's end (the joint
-    itself): step 0 sets every joint's last segment, step k multiplies the k-th segment from
-    the end on the left of the joints that have more than k. A deep chain of nodes that are
-    not animated therefore costs one constant, computed once per animation."""
+    The joints' chains (root-most node first, the joint last) are laid end to end in ``flat``
+    (columns: ``index`` maps node indices to them; ``rest_local`` holds their rest matrices).
+    Products of a run of a chain's rest matrices come from a segment tree over ``flat`` (built
+    on first use: O(log L) matrix products per run, vectorized over runs), so an animation's
+    folding costs in proportion to the occurrences of the nodes it animates, never to the
+    chains' lengths. ``fold_plan(animated)`` gives an animation's :class:`_Folding`."""
 
     def __init__(self, nodes: list[_Node], chains: list[tuple[int, ...]]) -> None:
         used = sorted({n for c in chains for n in c})
         self.index = {n: k for k, n in enumerate(used)}
+        self.nodes = np.array(used, dtype=np.intp)
         self.t = np.array([nodes[n].t for n in used], dtype=np.float64).reshape(len(used), 3)
         self.r = np.array([nodes[n].r for n in used], dtype=np.float64).reshape(len(used), 4)
         self.s = np.array([nodes[n].s for n in used], dtype=np.float64).reshape(len(used), 3)
@@ -1063,72 +1206,124 @@ class _FoldPlan:
             m = nodes[n].matrix
             if m is not None:
                 self.rest_local[k] = m
-        self.chains = [tuple(self.index[n] for n in c) for c in chains]
-        self._segments: dict[frozenset[int], tuple[list[tuple[Arr, Arr, Arr, Arr]], F64]] = {}
-        self.rest = self.fold(None, np.zeros(1))[0]
+        lens = np.array([len(c) for c in chains], dtype=np.intp)
+        self.lengths = lens
+        self.start = np.concatenate([[0], np.cumsum(lens)]).astype(np.intp)
+        self.flat = np.array([self.index[n] for c in chains for n in c], dtype=np.intp)
+        self.joint_of = np.repeat(np.arange(len(chains), dtype=np.intp), lens)
+        order = np.argsort(self.flat, kind="stable")
+        self.occ_pos = order.astype(np.intp)
+        self.occ_start = np.searchsorted(self.flat[order], np.arange(len(used) + 1)).astype(np.intp)
+        self._tree: F64 | None = None
+        self.rest = self.products(self.start[:-1], self.start[1:])
 
-    def segments(self, animated: frozenset[int]) -> tuple[list[tuple[Arr, Arr, Arr, Arr]], F64]:
-        """(steps, constants): step k is (joints, animated columns, joints, constant indices)."""
-        if animated in self._segments:
-            return self._segments[animated]
-        consts: list[F64] = []
-        steps: list[tuple[list[int], list[int], list[int], list[int]]] = []
-        for j, chain in enumerate(self.chains):
-            segs: list[tuple[bool, int]] = []
-            acc: F64 | None = None
-            for col in chain:
-                if col in animated:
-                    if acc is not None:
-                        consts.append(acc)
-                        segs.append((False, len(consts) - 1))
-                        acc = None
-                    segs.append((True, col))
-                else:
-                    m = self.rest_local[col]
-                    acc = m if acc is None else acc @ m
-            if acc is not None:
-                consts.append(acc)
-                segs.append((False, len(consts) - 1))
-            for k, (is_animated, x) in enumerate(reversed(segs)):
-                if k == len(steps):
-                    steps.append(([], [], [], []))
-                if is_animated:
-                    steps[k][0].append(j)
-                    steps[k][1].append(x)
-                else:
-                    steps[k][2].append(j)
-                    steps[k][3].append(x)
-        arrays = [tuple(np.array(v, dtype=np.intp) for v in st) for st in steps]
-        out = ([(a[0], a[1], a[2], a[3]) for a in arrays],
-               np.array(consts, dtype=np.float64).reshape(len(consts), 4, 4))
-        self._segments[animated] = out
+    def occurrences(self, node: int) -> int:
+        """How many chains hold the node (0 when none)."""
+        k = self.index.get(node)
+        return 0 if k is None else int(self.occ_start[k + 1] - self.occ_start[k])
+
+    def products(self, lo: Arr, hi: Arr) -> F64:
+        """The products (Q, 4, 4) of the rest matrices of flat[lo:hi] (identity when empty)."""
+        lo, hi = np.asarray(lo, dtype=np.intp), np.asarray(hi, dtype=np.intp)
+        out = np.broadcast_to(np.eye(4), (len(lo), 4, 4)).copy()
+        single = hi - lo == 1
+        out[single] = self.rest_local[self.flat[lo[single]]]
+        many = hi - lo > 1
+        if many.any():
+            out[many] = self._tree_products(lo[many], hi[many])
         return out
 
-    def fold(self, anim: GltfAnimation | None, t: F64) -> F64:
-        """Folded local matrices (n, J, 4, 4) of the joints at times t (n,)."""
-        cols = {} if anim is None else {self.index[n]: chans for n, chans in anim.by_node.items()
-                                          if n in self.index}
-        steps, consts = self.segments(frozenset(cols))
-        n = len(t)
-        order = sorted(cols)
-        pos = np.zeros(len(self.rest_local), dtype=np.intp)
-        pos[order] = np.arange(len(order))
-        tr = np.repeat(self.t[order][None], n, axis=0)
-        ro = np.repeat(self.r[order][None], n, axis=0)
-        sc = np.repeat(self.s[order][None], n, axis=0)
-        for k, col in enumerate(order):
-            for path, ch in cols[col].items():
-                target = tr if path == "translation" else ro if path == "rotation" else sc
-                target[:, k] = ch.sample(t)
-        local = _trs_matrix(tr, ro, sc)
-        out = np.empty((n, len(self.chains), 4, 4))
-        for k, (a_sel, a_col, c_sel, c_idx) in enumerate(steps):
-            if k == 0:
-                out[:, a_sel] = local[:, pos[a_col]]
-                out[:, c_sel] = consts[c_idx]
-            else:
-                out[:, a_sel] = local[:, pos[a_col]] @ out[:, a_sel]
-                out[:, c_sel] = consts[c_idx] @ out[:, c_sel]
+    def _tree_products(self, lo: Arr, hi: Arr) -> F64:
+        size = 1
+        while size < len(self.flat):
+            size *= 2
+        if self._tree is None:
+            tree = np.broadcast_to(np.eye(4), (2 * size, 4, 4)).copy()
+            tree[size:size + len(self.flat)] = self.rest_local[self.flat]
+            level = size // 2
+            while level >= 1:
+                k = np.arange(level, 2 * level)
+                tree[k] = tree[2 * k] @ tree[2 * k + 1]
+                level //= 2
+            self._tree = tree
+        tree = self._tree
+        left = np.broadcast_to(np.eye(4), (len(lo), 4, 4)).copy()
+        right = left.copy()
+        lo, hi = lo + size, hi + size
+        while True:
+            live = lo < hi
+            if not live.any():
+                break
+            m = live & (lo % 2 == 1)
+            left[m] = left[m] @ tree[lo[m]]
+            lo = lo + m
+            m = live & (hi % 2 == 1)
+            hi = hi - m
+            right[m] = tree[hi[m]] @ right[m]
+            lo, hi = lo // 2, hi // 2
+        out: F64 = left @ right
+        return out
+
+    def folding(self, animated: Iterable[int]) -> _Folding:
+        """The folding of an animation whose TRS channels move the nodes `animated`."""
+        return _Folding(self, sorted(self.index[n] for n in animated if n in self.index))
+
+
+class _Folding:
+    """One animation's folding of one skin. Joints split into three kinds:
+
+    * static: nothing in the chain is animated: the folded rest matrix;
+    * direct: the chain is the joint alone and it is animated: its sampled T, R, S;
+    * folded: a longer chain with animated nodes: ``C_0 A_1(t) C_1 ... A_m(t) C_m``, the
+      constant runs ``C`` computed once here, the animated locals ``A`` per frame, the product
+      reduced pairwise (log2 m batched steps)."""
+
+    def __init__(self, plan: _FoldPlan, cols: list[int]) -> None:
+        self.plan = plan
+        self.cols = np.array(cols, dtype=np.intp)               # animated columns, sampled order
+        colpos = np.full(len(plan.rest_local), -1, dtype=np.intp)
+        colpos[self.cols] = np.arange(len(self.cols))
+        counts = plan.occ_start[self.cols + 1] - plan.occ_start[self.cols]
+        first = np.repeat(plan.occ_start[self.cols], counts)
+        within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        pos = np.sort(plan.occ_pos[first + within])
+        joint = plan.joint_of[pos]
+        single = plan.lengths[joint] == 1
+        self.direct = joint[single]
+        self.direct_col = colpos[plan.flat[pos[single]]]
+        pos, joint = pos[~single], joint[~single]
+        self.folded, first_of = np.unique(joint, return_index=True)
+        J = len(plan.lengths)
+        kind = np.zeros(J, dtype=np.int8)
+        kind[self.direct] = 1
+        kind[self.folded] = 2
+        self.static = np.flatnonzero(kind == 0)
+        self.occurrences = len(pos) + len(self.direct)
+        # constant run before each animated occurrence, and after the last one of each joint
+        new_joint = np.ones(len(pos), dtype=bool)
+        new_joint[1:] = joint[1:] != joint[:-1]
+        lo = np.where(new_joint, plan.start[joint], np.concatenate([[0], pos[:-1] + 1]))
+        self.before = plan.products(lo, pos)
+        ends = np.append(first_of[1:], len(pos)).astype(np.intp) if len(pos) else first_of
+        self.after = plan.products(pos[ends - 1] + 1, plan.start[self.folded + 1])
+        self.occ_col = colpos[plan.flat[pos]]
+        self.counts = ends - first_of
+
+    def fold(self, local: F64) -> F64:
+        """Folded local matrices (n, len(folded), 4, 4) from the animated columns' local
+        matrices (n, len(cols), 4, 4)."""
+        cur = self.before[None] @ local[:, self.occ_col]
+        counts = self.counts
+        while len(counts) and counts.max() > 1:
+            halves = (counts + 1) // 2
+            starts = np.cumsum(counts) - counts
+            k = np.arange(int(halves.sum())) - np.repeat(np.cumsum(halves) - halves, halves)
+            left = np.repeat(starts, halves) + 2 * k
+            pair = 2 * k + 1 < np.repeat(counts, halves)
+            nxt = cur[:, left]
+            nxt[:, pair] = nxt[:, pair] @ cur[:, left[pair] + 1]
+            cur, counts = nxt, halves
+        out: F64 = cur @ self.after[None]
         return out
 
 
@@ -1150,6 +1345,7 @@ def _triangles(idx: Arr, mode: int, where: str) -> Arr:
 
 def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[GltfMesh]:
     out = []
+    inverse_perms: dict[int, Arr] = {}
     for node in nodes:
         if node.mesh is None or node.skin is None:
             continue
@@ -1157,10 +1353,13 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
         mesh = _get_obj(doc.meshes, m, "meshes")
         mname = mesh.get("name") if isinstance(mesh.get("name"), str) else f"mesh{m}"
         sk = skins[node.skin]
-        inverse_perm = np.empty(len(sk.perm), dtype=np.int32)
-        inverse_perm[sk.perm] = np.arange(len(sk.perm), dtype=np.int32)
+        if node.skin not in inverse_perms:
+            inverse_perms[node.skin] = np.empty(len(sk.perm), dtype=np.int32)
+            inverse_perms[node.skin][sk.perm] = np.arange(len(sk.perm), dtype=np.int32)
+        inverse_perm = inverse_perms[node.skin]
         for p, prim in enumerate(_get_list(mesh, "primitives", f"meshes[{m}]")):
             w = f"meshes[{m}].primitives[{p}]"
+            doc.spend(_PRIMITIVE_COST, w)      # nodes sharing a mesh: each visit counts
             if not isinstance(prim, dict):
                 raise ValueError(f"{w}: expected a JSON object")
             mode = _get_int(prim, "mode", w, 0, 6, default=4)
@@ -1187,6 +1386,7 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
             pos = need("POSITION", set(_COMPONENTS), ("VEC3",))
             V = len(pos)
             normals = attr("NORMAL", {5120, 5122, 5126}, ("VEC3",))
+            uvs = attr("TEXCOORD_0", {5120, 5121, 5122, 5123, 5126}, ("VEC2",))
             sets_j: list[F64] = []
             sets_w: list[F64] = []
             k = 0
@@ -1200,7 +1400,7 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                 warnings.warn(f"{w} ({mname!r}): on a skinned node but without JOINTS_0/"
                               "WEIGHTS_0; skipped", stacklevel=3)
                 continue
-            for key, a in [("NORMAL", normals)] + [(f"JOINTS_{i}", a) for i, a in
+            for key, a in [("NORMAL", normals), ("TEXCOORD_0", uvs)] + [(f"JOINTS_{i}", a) for i, a in
                                                     enumerate(sets_j)] + \
                     [(f"WEIGHTS_{i}", a) for i, a in enumerate(sets_w)]:
                 if a is not None and len(a) != V:
@@ -1250,7 +1450,8 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                 positions=pos.astype(np.float32),
                 normals=None if normals is None else normals.astype(np.float32),
                 triangles=np.ascontiguousarray(tri), joint_indices=np.ascontiguousarray(jidx),
-                weights=np.ascontiguousarray(wts, dtype=np.float32)))
+                weights=np.ascontiguousarray(wts, dtype=np.float32),
+                uvs=None if uvs is None else uvs.astype(np.float32)))
     return out
 
 
@@ -1270,6 +1471,7 @@ def _normalize(w: F64, tol: float) -> tuple[F64, int]:
 
 def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
     out = []
+    decoded: dict[tuple[int, int, str, str], tuple[Arr, Arr]] = {}   # samplers' keys, once
     for a in range(len(doc.animations)):
         w = f"animations[{a}]"
         d = _get_obj(doc.animations, a, "animations")
@@ -1280,6 +1482,7 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
         targeted: dict[tuple[int, str], int] = {}
         for c, ch in enumerate(_get_list(d, "channels", w)):
             cw = f"{w}.channels[{c}]"
+            doc.spend(_CHANNEL_COST, cw)
             if not isinstance(ch, dict):
                 raise ValueError(f"{cw}: expected a JSON object")
             target = ch.get("target")
@@ -1313,6 +1516,11 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
             oi = _get_index(smp, "output", sw, len(doc.accessors), "accessors")
             if ii is None or oi is None:
                 raise ValueError(f"{sw}: input and output are required")
+            if (ii, oi, interp, path) in decoded:
+                times32, vals32 = decoded[ii, oi, interp, path]
+                channels.append(GltfChannel(node=node, path=path, interpolation=interp,
+                                            times=times32, values=vals32))
+                continue
             times = doc.floats(ii, f"{sw}.input", {5126}, ("SCALAR",))[:, 0]
             if len(times) > 1 and (np.diff(times) < 0).any():
                 k = int(np.argmax(np.diff(times) < 0)) + 1
@@ -1326,7 +1534,7 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
                 allowed, types = {5120, 5121, 5122, 5123, 5126}, ("SCALAR",)
             else:
                 allowed, types = {5126}, ("VEC3",)
-            vals = doc.floats(oi, f"{sw}.output", allowed, types)
+            vals = doc.floats(oi, f"{sw}.output", allowed, types, bounded=True)
             per = 3 if interp == "CUBICSPLINE" else 1
             n = len(times)
             if len(vals) % (n * per):
@@ -1341,9 +1549,10 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
                 core = vals[:, 1] if per == 3 else vals
                 if (np.abs(core).sum(axis=-1) == 0).any():
                     raise ValueError(f"{sw}.output: accessors[{oi}]: a zero rotation key")
+            decoded[ii, oi, interp, path] = times.astype(np.float32), vals.astype(np.float32)
             channels.append(GltfChannel(node=node, path=path, interpolation=interp,
-                                        times=times.astype(np.float32),
-                                        values=vals.astype(np.float32)))
+                                        times=decoded[ii, oi, interp, path][0],
+                                        values=decoded[ii, oi, interp, path][1]))
         duration = max((float(c.times[-1]) for c in channels), default=0.0)
         by_node: dict[int, dict[str, GltfChannel]] = {}
         for ch in channels:
@@ -1354,39 +1563,60 @@ def _read_animations(doc: _Doc, nodes: list[_Node]) -> list[GltfAnimation]:
     return out
 
 
-def _sample(ch: GltfChannel, t: F64) -> F64:
-    """Values of a channel at times t (float64, any shape) -> (..., C) float64."""
-    times = ch.times.astype(np.float64)
-    vals = ch.values.astype(np.float64)
-    cubic = ch.interpolation == "CUBICSPLINE"
-    points = vals[:, 1] if cubic else vals
-    if ch.path == "rotation":
-        points = points / np.linalg.norm(points, axis=-1, keepdims=True)
-    n = len(times)
-    flat = t.reshape(-1)
-    k = np.clip(np.searchsorted(times, flat, side="right") - 1, 0, n - 1)
-    out = points[k].copy()
-    if n > 1 and ch.interpolation != "STEP":
-        inside = (flat > times[0]) & (flat < times[-1]) & (k < n - 1)
-        ki = k[inside]
-        t0, t1 = times[ki], times[ki + 1]
+class _Keys:
+    """The keyframes of channels that share a path kind, an interpolation and a width, laid end
+    to end (float64; rotation keys normalised)."""
+
+    def __init__(self, chans: list[GltfChannel]) -> None:
+        self.interpolation = chans[0].interpolation
+        self.rotation = chans[0].path == "rotation"
+        self.lens = np.array([len(c.times) for c in chans], dtype=np.intp)
+        self.off = (np.cumsum(self.lens) - self.lens).astype(np.intp)
+        self.times = np.concatenate([c.times for c in chans]).astype(np.float64)
+        vals = np.concatenate([c.values for c in chans]).astype(np.float64)
+        cubic = self.interpolation == "CUBICSPLINE"
+        self.points = vals[:, 1] if cubic else vals
+        self.tangents = vals if cubic else None
+        if self.rotation:
+            self.points = self.points / np.linalg.norm(self.points, axis=-1, keepdims=True)
+
+    def values(self, key: Arr, inside: NDArray[np.bool_], t: F64) -> F64:
+        """Values (..., W) at times t (...): key is the global index of the channel's last key
+        at or before t (its first key before it), inside says that the next key is the
+        channel's too and t is past its first key (so that the pair interpolates)."""
+        out: F64 = self.points[key]
+        if self.interpolation == "STEP" or not inside.any():
+            return out
+        ki = key[inside]
+        t0, t1 = self.times[ki], self.times[ki + 1]
         dt = t1 - t0
-        u = ((flat[inside] - t0) / dt)[:, None]
-        a, b = points[ki], points[ki + 1]
-        if cubic:
+        u = ((t[inside] - t0) / dt)[:, None]
+        a, b = self.points[ki], self.points[ki + 1]
+        if self.tangents is not None:
             u2, u3 = u * u, u * u * u
-            out_tan = vals[ki, 2] * dt[:, None]
-            in_tan = vals[ki + 1, 0] * dt[:, None]
+            out_tan = self.tangents[ki, 2] * dt[:, None]
+            in_tan = self.tangents[ki + 1, 0] * dt[:, None]
             v = ((2 * u3 - 3 * u2 + 1) * a + (u3 - 2 * u2 + u) * out_tan
                  + (-2 * u3 + 3 * u2) * b + (u3 - u2) * in_tan)
-            if ch.path == "rotation":
+            if self.rotation:
                 norm = np.linalg.norm(v, axis=-1, keepdims=True)
                 v = np.where(norm > 0, v / np.where(norm > 0, norm, 1), a)
-        elif ch.path == "rotation":
+        elif self.rotation:
             v = _slerp(a, b, u)
         else:
             v = a + u * (b - a)
         out[inside] = v
+        return out
+
+
+def _sample(ch: GltfChannel, t: F64) -> F64:
+    """Values of a channel at times t (float64, any shape) -> (..., C) float64."""
+    keys = _Keys([ch])
+    n = len(keys.times)
+    flat = t.reshape(-1)
+    k = np.clip(np.searchsorted(keys.times, flat, side="right") - 1, 0, n - 1)
+    inside = (flat > keys.times[0]) & (flat < keys.times[-1]) & (k < n - 1)
+    out = keys.values(k, inside, flat)
     return out.reshape(t.shape + (out.shape[-1],))
 
 
@@ -1405,6 +1635,61 @@ def _slerp(a: F64, b: F64, u: F64) -> F64:
     return out
 
 
+class _FrameSampler:
+    """Channels sampled at the frame times ``f / rate``, chunk after chunk of increasing
+    frames, vectorized over channels: each key's first frame at or after it is computed once,
+    and a chunk counts the keys at or before each of its frames with one ``bincount``, so a
+    chunk costs in proportion to its channels x frames plus the keys it passes."""
+
+    def __init__(self, chans: list[GltfChannel], rate: float, frames: int) -> None:
+        self.rate = rate
+        by_kind: dict[tuple[bool, str, int], list[int]] = {}
+        for i, c in enumerate(chans):
+            by_kind.setdefault((c.path == "rotation", c.interpolation, c.values.shape[-1]),
+                               []).append(i)
+        self.groups = []
+        for idx in by_kind.values():
+            keys = _Keys([chans[i] for i in idx])
+            first = _first_frames(keys.times, rate, frames)
+            owner = np.repeat(np.arange(len(idx), dtype=np.intp), keys.lens)
+            order = np.argsort(first, kind="stable")
+            self.groups.append((np.array(idx, dtype=np.intp), keys, first[order], owner[order],
+                                np.zeros(len(idx), dtype=np.intp), [0]))
+
+    def chunk(self, f0: int, f1: int) -> list[tuple[Arr, F64]]:
+        """[(channel indices (C,), values (C, f1 - f0, W))] for frames f0..f1 (chunks must
+        come in increasing order)."""
+        n = f1 - f0
+        t = np.arange(f0, f1) / self.rate
+        out = []
+        for idx, keys, first, owner, base, ptr in self.groups:
+            c = len(idx)
+            done = int(np.searchsorted(first, f0, side="right"))
+            base += np.bincount(owner[ptr[0]:done], minlength=c)
+            ptr[0] = done
+            upto = int(np.searchsorted(first, f1 - 1, side="right"))
+            inc = np.bincount(owner[done:upto] * n + (first[done:upto] - f0),
+                              minlength=c * n).reshape(c, n)
+            count = base[:, None] + np.cumsum(inc, axis=1)
+            key = keys.off[:, None] + np.maximum(count - 1, 0)
+            tt = np.broadcast_to(t, (c, n))
+            inside = ((count >= 1) & (count < keys.lens[:, None])
+                      & (tt > keys.times[keys.off][:, None]))
+            out.append((idx, keys.values(key, inside, tt)))
+        return out
+
+
+def _first_frames(times: F64, rate: float, frames: int) -> Arr:
+    """For each key time, the first frame f (0..frames) whose time f / rate is at or after it,
+    with the same float64 comparison as the frame times themselves."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = np.ceil(np.minimum(times * rate, float(frames)))
+    for _ in range(2):
+        g = np.where((g > 0) & ((g - 1) / rate >= times), g - 1, g)
+        g = np.where((g < frames) & (g / rate < times), g + 1, g)
+    return g.astype(np.int64)
+
+
 def _check_tolerance(tol: Any) -> float:
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
         raise TypeError(f"scale_tolerance: expected a number, got {type(tol).__name__}")
@@ -1412,6 +1697,14 @@ def _check_tolerance(tol: Any) -> float:
         raise ValueError(f"scale_tolerance: expected 0 <= scale_tolerance <= "
                          f"{MAX_SCALE_TOLERANCE}, got {tol!r}")
     return float(tol)
+
+
+def _check_budget(budget: Any) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
+        raise TypeError(f"max_joint_frames: expected an int, got {type(budget).__name__}")
+    if budget < 1:
+        raise ValueError(f"max_joint_frames: expected an int >= 1, got {budget}")
+    return int(budget)
 
 
 def _check_rate(rate: Any) -> float:
@@ -1439,15 +1732,63 @@ def _implied_rate(anim: GltfAnimation) -> float:
     return float(rate)
 
 
-def _frame_count(anim: GltfAnimation, rate: float, joints: int) -> int:
-    f = math.floor(anim.duration * rate + 1e-4) + 1
-    if f * max(joints, 1) > _MAX_JOINT_FRAMES:
-        raise ValueError(f"animations {anim.name!r:.40}: {f} frames ({anim.duration:.6g} s at "
-                         f"{rate:.6g} Hz) x {joints} joints exceed {_MAX_JOINT_FRAMES} joint-frames")
-    return f
-
-
 # --- clips -----------------------------------------------------------------------------------------
+
+def _frame_count(anim: GltfAnimation, rate: float) -> int:
+    """Frames of an animation's clips at a rate: t = 0 up to its last key."""
+    return math.floor(anim.duration * rate + 1e-4) + 1
+
+
+def _clip_cost(frames: int, joints: int, occurrences: int, morph_width: int) -> int:
+    """What building a clip costs, in joint-frames (see the module docstring)."""
+    return max(_MIN_CLIP_COST, frames * (joints + occurrences + -(-morph_width // 8)))
+
+
+def _morph_width(anim: GltfAnimation) -> int:
+    return sum(c.values.shape[-1] for c in anim.channels if c.path == "weights")
+
+
+def _over_budget(a: int, anim: GltfAnimation, rate: float, frames: int, joints: int,
+                 moved: int, s: int, total: int, budget: int, what: str) -> ValueError:
+    return ValueError(
+        f"animations[{a}] ({anim.name!r:.40}): {frames} frames ({anim.duration:.6g} s at "
+        f"{rate:.6g} Hz) x ({joints} joints + {moved} moved nodes) of skins[{s}] bring {what} "
+        f"to {total} joint-frames, more than max_joint_frames = {budget} (a keyword of "
+        "load_gltf)")
+
+
+def _plan_clips(skins: list[GltfSkin], animations: list[GltfAnimation], rate: float | None,
+                budget: int) -> list[tuple[int, int]]:
+    """The (animation, skin) pairs of the clips, their joint-frames summed and checked against
+    the budget as they are found (so that this costs at most about the budget too)."""
+    moved = np.array(sorted({n for anim in animations for n in anim.by_node}), dtype=np.intp)
+    where: dict[int, list[tuple[int, int]]] = {}
+    for s, sk in enumerate(skins):
+        assert sk.plan is not None
+        plan = sk.plan
+        counts = np.diff(plan.occ_start)
+        for col in np.flatnonzero(np.isin(plan.nodes, moved)).tolist():
+            where.setdefault(int(plan.nodes[col]), []).append((s, int(counts[col])))
+    pairs, total = [], 0
+    for a, anim in enumerate(animations):
+        occ: dict[int, int] = {}
+        for node in anim.by_node:
+            for s, count in where.get(node, ()):
+                occ[s] = occ.get(s, 0) + count
+        if not occ:
+            continue
+        r = rate if rate is not None else _implied_rate(anim)
+        frames = _frame_count(anim, r)
+        width = _morph_width(anim)
+        for s in sorted(occ):
+            joints = len(skins[s].nodes)
+            total += _clip_cost(frames, joints, occ[s], width)
+            if total > budget:
+                raise _over_budget(a, anim, r, frames, joints, occ[s], s, total, budget,
+                                   "the file's clips")
+            pairs.append((a, s))
+    return pairs
+
 
 def _node_matrices(doc: _Doc, node: int, anim: GltfAnimation, t: F64) -> F64:
     """Local matrices (n, 4, 4) of a node at times t (n,), float64."""
@@ -1464,18 +1805,210 @@ def _node_matrices(doc: _Doc, node: int, anim: GltfAnimation, t: F64) -> F64:
     return _trs_matrix(tr, ro, sc)
 
 
-def _folded_locals(asset: GltfAsset, a: int, s: int,
-                   rate: float) -> Iterator[tuple[int, F64]]:
-    """(first frame, folded local matrices (n, J, 4, 4) float64) in chunks of frames, so
-    that the float64 scratch stays within _CHUNK joint-frames."""
-    anim, sk = asset.animations[a], asset.skins[s]
-    plan = sk.plan
-    assert plan is not None
-    frames = _frame_count(anim, rate, len(sk.nodes))
-    step = max(1, _CHUNK // max(1, len(sk.nodes)))
-    for f0 in range(0, frames, step):
-        t = np.arange(f0, min(frames, f0 + step)) / rate
-        yield f0, plan.fold(anim, t)
+class _AnimationJob:
+    """The clips of one animation for one or more skins, chunk by chunk of frames: the moved
+    nodes' T, R, S sampled once for all the skins (vectorized over channels), then folded per
+    skin (:class:`_Folding`)."""
+
+    def __init__(self, asset: GltfAsset, a: int, skins: list[int], rate: float,
+                 what: str) -> None:
+        self.anim, self.doc, self.rate = asset.animations[a], asset._doc, rate
+        self.tol = asset.scale_tolerance
+        self.skins = [asset.skins[s] for s in skins]
+        self.frames = _frame_count(self.anim, rate)
+        width = _morph_width(self.anim) if what == "this clip" else 0
+        self.folds, widest = [], 0
+        moved: set[int] = set()
+        for s, sk in zip(skins, self.skins):
+            assert sk.plan is not None
+            fold = sk.plan.folding(self.anim.by_node)
+            joints = len(sk.nodes)
+            cost = _clip_cost(self.frames, joints, fold.occurrences, width)
+            if cost > asset.max_joint_frames:
+                raise _over_budget(a, self.anim, rate, self.frames, joints, fold.occurrences, s,
+                                   cost, asset.max_joint_frames, what)
+            self.folds.append(fold)
+            widest = max(widest, joints + fold.occurrences)
+            moved.update(sk.plan.nodes[fold.cols].tolist())
+        nodes = sorted(moved)
+        self.column = {n: k for k, n in enumerate(nodes)}
+        chans, path_of, col_of = [], [], []
+        for k, node in enumerate(nodes):
+            for path, ch in self.anim.by_node[node].items():
+                chans.append(ch)
+                path_of.append(("translation", "rotation", "scale").index(path))
+                col_of.append(k)
+        self.path_of, self.col_of = np.array(path_of, np.intp), np.array(col_of, np.intp)
+        self.sampler = _FrameSampler(chans, rate, self.frames)
+        self.step = max(1, _CHUNK // (widest + len(nodes)))
+
+    def chunks(self) -> Iterator[tuple[int, list[tuple[F64, F64, F64]]]]:
+        """(f0, per skin: the translations, rotations and scales (n, A, 3 / 4 / 3) of its
+        fold's animated columns)."""
+        path_of, col_of = self.path_of, self.col_of
+        for f0 in range(0, self.frames, self.step):
+            n = min(self.frames, f0 + self.step) - f0
+            sampled = [np.empty((n, len(self.column), w)) for w in (3, 4, 3)]
+            done = np.zeros((3, len(self.column)), dtype=bool)
+            for idx, vals in self.sampler.chunk(f0, f0 + n):
+                for p in np.unique(path_of[idx]).tolist():
+                    sel = path_of[idx] == p
+                    sampled[p][:, col_of[idx[sel]]] = vals[sel].transpose(1, 0, 2)
+                    done[p, col_of[idx[sel]]] = True
+            per_skin = []
+            for sk, fold in zip(self.skins, self.folds):
+                plan = sk.plan
+                assert plan is not None
+                mine = np.array([self.column[n] for n in plan.nodes[fold.cols].tolist()],
+                                dtype=np.intp)
+                trs = []
+                for p, rest in enumerate((plan.t, plan.r, plan.s)):
+                    x = sampled[p][:, mine]
+                    keep = ~done[p, mine]
+                    x[:, keep] = rest[fold.cols[keep]]
+                    trs.append(x)
+                per_skin.append((trs[0], trs[1], trs[2]))
+            yield f0, per_skin
+
+    def qts(self) -> list[NDArray[np.float32] | ValueError]:
+        """Each skin's QTS (F, J, 8), or the ValueError that refuses its clip."""
+        outs: list[NDArray[np.float32] | ValueError] = []
+        for k, (sk, fold) in enumerate(zip(self.skins, self.folds)):
+            out = np.empty((self.frames, len(sk.nodes), 8), dtype=np.float32)
+            try:
+                if len(fold.static):
+                    out[:, fold.static] = self.rest_qts(k)
+            except ValueError as exc:
+                outs.append(exc)
+                continue
+            outs.append(out)
+        for f0, per_skin in self.chunks():
+            for k, (tr, ro, sc) in enumerate(per_skin):
+                out = outs[k]
+                if isinstance(out, ValueError):
+                    continue
+                try:
+                    self.qts_chunk(k, out, f0, tr, ro, sc)
+                except ValueError as exc:
+                    outs[k] = exc
+        for out in outs:
+            if not isinstance(out, ValueError):
+                _continuous(out)
+        return outs
+
+    def rest_qts(self, k: int) -> NDArray[np.float32]:
+        sk, fold = self.skins[k], self.folds[k]
+        plan = sk.plan
+        assert plan is not None
+        if sk.skeleton.rest is not None and sk.skeleton.rest.shape[-1] == 8 \
+                and _similar(plan.rest[:, :3, :3], self.tol).all():
+            return np.asarray(sk.skeleton.rest)[fold.static]
+        return self.to_qts(k, plan.rest[None, fold.static], 0, fold.static)
+
+    def qts_chunk(self, k: int, out: NDArray[np.float32], f0: int, tr: F64, ro: F64,
+                  sc: F64) -> None:
+        fold = self.folds[k]
+        f1 = f0 + len(tr)
+        direct, col = fold.direct, fold.direct_col
+        if len(direct):
+            q, ok = _direct_qts(tr[:, col], ro[:, col], sc[:, col], self.tol)
+            out[f0:f1, direct[ok]] = q[:, ok]
+            direct, col = direct[~ok], col[~ok]       # through the matrices (or refused)
+        if len(direct) or len(fold.folded):
+            local = _trs_matrix(tr, ro, sc)
+            if len(direct):
+                out[f0:f1, direct] = self.to_qts(k, local[:, col], f0, direct)
+            if len(fold.folded):
+                out[f0:f1, fold.folded] = self.to_qts(k, fold.fold(local), f0, fold.folded)
+
+    def matrices(self) -> NDArray[np.float32]:
+        """The first skin's folded local matrices (F, J, 3, 4)."""
+        sk, fold = self.skins[0], self.folds[0]
+        plan = sk.plan
+        assert plan is not None
+        out = np.empty((self.frames, len(sk.nodes), 3, 4), dtype=np.float32)
+        if len(fold.static):
+            self.check_range(0, plan.rest[None, fold.static], 0, fold.static)
+            out[:, fold.static] = plan.rest[None, fold.static, :3]
+        for f0, per_skin in self.chunks():
+            tr, ro, sc = per_skin[0]
+            local = _trs_matrix(tr, ro, sc)
+            for joints, m in ((fold.direct, local[:, fold.direct_col]),
+                              (fold.folded, fold.fold(local))):
+                if len(joints):
+                    self.check_range(0, m, f0, joints)
+                    out[f0:f0 + len(tr), joints] = m[..., :3, :]
+        return out
+
+    def morph_weights(self) -> dict[int, Arr]:
+        chans = [c for c in self.anim.channels if c.path == "weights"]
+        if not chans:
+            return {}
+        out = {}
+        for idx, vals in _FrameSampler(chans, self.rate, self.frames).chunk(0, self.frames):
+            for i, v in zip(idx.tolist(), vals):
+                out[chans[i].node] = v.astype(np.float32)
+        return out
+
+    def check_range(self, k: int, m: F64, f0: int, joints: Arr) -> None:
+        bad = ~(np.abs(m) <= _FLOAT32_MAX).all(axis=(-2, -1))
+        if bad.any():
+            f, j = (int(x) for x in np.argwhere(bad)[0])
+            raise ValueError(f"animation {self.anim.name!r:.40}: joint "
+                             f"{self.skins[k].skeleton.names[joints[j]]!r:.40} has a local "
+                             f"matrix beyond the float32 range at frame {f0 + f}")
+
+    def to_qts(self, k: int, m: F64, f0: int, joints: Arr) -> NDArray[np.float32]:
+        """QTS of skin k's folded local matrices (n, len(joints), 4, 4) of frames f0..;
+        ValueError naming the node and its scale where one is not a similarity within the
+        tolerance."""
+        self.check_range(k, m, f0, joints)
+        ok = _similar(m[..., :3, :3], self.tol)
+        if not ok.all():
+            fc, j = (int(x) for x in np.argwhere(~ok)[0])
+            self.refuse(k, f0 + fc, int(joints[j]), m[fc, j])
+        return _to_qts(m)
+
+    def refuse(self, k: int, f: int, j: int, folded: F64) -> None:
+        sk, doc = self.skins[k], self.doc
+        plan = sk.plan
+        assert plan is not None
+        chain = sk.chains[j]
+        mats = plan.rest_local[plan.flat[plan.start[j]:plan.start[j + 1]]].copy()
+        t = np.array([f / self.rate])
+        for i, node in enumerate(chain):
+            if node in self.anim.by_node:
+                mats[i] = _node_matrices(doc, node, self.anim, t)[0]
+        bad = np.flatnonzero(~_similar(mats[:, :3, :3], self.tol))
+        if len(bad):
+            node, scale = chain[int(bad[0])], _axis_scales(mats[int(bad[0]), :3, :3])
+        else:
+            node, scale = int(sk.nodes[j]), _axis_scales(folded[:3, :3])
+        raise ValueError(
+            f"nodes[{node}] ({doc.node_objs[node].name!r}): non-uniform scale "
+            f"{np.array2string(scale, precision=6)} at frame {f} (joint "
+            f"{sk.skeleton.names[j]!r}); QTS clips carry a uniform scale (within "
+            f"scale_tolerance={self.tol:g}): use GltfAsset.local_matrices() for the exact "
+            "(F, J, 3, 4) matrices")
+
+
+def _direct_qts(tr: F64, ro: F64, sc: F64, tol: float) -> tuple[NDArray[np.float32],
+                                                                NDArray[np.bool_]]:
+    """QTS (n, D, 8) of joints whose folded local is their own T R S (n, D, 3 / 4 / 3), as
+    :func:`_to_qts` gives for its matrix, and whether each joint's every frame qualifies: its
+    axis scales of one sign, spread within tol of their mean, and the matrix within the
+    float32 range (the others go through the matrices)."""
+    a = np.abs(sc)
+    mean = a.mean(axis=-1)
+    same_sign = (sc > 0).all(axis=-1) | (sc < 0).all(axis=-1)
+    with np.errstate(invalid="ignore"):
+        fine = (same_sign & (a.max(axis=-1) - a.min(axis=-1) <= max(tol, _TOLERANCE_FLOOR) * mean)
+                & (a <= _FLOAT32_MAX).all(axis=-1) & (np.abs(tr) <= _FLOAT32_MAX).all(axis=-1))
+    s = np.where(sc[..., 0] < 0, -mean, mean)
+    q = np.where(ro[..., 3:] < 0, -ro, ro)
+    qts = np.concatenate([q, tr, s[..., None]], axis=-1).astype(np.float32)
+    ok: NDArray[np.bool_] = fine.all(axis=0)
+    return qts, ok
 
 
 def _axis_scales(a: F64) -> F64:
@@ -1534,42 +2067,6 @@ def _matrix_to_quat(r: F64) -> F64:
     return out
 
 
-def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimation,
-                     rate: float, tol: float) -> NDArray[np.float32]:
-    """QTS of folded local matrices (n, J, 4, 4) of frames f0..; ValueError naming the node
-    and its scale where one is not a similarity within tol."""
-    _check_finite(m, f0, sk, anim)
-    ok = _similar(m[..., :3, :3], tol)
-    if not ok.all():
-        fc, j = (int(x) for x in np.argwhere(~ok)[0])
-        f = f0 + fc
-        t = np.array([f / rate])
-        culprit = None
-        for node in sk.chains[j]:
-            x = _node_matrices(doc, node, anim, t)[0]
-            if not _similar(x[:3, :3], tol):
-                culprit = (node, _axis_scales(x[:3, :3]))
-                break
-        joint = sk.skeleton.names[j]
-        if culprit is None:
-            culprit = (sk.nodes[j], _axis_scales(m[fc, j, :3, :3]))
-        node, scale = culprit
-        raise ValueError(
-            f"nodes[{node}] ({doc.node_objs[node].name!r}): non-uniform scale "
-            f"{np.array2string(scale, precision=6)} at frame {f} (joint {joint!r}); QTS clips carry "
-            f"a uniform scale (within scale_tolerance={tol:g}): use GltfAsset.local_matrices() "
-            "for the exact (F, J, 3, 4) matrices")
-    return _to_qts(m)
-
-
-def _check_finite(m: F64, f0: int, sk: GltfSkin, anim: GltfAnimation) -> None:
-    bad = ~(np.abs(m) <= _FLOAT32_MAX).all(axis=(-2, -1))
-    if bad.any():
-        f, j = (int(x) for x in np.argwhere(bad)[0])
-        raise ValueError(f"animation {anim.name!r:.40}: joint {sk.skeleton.names[j]!r:.40} has a "
-                         f"local matrix beyond the float32 range at frame {f0 + f}")
-
-
 def _continuous(qts: NDArray[np.float32]) -> None:
     """Quaternions (F, J, 8) made continuous over frames in place: q and -q are the same
     rotation, so a joint's quaternion is negated where it would jump to the other hemisphere."""
@@ -1583,7 +2080,8 @@ def _continuous(qts: NDArray[np.float32]) -> None:
 # --- the entry point ------------------------------------------------------------------------------
 
 def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None,
-              scale_tolerance: float = SIMILARITY_TOLERANCE) -> GltfAsset:
+              scale_tolerance: float = SIMILARITY_TOLERANCE,
+              max_joint_frames: int = MAX_JOINT_FRAMES) -> GltfAsset:
     """Read a glTF 2.0 file (``.gltf`` with embedded or neighbouring buffers, or ``.glb``).
 
     Parameters
@@ -1598,6 +2096,14 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None,
         scales): default :data:`SIMILARITY_TOLERANCE` (1e-3), from 0 (exact, up to 1e-9 of
         float64 rounding) to :data:`MAX_SCALE_TOLERANCE`. Joint positions move by at most
         ``[bound:gltf.scale_snap] * scale_tolerance * sum_k |p - o_k|`` (module docstring).
+    max_joint_frames : int, optional
+        The joint-frames all the file's clips may take together (default
+        :data:`MAX_JOINT_FRAMES`, 2**22): a clip of F frames of a skin of J joints takes
+        ``F * (J + A + ceil(W / 8))``, at least 256, where A counts the occurrences of the nodes
+        the animation moves in the skin's folded chains and W the morph weights it animates.
+        Checked when the file loads: a ValueError names the animation that goes over, its
+        duration and its sample rate. A clip built later at another ``sample_rate`` (or
+        :meth:`GltfAsset.local_matrices`) must fit the budget alone.
 
     Returns
     -------
@@ -1630,13 +2136,13 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None,
     skins = [_read_skin(doc, nodes, s, tol) for s in range(len(doc.skins))]
     meshes = _read_meshes(doc, nodes, skins)
     animations = _read_animations(doc, nodes)
-    for anim in animations:       # frame counts checked now, not when a clip is first built
-        r = rate if rate is not None else _implied_rate(anim)
-        _frame_count(anim, r, max((len(s.nodes) for s in skins), default=1))
+    budget = _check_budget(max_joint_frames)
+    pairs = _plan_clips(skins, animations, rate, budget)    # checked now, not when first built
     raw = [dict(n) if isinstance(n, dict) else {} for n in doc.nodes]
     doc.release()             # clips need the nodes and the keyframes only, not the buffers
     return GltfAsset(skins=skins, meshes=meshes, animations=animations, sample_rate=rate,
-                     nodes=raw, _doc=doc, scale_tolerance=tol)
+                     nodes=raw, _doc=doc, scale_tolerance=tol, max_joint_frames=budget,
+                     _pairs=pairs)
 
 
 def load_gltf_clip(path: str | os.PathLike[str], *, sample_rate: float | None = None) -> GltfClip:

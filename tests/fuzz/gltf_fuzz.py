@@ -13,12 +13,21 @@ and ``.glb``. Each case applies 1 to 4 random mutations:
 * byte edits: flips, inserts, deletions and truncation of the binary buffer (the ``.bin`` file,
   the GLB binary chunk or the data URI's payload) and of the file itself.
 
+One case in HOSTILE_EVERY is instead a hostile shape of tests/gltf_files.py with random sizes
+around the reader's limits (then mutated like the others half the time): a long chain of nodes
+with many animations, many long animations, an animation of a huge duration, many channels,
+many skinned nodes sharing a mesh of many primitives, non-finite and huge matrix entries
+(inverse bind matrices, node matrices, translations, scales, keys).
+
 and checks:
 
-* load_gltf returns an asset or raises ValueError, within a time bound and a bounded peak of
-  traced memory (several times the file's size, at least MEMORY_FLOOR);
-* the asset's clips (when their joint-frames are few) build or raise ValueError, and every
-  mesh skins with the first clip's palette (``skelsimd.skin`` accepts what the reader gives);
+* load_gltf and then every clip (``asset.clips``) return or raise ValueError or OSError, each
+  case within SECONDS_PER_CASE of CPU time and MEMORY_PER_CASE of address space, enforced by
+  resource limits (RLIMIT_CPU, RLIMIT_AS: a case over them is stopped and reported), and
+  within a peak of traced memory of several times the file's size (at least MEMORY_FLOOR, at
+  most MEMORY_PER_CASE);
+* every mesh skins with each clip's first palette (``skelsimd.skin`` accepts what the reader
+  gives) and clips hold finite poses;
 * no crash and no hang (the runner, tests/fuzz/run.py, runs this in a child process).
 
 Case i of seed s replays alone: ``python tests/fuzz/gltf_fuzz.py --seed S --case I --show``.
@@ -42,12 +51,14 @@ sys.path.append(os.path.join(ROOT, "tests"))
 
 import driver  # noqa: E402
 import skelsimd  # noqa: E402
+import gltf_files  # noqa: E402
 from gltf_files import character  # noqa: E402
 
-SECONDS_PER_CASE = 10.0
+SECONDS_PER_CASE = 10.0          # CPU seconds: load and every clip
+MEMORY_PER_CASE = 1 << 30         # address space a case may add
 MEMORY_PER_BYTE = 64
 MEMORY_FLOOR = 256 << 20          # the reader may decode up to 64 MB (plus float64 copies)
-MAX_CLIP_JOINT_FRAMES = 200_000   # clips larger than this are not built by the fuzzer
+HOSTILE_EVERY = 8
 
 SEEDS = None
 
@@ -192,16 +203,52 @@ def mutate_bytes(data, rng):
     return bytes(data)
 
 
+def hostile(rng):
+    """(name, Builder) of a hostile shape with random sizes around the reader's limits."""
+    def log_int(low, high):
+        return int(2 ** rng.uniform(np.log2(low), np.log2(high)))
+    shape = int(rng.integers(6))
+    if shape == 0:
+        frames, joints = log_int(2, 2 ** 26), log_int(1, 64)
+        return f"long_duration({frames}, {joints})", gltf_files.long_duration(frames, joints)
+    if shape == 1:
+        nodes, anims, joints = log_int(2, 300_000), log_int(1, 400), int(rng.integers(1, 6))
+        joints = min(joints, nodes)
+        return (f"long_chain({nodes}, {anims}, {joints})",
+                gltf_files.long_chain(nodes, anims, joints))
+    if shape == 2:
+        anims, frames, joints = log_int(1, 64), log_int(2, 2 ** 20), log_int(1, 128)
+        return (f"many_long_animations({anims}, {frames}, {joints})",
+                gltf_files.many_long_animations(anims, frames, joints))
+    if shape == 3:
+        nodes = log_int(2, 100_000)
+        return f"many_channels({nodes})", gltf_files.many_channels(nodes)
+    if shape == 4:
+        nodes, prims = log_int(1, 30_000), log_int(1, 4000)
+        return f"many_mesh_nodes({nodes}, {prims})", gltf_files.many_mesh_nodes(nodes, prims)
+    where = str(rng.choice(["inverse_bind", "matrix", "translation", "scale", "key"]))
+    value = float(rng.choice([np.nan, np.inf, -np.inf, -3.4e38, 3.4e38, 1e19, -1e18, 1e300,
+                              1e17, 1e-30]))
+    return f"bad_matrix_entry({where!r}, {value!r})", gltf_files.bad_matrix_entry(where, value)
+
+
 def build_case(seed, index):
-    """(kind, file bytes, bin bytes or None) of one case."""
+    """(kind, file bytes, bin bytes or None, document) of one case."""
     global SEEDS
     if SEEDS is None:
         SEEDS = seeds()
     rng = np.random.default_rng([seed, index])
-    kind, doc, binary = SEEDS[int(rng.integers(len(SEEDS)))]
-    doc = copy.deepcopy(doc)
+    if index % HOSTILE_EVERY == HOSTILE_EVERY - 1:
+        _, builder = hostile(rng)
+        kind = str(rng.choice(["gltf", "external", "glb"]))
+        doc, binary = builder.document(kind)
+        mutations = int(rng.choice([0, 1]))
+    else:
+        kind, doc, binary = SEEDS[int(rng.integers(len(SEEDS)))]
+        doc = copy.deepcopy(doc)
+        mutations = int(rng.choice([1, 1, 1, 2, 3, 4]))
     file_edit = False
-    for _ in range(int(rng.choice([1, 1, 1, 2, 3, 4]))):
+    for _ in range(mutations):
         r = int(rng.integers(10))
         if r < 6:
             doc = mutate_json(doc, rng)
@@ -265,32 +312,31 @@ def run_case(seed, index, directory):
             os.unlink(p)
     path = _write(directory, kind, data, extra, doc)
     size = len(data) + (len(extra) if extra else 0)
-    outcome, asset, failure = driver.bounded(
-        "load_gltf", lambda: skelsimd.load_gltf(path), ok="loaded",
-        expected={ValueError: "ValueError"}, seconds=SECONDS_PER_CASE,
-        peak_bytes=max(MEMORY_FLOOR, MEMORY_PER_BYTE * size), on=f" on {size} bytes", quiet=True)
+
+    def load():
+        asset = skelsimd.load_gltf(path)
+        return asset, asset.clips
+    outcome, result, failure = driver.bounded(
+        "load_gltf and its clips", load, ok=lambda r: "loaded" if not r[0].refused else
+        "loaded, clips refused", expected={ValueError: "ValueError", OSError: "OSError"},
+        seconds=SECONDS_PER_CASE, peak_bytes=min(MEMORY_PER_CASE,
+                                                 max(MEMORY_FLOOR, MEMORY_PER_BYTE * size)),
+        on=f" on {size} bytes", quiet=True, enforce=MEMORY_PER_CASE)
     if failure:
         return outcome, failure
-    if asset is None:
+    if result is None:
         return outcome, None
+    asset, clips = result
     try:
-        for a, s in asset.clip_pairs():
-            rate = asset.sample_rate_of(a)
-            frames = asset.animations[a].duration * rate + 1
-            if frames * len(asset.skins[s].nodes) > MAX_CLIP_JOINT_FRAMES:
-                continue
-            try:
-                clip = asset.clip(a, s)
-            except ValueError:
-                outcome = "clip ValueError"
-                continue
+        for clip in clips:
+            s = clip.skin
             if not np.isfinite(clip.local).all():
-                return outcome, f"clip {a}, {s} has non-finite poses"
+                return outcome, f"clip {clip.name!r}, {s} has non-finite poses"
             g = skelsimd.qts_local_to_global_matrix(clip.local[:1], clip.skeleton)
             palette = skelsimd.multiply_joints(g, asset.skins[s].inverse_bind)
             for m in asset.meshes:
                 if m.skin == s:
-                    if m.joint_indices.shape[1] > 8:
+                    if m.joint_indices.shape[1] > 12:
                         try:
                             m = m.compact_influences()
                         except ValueError:
@@ -311,6 +357,8 @@ def main(argv=None):
     def replay(seed, case, show):
         kind, data, extra, _ = build_case(seed, case)
         if show:
+            if case % HOSTILE_EVERY == HOSTILE_EVERY - 1:
+                print("hostile shape:", hostile(np.random.default_rng([seed, case]))[0])
             print(f"case {seed}:{case}: {kind}, {len(data)} bytes")
             print(data[:3000].decode("latin-1"))
         print(run_case(seed, case, directory))
