@@ -34,6 +34,7 @@ from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
 from .footplant import foot_sliding, plant_feet  # noqa: F401
 from .motion_matching import (Inertializer, MotionDatabase, inertialize_transition,  # noqa: F401
                               inertialize_update, pose_velocity)
+from .retarget import Retargeter, pose_to_tpose  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -58,4 +59,5 @@ __all__ = [
     "plant_feet", "foot_sliding",
     "MotionDatabase", "Inertializer", "inertialize_transition", "inertialize_update",
     "pose_velocity",
+    "Retargeter", "pose_to_tpose",
 ]
