@@ -8,13 +8,15 @@ frames; :meth:`Retargeter.apply` then does the per-frame work in one batched rem
 1. **Rests.** A :class:`skelsimd.Skeleton` gives its ``rest`` (QTS ``(J, 8)`` or joint matrices
    ``(J, 3, 4)``), a :class:`skelsimd.Clip` its skeleton's, a glTF skin
    (:class:`skelsimd.io.gltf.GltfSkin`) its *bind pose*: the world matrices are the inverses of
-   the inverse bind matrices, the locals follow from the hierarchy. Matrices are split into a
+   the inverse bind matrices (in the mesh's space, placed in the scene as the node tree places
+   the first joint), the locals follow from the hierarchy. Matrices are split into a
    rotation, a translation and a uniform scale (a polar decomposition; a non-uniform scale is
    approximated by its mean, which is what a QTS clip can carry).
 2. **Mapping.** ``"auto"`` runs :func:`skelsimd.humanoid_map` on both skeletons and pairs the
    profile bones found in both. A dict whose keys are profile bone names (``"hips"``,
    ``"leftUpperLeg"``, ...) overrides entries of those maps: each value applies to the
-   skeleton(s) that have a joint of that name. A dict whose keys are the source's joint names
+   skeleton(s) that have a joint of that name (a pair ``(source joint, target joint)`` names
+   both). A dict whose keys are the source's joint names
    maps source joints to target joints directly (the profile, used for the frame, the T-pose,
    the scale and the feet, then comes from :func:`skelsimd.humanoid_map` where it finds one).
 3. **Character frame.** From each rest's geometry: *up* from the hips to the head, *side* from
@@ -76,7 +78,7 @@ _ARM = ("UpperArm", "LowerArm", "Hand")
 _FRAME = ("hips", "head", "leftUpperLeg", "rightUpperLeg")
 
 #: Default contact speed threshold of ``feet=``, in source leg lengths per second.
-CONTACT_SPEED = 0.75
+CONTACT_SPEED = 0.5
 #: Default ease in and out of each held contact (seconds).
 CONTACT_BLEND = 0.1
 
@@ -228,9 +230,18 @@ def _rest_of(obj: Any, name: str) -> _F64:
         full = np.zeros((len(sk), 4, 4))
         full[:, :3], full[:, 3, 3] = ib, 1.0
         try:
-            world = np.linalg.inv(full)[:, :3]
+            world = np.linalg.inv(full)
         except np.linalg.LinAlgError:
             raise ValueError(f"{name}.inverse_bind: a matrix is singular") from None
+        if sk.rest is not None:
+            # the inverse binds give the joints in the mesh's space; the node tree places the
+            # first joint in the scene: the same placement for the whole bind pose
+            root = _local_qts(sk.rest, parents, f"{name}.rest")[0]
+            place = np.eye(4)
+            place[:3, :3] = root[7] * _quat_to_matrix(root[:4])
+            place[:3, 3] = root[4:7]
+            world = place @ full[0] @ world
+        world = world[:, :3]
         q, t, s = _similarities(world, f"{name}.inverse_bind")
         return _locals(parents, _Pose(q, t, s))
     if sk.rest is None:
@@ -396,7 +407,9 @@ def pose_to_tpose(skeleton: Any, rest: npt.ArrayLike | None = None, *,
     if frame is None:
         raise ValueError(f"mapping: expected the profile bones {', '.join(_FRAME)} at distinct "
                          "positions (the character's frame comes from them)")
-    return _locals(parents, _tpose_pose(parents, pose, prof, frame)).astype(np.float32)
+    out = _locals(parents, _tpose_pose(parents, pose, prof, frame))
+    out[:, 4:] = local[:, 4:]                 # only rotations change: keep the rest's bits
+    return out.astype(np.float32)
 
 
 def _check_profile(sk: Skeleton, mapping: Mapping[str, str]) -> dict[str, str]:
@@ -588,7 +601,7 @@ def _height(pose: _Pose, prof: Mapping[str, int], frame: _F64 | None, name: str)
     return h
 
 
-_MappingArg = Union[str, Mapping[str, str]]
+_MappingArg = Union[str, Mapping[str, Union[str, tuple[str, str]]]]
 
 
 class Retargeter:
@@ -602,8 +615,9 @@ class Retargeter:
     mapping : "auto" or dict
         ``"auto"``: :func:`skelsimd.humanoid_map` of both, the profile bones found in both
         paired. A dict from profile bone names to joint names: entries overriding those maps,
-        each applied to the skeleton(s) having that joint. A dict from source joint names to
-        target joint names: used as given.
+        each applied to the skeleton(s) having that joint (a value may also be a pair
+        ``(source joint, target joint)``). A dict from source joint names to target joint
+        names: used as given.
     source_rest, target_rest : array_like, optional
         The poses to align, QTS ``(J, 8)`` or matrices ``(J, 3, 4)``, used as given. Default:
         the rest pose brought to the T-pose with :func:`pose_to_tpose` (the rest as is when no
@@ -719,15 +733,19 @@ class Retargeter:
             return pairs, prof_s, prof_t
         if not isinstance(mapping, Mapping):
             raise TypeError(f"mapping: expected 'auto' or a dict, got {type(mapping).__name__}")
-        items = list(mapping.items())
+        items = [(k, tuple(v) if isinstance(v, (tuple, list)) else v)
+                 for k, v in mapping.items()]
         for k, v in items:
-            if not isinstance(k, str) or not isinstance(v, str):
-                raise TypeError(f"mapping: expected str keys and values, got {k!r}: {v!r}")
+            if not isinstance(k, str) or not (isinstance(v, str) or (
+                    isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, str) for x in v))):
+                raise TypeError(f"mapping: expected str keys and values (or, for profile bones, "
+                                f"(source joint, target joint) pairs), got {k!r}: {v!r}")
         if not items:
             raise ValueError("mapping: expected at least one entry, got an empty dict")
-        if all(k in sn for k, _ in items):                   # source joint -> target joint
+        if all(k in sn and isinstance(v, str) for k, v in items):    # source -> target joint
             seen: dict[str, str] = {}
             for k, v in items:
+                assert isinstance(v, str)
                 if v not in tn:
                     raise ValueError(f"mapping[{k!r}]: {v!r} is not a joint of the target")
                 if v in seen:
@@ -735,20 +753,33 @@ class Retargeter:
                                      f"{seen[v]!r} and {k!r}")
                 seen[v] = k
             prof_s = self._optional_profile(source, None)
-            prof_t = {p: mapping[j] for p, j in prof_s.items() if j in mapping}
+            pairs = [(k, str(v)) for k, v in items]
+            direct = dict(pairs)
+            prof_t = {p: direct[j] for p, j in prof_s.items() if j in direct}
             if not prof_s:
                 prof_t = self._optional_profile(target, None)
-            return items, prof_s, prof_t
+            return pairs, prof_s, prof_t
         unknown = [k for k, _ in items if k not in _profile_names()]
         if unknown:
             raise ValueError(f"mapping: {unknown[0]!r} is neither a joint of the source nor a "
                              "humanoid profile bone name")
+        over_s, over_t = {}, {}
         for k, v in items:
+            if isinstance(v, tuple):                      # (source joint, target joint)
+                for joint, names, side, over in ((v[0], sn, "source", over_s),
+                                                 (v[1], tn, "target", over_t)):
+                    if joint not in names:
+                        raise ValueError(f"mapping[{k!r}]: {joint!r} is not a joint of the "
+                                         f"{side}")
+                    over[k] = joint
+                continue
             if v not in sn and v not in tn:
                 raise ValueError(f"mapping[{k!r}]: {v!r} is not a joint of the source or the "
                                  "target")
-        over_s = {k: v for k, v in items if v in sn}
-        over_t = {k: v for k, v in items if v in tn}
+            if v in sn:
+                over_s[k] = v
+            if v in tn:
+                over_t[k] = v
         prof_s = self._optional_profile(source, over_s) if over_s else \
             self._profile(source, "source", None)
         prof_t = self._optional_profile(target, over_t) if over_t else \
