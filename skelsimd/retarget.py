@@ -25,7 +25,11 @@ frames; :meth:`Retargeter.apply` then does the per-frame work in one batched rem
    Z-up, the facing direction and a mirrored joint-frame convention.
 4. **T-pose** (:func:`pose_to_tpose`): in each rest, the spine (from the spine bone up to the
    head) is turned to point up, the legs (upper leg, lower leg, foot) down and the arms (upper
-   arm, lower arm, hand) along the side axis, each bone by the smallest rotation. By default
+   arm, lower arm, hand) along the side axis, each bone by a turn about the forward axis (its
+   elevation in the frontal plane) then one about the up axis (arms) or the side axis (legs,
+   spine): rests that differ by an A-pose's elevation get the same T-pose, twist included.
+   While the spine turns, the arms (from the shoulders) follow it by translation only, so
+   that they are turned from their rest orientation. By default
    both rests are T-posed before they are aligned, so an A-pose character takes a T-pose
    capture.
 5. **Rest alignment in world space.** For each mapped target joint ``j`` driven by source joint
@@ -127,6 +131,28 @@ def _arc(a: _F64, b: _F64) -> _F64:
         return np.array([axis[0], axis[1], axis[2], 0.0])
     q = np.r_[np.cross(a, b), 1.0 + c]
     out: _F64 = q / np.linalg.norm(q)
+    return out
+
+
+def _turn(axis: _F64, angle: float) -> _F64:
+    return np.r_[axis * math.sin(angle / 2), math.cos(angle / 2)]
+
+
+def _two_turns(d: _F64, target: _F64, first: _F64, second: _F64) -> _F64:
+    """The rotation taking direction ``d`` onto ``target`` as a turn about ``first`` (the
+    forward axis: an arm's or a leg's elevation in the character's frontal plane), then a
+    turn about ``second`` (up for the arms, side for the legs and the spine). ``target``,
+    ``first`` and ``second`` are orthonormal. Two rests that differ by a turn about ``first``
+    (an A-pose against a T-pose) get the same T-pose, twist included, which the smallest
+    rotation does not give."""
+    p = d - np.dot(d, first) * first
+    if np.linalg.norm(p) < 1e-9 * np.linalg.norm(d):      # along the first axis: one arc
+        return _arc(d, target)
+    a1 = math.atan2(float(np.dot(np.cross(p, target), first)), float(np.dot(p, target)))
+    r1 = _turn(first, a1)
+    d1 = quat_rotate(r1, d)
+    a2 = math.atan2(float(np.dot(np.cross(d1, target), second)), float(np.dot(d1, target)))
+    out: _F64 = quat_mul(_turn(second, a2), r1)
     return out
 
 
@@ -338,22 +364,35 @@ def _tpose_pose(parents: npt.NDArray[np.intp], pose: _Pose, prof: Mapping[str, i
             b = int(parents[b])
         return False
 
-    side, up = frame[:, 0], frame[:, 1]
-    chains = [([prof[k] for k in _SPINE if k in prof], up)]
+    side, up, forward = frame[:, 0], frame[:, 1], frame[:, 2]
+    chains = [([prof[k] for k in _SPINE if k in prof], up, side)]
     for lr, sign in (("left", 1.0), ("right", -1.0)):
-        chains.append(([prof[lr + k] for k in _LEG if lr + k in prof], -up))
-        chains.append(([prof[lr + k] for k in _ARM if lr + k in prof], sign * side))
-    for chain, direction in chains:
+        chains.append(([prof[lr + k] for k in _LEG if lr + k in prof], -up, side))
+        chains.append(([prof[lr + k] for k in _ARM if lr + k in prof], sign * side, up))
+    # the arms (from the shoulders) follow the spine's turns by translation only: their
+    # orientation is then still the rest's when they are turned themselves
+    arm_roots = [prof[lr + k] for lr in ("left", "right") for k in ("Shoulder", "UpperArm")
+                 if lr + k in prof]
+    arm_roots = [r for r in arm_roots if not any(is_ancestor(o, r) and o != r for o in arm_roots)]
+    for i, (chain, direction, second) in enumerate(chains):
         for a, b in zip(chain[:-1], chain[1:]):
             if not is_ancestor(a, b) or a == b:
                 continue
             bone = t[b] - t[a]
             if np.linalg.norm(bone) == 0:
                 continue
-            r = _arc(bone, direction)
+            r = _two_turns(bone, direction, forward, second)
             moved = subtree(a)
-            t[moved] = t[a] + quat_rotate(r, t[moved] - t[a])
-            q[moved] = quat_mul(r, q[moved])
+            carried: list[int] = []
+            if i == 0:
+                for root in arm_roots:
+                    if is_ancestor(a, root):
+                        arm = subtree(root)
+                        t[arm] += t[a] + quat_rotate(r, t[root] - t[a]) - t[root]
+                        carried += arm
+            rigid = np.setdiff1d(moved, carried)
+            t[rigid] = t[a] + quat_rotate(r, t[rigid] - t[a])
+            q[rigid] = quat_mul(r, q[rigid])
     return _Pose(q, t, pose.s.copy())
 
 
@@ -365,7 +404,9 @@ def pose_to_tpose(skeleton: Any, rest: npt.ArrayLike | None = None, *,
     to left upper leg). Then each bone of the spine (spine, chest, upper chest, neck to the
     head) is turned to point up, each bone of the legs (upper leg, lower leg to the foot) down
     and each bone of the arms (upper arm, lower arm to the hand) along the side axis (the left
-    arm towards the left), each by the smallest rotation, its subtree following. Only the
+    arm towards the left), each by a turn about the forward axis then one about the up axis
+    (arms) or the side axis (legs, spine), its subtree following (the arms follow the spine's
+    turns by translation only, keeping their rest orientation until they are turned). Only the
     local rotations of those joints change; bone lengths, fingers, feet and the hips' offsets
     are kept.
 

@@ -192,9 +192,42 @@ def test_reoriented_skeleton_with_the_profile_dict():
 
 # --- other proportions, A-pose ---------------------------------------------------------------------
 
+def _forward(sk, profile, pos):
+    """The character's forward axis as the guide defines it: side x up, up from the hips to
+    the head and side from the right upper leg to the left one, both paths counted bone by
+    bone with unit steps."""
+    def path(a, b):
+        def chain(j):
+            out = []
+            while j >= 0:
+                out.append(j)
+                j = int(sk.parents[j])
+            return out
+        ca, cb = chain(sk.index(a)), chain(sk.index(b))
+        common = set(ca) & set(cb)
+
+        def steps(c):
+            v = np.zeros(3)
+            for j in c:
+                if j in common:
+                    break
+                bone = pos[j] - pos[sk.parents[j]]
+                if np.linalg.norm(bone) > 0:
+                    v += bone / np.linalg.norm(bone)
+            return v
+        return steps(cb) - steps(ca)
+    up = path(profile["hips"], profile["head"])
+    up /= np.linalg.norm(up)
+    side = path(profile["rightUpperLeg"], profile["leftUpperLeg"])
+    side -= np.dot(side, up) * up
+    forward = np.cross(side, up)
+    return forward / np.linalg.norm(forward)
+
+
 def _proportions(clip, profile, rng, a_pose=np.pi / 4, symmetric=False):
     """Bones scaled by 0.6 to 1.6 at random (the same factor on both sides when
-    ``symmetric``), arms lowered by ``a_pose`` about the forward axis (an A-pose)."""
+    ``symmetric``), arms lowered by ``a_pose`` about the character's forward axis (an A-pose:
+    a turn about another axis would also twist the hands, which no T-pose can tell)."""
     rest = clip.skeleton.rest.astype(np.float64).copy()
     factors = rng.uniform(0.6, 1.6, size=len(rest))
     if symmetric:
@@ -206,10 +239,11 @@ def _proportions(clip, profile, rng, a_pose=np.pi / 4, symmetric=False):
     rest[:, 4:7] *= factors[:, None]
     sk = clip.skeleton
     world = skelsimd.qts_local_to_global(clip.skeleton.rest, sk).astype(np.float64)
+    forward = _forward(sk, profile, world[:, 4:7])
     for side, sign in (("left", -1.0), ("right", 1.0)):
         j = sk.index(profile[side + "UpperArm"])
         p = int(sk.parents[j])
-        turn = np.r_[np.array([0, 0, np.sin(sign * a_pose / 2)]), np.cos(sign * a_pose / 2)]
+        turn = np.r_[forward * np.sin(sign * a_pose / 2), np.cos(sign * a_pose / 2)]
         # a world-space turn of the upper arm, as a local one
         rest[j, :4] = quat_mul(quat_mul(quat_conj(world[p, :4]), quat_mul(turn, world[p, :4])),
                                rest[j, :4])
