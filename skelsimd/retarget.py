@@ -19,9 +19,11 @@ frames; :meth:`Retargeter.apply` then does the per-frame work in one batched rem
    both). A dict whose keys are the source's joint names
    maps source joints to target joints directly (the profile, used for the frame, the T-pose,
    the scale and the feet, then comes from :func:`skelsimd.humanoid_map` where it finds one).
-3. **Character frame.** From each rest's geometry: *up* from the hips to the head, *side* from
-   the right upper leg to the left one (made orthogonal to up), *forward* their cross product
-   ``side x up``. The rotation taking the source's frame onto the target's absorbs Y-up against
+3. **Character frame.** From each rest's geometry: *up* from the spine bone (the hips where
+   there is none) to the head, *side* from the right upper leg to the left one (made orthogonal
+   to up), *forward* their cross product ``side x up``. Both paths are counted bone by bone,
+   each bone a unit step along its direction, so that the frame does not depend on the
+   proportions. The rotation taking the source's frame onto the target's absorbs Y-up against
    Z-up, the facing direction and a mirrored joint-frame convention.
 4. **T-pose** (:func:`pose_to_tpose`): in each rest, the spine (from the spine bone up to the
    head) is turned to point up, the legs (upper leg, lower leg, foot) down and the arms (upper
@@ -39,7 +41,10 @@ frames; :meth:`Retargeter.apply` then does the per-frame work in one batched rem
 6. **Translation.** The source's world positions are rotated by ``A`` and multiplied by the
    scale (``"legs"``: the ratio of the two rests' leg lengths, upper leg + lower leg + foot
    averaged over both sides; ``"height"``: the ratio of the heights from the feet to the head;
-   or a number); the source's world origin (its ground point) becomes the target's. The topmost
+   or a number); the source's world origin (its ground point) becomes the target's, raised or
+   lowered along up by the difference of the hips' heights above the feet in the two T-posed
+   rests (the source's scaled), so that the target's feet meet the ground where the source's
+   do even when the hips sit differently on the legs (an IK rig's body above its thighs). The topmost
    mapped target joints (the hips) take the source's position; so do mapped feet that are not
    children of their lower leg (IK rigs parent them to the root). Every other joint keeps the
    target's bone lengths (its rest translation), and unmapped target joints keep their rest
@@ -327,7 +332,13 @@ def _frame(parents: npt.NDArray[np.intp], pose: _Pose, prof: Mapping[str, int]) 
     taken bone by bone (:func:`_steps`), so that they do not depend on the proportions."""
     if not all(k in prof for k in _FRAME):
         return None
-    up = _steps(parents, pose, prof["hips"], prof["head"])
+    base = prof["hips"]                # from the spine bone where there is one: the hips'
+    if "spine" in prof:                # offset to it is often short and of any direction
+        j = prof["head"]
+        while j >= 0 and j != prof["spine"]:
+            j = int(parents[j])
+        base = prof["spine"] if j >= 0 and prof["spine"] != prof["head"] else base
+    up = _steps(parents, pose, base, prof["head"])
     side = _steps(parents, pose, prof["rightUpperLeg"], prof["leftUpperLeg"])
     if np.linalg.norm(up) < 1e-9:
         return None
@@ -400,8 +411,8 @@ def pose_to_tpose(skeleton: Any, rest: npt.ArrayLike | None = None, *,
                   mapping: Mapping[str, str] | None = None) -> Float32Array:
     """A rest pose brought to the humanoid profile's T-pose.
 
-    The character's frame comes from the pose itself (up: hips to head; side: right upper leg
-    to left upper leg). Then each bone of the spine (spine, chest, upper chest, neck to the
+    The character's frame comes from the pose itself (up: spine to head; side: right upper leg
+    to left upper leg; both counted bone by bone). Then each bone of the spine (spine, chest, upper chest, neck to the
     head) is turned to point up, each bone of the legs (upper leg, lower leg to the foot) down
     and each bone of the arms (upper arm, lower arm to the hand) along the side axis (the left
     arm towards the left), each by a turn about the forward axis then one about the up axis
@@ -680,6 +691,9 @@ class Retargeter:
         The factor from source units to target units.
     frame : ndarray, float64 (3, 3)
         The rotation taking source world vectors to target world vectors.
+    lift : ndarray, float64 (3,)
+        The constant added to the source's aligned and scaled positions (along the target's
+        up axis): the target's hips stand as high above its feet as in its T-posed rest.
 
     Examples
     --------
@@ -698,6 +712,7 @@ class Retargeter:
     unmapped: tuple[str, ...]
     scale: float
     frame: _F64
+    lift: _F64
 
     def __init__(self, source: _Source, target: _Source, mapping: _MappingArg = "auto", *,
                  source_rest: npt.ArrayLike | None = None,
@@ -728,6 +743,14 @@ class Retargeter:
         if target_rest is None and ft is not None:
             tgt_pose = _tpose_pose(tp, tgt_pose, ti, ft)
         self.scale = self._scale(scale, src_pose, tgt_pose, si, ti, fs, ft)
+        self.lift = np.zeros(3)
+        if fs is not None and ft is not None and all(
+                k in si and k in ti for k in ("hips", "leftFoot", "rightFoot")):
+            def hips_height(pose: _Pose, prof: Mapping[str, int], frame: _F64) -> float:
+                feet = (pose.t[prof["leftFoot"]] + pose.t[prof["rightFoot"]]) / 2
+                return float(np.dot(pose.t[prof["hips"]] - feet, frame[:, 1]))
+            self.lift = ft[:, 1] * (hips_height(tgt_pose, ti, ft)
+                                    - self.scale * hips_height(src_pose, si, fs))
 
         # the kernel's arguments
         jt = len(tp)
@@ -895,7 +918,7 @@ class Retargeter:
         a = self._align.astype(np.float32)
         world[..., :4] = _qmul32(np.broadcast_to(a, world[..., :4].shape), world[..., :4])
         world[..., 4:7] = _rot32(np.broadcast_to(a, world[..., :4].shape), world[..., 4:7]) \
-            * np.float32(self.scale)
+            * np.float32(self.scale) + self.lift.astype(np.float32)
         return world
 
     def apply_local(self, local: npt.ArrayLike, out: Float32Array | None = None) -> Float32Array:

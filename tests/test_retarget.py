@@ -193,7 +193,7 @@ def test_reoriented_skeleton_with_the_profile_dict():
 # --- other proportions, A-pose ---------------------------------------------------------------------
 
 def _forward(sk, profile, pos):
-    """The character's forward axis as the guide defines it: side x up, up from the hips to
+    """The character's forward axis as the guide defines it: side x up, up from the spine to
     the head and side from the right upper leg to the left one, both paths counted bone by
     bone with unit steps."""
     def path(a, b):
@@ -216,7 +216,7 @@ def _forward(sk, profile, pos):
                     v += bone / np.linalg.norm(bone)
             return v
         return steps(cb) - steps(ca)
-    up = path(profile["hips"], profile["head"])
+    up = path(profile.get("spine", profile["hips"]), profile["head"])
     up /= np.linalg.norm(up)
     side = path(profile["rightUpperLeg"], profile["leftUpperLeg"])
     side -= np.dot(side, up) * up
@@ -288,7 +288,15 @@ def test_other_proportions_keep_every_bone_direction(name):
     assert bones >= 14
     hips = sk.index(profile["hips"])
     root = target.index(rt.mapping[profile["hips"]])
-    assert np.abs(gt[:, root] - ratio * gs[:, hips]).max() < 1e-5 * np.abs(gt[:, root]).max()
+    assert np.abs(gt[:, root] - (ratio * gs[:, hips] + rt.lift)).max() \
+        < 1e-5 * np.abs(gt[:, root]).max()
+    # the lift: the hips' height above the feet, the T-posed rests' (legs straight down)
+    rests = [skelsimd.qts_local_to_global(skelsimd.pose_to_tpose(s, mapping=profile), s)[:, 4:7]
+             for s in (sk, target)]
+    height = [r[s.index(profile["hips"]), 1] - (r[s.index(profile["leftFoot"]), 1]
+                                                 + r[s.index(profile["rightFoot"]), 1]) / 2
+              for r, s in zip(rests, (sk, target))]
+    assert abs(rt.lift[1] - (height[1] - ratio * height[0])) < 1e-3 * height[1]
 
 
 def test_pose_to_tpose_straightens_the_chains():
@@ -370,7 +378,7 @@ def test_feet_parented_to_the_root_are_placed():
     assert held.size > 20 and held.max() < 1e-5
     # away from the contacts: the source's foot, aligned and scaled
     free = _free(clip, contact)
-    expect = rt.scale * src[:, clip.skeleton.index("LeftAnkle")] @ rt.frame.T
+    expect = rt.scale * src[:, clip.skeleton.index("LeftAnkle")] @ rt.frame.T + rt.lift
     assert np.abs(g[free, sk.index("FootL")] - expect[free]).max() < 1e-5
 
 
