@@ -10,6 +10,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .clip import Clip
+from .io.bvh import load_bvh, save_bvh
+from .io.gltf import load_gltf
+from .io.gltf_character import save_character
 from .retarget import Retargeter
 from .skeleton import Skeleton
 
@@ -26,7 +29,6 @@ def _suffix(path: str, choices: Sequence[str]) -> str | None:
 
 def _load_motion(path: str, clip_name: str | None) -> Clip:
     if _suffix(path, (".gltf", ".glb")):
-        from .io.gltf import load_gltf
         clips = load_gltf(path).clips
         if not clips:
             raise ValueError(f"{path}: the file has no animation of a skin")
@@ -37,13 +39,11 @@ def _load_motion(path: str, clip_name: str | None) -> Clip:
                 return c
         raise ValueError(f"--clip: {path} has no animation {clip_name!r} (it has "
                          f"{', '.join(repr(c.name) for c in clips)})")
-    from .io.bvh import load_bvh
     return load_bvh(path)
 
 
 def _character(path: str) -> tuple[Any, int]:
     """The character's asset and the skin of its largest skinned mesh (most vertices)."""
-    from .io.gltf import load_gltf
     asset = load_gltf(path)
     if not asset.skins:
         raise ValueError(f"{path}: the character has no skin")
@@ -140,10 +140,8 @@ def retarget_files(motion: str, character: str, out: str, *, mapping: Any = "aut
     written = []
     for src, dst, out_clip, rt in results:
         if _suffix(dst, (".bvh",)):
-            from .io.bvh import save_bvh
             save_bvh(_bvh_clip(out_clip, rt._rest), dst)
         else:
-            from .io.gltf_character import save_character
             save_character(dst, character, out_clip, skin)
         written.append((src, dst, out_clip.frames, len(out_clip.skeleton)))
     return written

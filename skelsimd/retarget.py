@@ -67,9 +67,13 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
-from ._rotation64 import quat_conj, quat_mul, quat_rotate
+from ._rotation64 import quat_conj, quat_mul, quat_rotate, quat_to_matrix
+from ._validate import seconds_to_frames
 from .clip import Clip
-from .footplant import contact_intervals, plant_leg
+from .footplant import _labels, _weights, contact_intervals, plant_leg
+from .humanoid import HUMANOID_BONES, humanoid_map
+from .io.gltf import _matrix_to_quat
+from .qts import qts_local_to_global
 from .skeleton import Skeleton
 
 if TYPE_CHECKING:
@@ -85,6 +89,7 @@ _SPINE = ("spine", "chest", "upperChest", "neck", "head")
 _LEG = ("UpperLeg", "LowerLeg", "Foot")
 _ARM = ("UpperArm", "LowerArm", "Hand")
 _FRAME = ("hips", "head", "leftUpperLeg", "rightUpperLeg")
+_PROFILE = frozenset(HUMANOID_BONES)
 
 #: Default contact speed threshold of ``feet=``, in source leg lengths per second.
 CONTACT_SPEED = 0.5
@@ -93,35 +98,6 @@ CONTACT_BLEND = 0.1
 
 
 # --- float64 rotation helpers ------------------------------------------------------------------
-
-def _matrix_to_quat(r: _F64) -> _F64:
-    """Unit quaternions (x, y, z, w) of rotation matrices (..., 3, 3) (Shepperd's method)."""
-    r = np.asarray(r, dtype=np.float64)
-    m00, m11, m22 = r[..., 0, 0], r[..., 1, 1], r[..., 2, 2]
-    tr = m00 + m11 + m22
-    cand = np.stack([
-        np.stack([r[..., 2, 1] - r[..., 1, 2], r[..., 0, 2] - r[..., 2, 0],
-                  r[..., 1, 0] - r[..., 0, 1], 1.0 + tr], -1),
-        np.stack([1.0 + m00 - m11 - m22, r[..., 0, 1] + r[..., 1, 0],
-                  r[..., 0, 2] + r[..., 2, 0], r[..., 2, 1] - r[..., 1, 2]], -1),
-        np.stack([r[..., 0, 1] + r[..., 1, 0], 1.0 - m00 + m11 - m22,
-                  r[..., 1, 2] + r[..., 2, 1], r[..., 0, 2] - r[..., 2, 0]], -1),
-        np.stack([r[..., 0, 2] + r[..., 2, 0], r[..., 1, 2] + r[..., 2, 1],
-                  1.0 - m00 - m11 + m22, r[..., 1, 0] - r[..., 0, 1]], -1)], -2)
-    pick = np.argmax(np.stack([tr, m00, m11, m22], -1), axis=-1)
-    q = np.take_along_axis(cand, pick[..., None, None], axis=-2)[..., 0, :]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    out: _F64 = np.where(q[..., 3:] < 0, -q, q)
-    return out
-
-
-def _quat_to_matrix(q: _F64) -> _F64:
-    x, y, z, w = np.moveaxis(np.asarray(q, dtype=np.float64), -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
-
 
 def _arc(a: _F64, b: _F64) -> _F64:
     """The smallest rotation taking direction ``a`` onto direction ``b`` (unit quaternion)."""
@@ -269,7 +245,7 @@ def _rest_of(obj: Any, name: str) -> _F64:
             # first joint in the scene: the same placement for the whole bind pose
             root = _local_qts(sk.rest, parents, f"{name}.rest")[0]
             place = np.eye(4)
-            place[:3, :3] = root[7] * _quat_to_matrix(root[:4])
+            place[:3, :3] = root[7] * quat_to_matrix(root[:4])
             place[:3, 3] = root[4:7]
             world = place @ full[0] @ world
         world = world[:, :3]
@@ -284,13 +260,7 @@ def _rest_of(obj: Any, name: str) -> _F64:
 # --- the humanoid profile -------------------------------------------------------------------------
 
 def _humanoid(obj: Any, overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``skelsimd.humanoid_map`` (imported when needed)."""
-    try:
-        from .humanoid import humanoid_map
-    except ImportError as exc:          # pragma: no cover - the profile ships with the package
-        raise ValueError(f"the humanoid profile is not available ({exc}); give the mapping as "
-                         "a dict") from None
-    result: dict[str, str] = humanoid_map(obj, overrides) if overrides else humanoid_map(obj)
+    result: dict[str, str] = humanoid_map(obj, dict(overrides) if overrides else None)
     return result
 
 
@@ -823,7 +793,7 @@ class Retargeter:
             if not prof_s:
                 prof_t = self._optional_profile(target, None)
             return pairs, prof_s, prof_t
-        unknown = [k for k, _ in items if k not in _profile_names()]
+        unknown = [k for k, _ in items if k not in _PROFILE]
         if unknown:
             raise ValueError(f"mapping: {unknown[0]!r} is neither a joint of the source nor a "
                              "humanoid profile bone name")
@@ -913,7 +883,6 @@ class Retargeter:
     # --- per frame ---
 
     def _source_world(self, local: Float32Array) -> Float32Array:
-        from .qts import qts_local_to_global
         world = qts_local_to_global(local, self._source)
         a = self._align.astype(np.float32)
         world[..., :4] = _qmul32(np.broadcast_to(a, world[..., :4].shape), world[..., :4])
@@ -1010,7 +979,6 @@ class Retargeter:
     # --- feet ---
 
     def _contacts(self, clip: Clip, speed: float | None) -> list[npt.NDArray[np.bool_]]:
-        from .footplant import _labels
         if speed is None:
             assert self._leg is not None
             speed = CONTACT_SPEED * self._leg
@@ -1019,8 +987,6 @@ class Retargeter:
 
     def _hold_feet(self, clip: Clip, local: Float32Array,
                    labels: list[npt.NDArray[np.bool_]], blend: float) -> Float32Array:
-        from ._validate import seconds_to_frames
-        from .qts import qts_local_to_global
         ramp = seconds_to_frames(blend, clip.frame_time, clip.frames + 1)
         source = self._source_world(np.ascontiguousarray(clip.local))[..., 4:7].astype(np.float64)
         tp = self._target.parents
@@ -1030,7 +996,6 @@ class Retargeter:
                 continue
             locks = np.array([source[a, s] for a, _ in intervals])
             if self._placed[t]:
-                from .footplant import _weights
                 w, owner = _weights(clip.frames, intervals, ramp)
                 frames = np.flatnonzero(w > 0)
                 g = qts_local_to_global(local[frames], self._target, stop=t + 1)
@@ -1054,13 +1019,3 @@ class Retargeter:
     def __repr__(self) -> str:
         return (f"Retargeter({len(self._source)} -> {len(self._target)} joints, "
                 f"{len(self.mapping)} mapped, scale {self.scale:.4g})")
-
-
-def _profile_names() -> frozenset[str]:
-    try:
-        from .humanoid import HUMANOID_BONES
-        return frozenset(HUMANOID_BONES)
-    except ImportError:                 # pragma: no cover - the profile ships with the package
-        return frozenset(_SPINE + _FRAME + tuple(
-            lr + k for lr in ("left", "right")
-            for k in _LEG + _ARM + ("Toes", "Shoulder", "Eye")))

@@ -1,8 +1,9 @@
-"""Embedded example data: a short real motion-capture clip (see README.md beside this file for
-its origin and terms).
+"""Embedded example data: a short real motion-capture clip and a skinned humanoid character (see
+README.md beside this file for their origins and terms).
 
     clip = skelsimd.data.load_example()       # 240 frames at 120 fps, 31 joints
     mesh = skelsimd.data.example_mesh()       # a skinned body of tubes for its skeleton
+    man = skelsimd.data.load_character()      # CesiumMan: a GltfAsset, 19 joints, 3273 vertices
 """
 from __future__ import annotations
 import os
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
     from ..clip import Clip
     from ..skeleton import Skeleton
 
-__all__ = ["EXAMPLE_BVH", "example_path", "load_example", "example_mesh", "ORIGIN"]
+__all__ = ["EXAMPLE_BVH", "example_path", "load_example", "example_mesh", "ORIGIN",
+           "CHARACTER_GLB", "CHARACTER_ORIGIN", "character_path", "load_character"]
 
 EXAMPLE_BVH: str = "cmu_131_01_excerpt.bvh"
 
@@ -23,6 +25,36 @@ ORIGIN: str = (
     "created with funding from NSF EIA-0196217. Free for research and commercial use; the "
     "data itself may not be resold."
 )
+
+
+CHARACTER_GLB: str = "cesium_man.glb"
+
+CHARACTER_ORIGIN: str = (
+    "CesiumMan, (c) 2017 Cesium, CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/). "
+    "Donated by Cesium for glTF testing; taken from the Khronos glTF-Sample-Models repository. "
+    "Changed: only the skin and the skinned mesh are kept (no texture, material or animation)."
+)
+
+
+def character_path() -> str:
+    """The path of the embedded character (a ``.glb`` file)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), CHARACTER_GLB)
+
+
+def load_character() -> Any:
+    """The embedded character, CesiumMan, as a :class:`skelsimd.io.gltf.GltfAsset` (one skin of
+    19 joints and one skinned mesh of 3273 vertices, Y-up, metres).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> man = skelsimd.data.load_character()
+    >>> len(man.skins[0].skeleton), man.meshes[0].positions.shape
+    (19, (3273, 3))
+    """
+    from ..io.gltf import load_gltf
+
+    return load_gltf(character_path())
 
 
 def example_path() -> str:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..clip import Clip
 from ..qts import qts_local_to_global_matrix
-from .gltf import GltfSkin, _Doc, _read_nodes, _rest_matrix
+from .gltf import GltfSkin, _Doc, _matrix_to_quat, _read_nodes, _read_skin, _rest_matrix
 
 __all__ = ["save_character"]
 
@@ -44,7 +44,6 @@ def _full(m: np.ndarray) -> np.ndarray:
 def _trs(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Translation, rotation (x, y, z, w) and scale of affine matrices (..., 4, 4) without
     shear (the columns' lengths are the scale)."""
-    from ..retarget import _matrix_to_quat
     lin = m[..., :3, :3]
     scale = np.linalg.norm(lin, axis=-2)
     rot = lin / np.maximum(scale[..., None, :], 1e-300)
@@ -110,7 +109,6 @@ def save_character(path: str | os.PathLike[str], character: str | os.PathLike[st
         raise ValueError("clip: expected finite poses")
     doc = _Doc(character)
     nodes = _read_nodes(doc)
-    from .gltf import _read_skin
     if isinstance(skin, bool) or not isinstance(skin, int) or not 0 <= skin < len(doc.skins):
         raise ValueError(f"skin: expected 0 <= skin < {len(doc.skins)}, got {skin!r}")
     sk: GltfSkin = _read_skin(doc, nodes, skin)
