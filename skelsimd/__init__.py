@@ -32,6 +32,7 @@ from .ik import ik_aim, ik_two_bone  # noqa: F401
 from .track import Track  # noqa: F401
 from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
 from .footplant import foot_sliding, plant_feet  # noqa: F401
+from .humanoid import HUMANOID_BONES, HUMANOID_REQUIRED, humanoid_map  # noqa: F401
 from .motion_matching import (Inertializer, MotionDatabase, inertialize_transition,  # noqa: F401
                               inertialize_update, pose_velocity)
 from .retarget import Retargeter, pose_to_tpose  # noqa: F401
@@ -57,6 +58,7 @@ __all__ = [
     "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
     "Track", "blend_motion", "motion_deltas", "accumulate_motion",
     "plant_feet", "foot_sliding",
+    "humanoid_map", "HUMANOID_BONES", "HUMANOID_REQUIRED",
     "MotionDatabase", "Inertializer", "inertialize_transition", "inertialize_update",
     "pose_velocity",
     "Retargeter", "pose_to_tpose",

@@ -292,13 +292,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
             from .io import gltf as _gltf_io
             from .io.bvh import save_bvh
 
-            clips = _gltf_io.load_gltf(args.input).clips
+            asset = _gltf_io.load_gltf(args.input)
+            clips = asset.clip_pairs()     # indices stay put when a clip cannot be converted
             if not clips:
                 raise ValueError(f"{args.input}: the file has no animation of a skin")
             if not 0 <= args.animation < len(clips):
                 raise ValueError(f"--animation: expected 0 <= I < {len(clips)} (the file's "
                                  f"animated skins), got {args.animation}")
-            clip = clips[args.animation]
+            clip = asset.clip(*clips[args.animation])
             if args.scale != 1.0:
                 local = clip.local.copy()
                 local[..., 4:7] *= args.scale

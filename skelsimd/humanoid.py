@@ -5,8 +5,9 @@ families and, where names fail, from the topology and the geometry of the rest p
 Method
 ------
 1. **Names.** Every joint name is normalised: the namespace (``mixamorig:``, ``Armature|``,
-   three.js's sanitised ``mixamorig``), the 3ds Max ``Bip01`` prefix and the Blender
-   ``DEF-`` / ``ORG-`` / ``MCH-`` prefixes are dropped; the side is read from a ``Left`` /
+   three.js's sanitised ``mixamorig``), the 3ds Max ``Bip01``, VRoid ``J_Bip_C_`` /
+   ``J_Bip_``, Character Creator ``CC_Base_`` and the Blender ``DEF-`` / ``ORG-`` / ``MCH-``
+   prefixes are dropped; the side is read from a ``Left`` /
    ``Right`` word (any case), an ``L`` / ``R`` prefix (``LHipJoint``, ``L_Hip``), suffix
    (``thigh_l``, ``UpperLeg.L``, ``UpperLegL``) or infix (``thigh.L.001``), or a lowercase
    ``l`` / ``r`` before a body word (``lhand``); what is left, lowercase without separators, is
@@ -108,7 +109,8 @@ HUMANOID_REQUIRED: tuple[str, ...] = (
 # --- names ----------------------------------------------------------------------------------------
 
 _NAMESPACE = re.compile(r"^.*[:|]")
-_PREFIXES = re.compile(r"^(?:mixamorig\d*_?|bip\d*[ _]+|(?:def|org|mch)[-_.])", re.IGNORECASE)
+_PREFIXES = re.compile(r"^(?:mixamorig\d*_?|bip\d*[ _]+|(?:def|org|mch)[-_.]|cc_base_"
+                       r"|j_(?:bip|adj)_(?:c_)?)", re.IGNORECASE)
 _SEP = "_.\\- "
 _WORD_SIDE = re.compile(r"left|right", re.IGNORECASE)
 _PREFIX_SIDE = re.compile(rf"^([LR])(?=[A-Z][a-z]|[{_SEP}])|^([lr])(?=[{_SEP}])")
@@ -128,7 +130,7 @@ _LOWER_ARM = re.compile(r"fore(?:arm)?|lower(?:arm)?|lowarm|loarm|armlower|elbow
 _HAND = re.compile(r"hand|wrist")
 _HEAD = re.compile(r"head")
 _NECK = re.compile(r"(?:lower)?neck\d*")
-_EYE = re.compile(r"eye(?:ball)?")
+_EYE = re.compile(r"(?:face)?eye(?:ball)?")
 _JAW = re.compile(r"jaw")
 _FINGER = re.compile(r"(?:hand)?f?(thumb|index|middle|ring|pinky|little)"
                      r"(metacarpal|proximal|intermediate|distal|\d*)")
@@ -183,6 +185,7 @@ class _Rig:
         self.word = [p[1] for p in parsed]
         self.pos: Float64Array | None = None
         self.scale = 1.0
+        self.no_rest = "no rest pose to fall back on"
         rest = skeleton.rest
         if rest is not None:
             if rest.ndim == 2:
@@ -190,6 +193,7 @@ class _Rig:
             else:
                 g = local_to_global(rest, skeleton, precision="float64")
             pos = np.asarray(g[:, :, 3], dtype=np.float64)
+            self.no_rest = "the rest pose is not finite: nothing to fall back on"
             if np.isfinite(pos).all():
                 self.pos = pos
                 extent = float(np.ptp(pos, axis=0).max()) if n else 0.0
@@ -563,13 +567,10 @@ def _fingers(rig: _Rig, side: str, below: int) -> dict[str, int]:
     for finger, joints in chains.items():
         slots = _THUMB_SLOTS if finger == "Thumb" else _FINGER_SLOTS
         named = {s.lower(): k for k, s in joints if s.isalpha()}
-        if named:
-            for slot in slots:
-                if slot.lower() in named:
-                    out[f"{side}{finger}{slot}"] = named[slot.lower()]
-            continue
-        ordered = sorted((k for k, _ in joints), key=lambda k: rig.depth[k])
-        for slot, k in zip(slots, ordered):
+        taken = {slot: named[slot.lower()] for slot in slots if slot.lower() in named}
+        numbered = sorted((k for k, s in joints if not s.isalpha()), key=lambda k: rig.depth[k])
+        taken.update(zip([slot for slot in slots if slot not in taken], numbered))
+        for slot, k in taken.items():
             out[f"{side}{finger}{slot}"] = k
     return out
 
@@ -580,6 +581,14 @@ def _auto(rig: _Rig) -> tuple[dict[str, int], str]:
     legs = {s: _leg_by_names(rig, s) for s in ("left", "right")}
     arms = {s: _arm_by_names(rig, s) for s in ("left", "right")}
     head = _head_by_names(rig)
+    uppers = [arm[1] for arm in arms.values() if arm is not None and arm[1] is not None]
+    thighs = [leg[0] for leg in legs.values() if leg is not None and leg[0] is not None]
+    if head is None and len(uppers) == 2 and len(thighs) == 2:
+        # limbs named, head not (Rigify's spine.006): the chain leaving the upper spine upward
+        attach = rig.lca(uppers)
+        roots = tuple(rig.path(attach, j)[0] for j in uppers if j != attach)
+        if attach >= 0 and len(roots) == 2:
+            head = _head_above(rig, attach, (roots[0], roots[1]), rig.lca(thighs))
     complete = head is not None and all(
         limb is not None and limb[1] is not None and limb[2] is not None
         for limb in list(legs.values()) + list(arms.values()))
@@ -587,7 +596,7 @@ def _auto(rig: _Rig) -> tuple[dict[str, int], str]:
     if not complete:
         found = _by_topology(rig) if rig.pos is not None else None
         if found is None:
-            note = ("no rest pose to fall back on" if rig.pos is None else
+            note = (rig.no_rest if rig.pos is None else
                     "the rest pose's topology and geometry show no standing humanoid either")
         else:
             used = {j for limb in list(legs.values()) + list(arms.values()) if limb
@@ -622,8 +631,8 @@ def _auto(rig: _Rig) -> tuple[dict[str, int], str]:
                 out.update(_fingers(rig, s, below))
     if head is not None and rig.is_ancestor(hips, head):
         out["head"] = head
-        attach = rig.lca(arm_tops) if len(arm_tops) == 2 else None
-        out.update(_spine(rig, hips, head, attach))
+        top = rig.lca(arm_tops) if len(arm_tops) == 2 else None
+        out.update(_spine(rig, hips, head, top))
         for s in ("left", "right"):
             eye = rig.nearest_below(head, lambda k: rig.named(k, _EYE, s))
             if eye is not None:
@@ -682,8 +691,9 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     CMU / BVH (``LeftUpLeg``, ``LHipJoint``, ``LowerBack``, ``LeftHip`` / ``LeftKnee``),
     Bandai-Namco (``UpperLeg_L``), Mixamo (``mixamorig:LeftUpLeg``), Unreal (``thigh_l``,
     ``calf_l``, ``upperarm_r``), Rigify / Quaternius / Blender (``UpperLeg.L``, ``UpperLegL``,
-    ``thigh.L``, ``DEF-thigh.L``), SMPL (``L_Hip``, ``left_hip``) and Godot's humanoid profile
-    (``LeftUpperLeg``). Where names fail, the legs, arms and head are found from the topology
+    ``thigh.L``, ``DEF-thigh.L``), SMPL (``L_Hip``, ``left_hip``), Godot's humanoid profile
+    (``LeftUpperLeg``), 3ds Max Biped (``Bip01 L Thigh``), VRoid (``J_Bip_L_UpperLeg``) and
+    Character Creator (``CC_Base_L_Thigh``). Where names fail, the legs, arms and head are found from the topology
     and the rest pose's geometry (Y-up or Z-up alike). The method is in this module's
     documentation (:mod:`skelsimd.humanoid`) and in the guide's "Joint mapping" section.
 
@@ -721,14 +731,12 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     >>> m = skelsimd.humanoid_map(skelsimd.data.load_example())
     >>> m["hips"], m["leftUpperLeg"], m["leftLowerArm"], m["head"]
     ('Hips', 'LeftHip', 'LeftElbow', 'Head')
-    >>> skel = skelsimd.Skeleton([-1, 0, 1, 0, 3, 4, 0, 6, 7, 0, 9, 10, 11, 10, 13, 14],
-    ...     names=["pelvis", "thigh_l", "calf_l", "thigh_r", "calf_r", "foot_r", "spine_01",
-    ...            "neck_01", "head", "foot_l", "spine_02", "clavicle_l", "upperarm_l",
-    ...            "clavicle_r", "upperarm_r", "lowerarm_r"])
-    >>> skelsimd.humanoid_map(skel)
+    >>> skelsimd.humanoid_map(skelsimd.data.load_example(), {"leftHand": "lhand"})["leftHand"]
+    'lhand'
+    >>> skelsimd.humanoid_map(skelsimd.Skeleton([-1, 0, 1], names=["pelvis", "spine", "head"]))
     Traceback (most recent call last):
     ...
-    ValueError: skeleton: no humanoid found: missing leftLowerArm, rightUpperArm, rightLowerArm ...
+    ValueError: skeleton: no humanoid found: missing hips, head, leftUpperLeg, ...
     """
     sk = _skeleton_of(skeleton)
     fixed = _read_overrides(overrides)

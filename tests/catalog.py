@@ -49,6 +49,7 @@ ALLOWED = (TypeError, ValueError)
 # The allocators may run out of memory when asked for more than the machine has.
 ALLOWED_FOR = {"load_bvh": (OSError,), "save_bvh": (OSError,), "load_gltf": (OSError,),
                "save_gltf": (OSError,), "load_skc": (OSError,), "save_skc": (OSError,),
+               "humanoid_map": (OSError,),
                "empty_aligned": (MemoryError,), "zeros_aligned": (MemoryError,),
                "Surface": (MemoryError,)}
 # Known failures of the rules, found by this registry's entries and not fixed yet: the fuzzer
@@ -2012,6 +2013,16 @@ def _foot_sliding(g):
                       lambda: c.contacts("LeftAnkle", 8.0) if c.frames else None])()
     return skelsimd.foot_sliding, (c, g.pick(["LeftAnkle", 4, "nope", 99]), contact), {}, ()
 
+
+def _humanoid_map(g):
+    sk = example_clip().skeleton
+    target = g.pick([sk, example_clip(), skelsimd.Skeleton(sk.parents, rest=sk.rest),
+                     skelsimd.Skeleton(sk.parents), sk.names, None])
+    overrides = g.pick([None, {}, {"leftHand": "lhand"}, {"leftFoot": None}, {"leftFoot": "nope"},
+                        {"nope": "Hips"}, {"head": 3}, ["head"], "/nonexistent/map.json"])
+    return skelsimd.humanoid_map, (target, overrides), {}, ()
+
+
 CATALOG = {
     # joint matrices
     "local_to_global": (5, _walk("local_to_global", (3, 4), "joint"),
@@ -2155,6 +2166,7 @@ CATALOG = {
     "Clip.transition": (0.5, _clip_transition),
     "plant_feet": (0.1, _plant_feet),
     "foot_sliding": (0.2, _foot_sliding),
+    "humanoid_map": (0.3, _humanoid_map),
     "Clip.contacts": (1, _clip_contacts),
     **{f"Skeleton.{m}": (0.5, _skeleton_ik(m)) for m in ("look_at", "solve_chain", "two_bone")},
     # glTF and compressed clip files
