@@ -27,7 +27,7 @@ import numpy as np
 
 from ..clip import Clip
 from ..qts import qts_local_to_global_matrix
-from .gltf import GltfSkin, _Doc, _matrix_to_quat, _read_nodes, _read_skin, _rest_matrix
+from .gltf import GltfSkin, _Doc, _matrix_to_quat, _read_nodes, _rest_matrix, load_gltf
 
 __all__ = ["save_character"]
 
@@ -111,7 +111,7 @@ def save_character(path: str | os.PathLike[str], character: str | os.PathLike[st
     nodes = _read_nodes(doc)
     if isinstance(skin, bool) or not isinstance(skin, int) or not 0 <= skin < len(doc.skins):
         raise ValueError(f"skin: expected 0 <= skin < {len(doc.skins)}, got {skin!r}")
-    sk: GltfSkin = _read_skin(doc, nodes, skin)
+    sk: GltfSkin = load_gltf(character).skins[skin]
     if clip.skeleton.names != sk.skeleton.names or not np.array_equal(
             clip.skeleton.parents, sk.skeleton.parents):
         raise ValueError(f"clip: expected a clip of skin {skin}'s skeleton "
