@@ -75,6 +75,7 @@ from .humanoid import HUMANOID_BONES, humanoid_map
 from .io.gltf import _matrix_to_quat
 from .qts import qts_local_to_global
 from .skeleton import Skeleton
+from .track import Track
 
 if TYPE_CHECKING:
     from ._typing import Float32Array
@@ -978,12 +979,29 @@ class Retargeter:
 
     # --- feet ---
 
-    def _contacts(self, clip: Clip, speed: float | None) -> list[npt.NDArray[np.bool_]]:
+    def contacts(self, clip: Clip, speed: float | None = None) -> list[Track]:
+        """The source's foot contacts that ``apply`` keeps: one step track per foot of
+        ``feet=`` (:meth:`skelsimd.Clip.contacts` with ``speed`` in source units per second,
+        default :data:`CONTACT_SPEED` source leg lengths per second).
+
+        Examples
+        --------
+        >>> import skelsimd
+        >>> walk = skelsimd.data.load_example()
+        >>> rt = skelsimd.Retargeter(walk, skelsimd.data.load_character().skins[0], feet="auto")
+        >>> left, right = rt.contacts(walk)
+        >>> sliding = skelsimd.foot_sliding(walk, "LeftAnkle", left)   # per contact frame
+        """
+        if not self._feet:
+            raise ValueError("feet: the retargeter was made without feet=")
         if speed is None:
             assert self._leg is not None
             speed = CONTACT_SPEED * self._leg
-        tracks = clip.contacts([s for s, _ in self._feet], speed=speed)
-        return [_labels(clip, t, f"feet[{i}]") for i, t in enumerate(tracks)]
+        tracks: list[Track] = clip.contacts([s for s, _ in self._feet], speed=speed)
+        return tracks
+
+    def _contacts(self, clip: Clip, speed: float | None) -> list[npt.NDArray[np.bool_]]:
+        return [_labels(clip, t, f"feet[{i}]") for i, t in enumerate(self.contacts(clip, speed))]
 
     def _hold_feet(self, clip: Clip, local: Float32Array,
                    labels: list[npt.NDArray[np.bool_]], blend: float) -> Float32Array:
