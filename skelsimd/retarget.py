@@ -45,17 +45,18 @@ frames; :meth:`Retargeter.apply` then does the per-frame work in one batched rem
    lowered along up by the difference of the hips' heights above the feet in the two T-posed
    rests (the source's scaled), so that the target's feet meet the ground where the source's
    do even when the hips sit differently on the legs (an IK rig's body above its thighs). The topmost
-   mapped target joints (the hips) take the source's position; so do mapped feet that are not
-   children of their lower leg (IK rigs parent them to the root). Every other joint keeps the
-   target's bone lengths (its rest translation), and unmapped target joints keep their rest
-   local transform.
+   mapped target joints (the hips) take the source's position. Mapped feet that are not
+   children of their lower leg (IK rigs parent them to the root) are placed at the target's
+   upper leg plus the source's foot offset from its upper leg (aligned and scaled), and the leg
+   is bent by two-bone IK to meet them. Every other joint keeps the target's bone lengths (its
+   rest translation), and unmapped target joints keep their rest local transform.
 7. **The remap** is the SIMD kernel ``_core.retarget_remap`` where the build has it, else the
    NumPy float32 formulation :func:`_remap_numpy` of the same contract.
 8. **Feet** (``feet=``): the source's contacts (:meth:`skelsimd.Clip.contacts`) are detected;
    while a foot is planted, the target's foot is held at the source's position at the start of
    the contact, aligned and scaled like the root, by two-bone IK on the target's leg (the
-   solver of :func:`skelsimd.plant_feet`), eased in and out over ``blend`` seconds. A foot
-   parented to the root is moved there directly.
+   solver of :func:`skelsimd.plant_feet`), eased in and out over ``blend`` seconds. A placed
+   foot is held at its own placed position at the contact's first frame.
 """
 from __future__ import annotations
 
@@ -70,10 +71,11 @@ from . import _core
 from ._rotation64 import quat_conj, quat_mul, quat_rotate, quat_to_matrix
 from ._validate import seconds_to_frames
 from .clip import Clip
-from .footplant import _labels, _weights, contact_intervals, plant_leg
+from .footplant import _hinge_axis, _labels, _weights, contact_intervals, plant_leg
+from .ik import ik_two_bone
 from .humanoid import HUMANOID_BONES, humanoid_map
 from .io.gltf import _matrix_to_quat
-from .qts import qts_local_to_global
+from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .skeleton import Skeleton
 from .track import Track
 
@@ -749,6 +751,24 @@ class Retargeter:
             lr + k in si for lr in ("left", "right") for k in _LEG) else None
         self.unmapped = tuple(n for n, i in zip(self._target.names, index) if i < 0)
         self._feet = self._check_feet(feet)
+        # feet that hang elsewhere than their lower leg: placed from the upper leg
+        self._hip_relative = []
+        for lr in ("left", "right"):
+            foot, upper = ti.get(lr + "Foot"), ti.get(lr + "UpperLeg")
+            s_foot, s_upper = si.get(lr + "Foot"), si.get(lr + "UpperLeg")
+            if (foot is not None and placed[foot] and upper is not None and s_foot is not None
+                    and s_upper is not None and index[foot] == s_foot):
+                self._hip_relative.append((foot, upper, s_foot, s_upper))
+        # and their legs: the bind offset of the foot from the knee
+        self._reach = []
+        bind = _fk(tp, tgt_local)
+        for lr in ("left", "right"):
+            hip, knee, foot = (ti.get(lr + k) for k in _LEG)
+            if (hip is None or knee is None or foot is None or not placed[foot]
+                    or tp[foot] == knee or index[hip] < 0 or index[knee] < 0):
+                continue
+            off = quat_rotate(quat_conj(bind.q[knee]), bind.t[foot] - bind.t[knee]) / bind.s[knee]
+            self._reach.append((hip, knee, foot, off.astype(np.float32)))
 
     # --- construction helpers ---
 
@@ -903,6 +923,38 @@ class Retargeter:
         >>> skelsimd.Retargeter(clip, clip, same, scale=1.0).apply_local(clip.local[:5]).shape
         (5, 31, 8)
         """
+        result, world = self._remap_local(local, out=out)
+        return self._reach_feet(self._place_feet(result, world))       # in place
+
+    def _reach_feet(self, local: Float32Array) -> Float32Array:
+        """Legs whose foot is placed (not a child of the lower leg) bent with two-bone IK so
+        that the lower leg's end (the foot's bind offset from the knee) meets the foot (the
+        knee's pole and hinge from the pose itself, as :func:`skelsimd.plant_feet`); ``local``
+        (C-contiguous) is changed in place and returned."""
+        if not self._reach:
+            return local
+        flat = local.reshape((-1,) + local.shape[-2:])
+        g = qts_local_to_global_matrix(flat, self._target)
+        for hip, knee, foot, off in self._reach:
+            end = g[:, knee].copy()
+            end[:, :, 3] = np.einsum("fij,j->fi", g[:, knee, :, :3], off) + g[:, knee, :, 3]
+            with_end = g.copy()
+            with_end[:, foot] = end
+            axis = _hinge_axis(with_end, hip, knee, foot)
+            h = g[:, hip, :, 3].astype(np.float64)
+            k = g[:, knee, :, 3].astype(np.float64)
+            line = end[:, :, 3] - h
+            line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
+            pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
+            qs, qm, _ = ik_two_bone(g[:, hip], g[:, knee], end, g[:, foot, :, 3],
+                                    pole=pole.astype(np.float32),
+                                    mid_axis=axis.astype(np.float32))
+            flat[:, hip, :4] = _qmul32(flat[:, hip, :4], qs)
+            flat[:, knee, :4] = _qmul32(flat[:, knee, :4], qm)
+        return local
+
+    def _remap_local(self, local: npt.ArrayLike, out: Float32Array | None = None
+                     ) -> tuple[Float32Array, Float32Array]:
         x = np.asarray(local)
         if x.dtype.kind not in "fiu":
             raise TypeError(f"local: expected real numbers, got dtype {x.dtype}")
@@ -917,8 +969,35 @@ class Retargeter:
             raise ValueError(f"local: expected finite values, frame "
                              f"{tuple(int(i) for i in where[:-1])} joint "
                              f"{self._source.names[int(where[-1])]!r} is not")
-        return _remap(self._source_world(x), self._index, self._offsets, self._target,
-                      self._rest, self._placed, out=out)
+        world = self._source_world(x)
+        return _remap(world, self._index, self._offsets, self._target, self._rest, self._placed,
+                      out=out), world
+
+    def _set_position(self, local: Float32Array, joint: int, position: Any) -> None:
+        """Set the world position of ``joint`` (frames ``local`` (N, J, 8), in place) by its
+        local translation."""
+        par = int(self._target.parents[joint])
+        if par < 0:
+            local[:, joint, 4:7] = position
+            return
+        g = qts_local_to_global(local, self._target, stop=par + 1)
+        inv = g[:, par, :4] * _CONJ32
+        local[:, joint, 4:7] = _rot32(inv, (np.asarray(position) - g[:, par, 4:7]).astype(
+            np.float32)) / g[:, par, 7:8]
+
+    def _place_feet(self, local: Float32Array, world: Float32Array) -> Float32Array:
+        """Feet that hang elsewhere than their lower leg (placed): at the target's upper leg
+        plus the source's foot offset from its upper leg (aligned and scaled); ``local`` is
+        changed in place and returned."""
+        if not self._hip_relative:
+            return local
+        flat = local.reshape((-1,) + local.shape[-2:])
+        sw = world.reshape((-1,) + world.shape[-2:])
+        for foot, upper, s_foot, s_upper in self._hip_relative:
+            g = qts_local_to_global(flat, self._target, stop=upper + 1)
+            self._set_position(flat, foot, g[:, upper, 4:7] + sw[:, s_foot, 4:7]
+                               - sw[:, s_upper, 4:7])
+        return local
 
     def apply(self, clip: Clip, out: Float32Array | None = None, *,
               speed: float | None = None, blend: float = CONTACT_BLEND) -> Clip:
@@ -967,8 +1046,9 @@ class Retargeter:
             blend_ = float(blend)
             if not (blend_ >= 0 and math.isfinite(blend_)):
                 raise ValueError(f"blend: expected a non-negative number of seconds, got {blend}")
-            local = self.apply_local(clip.local)
-            local = self._hold_feet(clip, local, labels, blend_)
+            local, world = self._remap_local(clip.local)
+            local = self._place_feet(local, world)
+            local = self._reach_feet(self._hold_feet(clip, local, world, labels, blend_))
             if out is not None:
                 out[...] = local
                 local = out
@@ -1003,30 +1083,30 @@ class Retargeter:
     def _contacts(self, clip: Clip, speed: float | None) -> list[npt.NDArray[np.bool_]]:
         return [_labels(clip, t, f"feet[{i}]") for i, t in enumerate(self.contacts(clip, speed))]
 
-    def _hold_feet(self, clip: Clip, local: Float32Array,
+    def _hold_feet(self, clip: Clip, local: Float32Array, world: Float32Array,
                    labels: list[npt.NDArray[np.bool_]], blend: float) -> Float32Array:
+        """Each target foot held during the source's contacts: a foot of the leg's chain at
+        the source's position at the contact's first frame (aligned and scaled) by two-bone
+        IK; a placed foot at its own placed position then."""
         ramp = seconds_to_frames(blend, clip.frame_time, clip.frames + 1)
-        source = self._source_world(np.ascontiguousarray(clip.local))[..., 4:7].astype(np.float64)
+        source = world[..., 4:7].astype(np.float64)
         tp = self._target.parents
         for (s, t), c in zip(self._feet, labels):
             intervals = contact_intervals(c)
             if not intervals:
                 continue
-            locks = np.array([source[a, s] for a, _ in intervals])
             if self._placed[t]:
                 w, owner = _weights(clip.frames, intervals, ramp)
                 frames = np.flatnonzero(w > 0)
-                g = qts_local_to_global(local[frames], self._target, stop=t + 1)
-                p = g[:, t, 4:7].astype(np.float64)
-                target = p + w[frames, None] * (locks[owner[frames]] - p)
-                par = int(tp[t])
-                if par < 0:
-                    local[frames, t, 4:7] = target
-                else:
-                    inv = g[:, par, :4] * _CONJ32
-                    local[frames, t, 4:7] = _rot32(inv, (target - g[:, par, 4:7]).astype(
-                        np.float32)) / g[:, par, 7:8]
+                p = qts_local_to_global(local, self._target, stop=t + 1)[:, t, 4:7].astype(
+                    np.float64)
+                locks = np.array([p[a] for a, _ in intervals])
+                target = p[frames] + w[frames, None] * (locks[owner[frames]] - p[frames])
+                part = local[frames]
+                self._set_position(part, t, target)
+                local[frames] = part
                 continue
+            locks = np.array([source[a, s] for a, _ in intervals])
             knee = int(tp[t])
             hip = int(tp[knee]) if knee >= 0 else -1
             if hip < 0:

@@ -363,30 +363,48 @@ def test_feet_do_not_slide_more_than_the_source(name):
         assert np.array_equal(out.local[free][:, leg], plain.local[free][:, leg])
 
 
+def _shin_ends(rt, out):
+    """The world position of each placed foot's bind offset from its knee, and the foot's."""
+    g = out.global_matrices().astype(np.float64)
+    for hip, knee, foot, off in rt._reach:
+        yield foot, g[:, knee, :, :3] @ off.astype(np.float64) + g[:, knee, :, 3], g[:, foot, :, 3]
+
+
 def test_feet_parented_to_the_root_are_placed():
+    """RobotExpressive's feet hang from the root: each is placed at its upper leg plus the
+    source's foot offset from its upper leg (aligned and scaled), held during contacts, and
+    the leg is bent by two-bone IK so that the shin's end meets the foot."""
     asset = _robot()
     clip, profile = _clip("example")
-    rt = skelsimd.Retargeter(clip, asset.skins[0], _pairs(profile, ROBOT), feet="auto")
     sk = asset.skins[0].skeleton
-    for side in ("L", "R"):
-        assert rt._placed[sk.index("Foot" + side)]
-    out = rt.apply(clip)
-    g = out.global_positions(precision="float64")
     src = clip.global_positions(precision="float64")
-    contact = clip.contacts("LeftAnkle", speed=CONTACT_SPEED * _legs(clip.skeleton, profile))
-    held = skelsimd.foot_sliding(out, "FootL", contact)
-    assert held.size > 20 and held.max() < 1e-5
-    # away from the contacts: the source's foot, aligned and scaled
-    free = _free(clip, contact)
-    expect = rt.scale * src[:, clip.skeleton.index("LeftAnkle")] @ rt.frame.T + rt.lift
-    assert np.abs(g[free, sk.index("FootL")] - expect[free]).max() < 1e-5
+    for feet in (None, "auto"):
+        rt = skelsimd.Retargeter(clip, asset.skins[0], _pairs(profile, ROBOT), feet=feet)
+        for side in ("L", "R"):
+            assert rt._placed[sk.index("Foot" + side)]
+        out = rt.apply(clip)
+        g = out.global_positions(precision="float64")
+        size = np.ptp(g[0], axis=0).max()
+        contact = clip.contacts("LeftAnkle", speed=CONTACT_SPEED * _legs(clip.skeleton, profile))
+        free = _free(clip, contact) if feet else np.ones(clip.frames, bool)
+        leg = src[:, clip.skeleton.index("LeftAnkle")] - src[:, clip.skeleton.index("LeftHip")]
+        expect = g[:, sk.index("UpperLegL")] + rt.scale * leg @ rt.frame.T
+        assert np.abs(g[free, sk.index("FootL")] - expect[free]).max() < 1e-5 * size
+        if feet:
+            held = skelsimd.foot_sliding(out, "FootL", contact)
+            assert held.size > 20 and held.max() < 1e-5 * size
+        for foot, end, at in _shin_ends(rt, out):
+            gap = np.linalg.norm(end - at, axis=-1)
+            assert np.median(gap) < 1e-4 * size and np.mean(gap < 1e-3 * size) > 0.9, \
+                (sk.names[foot], np.median(gap), gap.max())
 
 
 # --- glTF characters -------------------------------------------------------------------------------
 
 def test_gltf_skin_target_bind_pose_and_bone_directions():
     """RobotExpressive: rest matrices, a scale-100 armature turned -90 degrees about x, A-pose
-    arms; each mapped bone of a limb points as the source's after the frame rotation."""
+    arms; each mapped bone of the arms and the spine points as the source's after the frame
+    rotation (the legs are bent to reach the placed feet: see above)."""
     asset = _robot()
     skin = asset.skins[0]
     clip, profile = _clip("example")
@@ -404,9 +422,10 @@ def test_gltf_skin_target_bind_pose_and_bone_directions():
     assert np.abs(pal[0] - pal[1]).max() < 1e-4 * np.abs(pal[0]).max()
     gs, gt = clip.global_positions(precision="float64"), out.global_positions(precision="float64")
     for side in ("left", "right"):
-        for a, b in (("UpperLeg", "LowerLeg"), ("UpperArm", "LowerArm"), ("LowerArm", "Hand")):
-            s0, s1 = (clip.skeleton.index(profile[side + k]) for k in (a, b))
-            t0, t1 = (sk.index(ROBOT[side + k]) for k in (a, b))
+        for a, b in (("UpperArm", "LowerArm"), ("LowerArm", "Hand"), ("spine", "chest")):
+            a, b = (k if k.islower() else side + k for k in (a, b))
+            s0, s1 = (clip.skeleton.index(profile[k]) for k in (a, b))
+            t0, t1 = (sk.index(ROBOT[k]) for k in (a, b))
             angle = _angles((gs[:, s1] - gs[:, s0]) @ rt.frame.T, gt[:, t1] - gt[:, t0])
             assert angle.max() < 1e-4, (side, a, b, angle.max())
     # the legs' ratio: Robot's legs are ~1.3 units against CMU's ~14 units
