@@ -724,6 +724,7 @@ class Retargeter:
                 return float(np.dot(pose.t[prof["hips"]] - feet, frame[:, 1]))
             self.lift = ft[:, 1] * (hips_height(tgt_pose, ti, ft)
                                     - self.scale * hips_height(src_pose, si, fs))
+        self._lift32 = self.lift.astype(np.float32)
 
         # the kernel's arguments
         jt = len(tp)
@@ -745,7 +746,10 @@ class Retargeter:
             if foot is not None and index[foot] >= 0 and (knee is None or tp[foot] != knee):
                 placed[foot] = True
         self._index, self._offsets, self._placed = index, offsets.astype(np.float32), placed
+        self._remap_fn = _remap           # the kernel where built (benchmarks swap in NumPy's)
         self._align = align
+        self._align32 = align.astype(np.float32)
+        self._source_roots = np.flatnonzero(sp < 0)
         self._rest = tgt_local.astype(np.float32)
         self._leg = _leg_length(src_pose, si, "source") if all(
             lr + k in si for lr in ("left", "right") for k in _LEG) else None
@@ -904,11 +908,16 @@ class Retargeter:
     # --- per frame ---
 
     def _source_world(self, local: Float32Array) -> Float32Array:
-        world = qts_local_to_global(local, self._source)
-        a = self._align.astype(np.float32)
-        world[..., :4] = _qmul32(np.broadcast_to(a, world[..., :4].shape), world[..., :4])
-        world[..., 4:7] = _rot32(np.broadcast_to(a, world[..., :4].shape), world[..., 4:7]) \
-            * np.float32(self.scale) + self.lift.astype(np.float32)
+        """The source's world joints in the target's frame and units: forward kinematics of
+        the poses with every translation scaled and the roots turned by the frame rotation and
+        lifted (the same as turning, scaling and lifting the world joints afterwards)."""
+        x = np.array(local, dtype=np.float32, copy=True)
+        x[..., 4:7] *= np.float32(self.scale)
+        roots = self._source_roots
+        a = np.broadcast_to(self._align32, x[..., roots, :4].shape)
+        x[..., roots, :4] = _qmul32(a, x[..., roots, :4])
+        x[..., roots, 4:7] = _rot32(a, x[..., roots, 4:7]) + self._lift32
+        world: Float32Array = qts_local_to_global(x, self._source, x)
         return world
 
     def apply_local(self, local: npt.ArrayLike, out: Float32Array | None = None) -> Float32Array:
@@ -934,13 +943,13 @@ class Retargeter:
         if not self._reach:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
-        g = qts_local_to_global_matrix(flat, self._target)
+        g = qts_local_to_global_matrix(flat, self._target,
+                                       stop=max(max(k, f) for _, k, f, _ in self._reach) + 1)
         for hip, knee, foot, off in self._reach:
-            end = g[:, knee].copy()
-            end[:, :, 3] = np.einsum("fij,j->fi", g[:, knee, :, :3], off) + g[:, knee, :, 3]
-            with_end = g.copy()
-            with_end[:, foot] = end
-            axis = _hinge_axis(with_end, hip, knee, foot)
+            chain = g[:, [hip, knee, knee]]                # hip, knee, the shin's end
+            chain[:, 2, :, 3] += np.einsum("fij,j->fi", g[:, knee, :, :3], off)
+            end = chain[:, 2]
+            axis = _hinge_axis(chain, 0, 1, 2)
             h = g[:, hip, :, 3].astype(np.float64)
             k = g[:, knee, :, 3].astype(np.float64)
             line = end[:, :, 3] - h
@@ -970,17 +979,19 @@ class Retargeter:
                              f"{tuple(int(i) for i in where[:-1])} joint "
                              f"{self._source.names[int(where[-1])]!r} is not")
         world = self._source_world(x)
-        return _remap(world, self._index, self._offsets, self._target, self._rest, self._placed,
+        return self._remap_fn(world, self._index, self._offsets, self._target, self._rest, self._placed,
                       out=out), world
 
-    def _set_position(self, local: Float32Array, joint: int, position: Any) -> None:
+    def _set_position(self, local: Float32Array, joint: int, position: Any,
+                      world: Float32Array | None = None) -> None:
         """Set the world position of ``joint`` (frames ``local`` (N, J, 8), in place) by its
-        local translation."""
+        local translation (``world``: the world joints of ``local``, at least up to the
+        joint's parent, when known)."""
         par = int(self._target.parents[joint])
         if par < 0:
             local[:, joint, 4:7] = position
             return
-        g = qts_local_to_global(local, self._target, stop=par + 1)
+        g = qts_local_to_global(local, self._target, stop=par + 1) if world is None else world
         inv = g[:, par, :4] * _CONJ32
         local[:, joint, 4:7] = _rot32(inv, (np.asarray(position) - g[:, par, 4:7]).astype(
             np.float32)) / g[:, par, 7:8]
@@ -993,10 +1004,11 @@ class Retargeter:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
         sw = world.reshape((-1,) + world.shape[-2:])
+        stop = max(max(u, int(self._target.parents[f])) for f, u, _, _ in self._hip_relative)
+        g = qts_local_to_global(flat, self._target, stop=stop + 1)
         for foot, upper, s_foot, s_upper in self._hip_relative:
-            g = qts_local_to_global(flat, self._target, stop=upper + 1)
             self._set_position(flat, foot, g[:, upper, 4:7] + sw[:, s_foot, 4:7]
-                               - sw[:, s_upper, 4:7])
+                               - sw[:, s_upper, 4:7], g)
         return local
 
     def apply(self, clip: Clip, out: Float32Array | None = None, *,

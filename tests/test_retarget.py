@@ -575,3 +575,19 @@ def test_height_scale_and_float_scale():
     h = skelsimd.Retargeter(clip, target, profile, scale="height").scale
     assert 0.5 < h < 1.8
     assert skelsimd.Retargeter(clip, target, profile, scale=2).scale == 2.0
+
+
+def test_the_kernel_and_the_numpy_remap_agree():
+    """Retargeter.apply with the SIMD kernel (where built) and with the NumPy formulation."""
+    from skelsimd import _core
+    if getattr(_core, "retarget_remap", None) is None:
+        pytest.skip("the build has no retarget_remap kernel")
+    clip, profile = _clip("cmu_131_02")
+    target = _proportions(clip, profile, np.random.default_rng(4))
+    fast = skelsimd.Retargeter(clip, target, profile)
+    slow = skelsimd.Retargeter(clip, target, profile)
+    slow._remap_fn = lambda *a, out=None: _remap_numpy(*a, out=out)
+    a, b = fast.apply(clip), slow.apply(clip)
+    size = np.ptp(a.global_positions()[0], axis=0).max()
+    assert _same_quat(a.local[..., :4], b.local[..., :4]).max() < 1e-5
+    assert np.abs(a.global_positions() - b.global_positions()).max() < 1e-5 * size
