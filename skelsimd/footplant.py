@@ -222,16 +222,17 @@ def plant_feet(clip: ClipT, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     blend = _number(blend, "blend", _non_negative, "a non-negative number of seconds",
                     "a number of seconds")
     skel = clip.skeleton
-    legs = []
+    legs: List[Tuple[int, int, int]] = []
     for i, leg in enumerate(feet):
         if isinstance(leg, (str, bytes)) or len(leg) != 3:
             raise ValueError(f"feet[{i}]: expected a (hip, knee, ankle) triple, got {leg!r}")
-        legs.append(tuple(int(skel.index(j)) for j in leg))
+        hip, knee, ankle = (int(skel.index(j)) for j in leg)
+        legs.append((hip, knee, ankle))
     if contacts is None:
         if speed is None:
             raise ValueError("speed: expected a number (clip units per second) to detect the "
                              "contacts when contacts is None, got None")
-        tracks = clip.contacts([leg[2] for leg in legs], speed=speed, height=height)
+        tracks = clip.contacts([chain[2] for chain in legs], speed=speed, height=height)
         labels = [_labels(clip, t, f"contacts[{i}]") for i, t in enumerate(tracks)]
     else:
         contacts = list(contacts)
@@ -243,16 +244,16 @@ def plant_feet(clip: ClipT, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     local = np.array(clip.local, dtype=np.float32, copy=True)
     reached = np.ones((clip.frames, len(legs)), dtype=bool)
     g = clip.global_matrices()
-    for leg_i, (leg, c) in enumerate(zip(legs, labels)):
+    for leg_i, (chain, c) in enumerate(zip(legs, labels)):
         intervals = contact_intervals(c)
         if not intervals:
             continue
-        p = g[:, leg[2], :, 3].astype(np.float64)
+        p = g[:, chain[2], :, 3].astype(np.float64)
         if lock == "start":
             locks = np.array([p[a] for a, _ in intervals])
         else:
             locks = np.array([p[a:b].mean(axis=0) for a, b in intervals])
-        local, reached[:, leg_i] = plant_leg(skel, local, leg, intervals, locks, ramp,
+        local, reached[:, leg_i] = plant_leg(skel, local, chain, intervals, locks, ramp,
                                              soften=soften, keep_orientation=keep_orientation,
                                              global_matrices=g)
     out = clip._with(local)

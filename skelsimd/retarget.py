@@ -119,7 +119,8 @@ def _arc(a: _F64, b: _F64) -> _F64:
 
 
 def _turn(axis: _F64, angle: float) -> _F64:
-    return np.r_[axis * math.sin(angle / 2), math.cos(angle / 2)]
+    out: _F64 = np.r_[axis * math.sin(angle / 2), math.cos(angle / 2)]
+    return out
 
 
 def _two_turns(d: _F64, target: _F64, first: _F64, second: _F64) -> _F64:
@@ -251,8 +252,8 @@ def _rest_of(obj: Any, name: str) -> _F64:
             place[:3, :3] = root[7] * quat_to_matrix(root[:4])
             place[:3, 3] = root[4:7]
             world = place @ full[0] @ world
-        world = world[:, :3]
-        q, t, s = _similarities(world, f"{name}.inverse_bind")
+        q, t, s = _similarities(np.asarray(world[:, :3], dtype=np.float64),
+                                f"{name}.inverse_bind")
         return _locals(parents, _Pose(q, t, s))
     if sk.rest is None:
         raise ValueError(f"{name}: the skeleton has no rest pose; give one as "
@@ -590,12 +591,17 @@ def _remap_numpy(source_world: npt.ArrayLike, src_index: npt.ArrayLike, offsets:
     return out
 
 
-def _remap(*args: Any, out: Float32Array | None = None) -> Float32Array:
+def _remap(source_world: Float32Array, src_index: npt.ArrayLike, offsets: npt.ArrayLike,
+           target_parents: Any, target_rest: npt.ArrayLike, placed: npt.ArrayLike,
+           out: Float32Array | None = None) -> Float32Array:
+    """``_core.retarget_remap`` where the build has it, else :func:`_remap_numpy`."""
     kernel = getattr(_core, "retarget_remap", None)
     if kernel is not None:
-        result: Float32Array = kernel(*args, out)
+        result: Float32Array = kernel(source_world, src_index, offsets, target_parents,
+                                      target_rest, placed, out)
         return result
-    return _remap_numpy(*args, out=out)
+    return _remap_numpy(source_world, src_index, offsets, target_parents, target_rest, placed,
+                        out)
 
 
 # --- the retargeter -------------------------------------------------------------------------------
@@ -822,7 +828,8 @@ class Retargeter:
         if unknown:
             raise ValueError(f"mapping: {unknown[0]!r} is neither a joint of the source nor a "
                              "humanoid profile bone name")
-        over_s, over_t = {}, {}
+        over_s: dict[str, str] = {}
+        over_t: dict[str, str] = {}
         for k, v in items:
             if isinstance(v, tuple):                      # (source joint, target joint)
                 for joint, names, side, over in ((v[0], sn, "source", over_s),

@@ -173,7 +173,7 @@ def apply_workload(frames: int = 1000, feet: bool = False) -> Workload:
     kw: dict[str, Any] = {"feet": "auto"} if feet else {}
     rt = Retargeter(clip, skin, **kw)
     slow = Retargeter(clip, skin, **kw)
-    slow._remap_fn = lambda *a, out=None: _remap_numpy(*a, out=out)
+    slow._remap_fn = _remap_numpy
     expected = slow.apply(clip).global_positions()
     size = float(np.ptp(expected[0], axis=0).max())
     jt = len(skin.skeleton)

@@ -200,14 +200,14 @@ def save_character(path: str | os.PathLike[str], character: str | os.PathLike[st
     if suffix == ".gltf":
         j["buffers"][0]["uri"] = ("data:application/octet-stream;base64,"
                                   + base64.b64encode(bytes(blob)).decode("ascii"))
-        with open(fspath, "w", encoding="utf-8") as f:
-            json.dump(j, f, separators=(",", ":"))
+        with open(fspath, "w", encoding="utf-8") as text_file:
+            json.dump(j, text_file, separators=(",", ":"))
         return fspath
     text = json.dumps(j, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 4)
     out = struct.pack("<III", 0x46546C67, 2, 12 + 8 + len(text) + 8 + len(blob))
     out += struct.pack("<II", len(text), 0x4E4F534A) + text
     out += struct.pack("<II", len(blob), 0x004E4942) + bytes(blob)
-    with open(fspath, "wb") as f:
-        f.write(out)
+    with open(fspath, "wb") as binary_file:
+        binary_file.write(out)
     return fspath
