@@ -53,13 +53,10 @@ def _tools():
     pytest.skip("needs Debian's chromium and libjs-three (three.js and its GLTFLoader)")
 
 
-def test_threejs_loads_and_animates_the_file(tmp_path):
+def play_in_threejs(tmp_path, path, times):
+    """What three.js's GLTFLoader and AnimationMixer make of the .glb file at ``path``: the
+    skinned mesh's sizes, its bones' names and their world positions at ``times`` seconds."""
     browser = _tools()
-    clip = skelsimd.data.load_example(end_sites=True)[:40]
-    mesh = skelsimd.data.example_mesh(clip.skeleton)
-    path = skelsimd.save_gltf(tmp_path / "walk.glb", clip, mesh=mesh, scale=0.01)
-    frames = [0, 13, 39]
-    times = [f / 120 for f in frames]
     with open(os.path.join(THREE, "three.min.js"), encoding="utf-8") as f:
         three = f.read()
     with open(os.path.join(THREE, "examples/js/loaders/GLTFLoader.js"), encoding="utf-8") as f:
@@ -75,7 +72,16 @@ def test_threejs_loads_and_animates_the_file(tmp_path):
     assert m, res.stderr[-2000:]
     text = m.group(1).replace("&quot;", '"').replace("&amp;", "&")
     assert not text.startswith(("pending", "error")), text
-    got = json.loads(text)
+    return json.loads(text)
+
+
+def test_threejs_loads_and_animates_the_file(tmp_path):
+    _tools()
+    clip = skelsimd.data.load_example(end_sites=True)[:40]
+    mesh = skelsimd.data.example_mesh(clip.skeleton)
+    path = skelsimd.save_gltf(tmp_path / "walk.glb", clip, mesh=mesh, scale=0.01)
+    frames = [0, 13, 39]
+    got = play_in_threejs(tmp_path, path, [f / 120 for f in frames])
     assert got["vertices"] == len(mesh["positions"])
     assert got["triangles"] == len(mesh["triangles"])
     assert got["skinIndex"] == 4

@@ -1,10 +1,8 @@
 """python -m skelsimd retarget: motion files onto a glTF character, written as the character
 playing them (the file loads back with the retargeted poses; three.js plays it where the tools
 are installed) or as BVH; a directory of motions; bad input leaves nothing written."""
-import base64
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -159,27 +157,13 @@ def test_a_bad_file_in_a_directory_writes_nothing(tmp_path):
 # --- three.js plays the file as skelsimd does ----------------------------------------------------
 
 def test_threejs_plays_the_retargeted_character(tmp_path):
-    from test_gltf_threejs import PAGE, THREE, _tools
-    browser = _tools()
+    from test_gltf_threejs import _tools, play_in_threejs
+    _tools()
     out = tmp_path / "walk.glb"
     assert run(MOTION, CHARACTER, out).returncode == 0
     want = skelsimd.load_gltf(out).clips[0]
     frames = [0, 100, 239]
-    with open(os.path.join(THREE, "three.min.js"), encoding="utf-8") as f:
-        three = f.read()
-    with open(os.path.join(THREE, "examples/js/loaders/GLTFLoader.js"), encoding="utf-8") as f:
-        loader = f.read()
-    page = tmp_path / "load.html"
-    page.write_text(PAGE % dict(three=three, loader=loader,
-                                times=json.dumps([f / 120 for f in frames]),
-                                glb=base64.b64encode(out.read_bytes()).decode("ascii")),
-                    encoding="utf-8")
-    res = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                          "--virtual-time-budget=2000", "--dump-dom", page.as_uri()],
-                         capture_output=True, text=True, timeout=60)
-    m = re.search(r'<pre id="out">(.*?)</pre>', res.stdout, re.S)
-    assert m, res.stderr[-2000:]
-    got = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    got = play_in_threejs(tmp_path, out, [f / 120 for f in frames])
     assert got["vertices"] == 3273
     order = [want.skeleton.names.index(n) for n in got["bones"]]
     np.testing.assert_allclose(np.array(got["frames"]),

@@ -28,6 +28,7 @@ import numpy as np
 from ..clip import Clip
 from ..qts import qts_local_to_global_matrix
 from .gltf import GltfSkin, _Doc, _matrix_to_quat, _read_nodes, _rest_matrix, load_gltf
+from .gltf_write import output_path
 
 __all__ = ["save_character"]
 
@@ -97,12 +98,7 @@ def save_character(path: str | os.PathLike[str], character: str | os.PathLike[st
     >>> again.animations[0].name, again.clips[0].frames
     ('half', 6)
     """
-    fspath = os.fspath(path)
-    if not isinstance(fspath, str):
-        raise TypeError("path: expected a str path, got bytes")
-    suffix = os.path.splitext(fspath)[1].lower()
-    if suffix not in (".gltf", ".glb"):
-        raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
+    fspath, suffix = output_path(path)
     if not isinstance(clip, Clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     if not np.isfinite(clip.local).all():

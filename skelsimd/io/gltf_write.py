@@ -278,6 +278,20 @@ def _positive(v: float) -> bool:
     return v > 0
 
 
+def output_path(path: Any) -> tuple[str, str]:
+    """``(path, suffix)`` of a glTF file to write: a str or os.PathLike ending in ``.gltf`` or
+    ``.glb`` (TypeError or ValueError naming ``path`` otherwise)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
+    fspath = os.fspath(path)
+    if not isinstance(fspath, str):
+        raise TypeError("path: expected a str path, got bytes")
+    suffix = os.path.splitext(fspath)[1].lower()
+    if suffix not in (".gltf", ".glb"):
+        raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
+    return fspath, suffix
+
+
 def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
               inverse_bind: Any = None, name: Optional[str] = None, mesh_name: str = "mesh",
               scale: float = 1.0) -> str:
@@ -336,14 +350,7 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     >>> open(path, "rb").read(4)
     b'glTF'
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
-    fspath = os.fspath(path)
-    if not isinstance(fspath, str):
-        raise TypeError("path: expected a str path, got bytes")
-    suffix = os.path.splitext(fspath)[1].lower()
-    if suffix not in (".gltf", ".glb"):
-        raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
+    fspath, suffix = output_path(path)
     anim: Optional[Clip]
     if isinstance(clip, Clip):
         skeleton, anim = clip.skeleton, clip
