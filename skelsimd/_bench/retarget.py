@@ -8,6 +8,8 @@ thumb, legs with balls; 27 joints mapped, the pelvis placed, the rest unmapped),
 joint-frame, against the float32 NumPy formulation of the same remap (the whole remap as array
 operations over frames and joints at once, only the hierarchy's dependencies joint by joint)
 and the reference's formulation in float32 (joint by joint, vectorised over the frames)."""
+import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,10 @@ from .._typing import Float32Array
 from .. import _core
 from .. import data
 from .. import testing as T
+from ..clip import Clip
+from ..io.gltf import load_gltf
 from ..qts import qts_local_to_global
+from ..retarget import Retargeter, _remap_numpy
 from ..bounds import bound
 from ..reference import retarget as RR
 from ..reference.ik import quat_mul, quat_rotate
@@ -145,10 +150,6 @@ def remap_workload(frames: int = 1000) -> Workload:
 
 def _character() -> tuple[str, Any]:
     """RobotExpressive's main skin (a source checkout's tests/data/gltf), else CesiumMan's."""
-    import os
-    import warnings
-
-    from ..io.gltf import load_gltf
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.path.join(here, "tests", "data", "gltf", "RobotExpressive.glb")
     with warnings.catch_warnings():
@@ -164,8 +165,6 @@ def _character() -> tuple[str, Any]:
 def apply_workload(frames: int = 1000, feet: bool = False) -> Workload:
     """Retargeter.apply of a `frames`-frame CMU clip (the example clip repeated) onto the
     character, with or without feet, against the same apply with the NumPy float32 remap."""
-    from ..clip import Clip
-    from ..retarget import Retargeter, _remap_numpy
     clip = data.load_example()
     local = np.ascontiguousarray(np.resize(clip.local, (frames,) + clip.local.shape[1:]))
     clip = Clip(clip.skeleton, local, clip.frame_time)
