@@ -75,7 +75,8 @@ from .footplant import _hinge_axis, _labels, _weights, contact_intervals, plant_
 from .ik import ik_two_bone
 from .humanoid import HUMANOID_BONES, humanoid_map
 from .io.gltf import _matrix_to_quat
-from .qts import qts_local_to_global, qts_local_to_global_matrix
+from .qts import qts_local_to_global
+from .quat import qts_to_matrix
 from .skeleton import Skeleton
 from .track import Track
 
@@ -770,7 +771,7 @@ class Retargeter:
                     and s_upper is not None and index[foot] == s_foot):
                 self._hip_relative.append((foot, upper, s_foot, s_upper))
         # and their legs: the bind offset of the foot from the knee
-        self._reach = []
+        self._reach: list[tuple[int, int, int, Float32Array]] = []
         bind = _fk(tp, tgt_local)
         for lr in ("left", "right"):
             hip, knee, foot = (ti.get(lr + k) for k in _LEG)
@@ -779,7 +780,21 @@ class Retargeter:
                 continue
             off = quat_rotate(quat_conj(bind.q[knee]), bind.t[foot] - bind.t[knee]) / bind.s[knee]
             self._reach.append((hip, knee, foot, off.astype(np.float32)))
-
+        # the joints the feet's placement and the legs' reach read: up to the upper legs, the
+        # knees and the feet's parents
+        needed: set[int] = {int(j) for f, u, _, _ in self._hip_relative for j in (u, tp[f])} | {
+            int(j) for h, k, f, _ in self._reach for j in (h, k, tp[f])}
+        closed: set[int] = set()         # with their ancestors: a small skeleton of its own
+        for start in needed:
+            walk = start
+            while walk >= 0 and walk not in closed:
+                closed.add(walk)
+                walk = int(tp[walk])
+        self._legs = np.array(sorted(closed), dtype=np.intp)
+        self._leg_at = np.full(jt, -1, dtype=np.intp)
+        self._leg_at[self._legs] = np.arange(len(self._legs))
+        self._leg_parents = np.array([self._leg_at[tp[j]] if tp[j] >= 0 else -1
+                                      for j in self._legs], dtype=np.int32)
     # --- construction helpers ---
 
     def _resolve(self, source: Any, target: Any, mapping: _MappingArg
@@ -940,29 +955,42 @@ class Retargeter:
         (5, 31, 8)
         """
         result, world = self._remap_local(local, out=out)
-        return self._reach_feet(self._place_feet(result, world))       # in place
+        if not self._hip_relative and not self._reach:
+            return result
+        target = self._legs_world(result.reshape((-1,) + result.shape[-2:]))
+        self._place_feet(result, world, target)       # the feet only: the legs' worlds hold
+        return self._reach_feet(result, target)       # in place
 
-    def _reach_feet(self, local: Float32Array) -> Float32Array:
+    def _reach_feet(self, local: Float32Array, world: Float32Array | None = None
+                    ) -> Float32Array:
         """Legs whose foot is placed (not a child of the lower leg) bent with two-bone IK so
         that the lower leg's end (the foot's bind offset from the knee) meets the foot (the
         knee's pole and hinge from the pose itself, as :func:`skelsimd.plant_feet`); ``local``
-        (C-contiguous) is changed in place and returned."""
+        (C-contiguous) is changed in place and returned. ``world``: the target's world joints
+        of ``local`` up to the legs (computed when not given; the feet's own are not read)."""
         if not self._reach:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
-        g = qts_local_to_global_matrix(flat, self._target,
-                                       stop=max(max(k, f) for _, k, f, _ in self._reach) + 1)
+        parents = self._target.parents
+        if world is None:
+            world = self._legs_world(flat)
+        at = self._leg_at
         for hip, knee, foot, off in self._reach:
-            chain = g[:, [hip, knee, knee]]                # hip, knee, the shin's end
-            chain[:, 2, :, 3] += np.einsum("fij,j->fi", g[:, knee, :, :3], off)
-            end = chain[:, 2]
+            chain = np.empty((len(flat), 3, 3, 4), np.float32)   # hip, knee, the shin's end
+            chain[:, :2] = qts_to_matrix(world[:, [at[hip], at[knee]]])
+            chain[:, 2] = chain[:, 1]
+            chain[:, 2, :, 3] += np.einsum("fij,j->fi", chain[:, 1, :, :3], off)
+            par = int(parents[foot])
+            pw = world[:, at[par]] if par >= 0 else None
+            foot_at = flat[:, foot, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot32(
+                pw[:, :4], flat[:, foot, 4:7])
             axis = _hinge_axis(chain, 0, 1, 2)
-            h = g[:, hip, :, 3].astype(np.float64)
-            k = g[:, knee, :, 3].astype(np.float64)
-            line = end[:, :, 3] - h
+            h = chain[:, 0, :, 3].astype(np.float64)
+            k = chain[:, 1, :, 3].astype(np.float64)
+            line = chain[:, 2, :, 3] - h
             line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
             pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
-            qs, qm, _ = ik_two_bone(g[:, hip], g[:, knee], end, g[:, foot, :, 3],
+            qs, qm, _ = ik_two_bone(chain[:, 0], chain[:, 1], chain[:, 2], foot_at,
                                     pole=pole.astype(np.float32),
                                     mid_axis=axis.astype(np.float32))
             flat[:, hip, :4] = _qmul32(flat[:, hip, :4], qs)
@@ -990,20 +1018,27 @@ class Retargeter:
                       out=out), world
 
     def _set_position(self, local: Float32Array, joint: int, position: Any,
-                      world: Float32Array | None = None) -> None:
+                      parent_world: Float32Array | None = None) -> None:
         """Set the world position of ``joint`` (frames ``local`` (N, J, 8), in place) by its
-        local translation (``world``: the world joints of ``local``, at least up to the
-        joint's parent, when known)."""
+        local translation (``parent_world``: its parent's world joints (N, 8), when known)."""
         par = int(self._target.parents[joint])
         if par < 0:
             local[:, joint, 4:7] = position
             return
-        g = qts_local_to_global(local, self._target, stop=par + 1) if world is None else world
-        inv = g[:, par, :4] * _CONJ32
-        local[:, joint, 4:7] = _rot32(inv, (np.asarray(position) - g[:, par, 4:7]).astype(
-            np.float32)) / g[:, par, 7:8]
+        g = (qts_local_to_global(local, self._target, stop=par + 1)[:, par]
+             if parent_world is None else parent_world)
+        local[:, joint, 4:7] = _rot32(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
+            np.float32)) / g[:, 7:8]
 
-    def _place_feet(self, local: Float32Array, world: Float32Array) -> Float32Array:
+    def _legs_world(self, flat: Float32Array) -> Float32Array:
+        """World joints (N, L, 8) of the joints the feet's placement and the legs' reach read
+        (``self._legs``, with their ancestors; ``self._leg_at`` maps a target joint there)."""
+        sub = np.take(flat, self._legs, axis=1)
+        world: Float32Array = qts_local_to_global(sub, self._leg_parents, sub)
+        return world
+
+    def _place_feet(self, local: Float32Array, world: Float32Array,
+                    target_world: Float32Array | None = None) -> Float32Array:
         """Feet that hang elsewhere than their lower leg (placed): at the target's upper leg
         plus the source's foot offset from its upper leg (aligned and scaled); ``local`` is
         changed in place and returned."""
@@ -1011,11 +1046,12 @@ class Retargeter:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
         sw = world.reshape((-1,) + world.shape[-2:])
-        stop = max(max(u, int(self._target.parents[f])) for f, u, _, _ in self._hip_relative)
-        g = qts_local_to_global(flat, self._target, stop=stop + 1)
+        g = self._legs_world(flat) if target_world is None else target_world
+        at, parents = self._leg_at, self._target.parents
         for foot, upper, s_foot, s_upper in self._hip_relative:
-            self._set_position(flat, foot, g[:, upper, 4:7] + sw[:, s_foot, 4:7]
-                               - sw[:, s_upper, 4:7], g)
+            par = int(parents[foot])
+            self._set_position(flat, foot, g[:, at[upper], 4:7] + sw[:, s_foot, 4:7]
+                               - sw[:, s_upper, 4:7], g[:, at[par]] if par >= 0 else None)
         return local
 
     def apply(self, clip: Clip, out: Float32Array | None = None, *,
