@@ -7,11 +7,11 @@ Method
 1. **Names.** Every joint name is normalised: the namespace (``mixamorig:``, ``Armature|``,
    three.js's sanitised ``mixamorig``), the 3ds Max ``Bip01``, VRoid ``J_Bip_C_`` /
    ``J_Bip_``, Character Creator ``CC_Base_`` and the Blender ``DEF-`` / ``ORG-`` / ``MCH-``
-   prefixes are dropped; the side is read from a ``Left`` /
-   ``Right`` word (any case), an ``L`` / ``R`` prefix (``LHipJoint``, ``L_Hip``), suffix
-   (``thigh_l``, ``UpperLeg.L``, ``UpperLegL``) or infix (``thigh.L.001``), or a lowercase
-   ``l`` / ``r`` before a body word (``lhand``); what is left, lowercase without separators, is
-   the joint's *word* (``upleg``, ``thigh``, ``spine01``, ...).
+   prefixes are dropped; the side is read from a ``Left`` / ``Right`` word (any case), an
+   ``L`` / ``R`` prefix (``LHipJoint``, ``L_Hip``), suffix (``thigh_l``, ``UpperLeg.L``,
+   ``UpperLegL``) or infix (``thigh.L.001``), or a lowercase ``l`` / ``r`` before a body word
+   (``lhand``); what is left, lowercase without separators, is the joint's *word* (``upleg``,
+   ``thigh``, ``spine01``, ...).
 2. **Limbs by names and chains.** A lower leg is a joint whose word names one (``leg``,
    ``lowerleg``, ``calf``, ``shin``, ``knee``); its upper leg is its nearest ancestor of the same
    side named as one (``upleg``, ``upperleg``, ``thigh``, ``hip``), so a CMU ``LHipJoint``
@@ -24,9 +24,12 @@ Method
    ``LeftShoulder`` above ``LeftArm`` is therefore the shoulder, and SMPL's ``L_Shoulder``
    above ``L_Elbow`` the upper arm), the shoulder the nearest ancestor above it named
    ``shoulder`` / ``collar`` / ``clavicle``, the hand the nearest descendant named ``hand`` /
-   ``wrist``.
+   ``wrist`` (a rig that names a hand must have it there). A head that is not named (Rigify's
+   ``spine.006``) is the end of the chain leaving the upper spine upward, as in 3.
 3. **Topology and rest geometry** (only where the names fail, and only with a rest pose). The
-   limbs are pairs of sibling chains with the same number of joints and lengths within 25%; the
+   limbs are pairs of sibling chains as long as each other (as many joints along the chain,
+   lengths within 25%, subtrees within 10% or two joints of each other: a prop joint on one
+   hand is allowed); the
    legs are the pair whose hub is an ancestor of the other's (the hips), the arms the pair at
    the upper spine. The head is the end of the chain that leaves the upper spine upward (the
    branch reaching highest towards the upper spine's direction from the hips), followed while
@@ -49,12 +52,14 @@ Method
    spine joints (joints named ``hips`` / ``pelvis`` excepted): one is ``spine``, two are
    ``spine`` and ``chest``, three or more ``spine``, ``chest`` (the middle one) and
    ``upperChest`` (the last). The neck is the first joint of that path named ``neck``, else the
-   first joint after the upper arms' common ancestor.
+   first joint after the upper arms' common ancestor. Overridden hips or head move these onto
+   the new path.
 5. **Fingers, eyes, jaw** by names only (``thumb`` / ``index`` / ``middle`` / ``ring`` /
    ``pinky`` / ``little`` with a number or ``metacarpal`` / ``proximal`` / ``intermediate`` /
-   ``distal``; ``eye``; ``jaw``), below the hand (or lower arm) and the head; numbered finger
-   joints fill the profile's slots in chain order (thumb: metacarpal, proximal, distal; other
-   fingers: proximal, intermediate, distal).
+   ``distal``; ``eye``; ``jaw``), below the hand (or lower arm) and the head. Numbered finger
+   joints fill, in chain order, the slots no joint names (thumb: metacarpal, proximal, distal;
+   other fingers: proximal, intermediate, distal; a non-thumb metacarpal is not in the
+   profile).
 """
 from __future__ import annotations
 
@@ -446,7 +451,9 @@ def _pairs(rig: _Rig) -> list[tuple[float, int, int, int]]:
         chains = {c: rig.main_chain(c) for c in kids}
         reach = {c: max(float(np.linalg.norm(pos[k] - pos[hub])) for k in chains[c]) for c in kids}
         for a, b in combinations(kids, 2):
-            if rig.size[a] != rig.size[b] or len(chains[a]) != len(chains[b]) or len(chains[a]) < 2:
+            sa, sb = rig.size[a], rig.size[b]
+            if (abs(sa - sb) > max(2, max(sa, sb) // 10) or len(chains[a]) != len(chains[b])
+                    or len(chains[a]) < 2):
                 continue
             lo, hi = sorted((reach[a], reach[b]))
             if lo > 1e-6 * rig.scale and hi <= 1.25 * lo:
@@ -498,20 +505,18 @@ def _candidate(rig: _Rig, legs_pair: tuple[float, int, int, int],
     left = _sides(rig, up, [leg for leg in legs if leg is not None])
     if left is None:
         return None
-    hub_of = {id(legs[0]): hips, id(legs[1]): hips, id(arms[0]): attach, id(arms[1]): attach}
-
-    def lefthand(pair: list[_Limb | None], k: int) -> dict[str, _Limb] | None:
-        a, b = pair
+    def by_side(a: _Limb | None, b: _Limb | None, k: int) -> dict[str, _Limb] | None:
+        """The two limbs as left and right: joint k of the left one lies further along
+        `left` (both hang from the same hub)."""
         assert a is not None and b is not None and left is not None
         ja, jb = a[k], b[k]
         assert ja is not None and jb is not None
-        da = float((pos[ja] - pos[hub_of[id(a)]]) @ left)
-        db = float((pos[jb] - pos[hub_of[id(b)]]) @ left)
-        if abs(da - db) <= 1e-6 * rig.scale:
+        d = float((pos[ja] - pos[jb]) @ left)
+        if abs(d) <= 1e-6 * rig.scale:
             return None
-        return {"left": a, "right": b} if da > db else {"left": b, "right": a}
-    leg_sides = lefthand(legs, 0)
-    arm_sides = lefthand(arms, 1)
+        return {"left": a, "right": b} if d > 0 else {"left": b, "right": a}
+    leg_sides = by_side(legs[0], legs[1], 0)
+    arm_sides = by_side(arms[0], arms[1], 1)
     if leg_sides is None or arm_sides is None:
         return None
     return _Found(leg_sides, arm_sides, head, legs_pair[0] + arms_pair[0])
@@ -693,9 +698,10 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     ``calf_l``, ``upperarm_r``), Rigify / Quaternius / Blender (``UpperLeg.L``, ``UpperLegL``,
     ``thigh.L``, ``DEF-thigh.L``), SMPL (``L_Hip``, ``left_hip``), Godot's humanoid profile
     (``LeftUpperLeg``), 3ds Max Biped (``Bip01 L Thigh``), VRoid (``J_Bip_L_UpperLeg``) and
-    Character Creator (``CC_Base_L_Thigh``). Where names fail, the legs, arms and head are found from the topology
-    and the rest pose's geometry (Y-up or Z-up alike). The method is in this module's
-    documentation (:mod:`skelsimd.humanoid`) and in the guide's "Joint mapping" section.
+    Character Creator (``CC_Base_L_Thigh``). Where names fail, the legs, arms and head are
+    found from the topology and the rest pose's geometry (Y-up or Z-up alike). The method is in
+    this module's documentation (:mod:`skelsimd.humanoid`) and in the guide's "Joint mapping"
+    section.
 
     Parameters
     ----------
@@ -711,9 +717,10 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     dict of str to str
         Profile bone name -> joint name, in :data:`HUMANOID_BONES` order, with every bone of
         :data:`HUMANOID_REQUIRED` (hips, head, both upper and lower legs, feet, upper and lower
-        arms) and the optional ones found (spine, chest, upperChest, neck, shoulders, hands,
-        toes, eyes, jaw, fingers). A foot parented elsewhere than the lower leg (IK rigs whose
-        feet hang from the root) is mapped all the same.
+        arms), the hands where the rig names a hand or wrist joint, and the optional bones
+        found (spine, chest, upperChest, neck, shoulders, other hands, toes, eyes, jaw,
+        fingers). A foot parented elsewhere than the lower leg (IK rigs whose feet hang from
+        the root) is mapped all the same.
 
     Raises
     ------
@@ -721,9 +728,10 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
         ``skeleton`` is not a Skeleton, Clip or GltfSkin; ``overrides`` is not a dict or a path,
         or a joint name in it is not a str.
     ValueError
-        A required bone cannot be found (the message names the missing profile bones: a
-        quadruped, a broken or partial skeleton); ``overrides`` names a bone outside the
-        profile or a joint the skeleton lacks, or its file is not a JSON object.
+        A required bone, or a hand the rig names, cannot be found (the message names the
+        missing profile bones: a quadruped, a broken or partial skeleton); ``overrides``
+        names a bone outside the profile or a joint the skeleton lacks, or its file is not a
+        JSON object.
 
     Examples
     --------
@@ -747,25 +755,28 @@ def humanoid_map(skeleton: Any, overrides: _Overrides = None) -> dict[str, str]:
     rig = _Rig(sk)
     found, note = _auto(rig)
     names = {bone: rig.names[j] for bone, j in found.items()}
-    if fixed and ("hips" in fixed or "head" in fixed) and fixed.get("hips") and (
-            fixed.get("head") or "head" in names) and not any(
-            b in fixed for b in ("spine", "chest", "upperChest", "neck")):
-        # the spine follows the hips-to-head path of the overridden ends
-        hips = sk.index(fixed.get("hips") or names["hips"])
-        head = sk.index(fixed.get("head") or names["head"])
-        if rig.is_ancestor(hips, head):
-            for b in ("spine", "chest", "upperChest", "neck"):
-                names.pop(b, None)
-            arms = [sk.index(v) for k, v in {**names, **fixed}.items()
-                    if k in ("leftUpperArm", "rightUpperArm") and v]
-            attach = rig.lca(arms) if len(arms) == 2 else None
-            names.update({b: rig.names[j] for b, j in _spine(rig, hips, head, attach).items()})
+    spine_bones = ("spine", "chest", "upperChest", "neck")
+    if any(fixed.get(b) for b in ("hips", "head")) and not any(b in fixed for b in spine_bones):
+        # overridden ends: the spine follows the new hips-to-head path
+        ends = {**names, **{b: j for b, j in fixed.items() if j is not None}}
+        for b in spine_bones:
+            names.pop(b, None)
+        if "hips" in ends and "head" in ends:
+            hips, head = sk.index(ends["hips"]), sk.index(ends["head"])
+            if rig.is_ancestor(hips, head):
+                arms = [sk.index(ends[b]) for b in ("leftUpperArm", "rightUpperArm") if b in ends]
+                attach = rig.lca(arms) if len(arms) == 2 else None
+                names.update({b: rig.names[j] for b, j in _spine(rig, hips, head, attach).items()})
     for bone, joint in fixed.items():
         if joint is None:
             names.pop(bone, None)
         else:
             names[bone] = joint
     missing = [b for b in HUMANOID_REQUIRED if b not in names]
+    for s in ("left", "right"):         # hands, where the rig names one
+        if f"{s}Hand" not in names and f"{s}Hand" not in fixed and any(
+                rig.named(j, _HAND, s) for j in range(rig.n)):
+            missing.append(f"{s}Hand")
     if missing:
         why = f" ({note})" if note else ""
         raise ValueError(f"skeleton: no humanoid found: missing {', '.join(missing)} among "

@@ -190,6 +190,15 @@ def test_real_files(name, real_skeletons):
     _check_structure(sk, got)
 
 
+@pytest.mark.parametrize("name", ["cmu_01_01_beyond_180.bvh", "20tab_freebvh_excerpt.bvh",
+                                  "20tab_mocapbank_excerpt.bvh"])
+def test_end_sites_change_nothing(name):
+    path = os.path.join(DATA, name)
+    with_ends = skelsimd.load_bvh(path, end_sites=True)
+    assert len(with_ends.skeleton) > len(skelsimd.load_bvh(path).skeleton)
+    assert humanoid_map(with_ends) == REAL[name]
+
+
 def test_clip_and_skin_are_accepted():
     clip = skelsimd.data.load_example()
     assert humanoid_map(clip) == humanoid_map(clip.skeleton) == CMU_131
@@ -613,6 +622,19 @@ def test_fallback_on_renamed_families(family, up):
     assert _required_of(back) == _required_of(want)
 
 
+def test_fallback_allows_a_prop_joint():
+    """A weapon joint under one hand leaves the arms a pair."""
+    sk, want = _family_case("unreal4")
+    names = list(sk.names) + ["weapon_r"]
+    parents = list(sk.parents) + [sk.index("hand_r")]
+    rest = np.concatenate([sk.rest, [[0, 0, 0, 1, 0.05, -0.05, 0.1, 1]]]).astype(np.float32)
+    with_prop = skelsimd.Skeleton(parents, names, rest)
+    assert humanoid_map(with_prop) == want
+    got = humanoid_map(_renamed(with_prop))
+    back = {b: names[int(j[1:])] for b, j in got.items()}
+    assert _required_of(back) == _required_of(want) and back["rightHand"] == "hand_r"
+
+
 def test_fallback_reads_the_side_from_the_toes():
     """Facing -X (toes towards -X, Y up), the character's left is up x forward = +Z."""
     sk, _ = _family_case("cmu")
@@ -681,6 +703,19 @@ def test_broken_chain_is_refused():
     assert "rightUpperLeg" not in msg
 
 
+def test_named_hand_off_the_arm_is_refused():
+    """A rig that names a hand must have it below the lower arm (an override may still drop
+    it)."""
+    sk, _ = _family_case("bandai-namco")
+    parents = np.array(sk.parents)
+    parents[sk.index("Hand_L")] = sk.index("Hips")
+    broken = skelsimd.Skeleton(parents, sk.names, sk.rest)
+    with pytest.raises(ValueError, match="missing leftHand among"):
+        humanoid_map(broken)
+    got = humanoid_map(broken, {"leftHand": None})
+    assert "leftHand" not in got and got["rightHand"] == "Hand_R"
+
+
 def test_no_names_and_no_rest_pose():
     sk, _ = _family_case("smpl")
     with pytest.raises(ValueError, match="missing hips, head, .*no rest pose"):
@@ -740,6 +775,19 @@ def test_overrides_complete_a_failing_skeleton():
     # the spine follows the overridden hips-to-head path
     assert (got["spine"], got["chest"], got["neck"]) == ("b_Spine01_02", "b_Spine02_03",
                                                          "b_Neck_04")
+
+
+def test_overridden_ends_move_the_spine():
+    cmu = _real("cmu_01_01_beyond_180.bvh")
+    got = humanoid_map(cmu, {"hips": "LowerBack"})
+    assert (got["hips"], got["spine"], got["chest"], got["neck"]) == ("LowerBack", "Spine",
+                                                                     "Spine1", "Neck")
+    assert "upperChest" not in got
+    got = humanoid_map(cmu, {"head": "Neck1"})
+    assert (got["spine"], got["chest"], got["upperChest"], got["neck"], got["head"]) == (
+        "LowerBack", "Spine", "Spine1", "Neck", "Neck1")
+    got = humanoid_map(cmu, {"hips": "LowerBack", "chest": "Spine"})   # given spine bones stay
+    assert (got["spine"], got["chest"], got["upperChest"]) == ("LowerBack", "Spine", "Spine1")
 
 
 def test_overrides_errors(tmp_path):

@@ -93,9 +93,9 @@ def remap_numpy32(source_world: Float32Array, src_index: np.ndarray[Any, Any],
         if p >= 0:
             need_t[p] |= pm[j] | need_t[j]
             need_w[p] |= mapped[j] | need_w[j] | need_t[p]
-    for j in np.flatnonzero(~mapped & need_w):
-        p = parents[j]
-        wq[..., j, :] = rest[j, :4] if p < 0 else quat_mul(wq[..., p, :], rest[j, :4])
+    for k in np.flatnonzero(~mapped & need_w):
+        p = parents[k]
+        wq[..., k, :] = rest[k, :4] if p < 0 else quat_mul(wq[..., p, :], rest[k, :4])
     ci = np.flatnonzero(mapped & (parents >= 0))
     ri = np.flatnonzero(mapped & (parents < 0))
     conj = wq[..., parents[ci], :] * np.array([-1, -1, -1, 1], np.float32)
@@ -103,8 +103,8 @@ def remap_numpy32(source_world: Float32Array, src_index: np.ndarray[Any, Any],
     out[..., ri, :4] = wq[..., ri, :]
     wt: dict[int, Any] = {}
     ws: dict[int, Any] = {}
-    for j in np.flatnonzero(need_t | pm):
-        p = int(parents[j])
+    for i in np.flatnonzero(need_t | pm):
+        j, p = int(i), int(parents[i])
         if pm[j]:
             st = S[..., src_index[j], 4:7]
             if p >= 0:

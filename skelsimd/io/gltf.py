@@ -116,7 +116,7 @@ import re
 import struct
 import urllib.parse
 import warnings
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -205,6 +205,39 @@ class GltfSkin:
     plan: _FoldPlan | None = dataclasses.field(repr=False, default=None)
 
 
+_M = TypeVar("_M", bound="_SkinnedMesh")
+
+
+class _SkinnedMesh(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def joint_indices(self) -> Arr: ...
+    @property
+    def weights(self) -> Arr: ...
+
+
+def _compact_influences(mesh: _M, max_influences: int) -> _M:
+    """compact_influences of GltfMesh and UsdMesh (frozen dataclasses with name,
+    joint_indices and weights)."""
+    if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
+            or max_influences < 1:
+        raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
+    w, ji = mesh.weights, mesh.joint_indices
+    order = np.argsort(w == 0, axis=1, kind="stable")
+    w = np.take_along_axis(w, order, axis=1)
+    ji = np.take_along_axis(ji, order, axis=1)
+    used = (w != 0).sum(axis=1)
+    if used.size and int(used.max()) > max_influences:
+        v = int(np.argmax(used > max_influences))
+        raise ValueError(f"{mesh.name}: vertex {v} has {int(used[v])} non-zero weights, more "
+                         f"than max_influences = {max_influences}")
+    k = min(max_influences, w.shape[1])
+    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=np.ascontiguousarray(ji[:, :k]),
+                                  weights=np.ascontiguousarray(w[:, :k]))
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class GltfMesh:
     """A skinned mesh primitive: exactly what :func:`skelsimd.skin` takes.
@@ -253,21 +286,7 @@ class GltfMesh:
         >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape
         (4, 1)
         """
-        if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
-                or max_influences < 1:
-            raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
-        w, ji = self.weights, self.joint_indices
-        order = np.argsort(w == 0, axis=1, kind="stable")
-        w = np.take_along_axis(w, order, axis=1)
-        ji = np.take_along_axis(ji, order, axis=1)
-        used = (w != 0).sum(axis=1)
-        if used.size and int(used.max()) > max_influences:
-            v = int(np.argmax(used > max_influences))
-            raise ValueError(f"{self.name}: vertex {v} has {int(used[v])} non-zero weights, more "
-                             f"than max_influences = {max_influences}")
-        k = min(max_influences, w.shape[1])
-        return dataclasses.replace(self, joint_indices=np.ascontiguousarray(ji[:, :k]),
-                                   weights=np.ascontiguousarray(w[:, :k]))
+        return _compact_influences(self, max_influences)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,6 +352,38 @@ class GltfClip(Clip):
         return clip, perm, inverse
 
 
+_C = TypeVar("_C", bound=Clip)
+_C_co = TypeVar("_C_co", bound=Clip, covariant=True)
+
+
+class _ClipSource(Protocol[_C_co]):
+    """What _clips_refusing reads: an asset's animations, its clip pairs and clip()."""
+    @property
+    def animations(self) -> Any: ...
+    def clip_pairs(self) -> list[tuple[int, int]]: ...
+    def clip(self, animation: int, skin: int = 0) -> _C_co: ...
+
+
+def _clips_refusing(asset: _ClipSource[_C],
+                    kind: str) -> tuple[list[_C], dict[tuple[str, int], str]]:
+    """(clips, refused) of every clip pair of an asset (GltfAsset, UsdAsset): a clip that
+    cannot be converted is left out, with one warning naming every refused animation."""
+    clips: list[_C] = []
+    refused: dict[tuple[str, int], str] = {}
+    for a, s in asset.clip_pairs():
+        try:
+            clips.append(asset.clip(a, s))
+        except ValueError as e:
+            refused[(asset.animations[a].name, s)] = str(e)
+    if refused:
+        lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
+                          for (name, s), why in list(refused.items())[:5])
+        more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+        warnings.warn(f"{len(refused)} of {len(refused) + len(clips)} clips refused, "
+                      f"{kind}.refused has the reasons: {lines}{more}", UserWarning, stacklevel=3)
+    return clips, refused
+
+
 @dataclasses.dataclass
 class GltfAsset:
     """What :func:`load_gltf` read.
@@ -374,21 +425,7 @@ class GltfAsset:
     @property
     def clips(self) -> list[GltfClip]:
         if self._clips is None:
-            clips, refused = [], {}
-            for a, s in self.clip_pairs():
-                try:
-                    clips.append(self.clip(a, s))
-                except ValueError as e:
-                    refused[(self.animations[a].name, s)] = str(e)
-            if refused:
-                lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
-                                  for (name, s), why in list(refused.items())[:5])
-                more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
-                warnings.warn(f"{len(refused)} of {len(refused) + len(clips)} clips refused, "
-                              f"GltfAsset.refused has the reasons: {lines}{more}",
-                              UserWarning, stacklevel=2)
-            self.refused = refused
-            self._clips = clips
+            self._clips, self.refused = _clips_refusing(self, "GltfAsset")
         return self._clips
 
     def plot(self, frame: int = 0, ax: Any = None, **kwargs: Any) -> Any:
