@@ -36,6 +36,7 @@ from .footplant import foot_sliding, plant_feet  # noqa: F401
 from .humanoid import HUMANOID_BONES, HUMANOID_REQUIRED, humanoid_map  # noqa: F401
 from .motion_matching import (Inertializer, MotionDatabase, inertialize_transition,  # noqa: F401
                               inertialize_update, pose_velocity)
+from .retarget import Retargeter, pose_to_tpose  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -62,4 +63,5 @@ __all__ = [
     "humanoid_map", "HUMANOID_BONES", "HUMANOID_REQUIRED",
     "MotionDatabase", "Inertializer", "inertialize_transition", "inertialize_update",
     "pose_velocity",
+    "Retargeter", "pose_to_tpose",
 ]

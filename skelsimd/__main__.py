@@ -7,6 +7,7 @@
     python -m skelsimd compress IN.bvh (OUT | --out OUT) [--precision P] [--end-sites]
     python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
     python -m skelsimd convert IN OUT [--scale S] [--mesh] [--animation I] [--up-axis Y|Z]
+    python -m skelsimd retarget MOTION CHARACTER OUT [--map map.json] [--feet auto] [--clip NAME]
 """
 from __future__ import annotations
 
@@ -386,6 +387,31 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_retarget(args: argparse.Namespace) -> int:
+    from ._retarget_files import load_mapping, retarget_files
+
+    scale: str | float = args.scale
+    if args.scale not in ("legs", "height"):
+        try:
+            scale = float(args.scale)
+        except ValueError:
+            print(f"error: --scale: expected legs, height or a number, got {args.scale!r}",
+                  file=sys.stderr)
+            return 2
+    feet = None if args.feet is None else (
+        "auto" if args.feet == "auto" else [f for f in args.feet.split(",") if f])
+    try:
+        written = retarget_files(args.motion, args.character, args.output,
+                                 mapping=load_mapping(args.map), feet=feet, clip_name=args.clip,
+                                 scale=scale, fmt="." + args.format)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for src, dst, frames, joints in written:
+        print(f"{src} -> {dst}: {frames} frames x {joints} joints")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m skelsimd",
@@ -507,6 +533,30 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--up-axis", default="Y", help="to USD: the stage's up axis, Y (default) "
                     "or Z")
     cv.set_defaults(func=cmd_convert)
+    rt = sub.add_parser("retarget", help="motion onto a skinned glTF character",
+                        description="Retarget motion (BVH or glTF; a directory of them gives one "
+                                    "output per file) onto a skinned glTF character with "
+                                    "skelsimd.Retargeter, and write the character playing it "
+                                    "(.glb/.gltf: the character's whole scene with the clip as "
+                                    "its animation) or the clip as BVH.")
+    rt.add_argument("motion", metavar="MOTION", help="a .bvh, .bvh.gz, .gltf or .glb file, or a "
+                    "directory of them")
+    rt.add_argument("character", metavar="CHARACTER", help="a skinned .gltf or .glb file (its "
+                    "largest skinned mesh's skin is driven)")
+    rt.add_argument("output", metavar="OUT", help="OUT.glb, OUT.gltf or OUT.bvh; a directory "
+                    "for a directory of motions")
+    rt.add_argument("--map", metavar="MAP.json", help="joint mapping: a JSON object of humanoid "
+                    "profile bone -> joint name (or [source, target] pairs), or of source joint "
+                    "-> target joint (default: skelsimd.humanoid_map of both)")
+    rt.add_argument("--feet", metavar="auto|JOINTS", help="keep the source's foot contacts: "
+                    "'auto' (the profile's feet) or comma-separated source joints")
+    rt.add_argument("--clip", metavar="NAME", help="from a glTF motion: the animation's name "
+                    "(default the first)")
+    rt.add_argument("--scale", default="legs", help="legs (default: the ratio of leg lengths), "
+                    "height, or a number")
+    rt.add_argument("--format", default="glb", choices=("glb", "gltf", "bvh"),
+                    help="the outputs' format for a directory of motions (default glb)")
+    rt.set_defaults(func=cmd_retarget)
     return parser
 
 

@@ -42,7 +42,7 @@ import numpy.typing as npt
 from ._validate import number as _number
 from ._validate import seconds_to_frames as _seconds_to_frames
 from .ik import two_bone
-from .qts import qts_local_to_global
+from .qts import qts_local_to_global, qts_local_to_global_matrix
 from .quat import quat_conjugate, quat_multiply
 from .skeleton import Skeleton
 from .track import Track
@@ -79,7 +79,7 @@ class PlantableClip(Protocol):
 
 ClipT = TypeVar("ClipT", bound=PlantableClip)
 
-__all__ = ["plant_feet", "foot_sliding", "contact_intervals"]
+__all__ = ["plant_feet", "foot_sliding", "contact_intervals", "plant_leg"]
 
 JointRef = Union[int, str]
 
@@ -222,16 +222,17 @@ def plant_feet(clip: ClipT, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     blend = _number(blend, "blend", _non_negative, "a non-negative number of seconds",
                     "a number of seconds")
     skel = clip.skeleton
-    legs = []
+    legs: List[Tuple[int, int, int]] = []
     for i, leg in enumerate(feet):
         if isinstance(leg, (str, bytes)) or len(leg) != 3:
             raise ValueError(f"feet[{i}]: expected a (hip, knee, ankle) triple, got {leg!r}")
-        legs.append(tuple(int(skel.index(j)) for j in leg))
+        hip, knee, ankle = (int(skel.index(j)) for j in leg)
+        legs.append((hip, knee, ankle))
     if contacts is None:
         if speed is None:
             raise ValueError("speed: expected a number (clip units per second) to detect the "
                              "contacts when contacts is None, got None")
-        tracks = clip.contacts([leg[2] for leg in legs], speed=speed, height=height)
+        tracks = clip.contacts([chain[2] for chain in legs], speed=speed, height=height)
         labels = [_labels(clip, t, f"contacts[{i}]") for i, t in enumerate(tracks)]
     else:
         contacts = list(contacts)
@@ -241,39 +242,60 @@ def plant_feet(clip: ClipT, feet: Sequence[Tuple[JointRef, JointRef, JointRef]],
     ramp = _seconds_to_frames(blend, clip.frame_time, clip.frames + 1)
 
     local = np.array(clip.local, dtype=np.float32, copy=True)
-    g = clip.global_matrices()
     reached = np.ones((clip.frames, len(legs)), dtype=bool)
-    for leg_i, ((hip, knee, ankle), c) in enumerate(zip(legs, labels)):
+    g = clip.global_matrices()
+    for leg_i, (chain, c) in enumerate(zip(legs, labels)):
         intervals = contact_intervals(c)
         if not intervals:
             continue
-        p = g[:, ankle, :, 3].astype(np.float64)
+        p = g[:, chain[2], :, 3].astype(np.float64)
         if lock == "start":
             locks = np.array([p[a] for a, _ in intervals])
         else:
             locks = np.array([p[a:b].mean(axis=0) for a, b in intervals])
-        w, owner = _weights(clip.frames, intervals, ramp)
-        frames = np.flatnonzero(w > 0)
-        wf = w[frames, None]
-        target = p[frames] + wf * (locks[owner[frames]] - p[frames])
-        # pole: the knee's offset from the hip-ankle line, in the clip
-        h, k = g[frames, hip, :, 3].astype(np.float64), g[frames, knee, :, 3].astype(np.float64)
-        line = p[frames] - h
-        line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
-        pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
-        axis = _hinge_axis(g, hip, knee, ankle)[frames]
-        solved, ok = two_bone(skel, local[frames], (hip, knee, ankle), target.astype(np.float32),
-                              pole=pole.astype(np.float32), mid_axis=axis.astype(np.float32),
-                              soften=soften, return_reached=True)
-        if keep_orientation:
-            parent = int(skel.parents[ankle])
-            new_parent = qts_local_to_global(solved, skel, stop=parent + 1)[:, parent, :4]
-            old_ankle = qts_local_to_global(local[frames], skel, stop=ankle + 1)[:, ankle, :4]
-            solved[:, ankle, :4] = quat_multiply(quat_conjugate(new_parent), old_ankle)
-        local[frames] = solved
-        reached[frames, leg_i] = ok
+        local, reached[:, leg_i] = plant_leg(skel, local, chain, intervals, locks, ramp,
+                                             soften=soften, keep_orientation=keep_orientation,
+                                             global_matrices=g)
     out = clip._with(local)
     return (out, reached) if return_reached else out
+
+
+def plant_leg(skel: Skeleton, local: np.ndarray, leg: Tuple[int, int, int],
+              intervals: Sequence[Tuple[int, int]], locks: np.ndarray, ramp: int, *,
+              soften: float = 1.0, keep_orientation: bool = True,
+              global_matrices: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """Steps 3 to 5 of the method for one leg ``(hip, knee, ankle)`` (joint indices): the ankle
+    held at ``locks[i]`` (global positions, one per contact interval) during each interval of
+    ``local`` (F, J, 8), eased in and out over ``ramp`` frames. Returns the poses (``local``,
+    changed in place) and the reached flags (F,) (True on frames not solved).
+    ``global_matrices`` are ``local``'s (computed when not given)."""
+    hip, knee, ankle = leg
+    g = qts_local_to_global_matrix(local, skel) if global_matrices is None else global_matrices
+    reached = np.ones(len(local), dtype=bool)
+    p = g[:, ankle, :, 3].astype(np.float64)
+    w, owner = _weights(len(local), intervals, ramp)
+    frames = np.flatnonzero(w > 0)
+    if frames.size == 0:
+        return local, reached
+    wf = w[frames, None]
+    target = p[frames] + wf * (np.asarray(locks, dtype=np.float64)[owner[frames]] - p[frames])
+    # pole: the knee's offset from the hip-ankle line, in the clip
+    h, k = g[frames, hip, :, 3].astype(np.float64), g[frames, knee, :, 3].astype(np.float64)
+    line = p[frames] - h
+    line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
+    pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
+    axis = _hinge_axis(g, hip, knee, ankle)[frames]
+    solved, ok = two_bone(skel, local[frames], (hip, knee, ankle), target.astype(np.float32),
+                          pole=pole.astype(np.float32), mid_axis=axis.astype(np.float32),
+                          soften=soften, return_reached=True)
+    if keep_orientation:
+        parent = int(skel.parents[ankle])
+        new_parent = qts_local_to_global(solved, skel, stop=parent + 1)[:, parent, :4]
+        old_ankle = qts_local_to_global(local[frames], skel, stop=ankle + 1)[:, ankle, :4]
+        solved[:, ankle, :4] = quat_multiply(quat_conjugate(new_parent), old_ankle)
+    local[frames] = solved
+    reached[frames] = ok
+    return local, reached
 
 
 def foot_sliding(clip: PlantableClip, joint: JointRef, contact: Union[Track, npt.ArrayLike], *,

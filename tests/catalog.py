@@ -2062,6 +2062,38 @@ def _humanoid_map(g):
     return skelsimd.humanoid_map, (target, overrides), {}, ()
 
 
+def _retarget(source, target, mapping, kw, clip):
+    """A Retargeter made and applied in one call (the catalog's entries are calls)."""
+    return skelsimd.Retargeter(source, target, mapping, **kw).apply(clip)
+
+
+def _retargeter(g):
+    clip = example_clip()[:g.int_(1, 40)]
+    sk = clip.skeleton
+    bigger = skelsimd.Skeleton(sk.parents, sk.names, sk.rest * np.float32([1, 1, 1, 1, 2, 2, 2, 1]))
+    target = g.pick([sk, clip, bigger, skelsimd.Skeleton(sk.parents), sk.names, None])
+    mapping = g.pick(["auto", {n: n for n in sk.names}, {"Hips": "nope"}, {"leftFoot": "LeftAnkle"},
+                      {"leftFoot": ("LeftAnkle", "nope")}, {"nope": "Hips"}, {}, "bogus", 3])
+    kw = {}
+    if g.chance(0.3):
+        kw["scale"] = g.pick(["legs", "height", 2.0, -1.0, float("nan"), "arms", True])
+    if g.chance(0.3):
+        kw["feet"] = g.pick(["auto", ["LeftAnkle"], ["nope"], [3], "LeftAnkle"])
+    broken = clip[:]
+    broken.local[0, 3, 1] = np.nan
+    frames = g.pick([clip, clip, broken, example_clip()[:2].reorder("breadth-first")[0],
+                     clip.local])
+    return _retarget, (clip, target, mapping, kw, frames), {}, ()
+
+
+def _pose_to_tpose(g):
+    sk = example_clip().skeleton
+    rest = g.pick([None, sk.rest, sk.rest[:3], np.full((len(sk), 8), np.nan, np.float32), "x",
+                   skelsimd.qts_to_matrix(sk.rest)])
+    mapping = g.pick([None, {"hips": "Hips"}, {"leftFoot": "nope"}, 5, {3: "Hips"}])
+    return skelsimd.pose_to_tpose, (sk, rest), {"mapping": mapping}, ()
+
+
 CATALOG = {
     # joint matrices
     "local_to_global": (5, _walk("local_to_global", (3, 4), "joint"),
@@ -2206,6 +2238,8 @@ CATALOG = {
     "plant_feet": (0.1, _plant_feet),
     "foot_sliding": (0.2, _foot_sliding),
     "humanoid_map": (0.3, _humanoid_map),
+    "Retargeter": (0.1, _retargeter),
+    "pose_to_tpose": (0.3, _pose_to_tpose),
     "Clip.contacts": (1, _clip_contacts),
     **{f"Skeleton.{m}": (0.5, _skeleton_ik(m)) for m in ("look_at", "solve_chain", "two_bone")},
     # glTF and compressed clip files

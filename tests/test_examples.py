@@ -45,5 +45,7 @@ def test_notebook_runs(path, monkeypatch, tmp_path):
     assert not [o for o in outputs if o.output_type == "error"]
     # the pictures and the animation player are really there
     assert any("image/png" in o.get("data", {}) for o in outputs)
+    if path.name == "retargeting.ipynb":         # the skinned mesh's player
+        assert any("sks-mesh-animation" in o.get("data", {}).get("text/html", "") for o in outputs)
     if path.name.startswith("01") or path.name == "foot_planting.ipynb":
         assert any("sks-animation" in o.get("data", {}).get("text/html", "") for o in outputs)

@@ -84,6 +84,12 @@ def _run_page(browser, tmp_path, template, **fields):
     return json.loads(text)
 
 
+def play_in_threejs(tmp_path, path, times):
+    """What three.js's GLTFLoader and AnimationMixer make of the .glb file at ``path``: the
+    skinned mesh's sizes, its bones' names and their world positions at ``times`` seconds."""
+    return _run_page(_tools(), tmp_path, PAGE, times=json.dumps(times), glb=_base64(path))
+
+
 def test_threejs_loads_and_animates_the_file(tmp_path):
     browser = _tools()
     clip = skelsimd.data.load_example(end_sites=True)[:40]

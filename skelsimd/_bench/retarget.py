@@ -1,10 +1,15 @@
-"""Benchmark workloads of retargeting: the remap kernel (_core.retarget_remap) on a 1,000-frame
+"""Benchmark workloads of retargeting: Retargeter.apply end to end (a 1,000-frame clip of the
+31-joint CMU skeleton onto RobotExpressive's main skin of 43 joints, from tests/data/gltf of a
+source checkout, else onto the bundled 19-joint CesiumMan), without and with feet, per target
+joint-frame, against the same apply with the NumPy float32 remap; and the remap kernel (_core.retarget_remap) on a 1,000-frame
 clip of the 31-joint CMU skeleton onto a 43-joint game rig (a UE-style subset of the testing
 humanoid: root, pelvis, spine, neck, head, jaw, arms with twist joints and two fingers and a
 thumb, legs with balls; 27 joints mapped, the pelvis placed, the rest unmapped), per target
 joint-frame, against the float32 NumPy formulation of the same remap (the whole remap as array
 operations over frames and joints at once, only the hierarchy's dependencies joint by joint)
 and the reference's formulation in float32 (joint by joint, vectorised over the frames)."""
+import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -13,13 +18,16 @@ from .._typing import Float32Array
 from .. import _core
 from .. import data
 from .. import testing as T
+from ..clip import Clip
+from ..io.gltf import load_gltf
 from ..qts import qts_local_to_global
+from ..retarget import Retargeter, _remap_numpy
 from ..bounds import bound
 from ..reference import retarget as RR
 from ..reference.ik import quat_mul, quat_rotate
 from .core import Workload
 
-__all__ = ["headline", "game_rig", "remap_workload", "remap_numpy32"]
+__all__ = ["headline", "game_rig", "remap_workload", "remap_numpy32", "apply_workload"]
 
 # The target: joints of skelsimd.testing.humanoid_skeleton() (closed under parents, in its
 # order), and the CMU joint driving each mapped one.
@@ -140,5 +148,49 @@ def remap_workload(frames: int = 1000) -> Workload:
     )
 
 
+def _character() -> tuple[str, Any]:
+    """RobotExpressive's main skin (a source checkout's tests/data/gltf), else CesiumMan's."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(here, "tests", "data", "gltf", "RobotExpressive.glb")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # CesiumMan's weights are renormalised
+        if os.path.exists(path):
+            asset = load_gltf(path)
+            sizes = [sum(len(m.positions) for m in asset.meshes if m.skin == s)
+                     for s in range(len(asset.skins))]
+            return "RobotExpressive", asset.skins[int(np.argmax(sizes))]
+        return "CesiumMan", data.load_character().skins[0]
+
+
+def apply_workload(frames: int = 1000, feet: bool = False) -> Workload:
+    """Retargeter.apply of a `frames`-frame CMU clip (the example clip repeated) onto the
+    character, with or without feet, against the same apply with the NumPy float32 remap."""
+    clip = data.load_example()
+    local = np.ascontiguousarray(np.resize(clip.local, (frames,) + clip.local.shape[1:]))
+    clip = Clip(clip.skeleton, local, clip.frame_time)
+    name, skin = _character()
+    kw: dict[str, Any] = {"feet": "auto"} if feet else {}
+    rt = Retargeter(clip, skin, **kw)
+    slow = Retargeter(clip, skin, **kw)
+    slow._remap_fn = _remap_numpy
+    expected = slow.apply(clip).global_positions()
+    size = float(np.ptp(expected[0], axis=0).max())
+    jt = len(skin.skeleton)
+
+    def check(res: Any) -> None:
+        err = float(np.abs(res.global_positions() - expected).max())
+        assert err <= 1e-4 * size, f"Retargeter.apply differs from the NumPy remap by {err:.3g}"
+    what = "with feet" if feet else "no feet"
+    return Workload(
+        name=f"retarget_apply[{frames}x{len(clip.skeleton)}->{jt},{'feet' if feet else 'plain'}]",
+        title=f"Retargeter.apply {frames} x ({len(clip.skeleton)} -> {jt} {name}), {what}",
+        family="retarget", unit="joint-frame", units=frames * jt,
+        kernel=lambda: rt.apply(clip), numpy=lambda: slow.apply(clip), check=check,
+        params={"frames": frames, "source_joints": len(clip.skeleton), "target_joints": jt,
+                "character": name, "feet": feet},
+    )
+
+
 def headline() -> list[Workload]:
-    return [remap_workload(1000), remap_workload(1)]
+    return [remap_workload(1000), remap_workload(1), apply_workload(1000, False),
+            apply_workload(1000, True)]

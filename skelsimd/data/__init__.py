@@ -1,9 +1,10 @@
-"""Embedded example data: a short real motion-capture clip (see README.md beside this file for
-its origin and terms).
+"""Embedded example data: a short real motion-capture clip and a skinned humanoid character (see
+README.md beside this file for their origins and terms).
 
     clip = skelsimd.data.load_example()       # 240 frames at 120 fps, 31 joints
     mesh = skelsimd.data.example_mesh()       # a skinned body of tubes for its skeleton
     clips = skelsimd.data.load_walks()        # two whole takes at 30 fps (motion matching)
+    man = skelsimd.data.load_character()      # CesiumMan: a GltfAsset, 19 joints, 3273 vertices
 """
 from __future__ import annotations
 import os
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
     from ..skeleton import Skeleton
 
 __all__ = ["EXAMPLE_BVH", "WALK_BVH", "example_path", "load_example", "load_walks",
-           "example_mesh", "ORIGIN"]
+           "example_mesh", "ORIGIN", "CHARACTER_GLB", "CHARACTER_ORIGIN", "character_path",
+           "load_character"]
 
 EXAMPLE_BVH: str = "cmu_131_01_excerpt.bvh"
 #: CMU 131_01 and 131_02 whole, every 4th frame (30 fps), gzip-compressed.
@@ -51,6 +53,36 @@ def load_walks() -> list[Clip]:
     from ..io.bvh import load_bvh
 
     return [load_bvh(example_path(name)) for name in WALK_BVH]
+
+
+CHARACTER_GLB: str = "cesium_man.glb"
+
+CHARACTER_ORIGIN: str = (
+    "CesiumMan, (c) 2017 Cesium, CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/). "
+    "Donated by Cesium for glTF testing; taken from the Khronos glTF-Sample-Models repository. "
+    "Changed: only the skin and the skinned mesh are kept (no texture, material or animation)."
+)
+
+
+def character_path() -> str:
+    """The path of the embedded character (a ``.glb`` file)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), CHARACTER_GLB)
+
+
+def load_character() -> Any:
+    """The embedded character, CesiumMan, as a :class:`skelsimd.io.gltf.GltfAsset` (one skin of
+    19 joints and one skinned mesh of 3273 vertices, Y-up, metres).
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> man = skelsimd.data.load_character()
+    >>> len(man.skins[0].skeleton), man.meshes[0].positions.shape
+    (19, (3273, 3))
+    """
+    from ..io.gltf import load_gltf
+
+    return load_gltf(character_path())
 
 
 def load_example(*, end_sites: bool = False) -> Clip:

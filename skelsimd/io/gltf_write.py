@@ -364,6 +364,20 @@ def _positive(v: float) -> bool:
     return v > 0
 
 
+def output_path(path: Any) -> tuple[str, str]:
+    """``(path, suffix)`` of a glTF file to write: a str or os.PathLike ending in ``.gltf`` or
+    ``.glb`` (TypeError or ValueError naming ``path`` otherwise)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
+    fspath = os.fspath(path)
+    if not isinstance(fspath, str):
+        raise TypeError("path: expected a str path, got bytes")
+    suffix = os.path.splitext(fspath)[1].lower()
+    if suffix not in (".gltf", ".glb"):
+        raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
+    return fspath, suffix
+
+
 def save_gltf(path: _Path, clip: Union[Clip, Skeleton, Sequence[Clip], GltfAsset], *,
               mesh: Any = None,
               inverse_bind: Any = None, name: Optional[str] = None, mesh_name: str = "mesh",
@@ -428,7 +442,7 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton, Sequence[Clip], GltfAsset
     >>> open(path, "rb").read(4)
     b'glTF'
     """
-    fspath, suffix = _check_path(path)
+    fspath, suffix = output_path(path)
     scale = _number(scale, "scale", _positive, "a positive finite number",
                     "a positive number")
     if isinstance(clip, GltfAsset):
@@ -557,18 +571,6 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton, Sequence[Clip], GltfAsset
     gltf["nodes"] = nodes
     _emit(fspath, suffix, gltf, buf)
     return fspath
-
-
-def _check_path(path: Any) -> tuple[str, str]:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
-    fspath = os.fspath(path)
-    if not isinstance(fspath, str):
-        raise TypeError("path: expected a str path, got bytes")
-    suffix = os.path.splitext(fspath)[1].lower()
-    if suffix not in (".gltf", ".glb"):
-        raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
-    return fspath, suffix
 
 
 def _trs_fields(t: np.ndarray, q: np.ndarray, s: np.ndarray) -> dict[str, Any]:
