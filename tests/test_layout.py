@@ -21,7 +21,8 @@ import skelsimd
 PACKAGE = os.path.dirname(skelsimd.__file__)
 
 #: Modules defining a model type with picture methods (plot / animate / _repr_html_).
-MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io.gltf"}
+MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io.gltf",
+          "skelsimd.io._gltf_skins"}
 #: The pictures: plotting and what it draws with.
 PICTURES = {"skelsimd.plotting", "skelsimd._mesh_pictures", "skelsimd._figures"}
 
