@@ -17,6 +17,7 @@ from .io.bvh import load_bvh, save_bvh  # noqa: F401
 from .io.skc import load_skc, save_skc  # noqa: F401
 from .io.gltf import load_gltf  # noqa: F401
 from .io.gltf_write import save_gltf  # noqa: F401
+from .io.usd import load_usd, save_usd  # noqa: F401  (usd-core imported when called)
 from .convert import (euler_to_quat, matrix_to_sixd, quat_to_euler, quat_to_rotvec,  # noqa: F401
                       quat_to_sixd, rotvec_to_quat, sixd_to_matrix, sixd_to_quat)
 from . import data  # noqa: F401  (the embedded example clip)
@@ -46,6 +47,7 @@ __all__ = [
     "matmul4", "mat4_local_to_global", "transform_points",
     "skinning_palette", "skin", "normalize_weights",
     "Skeleton", "Clip", "load_bvh", "save_bvh", "load_skc", "save_skc", "load_gltf", "save_gltf",
+    "load_usd", "save_usd",
     "data",
     "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
     "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,6 +57,39 @@ class GltfSkin:
     def _repr_html_(self) -> str:
         from ..plotting import gltf_skin_html
         return gltf_skin_html(self)
+
+
+_M = TypeVar("_M", bound="_SkinnedMesh")
+
+
+class _SkinnedMesh(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def joint_indices(self) -> Arr: ...
+    @property
+    def weights(self) -> Arr: ...
+
+
+def _compact_influences(mesh: _M, max_influences: int) -> _M:
+    """compact_influences of GltfMesh and UsdMesh (frozen dataclasses with name,
+    joint_indices and weights)."""
+    if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
+            or max_influences < 1:
+        raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
+    w, ji = mesh.weights, mesh.joint_indices
+    order = np.argsort(w == 0, axis=1, kind="stable")
+    w = np.take_along_axis(w, order, axis=1)
+    ji = np.take_along_axis(ji, order, axis=1)
+    used = (w != 0).sum(axis=1)
+    if used.size and int(used.max()) > max_influences:
+        v = int(np.argmax(used > max_influences))
+        raise ValueError(f"{mesh.name}: vertex {v} has {int(used[v])} non-zero weights, more "
+                         f"than max_influences = {max_influences}")
+    k = min(max_influences, w.shape[1])
+    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=np.ascontiguousarray(ji[:, :k]),
+                                  weights=np.ascontiguousarray(w[:, :k]))
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,21 +149,7 @@ class GltfMesh:
         >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape
         (4, 1)
         """
-        if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
-                or max_influences < 1:
-            raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
-        w, ji = self.weights, self.joint_indices
-        order = np.argsort(w == 0, axis=1, kind="stable")
-        w = np.take_along_axis(w, order, axis=1)
-        ji = np.take_along_axis(ji, order, axis=1)
-        used = (w != 0).sum(axis=1)
-        if used.size and int(used.max()) > max_influences:
-            v = int(np.argmax(used > max_influences))
-            raise ValueError(f"{self.name}: vertex {v} has {int(used[v])} non-zero weights, more "
-                             f"than max_influences = {max_influences}")
-        k = min(max_influences, w.shape[1])
-        return dataclasses.replace(self, joint_indices=np.ascontiguousarray(ji[:, :k]),
-                                   weights=np.ascontiguousarray(w[:, :k]))
+        return _compact_influences(self, max_influences)
 
 
 def _names(names: Any, what: str = "joints", shown: int = 4) -> str:

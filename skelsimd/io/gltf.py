@@ -121,7 +121,7 @@ import json
 import os
 import struct
 import warnings
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -180,6 +180,45 @@ class GltfClip(Clip):
     def _repr_html_(self) -> str:
         from ..plotting import gltf_clip_html
         return gltf_clip_html(self)
+
+
+_C = TypeVar("_C", bound=Clip)
+_C_co = TypeVar("_C_co", bound=Clip, covariant=True)
+
+
+class _ClipSource(Protocol[_C_co]):
+    """What _clips_refusing reads: an asset's animations, its clip pairs and clip()."""
+    @property
+    def animations(self) -> Any: ...
+    def clip_pairs(self) -> list[tuple[int, int]]: ...
+    def clip(self, animation: int, skin: int = 0) -> _C_co: ...
+
+
+def _clips_refusing(asset: _ClipSource[_C],
+                    kind: str) -> tuple[list[_C], dict[tuple[str, int], str]]:
+    """(clips, refused) of every clip pair of an asset (UsdAsset): a clip that cannot be
+    converted is left out, with one warning naming every refused animation."""
+    clips: list[_C] = []
+    refused: dict[tuple[str, int], str] = {}
+    for a, s in asset.clip_pairs():
+        try:
+            clips.append(asset.clip(a, s))
+        except ValueError as e:
+            refused[(asset.animations[a].name, s)] = str(e)
+    _warn_refused(refused, len(clips), kind, stacklevel=4)
+    return clips, refused
+
+
+def _warn_refused(refused: dict[tuple[str, int], str], built: int, kind: str,
+                  stacklevel: int = 3) -> None:
+    """The one warning naming the refused clips (at most 5 reasons) of an asset's clips."""
+    if refused:
+        lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
+                          for (name, s), why in list(refused.items())[:5])
+        more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+        warnings.warn(f"{len(refused)} of {len(refused) + built} clips refused, "
+                      f"{kind}.refused has the reasons: {lines}{more}", UserWarning,
+                      stacklevel=stacklevel)
 
 
 @dataclasses.dataclass
@@ -242,7 +281,7 @@ class GltfAsset:
             by_animation: dict[int, list[int]] = {}
             for a, s in self.clip_pairs():
                 by_animation.setdefault(a, []).append(s)
-            for a, skins in by_animation.items():
+            for a, skins in by_animation.items():     # sampled once for every skin
                 rate = self.sample_rate_of(a)
                 job = _AnimationJob(self, a, skins, rate, "this clip")
                 morph = job.morph_weights()
@@ -253,13 +292,7 @@ class GltfAsset:
                         clips.append(GltfClip(self.skins[s].skeleton, out, 1.0 / rate,
                                               name=self.animations[a].name, skin=s,
                                               morph_weights=morph))
-            if refused:
-                lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
-                                  for (name, s), why in list(refused.items())[:5])
-                more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
-                warnings.warn(f"{len(refused)} of {len(refused) + len(clips)} clips refused, "
-                              f"GltfAsset.refused has the reasons: {lines}{more}",
-                              UserWarning, stacklevel=2)
+            _warn_refused(refused, len(clips), "GltfAsset")
             self.refused = refused
             self._clips = clips
         return self._clips
