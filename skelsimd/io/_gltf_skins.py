@@ -144,6 +144,7 @@ class GltfMesh:
         Examples
         --------
         >>> import tempfile, os
+        >>> from skelsimd.io.gltf import example_glb, load_gltf
         >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
         >>> _ = open(path, "wb").write(example_glb())
         >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape

@@ -142,11 +142,6 @@ __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin"
            "MAX_JOINT_FRAMES", "MAX_MAGNITUDE",
            "SUPPORTED_EXTENSIONS"]
 
-# The model types of the reader's other modules (the document, the node tree and skins, the
-# animations) are this module's public names: documented, pickled and shown as such.
-for _type in (GltfSkin, GltfMesh, GltfChannel, GltfAnimation):
-    _type.__module__ = __name__
-
 
 class GltfClip(Clip):
     """A :class:`skelsimd.Clip` sampled from a glTF animation, with ``skin`` (the index of its
