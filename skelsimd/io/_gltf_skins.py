@@ -143,11 +143,10 @@ class GltfMesh:
 
         Examples
         --------
-        >>> import tempfile, os
-        >>> from skelsimd.io.gltf import example_glb, load_gltf
+        >>> import skelsimd, tempfile, os
         >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
-        >>> _ = open(path, "wb").write(example_glb())
-        >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape
+        >>> _ = open(path, "wb").write(skelsimd.io.gltf.example_glb())
+        >>> skelsimd.load_gltf(path).meshes[0].compact_influences(1).weights.shape
         (4, 1)
         """
         return _compact_influences(self, max_influences)
