@@ -503,8 +503,10 @@ class _AnimationJob:
         sk, fold = self.skins[k], self.folds[k]
         plan = sk.plan
         assert plan is not None
+        if self.tol not in plan.rest_similar:
+            plan.rest_similar[self.tol] = bool(_similar(plan.rest[:, :3, :3], self.tol).all())
         if sk.skeleton.rest is not None and sk.skeleton.rest.shape[-1] == 8 \
-                and _similar(plan.rest[:, :3, :3], self.tol).all():
+                and plan.rest_similar[self.tol]:
             return np.asarray(sk.skeleton.rest)[fold.static]
         return self.to_qts(k, plan.rest[None, fold.static], 0, fold.static)
 

@@ -400,6 +400,7 @@ class _FoldPlan:
         self.occ_pos = order.astype(np.intp)
         self.occ_start = np.searchsorted(self.flat[order], np.arange(len(used) + 1)).astype(np.intp)
         self._tree: F64 | None = None
+        self.rest_similar: dict[float, bool] = {}   # tolerance -> the rest pose is QTS-exact
         self.rest = self.products(self.start[:-1], self.start[1:])
 
     def occurrences(self, node: int) -> int:
