@@ -22,6 +22,7 @@ from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
+from ._influences import SKIN_MAX_INFLUENCES, largest_influences
 from ._figures import ClipLike, frame_index, new_figure, player_html
 from .joints import invert_joints, local_to_global
 from .qts import qts_local_to_global_matrix
@@ -95,21 +96,14 @@ def skinned_vertices(mesh: Any, skin: Any, clip: ClipLike,
 
 
 def _influences(mesh: Any) -> tuple[Any, Any]:
-    """The mesh's joint indices and weights with at most 8 columns (what ``skin`` takes): with
-    more (three JOINTS/WEIGHTS sets), each vertex's non-zero weights are moved first and the
-    columns of zeros dropped, exactly; a vertex with more than 8 non-zero weights is an error."""
+    """The mesh's joint indices and weights with at most 12 columns (what ``skin`` takes): with
+    more, each vertex keeps its 12 largest weights (``largest_influences``: exact for a vertex
+    with at most 12 non-zero weights, renormalised otherwise)."""
     ji, w = _get(mesh, "joint_indices"), _get(mesh, "weights")
-    if np.ndim(w) != 2 or np.shape(w)[1] <= 8 or np.shape(ji) != np.shape(w):
+    if np.ndim(w) != 2 or np.shape(w)[1] <= SKIN_MAX_INFLUENCES or np.shape(ji) != np.shape(w):
         return ji, w                              # skin checks these itself
-    w, ji = np.asarray(w), np.asarray(ji)
-    order = np.argsort(w == 0, axis=1, kind="stable")
-    w, ji = np.take_along_axis(w, order, axis=1), np.take_along_axis(ji, order, axis=1)
-    used = (w != 0).sum(axis=1)
-    if used.size and int(used.max()) > 8:
-        v = int(np.argmax(used > 8))
-        raise ValueError(f"mesh.weights[{v}]: expected at most 8 non-zero weights per vertex "
-                         f"(what skin takes), got {int(used[v])}")
-    return ji[:, :8], w[:, :8]
+    ji, w, _ = largest_influences(ji, w)
+    return ji, w
 
 
 def _camera(azimuth: float, elevation: float) -> np.ndarray:

@@ -508,13 +508,13 @@ def _skinning_palette(g):
 
 
 def _skin(g):
-    V, K, J = g.int_(0, 70), g.int_(1, 8), g.int_(1, 12)
+    V, K, J = g.int_(0, 70), g.int_(1, 12), g.int_(1, 12)
     lead = g.lead(1)
     pos, nrm, idx, w = T.random_mesh(V, K, J, g.rng)
     positions = g.array(pos.shape, "unit") if g.bad() else pos
     if g.bad():
         idx = g.pick([lambda: idx.astype(np.float64), lambda: idx + J, lambda: -idx - 1,
-                      lambda: idx[:, :0], lambda: np.full((V, 9), 0), lambda: idx.astype(np.uint64),
+                      lambda: idx[:, :0], lambda: np.full((V, 13), 0), lambda: idx.astype(np.uint64),
                       lambda: idx.T, lambda: (idx.astype(np.int64) + 2**32)])()
         g.notes.append("broken joint_indices")
     palette = g.array(lead + (J, 3, 4), "joint")
@@ -1231,7 +1231,8 @@ def _bad_path(g):
 
 def _save_gltf(g):
     c = small_clip(g)
-    target = g.pick([lambda: c, lambda: c.skeleton, lambda: c.local, lambda: None, lambda: "x"])()
+    target = g.pick([lambda: c, lambda: c.skeleton, lambda: c.local, lambda: None, lambda: "x",
+                     lambda: [c, c[1:]], lambda: [c, 3], lambda: []])()
     path = os.path.join(_file_dir(), "out" + g.pick([".gltf", ".glb"])) if not g.bad() \
         else _bad_path(g)
     kw = {}

@@ -53,7 +53,7 @@ def _check_contract(path, asset, frames_per_clip=6, atol=5e-5):
             for m in asset.meshes:
                 if m.skin != s:
                     continue
-                if m.weights.shape[1] > 8:
+                if m.weights.shape[1] > 12:
                     m = m.compact_influences()
                 got = skelsimd.skin(m.positions, m.joint_indices, m.weights, palette)
                 want_v = ref.skinned_vertices(doc, m.node, m.primitive, a, t)
@@ -139,10 +139,12 @@ def test_synthetic_character_matches_reference(tmp_path, kind):
     assert asset.skins[1].skeleton.parents.tolist() == [-1, 0, 0]
     body = asset.meshes[0]
     assert body.joint_indices.shape == (40, 12)              # three sets, <= 8 non-zero
-    small = body.compact_influences()
+    assert body.compact_influences().joint_indices.shape == (40, 12)   # what skin takes
+    small = body.compact_influences(8)
     assert small.joint_indices.shape == (40, 8) and small.weights.shape == (40, 8)
-    with pytest.raises(ValueError, match=r"body\[0\]: vertex \d+ has \d non-zero weights"):
-        body.compact_influences(4)
+    with pytest.warns(UserWarning, match=r"body\[0\]: \d+ of 40 vertices have more than 4 non-zero"):
+        four = body.compact_influences(4)
+    np.testing.assert_allclose(four.weights.sum(axis=1), 1, atol=1e-6)   # renormalised
     assert body.normals.shape == (40, 3)
     np.testing.assert_array_equal(body.positions[[3, 17]], [[0.5, 0.5, 0.5], [-0.5, 0.25, 0]])
     strip, fan = asset.meshes[1], asset.meshes[2]

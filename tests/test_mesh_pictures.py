@@ -227,16 +227,22 @@ def test_asset_pictures(character, tmp_path):
     assert "frame 3 of 12" in asset.plot(3).axes[0].get_title()
 
 
-def test_twelve_influences_compacted(character):
+def test_sixteen_influences_compacted(character):
+    """Four JOINTS/WEIGHTS sets: each vertex keeps its 12 largest weights (what skin takes),
+    exactly when it has at most 12 non-zero ones, renormalised otherwise."""
     clip, mesh = character
     v = len(mesh["positions"])
-    ji = np.zeros((v, 12), np.int32)
-    w = np.zeros((v, 12), np.float32)
-    ji[:, [3, 10]] = mesh["joint_indices"]                 # the two influences among zeros
-    w[:, [3, 10]] = mesh["weights"]
-    twelve = dict(mesh, joint_indices=ji, weights=w)
-    np.testing.assert_array_equal(skinned_vertices(twelve, None, clip, 7),
+    ji = np.zeros((v, 16), np.int32)
+    w = np.zeros((v, 16), np.float32)
+    ji[:, [3, 14]] = mesh["joint_indices"]                 # the two influences among zeros
+    w[:, [3, 14]] = mesh["weights"]
+    sixteen = dict(mesh, joint_indices=ji, weights=w)
+    np.testing.assert_array_equal(skinned_vertices(sixteen, None, clip, 7),
                                   skinned_vertices(mesh, None, clip, 7))
-    w[0] = 1 / 12
-    with pytest.raises(ValueError, match=r"mesh.weights\[0\]: expected at most 8 non-zero"):
-        skinned_vertices(twelve, None, clip, 7)
+    w[0] = 1 / 16                                          # 16 equal weights: the first 12 kept
+    kept = dict(mesh, joint_indices=ji[:, :12].copy(), weights=w[:, :12].copy())
+    kept["weights"][0] = 1 / 12
+    kept["weights"][1:] = np.take_along_axis(w, np.argsort(w == 0, axis=1, kind="stable"), 1)[1:, :12]
+    kept["joint_indices"][1:] = np.take_along_axis(ji, np.argsort(w == 0, axis=1, kind="stable"), 1)[1:, :12]
+    np.testing.assert_array_equal(skinned_vertices(sixteen, None, clip, 7),
+                                  skinned_vertices(kept, None, clip, 7))

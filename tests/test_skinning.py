@@ -122,7 +122,7 @@ def skin_bounds(positions, normals, joint_indices, weights, palette):
     return pos, nrm
 
 
-@given(influences=st.sampled_from([1, 2, 4, 8]), palettes=st.sampled_from([(), (1,), (3,), (2, 3)]),
+@given(influences=st.integers(1, 12), palettes=st.sampled_from([(), (1,), (3,), (2, 3)]),
        shared_mesh=st.booleans(), layout=st.sampled_from(LAYOUTS), zero=st.sampled_from([0.0, 0.4]),
        repeat=st.sampled_from([0.0, 0.4]), seed=st.integers(0, 2**32 - 1))
 def test_skin_matches_reference(isa, influences, palettes, shared_mesh, layout, zero, repeat, seed):
@@ -143,7 +143,7 @@ def test_skin_matches_reference(isa, influences, palettes, shared_mesh, layout, 
     assert np.array_equal(skelsimd.skin(positions, idx, w, palette), got_p)
 
 
-@pytest.mark.parametrize("influences", [1, 4, 8])
+@pytest.mark.parametrize("influences", [1, 4, 8, 10, 12])
 def test_skin_unit_magnitude_meets_2e6(isa, influences):
     """<= 2e-6 for unit-magnitude data: positions in [-1, 1], palettes of rotations with
     translations in [-1, 1], weights summing to 1; 20,000 vertices by 5 palettes. Normals of a
@@ -175,7 +175,7 @@ def test_skin_bind_pose_returns_the_input(isa, rng):
     bind_local, inverse_bind = bind_pose(parents, rng, translation=0.25)
     palette = skelsimd.skinning_palette(bind_local, parents, inverse_bind)
     assert np.abs(palette - np.eye(3, 4)).max() <= 2e-6
-    for k in (1, 4, 8):
+    for k in (1, 4, 8, 12):
         positions, normals, idx, w = T.random_mesh(5000, k, 96, rng, zero_weights=0.3, repeat_indices=0.2)
         got_p, got_n = skelsimd.skin(positions, idx, w, palette, normals=normals)
         assert np.abs(got_p - positions).max() <= 2e-6

@@ -48,8 +48,8 @@ def test_skin_first_bad_index_is_named(mesh):
     (np.zeros((6, 4, 1), np.int32), ValueError, ["joint_indices", "(V, K)", "V = 6", "(6, 4, 1)"]),
     (np.zeros((5, 4), np.int32), ValueError, ["joint_indices", "V = 6", "(5, 4)"]),
     (np.zeros(6, np.int32), ValueError, ["joint_indices", "(V, K)", "(6,)"]),
-    (np.zeros((6, 0), np.int32), ValueError, ["joint_indices", "1 <= K <= 8", "K = 0"]),
-    (np.zeros((6, 9), np.int32), ValueError, ["joint_indices", "1 <= K <= 8", "K = 9"]),
+    (np.zeros((6, 0), np.int32), ValueError, ["joint_indices", "1 <= K <= 12", "K = 0"]),
+    (np.zeros((6, 13), np.int32), ValueError, ["joint_indices", "1 <= K <= 12", "K = 13"]),
 ])
 def test_skin_bad_joint_indices(mesh, bad, exc, words):
     positions, _, _, w, palette, out, _ = mesh

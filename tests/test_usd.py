@@ -603,3 +603,16 @@ def test_a_referenced_character_with_a_layer_offset(pxr, tmp_path):
     own = skelsimd.load_usd(tmp_path / "char.usda").clips[0]
     for shot_frame, own_frame in ((1, 0), (9, 5), (17, 10)):
         assert np.abs(asset.clips[0].local[shot_frame] - own.local[own_frame]).max() < 1e-6
+
+
+def test_load_reads_the_file_as_it_is_now(pxr, tmp_path):
+    """USD shares open layers process-wide: a file rewritten while another stage holds its
+    layer is read as it is now, not as it was when first opened."""
+    clip = skelsimd.data.load_example()
+    path = str(tmp_path / "a.usda")
+    skelsimd.save_usd(path, clip[:10])
+    held = pxr.Usd.Stage.Open(path)                 # another stage keeps the layer open
+    assert skelsimd.load_usd(path).clips[0].frames == 10
+    skelsimd.save_usd(path, clip[:20])
+    assert skelsimd.load_usd(path).clips[0].frames == 20
+    assert held.GetRootLayer().realPath == os.path.realpath(path)

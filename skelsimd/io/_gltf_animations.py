@@ -10,6 +10,7 @@ from typing import Any, Iterator, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+
 from ._gltf_document import (
     Arr, F64, MAX_SCALE_TOLERANCE, _CHANNEL_COST, _CHUNK, _DEFAULT_RATE, _Doc, _FLOAT32_MAX,
     _MAX_RATE, _MIN_CLIP_COST, _PATH_SIZE, _TOLERANCE_FLOOR, _get_index, _get_list, _get_obj)

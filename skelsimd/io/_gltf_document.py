@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 
+
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
 #: weights) is renormalised silently; beyond it, with a warning naming the mesh.
 WEIGHT_TOLERANCE = 1e-3

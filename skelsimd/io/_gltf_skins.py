@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..skeleton import Skeleton
+from .._influences import SKIN_MAX_INFLUENCES, largest_influences
 from ._gltf_document import (
     Arr, F64, WEIGHT_TOLERANCE, _COMPONENTS, _Doc, _FLOAT32_MAX, _MAX_CHAIN_NODES, _NORM_SCALE,
     _PRIMITIVE_COST, _SKIN_COST, _TOLERANCE_FLOOR, _get_index, _get_int, _get_list,
@@ -73,22 +74,17 @@ class _SkinnedMesh(Protocol):
 
 def _compact_influences(mesh: _M, max_influences: int) -> _M:
     """compact_influences of GltfMesh and UsdMesh (frozen dataclasses with name,
-    joint_indices and weights)."""
+    joint_indices and weights): each vertex's ``max_influences`` largest weights, renormalised
+    where a non-zero weight was cut, with a warning naming the mesh and the count."""
     if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
             or max_influences < 1:
         raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
-    w, ji = mesh.weights, mesh.joint_indices
-    order = np.argsort(w == 0, axis=1, kind="stable")
-    w = np.take_along_axis(w, order, axis=1)
-    ji = np.take_along_axis(ji, order, axis=1)
-    used = (w != 0).sum(axis=1)
-    if used.size and int(used.max()) > max_influences:
-        v = int(np.argmax(used > max_influences))
-        raise ValueError(f"{mesh.name}: vertex {v} has {int(used[v])} non-zero weights, more "
-                         f"than max_influences = {max_influences}")
-    k = min(max_influences, w.shape[1])
-    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=np.ascontiguousarray(ji[:, :k]),
-                                  weights=np.ascontiguousarray(w[:, :k]))
+    ji, w, cut = largest_influences(mesh.joint_indices, mesh.weights, max_influences)
+    if cut:
+        warnings.warn(f"{mesh.name}: {cut} of {len(w)} vertices have more than "
+                      f"{max_influences} non-zero weights; kept the {max_influences} "
+                      "largest, renormalised", UserWarning, stacklevel=3)
+    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=ji, weights=w)
     return out
 
 
@@ -110,10 +106,13 @@ class GltfMesh:
         Triangle strips and fans converted to triangles.
     joint_indices : ndarray, int32 (V, K)
         Skeleton order (not the file's ``skin.joints`` order); K = 4 per JOINTS_n set (8 or
-        12 with two or three sets). ``skelsimd.skin`` takes up to 8: see
-        :meth:`compact_influences` for three sets.
+        12 with two or three sets). ``skelsimd.skin`` takes up to 12: see
+        :meth:`compact_influences` for more sets.
     weights : ndarray, float32 (V, K)
         Rows renormalised to sum to 1.
+    uvs : ndarray, float32 (V, 2) or None
+        The first texture coordinates (``TEXCOORD_0``, normalized integers decoded), as in the
+        file (origin at the image's top left), or None.
     """
     name: str
     node: int
@@ -125,6 +124,7 @@ class GltfMesh:
     triangles: Arr
     joint_indices: Arr
     weights: Arr
+    uvs: Arr | None = None
 
     def __repr__(self) -> str:
         return (f"GltfMesh({self.name!r:.40}, {len(self.positions)} vertices, "
@@ -135,11 +135,13 @@ class GltfMesh:
         from ..plotting import gltf_mesh_html
         return gltf_mesh_html(self)
 
-    def compact_influences(self, max_influences: int = 8) -> GltfMesh:
-        """The mesh with at most ``max_influences`` columns of influences: each vertex's
-        non-zero weights moved first (in their order), then the columns that hold only zeros
-        dropped. Exact (the same skinned vertices); a ValueError naming the mesh and a vertex
-        when one has more non-zero weights than that.
+    def compact_influences(self, max_influences: int = SKIN_MAX_INFLUENCES) -> GltfMesh:
+        """The mesh with at most ``max_influences`` columns of influences (default 12, what
+        :func:`skelsimd.skin` takes): each vertex keeps its ``max_influences`` largest weights
+        (ties: the first columns), in their order, moved first. Exact (the same skinned
+        vertices) for a vertex with at most that many non-zero weights; one with more has its
+        kept weights divided by their sum, with a warning naming the mesh and how many
+        vertices.
 
         Examples
         --------
@@ -572,6 +574,7 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
             pos = need("POSITION", set(_COMPONENTS), ("VEC3",))
             V = len(pos)
             normals = attr("NORMAL", {5120, 5122, 5126}, ("VEC3",))
+            uvs = attr("TEXCOORD_0", {5120, 5121, 5122, 5123, 5126}, ("VEC2",))
             sets_j: list[F64] = []
             sets_w: list[F64] = []
             k = 0
@@ -585,7 +588,7 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                 warnings.warn(f"{w} ({mname!r}): on a skinned node but without JOINTS_0/"
                               "WEIGHTS_0; skipped", stacklevel=3)
                 continue
-            for key, a in [("NORMAL", normals)] + [(f"JOINTS_{i}", a) for i, a in
+            for key, a in [("NORMAL", normals), ("TEXCOORD_0", uvs)] + [(f"JOINTS_{i}", a) for i, a in
                                                     enumerate(sets_j)] + \
                     [(f"WEIGHTS_{i}", a) for i, a in enumerate(sets_w)]:
                 if a is not None and len(a) != V:
@@ -635,7 +638,8 @@ def _read_meshes(doc: _Doc, nodes: list[_Node], skins: list[GltfSkin]) -> list[G
                 positions=pos.astype(np.float32),
                 normals=None if normals is None else normals.astype(np.float32),
                 triangles=np.ascontiguousarray(tri), joint_indices=np.ascontiguousarray(jidx),
-                weights=np.ascontiguousarray(wts, dtype=np.float32)))
+                weights=np.ascontiguousarray(wts, dtype=np.float32),
+                uvs=None if uvs is None else uvs.astype(np.float32)))
     return out
 
 

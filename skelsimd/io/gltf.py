@@ -91,9 +91,9 @@ channels are sampled together (vectorized over channels and frames), and no pass
 quadratic in nodes, channels, skins or primitives.
 
 Influences: ``joint_indices`` and ``weights`` have K = 4 columns per JOINTS_n/WEIGHTS_n set;
-:func:`skelsimd.skin` takes up to 8, so a mesh with three sets goes through
-:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 8 non-zero
-weights).
+:func:`skelsimd.skin` takes up to 12 (three sets), so a mesh with more sets goes through
+:meth:`GltfMesh.compact_influences` first (exact when no vertex has more than 12 non-zero
+weights; otherwise each such vertex keeps its 12 largest, renormalised).
 
 Examples
 --------
@@ -128,20 +128,22 @@ import numpy as np
 from ..bounds import fill_docstrings
 from ..clip import Clip
 from ..skeleton import Skeleton
+from .gltf_nodes import (NodeClip, animated_nodes, animation_index, node_indices,
+                         world_matrices)
 from ._gltf_animations import (
     GltfAnimation, GltfChannel, _AnimationJob, _check_budget, _check_rate, _check_tolerance,
-    _implied_rate, _plan_clips, _read_animations)
+    _frame_count, _implied_rate, _node_matrices, _plan_clips, _read_animations)
 from ._gltf_document import (
     Arr, Json, MAX_JOINT_FRAMES, MAX_MAGNITUDE, MAX_SCALE_TOLERANCE, SIMILARITY_TOLERANCE,
     SUPPORTED_EXTENSIONS, WEIGHT_TOLERANCE, _BIN_CHUNK, _Doc, _GLB_MAGIC, _JSON_CHUNK)
 from ._gltf_skins import GltfMesh, GltfSkin, _names, _read_meshes, _read_nodes, _read_skin
 
+
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
-           "GltfAnimation", "GltfChannel",
+           "GltfAnimation", "GltfChannel", "NodeClip",
            "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
            "MAX_JOINT_FRAMES", "MAX_MAGNITUDE",
            "SUPPORTED_EXTENSIONS"]
-
 
 class GltfClip(Clip):
     """A :class:`skelsimd.Clip` sampled from a glTF animation, with ``skin`` (the index of its
@@ -191,8 +193,8 @@ class _ClipSource(Protocol[_C_co]):
 
 def _clips_refusing(asset: _ClipSource[_C],
                     kind: str) -> tuple[list[_C], dict[tuple[str, int], str]]:
-    """(clips, refused) of every clip pair of an asset (UsdAsset): a clip that cannot be
-    converted is left out, with one warning naming every refused animation."""
+    """(clips, refused) of every clip pair of an asset (GltfAsset, UsdAsset): a clip that
+    cannot be converted is left out, with one warning naming every refused animation."""
     clips: list[_C] = []
     refused: dict[tuple[str, int], str] = {}
     for a, s in asset.clip_pairs():
@@ -204,14 +206,14 @@ def _clips_refusing(asset: _ClipSource[_C],
     return clips, refused
 
 
-def _warn_refused(refused: dict[tuple[str, int], str], built: int, kind: str,
+def _warn_refused(refused: dict[tuple[str, int], str], converted: int, kind: str,
                   stacklevel: int = 3) -> None:
-    """The one warning naming the refused clips (at most 5 reasons) of an asset's clips."""
+    """The one warning of an asset's clips: the refused animations and why (the first five)."""
     if refused:
         lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
                           for (name, s), why in list(refused.items())[:5])
         more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
-        warnings.warn(f"{len(refused)} of {len(refused) + built} clips refused, "
+        warnings.warn(f"{len(refused)} of {len(refused) + converted} clips refused, "
                       f"{kind}.refused has the reasons: {lines}{more}", UserWarning,
                       stacklevel=stacklevel)
 
@@ -276,7 +278,7 @@ class GltfAsset:
             by_animation: dict[int, list[int]] = {}
             for a, s in self.clip_pairs():
                 by_animation.setdefault(a, []).append(s)
-            for a, skins in by_animation.items():     # sampled once for every skin
+            for a, skins in by_animation.items():      # each animation's nodes sampled once
                 rate = self.sample_rate_of(a)
                 job = _AnimationJob(self, a, skins, rate, "this clip")
                 morph = job.morph_weights()
@@ -337,6 +339,35 @@ class GltfAsset:
         return GltfClip(self.skins[s].skeleton, out, 1.0 / rate,
                         name=self.animations[a].name, skin=s, morph_weights=job.morph_weights())
 
+    def node_clip(self, animation: int | str, *, sample_rate: float | None = None,
+                  nodes: Any = None) -> NodeClip:
+        """The world matrices of the nodes animation ``animation`` (its index or name) moves,
+        skinned or not, sampled at ``sample_rate`` (default: as ``clips``): a
+        :class:`NodeClip` with ``world`` ``(F, N, 3, 4)`` float32, ``nodes``, ``names`` and
+        ``sample_rate`` (see :mod:`skelsimd.io.gltf_nodes`). ``nodes``: the node indices to
+        evaluate instead of the animated ones (any nodes, e.g. their descendants).
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "bend.glb")
+        >>> _ = open(path, "wb").write(example_glb())
+        >>> nc = load_gltf(path).node_clip("bend")
+        >>> nc.names, nc.world.shape, nc.sample_rate
+        (('tip',), (11, 1, 3, 4), 10.0)
+        """
+        a = animation_index([anim.name for anim in self.animations], animation)
+        anim = self.animations[a]
+        rate = self.sample_rate_of(a) if sample_rate is None else _check_rate(sample_rate)
+        doc = self._doc
+        chosen = (animated_nodes(anim.by_node) if nodes is None
+                  else node_indices(nodes, len(doc.node_objs)))
+        world = world_matrices(chosen, [n.parent for n in doc.node_objs], doc.preorder,
+                               set(anim.by_node), lambda n, tt: _node_matrices(doc, n, anim, tt),
+                               _frame_count(anim, rate), rate, self.max_joint_frames,
+                               f"animations[{a}] ({anim.name!r:.40})")
+        return NodeClip(anim.name, world, chosen, [doc.node_objs[n].name for n in chosen], rate)
+
     def _check_pair(self, animation: int | str, skin: int,
                     sample_rate: float | None) -> tuple[int, int, float]:
         if isinstance(animation, str):
@@ -355,7 +386,6 @@ class GltfAsset:
         rate = (self.sample_rate_of(int(animation)) if sample_rate is None
                 else _check_rate(sample_rate))
         return int(animation), int(skin), rate
-
 
 
 # --- the entry point ------------------------------------------------------------------------------

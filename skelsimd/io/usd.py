@@ -777,8 +777,13 @@ def _open(px: Any, path: Any) -> Any:
         raise TypeError("path: expected a str path, got bytes")
     if not os.path.isfile(fspath):
         raise UsdFileNotFoundError(f"{fspath}: no such file")
+    # USD shares open layers process-wide: a layer another stage still holds would be read as it
+    # was when first opened, not as the file is now (a save_usd over it since, say)
+    stale = px.Sdf.Layer.Find(fspath) is not None
     try:
         stage = px.Usd.Stage.Open(fspath, px.Usd.Stage.LoadAll)
+        if stage is not None and stale:
+            stage.Reload()
     except px.Tf.ErrorException as exc:
         try:
             detail = " ".join(str(exc).split())[:300]

@@ -32,7 +32,7 @@
  * the first 64-byte boundary in scratch: any alignment). */
 #define SKS_SKIN_SCRATCH_FLOATS(joints) ((size_t)16 * (size_t)(joints) + 16)
 /* The most influences per vertex skin accepts. */
-#define SKS_SKIN_MAX_INFLUENCES 8
+#define SKS_SKIN_MAX_INFLUENCES 12
 
 typedef struct sks_skinning_kernels {
     /* For s < n skeletons (local = local_base + s * local_step skeletons, inverse_bind likewise,

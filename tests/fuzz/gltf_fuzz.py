@@ -336,7 +336,7 @@ def run_case(seed, index, directory):
             palette = skelsimd.multiply_joints(g, asset.skins[s].inverse_bind)
             for m in asset.meshes:
                 if m.skin == s:
-                    if m.joint_indices.shape[1] > 8:
+                    if m.joint_indices.shape[1] > 12:
                         try:
                             m = m.compact_influences()
                         except ValueError:

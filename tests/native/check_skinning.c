@@ -3,7 +3,7 @@
  * scalar target, bit for bit: skinning_palette float32 and float64 (skeleton counts 0..9: every
  * remainder of the side-by-side walks; shared or per-skeleton local poses and inverse binds;
  * float64 in place), skin (vertex counts across the 64-vertex index blocks and every tail,
- * 1..8 influences, with and without normals, zero-length normals, repeated indices, in place,
+ * 1..12 influences, with and without normals, zero-length normals, repeated indices, in place,
  * indices outside the palette: joint 0 on every target) and normalize_weights, on random inputs
  * and inputs with special values.
  */
