@@ -58,7 +58,7 @@ def run_case(name, build, directory, timeout):
     t0 = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, path], capture_output=True,
-                              text=True, timeout=timeout)
+                              text=True, timeout=timeout, cwd=directory)   # not the checkout's
         lines = proc.stdout.strip().splitlines()
         outcome, wall, cpu = eval(lines[-1]) if lines else (proc.stderr[-300:], None, None)
     except subprocess.TimeoutExpired:

@@ -289,7 +289,7 @@ def test_snap_bound_on_random_chains():
     below the chain differ by at most bound * tol * sum_k |p - o_k|."""
     from scipy.spatial.transform import Rotation
     from skelsimd.bounds import bound
-    from skelsimd.io.gltf import _similar, _to_qts
+    from skelsimd.io._gltf_skins import _similar, _to_qts
     rng = np.random.default_rng(7)
     worst, tested = 0.0, 0
     for _ in range(400):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import skelsimd
-from skelsimd.io import gltf as G
+from skelsimd.io import _gltf_animations as G
 from skelsimd.reference import gltf as ref
 
 import gltf_files as F

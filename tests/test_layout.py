@@ -22,7 +22,7 @@ PACKAGE = os.path.dirname(skelsimd.__file__)
 
 #: Modules defining a model type with picture methods (plot / animate / _repr_html_).
 MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io.gltf",
-          "skelsimd.io.usd"}
+          "skelsimd.io._gltf_skins", "skelsimd.io.usd"}
 #: The pictures: plotting and what it draws with.
 PICTURES = {"skelsimd.plotting", "skelsimd._mesh_pictures", "skelsimd._figures"}
 

@@ -103,9 +103,10 @@ from numpy.typing import NDArray
 
 from ..clip import Clip
 from ..skeleton import Skeleton
-from .gltf import (SIMILARITY_TOLERANCE, WEIGHT_TOLERANCE, GltfClip, _clips_refusing,
-                   _compact_influences, _continuous, _normalize, _similar, _to_qts,
-                   _trs_matrix, _unique_names)
+from ._gltf_animations import _continuous
+from ._gltf_skins import (_compact_influences, _normalize, _similar, _to_qts, _trs_matrix,
+                          _unique_names)
+from .gltf import SIMILARITY_TOLERANCE, WEIGHT_TOLERANCE, GltfClip, _clips_refusing
 from .gltf_write import _compose, _finite, _mesh_arrays, _qts_matrices, _unit_quats
 
 __all__ = ["load_usd", "save_usd", "UsdAsset", "UsdSkin", "UsdMesh", "UsdAnimation", "UsdClip",
