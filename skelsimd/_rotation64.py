@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["quat_mul", "quat_conj", "quat_rotate", "quat_to_matrix"]
+__all__ = ["quat_mul", "quat_conj", "quat_rotate", "quat_to_matrix", "matrix_to_quat"]
 
 _F64 = npt.NDArray[np.float64]
 _CONJ = np.array([-1.0, -1.0, -1.0, 1.0])
@@ -66,3 +66,22 @@ def quat_to_matrix(q: npt.ArrayLike) -> _F64:
         np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
         np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
     ], -2)
+
+
+def matrix_to_quat(r: _F64) -> _F64:
+    """Unit quaternions (x, y, z, w) of rotation matrices (..., 3, 3), float64 (Shepperd's
+    method: the largest of 4w^2, 4x^2, 4y^2, 4z^2 picks the stable formula)."""
+    m00, m01, m02 = r[..., 0, 0], r[..., 0, 1], r[..., 0, 2]
+    m10, m11, m12 = r[..., 1, 0], r[..., 1, 1], r[..., 1, 2]
+    m20, m21, m22 = r[..., 2, 0], r[..., 2, 1], r[..., 2, 2]
+    cands = np.stack([
+        np.stack([m21 - m12, m02 - m20, m10 - m01, 1 + m00 + m11 + m22], -1),
+        np.stack([1 + m00 - m11 - m22, m01 + m10, m02 + m20, m21 - m12], -1),
+        np.stack([m01 + m10, 1 - m00 + m11 - m22, m12 + m21, m02 - m20], -1),
+        np.stack([m02 + m20, m12 + m21, 1 - m00 - m11 + m22, m10 - m01], -1)], -2)
+    diag = np.stack([m00 + m11 + m22, m00, m11, m22], -1)
+    pick = np.argmax(diag, axis=-1)
+    q = np.take_along_axis(cands, pick[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    out: _F64 = np.where(q[..., 3:] < 0, -q, q)
+    return out

@@ -74,7 +74,7 @@ from .clip import Clip
 from .footplant import _hinge_axis, _labels, _weights, contact_intervals, plant_leg
 from .ik import ik_two_bone
 from .humanoid import HUMANOID_BONES, humanoid_map
-from .io.gltf import _matrix_to_quat
+from ._rotation64 import matrix_to_quat as _matrix_to_quat
 from .qts import qts_local_to_global
 from .quat import qts_to_matrix
 from .skeleton import Skeleton

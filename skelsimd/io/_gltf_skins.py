@@ -12,6 +12,7 @@ from typing import Any, Iterable, Protocol, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from .._rotation64 import matrix_to_quat
 from ..skeleton import Skeleton
 from .._influences import SKIN_MAX_INFLUENCES, largest_influences
 from ._gltf_document import (
@@ -688,26 +689,7 @@ def _to_qts(m: F64) -> NDArray[np.float32]:
     s = sign * axes.mean(axis=-1)
     r = a / np.where(axes == 0, 1.0, sign[..., None] * axes)[..., None, :]
     r = np.where((axes == 0).any(axis=-1)[..., None, None], np.eye(3), r)
-    q = _matrix_to_quat(r)
+    q = matrix_to_quat(r)
     return np.concatenate([q, m[..., :3, 3], s[..., None]], axis=-1).astype(np.float32)
-
-
-def _matrix_to_quat(r: F64) -> F64:
-    """Unit quaternions (x, y, z, w) of rotation matrices (..., 3, 3), float64 (Shepperd's
-    method: the largest of 4w^2, 4x^2, 4y^2, 4z^2 picks the stable formula)."""
-    m00, m01, m02 = r[..., 0, 0], r[..., 0, 1], r[..., 0, 2]
-    m10, m11, m12 = r[..., 1, 0], r[..., 1, 1], r[..., 1, 2]
-    m20, m21, m22 = r[..., 2, 0], r[..., 2, 1], r[..., 2, 2]
-    cands = np.stack([
-        np.stack([m21 - m12, m02 - m20, m10 - m01, 1 + m00 + m11 + m22], -1),
-        np.stack([1 + m00 - m11 - m22, m01 + m10, m02 + m20, m21 - m12], -1),
-        np.stack([m01 + m10, 1 - m00 + m11 - m22, m12 + m21, m02 - m20], -1),
-        np.stack([m02 + m20, m12 + m21, 1 - m00 - m11 + m22, m10 - m01], -1)], -2)
-    diag = np.stack([m00 + m11 + m22, m00, m11, m22], -1)
-    pick = np.argmax(diag, axis=-1)
-    q = np.take_along_axis(cands, pick[..., None, None], axis=-2)[..., 0, :]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    out: F64 = np.where(q[..., 3:] < 0, -q, q)
-    return out
 
 

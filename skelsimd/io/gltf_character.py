@@ -27,7 +27,10 @@ import numpy as np
 
 from ..clip import Clip
 from ..qts import qts_local_to_global_matrix
-from .gltf import GltfSkin, _Doc, _matrix_to_quat, _read_nodes, _rest_matrix, load_gltf
+from .._rotation64 import matrix_to_quat as _matrix_to_quat
+from ._gltf_document import _Doc
+from ._gltf_skins import _read_nodes, _rest_matrix
+from .gltf import GltfSkin, load_gltf
 from .gltf_write import output_path
 
 __all__ = ["save_character"]
