@@ -23,7 +23,8 @@ from collections.abc import Iterator
 
 from . import _core
 
-__all__ = ["set_num_threads", "get_num_threads", "threads", "available_cpus"]
+__all__ = ["set_num_threads", "get_num_threads", "threads", "available_cpus",
+           "calling_thread_only"]
 
 ENVIRONMENT_VARIABLE = "SKELSIMD_NUM_THREADS"
 
@@ -32,7 +33,7 @@ def _check_count(n: object, name: str) -> int:
     if isinstance(n, bool):
         raise ValueError(f"{name}: expected a positive integer, got {n!r}")
     try:
-        count = operator.index(n)  # type: ignore[call-overload]
+        count = operator.index(n)  # type: ignore[arg-type]  # checked: TypeError below
     except TypeError:
         raise ValueError(f"{name}: expected a positive integer, got {n!r} "
                          f"({type(n).__name__})") from None
@@ -128,6 +129,30 @@ def threads(n: int) -> Iterator[int]:
         yield count
     finally:
         _core._set_num_threads(before)
+
+
+@contextlib.contextmanager
+def calling_thread_only() -> Iterator[None]:
+    """Run the block's calls on the calling thread alone (this thread only; others keep the
+    process-wide count). :mod:`skelsimd.dask` runs every block and every clip of a dataset
+    inside it: a Dask worker already runs one task per thread, so dividing each call again
+    would only oversubscribe the CPUs.
+
+    Examples
+    --------
+    >>> import skelsimd
+    >>> from skelsimd.parallel import calling_thread_only
+    >>> with calling_thread_only():
+    ...     q = skelsimd.euler_to_quat([[0.0, 0.0, 0.0]], "xyz")
+    >>> q.tolist()
+    [[0.0, 0.0, 0.0, 1.0]]
+    """
+    before = int(_core._get_thread_limit())
+    _core._set_thread_limit(1)
+    try:
+        yield
+    finally:
+        _core._set_thread_limit(before)
 
 
 def _apply_environment() -> None:

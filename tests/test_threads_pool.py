@@ -151,12 +151,21 @@ def _cases():
                         skelsimd.blend_joints(a, b[0], 0.3, method="exact"))
     cases["blend_joints"] = blending
 
+    def layers(rng):
+        x = _qts(rng, (701, 3, J))
+        w = rng.uniform(0.1, 1, (3, J)).astype(np.float32)
+        delta = _qts(rng, (701, J))
+        mask = rng.uniform(0, 1, J).astype(np.float32)
+        return lambda: (skelsimd.blend_layers(x, [1.0, 0.5, 0.25]), skelsimd.blend_layers(x, w),
+                        skelsimd.blend_layers(x, w, additive=[(delta, 0.5, mask), (delta[0], -0.3, None)]))
+    cases["blend_layers"] = layers
+
     def sample_many(rng):
-        local = _qts(rng, (97, J))
+        local = _qts(rng, (2001, J))
         local[..., 7] = 1
         clip = skelsimd.compress(local, _parents(rng, J), sample_rate=30)
         times = rng.uniform(-0.1, 3.4, 8001)
-        return lambda: clip.sample_many(times)
+        return lambda: (clip.sample_many(times), clip.decompress())
     cases["CompressedClip.sample_many"] = sample_many
 
     def search_many(rng):
@@ -334,3 +343,21 @@ def test_a_call_from_another_thread_while_the_pool_is_busy():
             got = list(ex.map(lambda a: skelsimd.local_to_global(*a).tobytes(), inputs))
             assert got == expected
 
+
+
+def test_calling_thread_only_limits_this_thread_alone():
+    from concurrent.futures import ThreadPoolExecutor
+    from skelsimd.parallel import calling_thread_only
+    rng = np.random.default_rng(5)
+    local, parents = _joints(rng, (2001, 23)), _parents(rng, 23)
+    with skelsimd.threads(3):
+        expected = skelsimd.local_to_global(local, parents).tobytes()
+        with calling_thread_only():
+            before = _core._pool_divided_calls()
+            assert skelsimd.local_to_global(local, parents).tobytes() == expected
+            assert _core._pool_divided_calls() == before
+            # another thread keeps the process-wide count
+            with ThreadPoolExecutor(1) as ex:
+                assert ex.submit(lambda: skelsimd.local_to_global(local, parents).tobytes()).result() == expected
+            assert _core._pool_divided_calls() == before + 1
+        assert _core._get_thread_limit() == 0

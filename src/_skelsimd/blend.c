@@ -420,6 +420,42 @@ fail:
     return NULL;
 }
 
+/* blend_layers divided over the pool by poses [begin, end); the additive layers of a chunk
+ * start at its first pose (per-pose deltas advanced in the slot's copy of the layer list). */
+typedef struct layers_job {
+    const sks_blend_kernels *k;
+    float *o;
+    const float *x, *w;
+    size_t nlayers, njoints, layer_stride, joint_step, nadd;
+    const sks_additive_layer *add;
+    sks_additive_layer *slot_add;   /* plan.slots copies of add, when divided */
+} layers_job;
+
+static void layers_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const layers_job *j = (const layers_job *)ctx;
+    const size_t pose = j->njoints * 8;
+    float *o = j->o + begin * pose;
+    const float *x = j->x + begin * j->nlayers * pose;
+    if (j->nadd) {
+        const sks_additive_layer *add = j->add;
+        if (j->slot_add != NULL) {
+            sks_additive_layer *mine = j->slot_add + slot * j->nadd;
+            size_t a;
+            for (a = 0; a < j->nadd; a++) {
+                mine[a] = j->add[a];
+                mine[a].delta = j->add[a].delta + begin * j->add[a].delta_step * pose;
+            }
+            add = mine;
+        }
+        j->k->blend_layers_additive(o, x, end - begin, j->nlayers, j->njoints, j->w,
+                                    j->layer_stride, j->joint_step, add, j->nadd);
+    } else {
+        j->k->blend_layers(o, x, end - begin, j->nlayers, j->njoints, j->w, j->layer_stride,
+                           j->joint_step);
+    }
+}
+
 /* weights (L,) or (L, J): finite, >= 0, and every joint needs a positive weight. */
 static int check_layer_weights(PyArrayObject *w, npy_intp nlayers, npy_intp njoints)
 {
@@ -616,21 +652,33 @@ static PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize
                                          "an additive delta", 0) < 0)
             goto done;
     if (PyArray_SIZE(out) > 0) {
-        const sks_blend_kernels *k = SKS_KERNELS(blend);
-        const size_t npose = (size_t)(PyArray_SIZE(out) / (njoints * 8));
+        layers_job j;
         const int per_joint = PyArray_NDIM(w) == 2;
-        float *o = (float *)PyArray_DATA(out);
-        const float *x = (const float *)PyArray_DATA(layers);
-        const float *wd = (const float *)PyArray_DATA(w);
+        sks_pool_plan plan;
+        j.k = SKS_KERNELS(blend);
+        j.o = (float *)PyArray_DATA(out);
+        j.x = (const float *)PyArray_DATA(layers);
+        j.w = (const float *)PyArray_DATA(w);
+        j.nlayers = (size_t)nlayers;
+        j.njoints = (size_t)njoints;
+        j.layer_stride = per_joint ? (size_t)njoints : 1;
+        j.joint_step = per_joint ? 1 : 0;
+        j.add = add;
+        j.nadd = (size_t)nadd;
+        plan = sks_parallel_plan((size_t)(PyArray_SIZE(out) / (njoints * 8)),
+                                 SKS_NS_INTERP * (double)(njoints * (nlayers + nadd)));
+        j.slot_add = NULL;
+        if (nadd && plan.chunks > 1) {
+            j.slot_add = PyMem_Calloc(plan.slots * (size_t)nadd, sizeof *add);
+            if (j.slot_add == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
         Py_BEGIN_ALLOW_THREADS
-        if (nadd)
-            k->blend_layers_additive(o, x, npose, (size_t)nlayers, (size_t)njoints, wd,
-                                     per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0, add,
-                                     (size_t)nadd);
-        else
-            k->blend_layers(o, x, npose, (size_t)nlayers, (size_t)njoints, wd,
-                            per_joint ? (size_t)njoints : 1, per_joint ? 1 : 0);
+        sks_pool_run(&plan, layers_chunk, &j);
         Py_END_ALLOW_THREADS
+        PyMem_Free(j.slot_add);
     }
     result = (PyObject *)out;
     out = NULL;

@@ -200,6 +200,14 @@ static void sample_chunk(void *ctx, size_t begin, size_t end, size_t slot)
                                   j->o + begin * j->v->joints * 8);
 }
 
+/* decompress divided over the pool by frames. */
+static void decompress_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const sample_job *j = (const sample_job *)ctx;
+    (void)slot;
+    SKS_KERNELS(compress)->decompress(j->v, begin, end - begin, j->o + begin * j->v->joints * 8);
+}
+
 static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
@@ -294,10 +302,12 @@ static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t 
     out = sks_prepare_out(out_arg(a[0]), "out", 3, shape);
     if (out == NULL) return NULL;
     {
-        float *o = (float *)PyArray_DATA(out);
-        const sks_cc_view *v = &self->view;
+        sample_job j;
+        j.v = &self->view;
+        j.o = (float *)PyArray_DATA(out);
         Py_BEGIN_ALLOW_THREADS
-        SKS_KERNELS(compress)->decompress(v, 0, v->frames, o);
+        sks_parallel_for((size_t)self->view.frames, SKS_NS_SAMPLE_JOINT * (double)self->view.joints,
+                         decompress_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     return (PyObject *)out;

@@ -196,6 +196,28 @@ static PyObject *py_pool_workers(PyObject *self, PyObject *noargs)
     return PyLong_FromLong(sks_pool_workers());
 }
 
+/* _set_thread_limit(n): this thread's own limit on the threads of its calls (0: none). */
+static PyObject *py_set_thread_limit(PyObject *self, PyObject *arg)
+{
+    const long n = PyLong_AsLong(arg);
+    (void)self;
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 0 || n > SKS_POOL_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "n: expected an integer from 0 to %d, got %ld",
+                     SKS_POOL_MAX_THREADS, n);
+        return NULL;
+    }
+    sks_pool_set_thread_limit((int)n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_get_thread_limit(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromLong(sks_pool_get_thread_limit());
+}
+
 static PyObject *py_pool_divided_calls(PyObject *self, PyObject *noargs)
 {
     (void)self;
@@ -223,6 +245,10 @@ static PyMethodDef core_methods[] = {
      "_available_cpus() -> int: the CPUs this process may run on (its affinity mask)."},
     {"_pool_workers", py_pool_workers, METH_NOARGS,
      "_pool_workers() -> int: the pool's worker threads started so far (0 in a fresh child)."},
+    {"_set_thread_limit", py_set_thread_limit, METH_O,
+     "_set_thread_limit(n): this thread's own limit on the threads of its calls (0: none)."},
+    {"_get_thread_limit", py_get_thread_limit, METH_NOARGS,
+     "_get_thread_limit() -> int: this thread's own limit (0: none)."},
     {"_pool_divided_calls", py_pool_divided_calls, METH_NOARGS,
      "_pool_divided_calls() -> int: calls divided into several chunks so far."},
     {NULL, NULL, 0, NULL}};

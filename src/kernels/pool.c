@@ -60,6 +60,25 @@ static struct {
     size_t next, finished;
 } pool;
 
+#if defined(_MSC_VER)
+#define SKS_THREAD_LOCAL __declspec(thread)
+#else
+#define SKS_THREAD_LOCAL __thread
+#endif
+
+/* The calling thread's own limit (sks_pool_set_thread_limit); 0: none. */
+static SKS_THREAD_LOCAL int thread_limit;
+
+void sks_pool_set_thread_limit(int n)
+{
+    thread_limit = n > 0 ? n : 0;
+}
+
+int sks_pool_get_thread_limit(void)
+{
+    return thread_limit;
+}
+
 #ifdef _WIN32
 static INIT_ONCE pool_once = INIT_ONCE_STATIC_INIT;
 #else
@@ -191,6 +210,7 @@ sks_pool_plan sks_pool_plan_for(size_t units, size_t grain, double ns_per_unit)
     if ((double)units * ns_per_unit < SKS_POOL_MIN_NS || units <= grain) return p;
     ensure_init();
     threads = (size_t)pool.threads;
+    if (thread_limit > 0 && (size_t)thread_limit < threads) threads = (size_t)thread_limit;
     if (threads < 2) return p;
     blocks = (units + grain - 1) / grain;
     /* Four chunks per thread (a thread slowed down by the machine's other work hands its share

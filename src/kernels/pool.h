@@ -56,6 +56,12 @@ void sks_pool_run(const sks_pool_plan *plan, sks_pool_fn fn, void *ctx);
 void sks_pool_set_threads(int n);
 int sks_pool_get_threads(void);
 
+/* A limit on the threads of the calls made from the calling thread only (0: none, the
+ * process-wide count applies): skelsimd.dask sets 1 on its worker threads, so that a Dask worker
+ * with one thread per CPU does not divide its calls again. */
+void sks_pool_set_thread_limit(int n);
+int sks_pool_get_thread_limit(void);
+
 /* The CPUs this process may run on (its affinity mask where the system has one), at least 1. */
 int sks_pool_available_cpus(void);
 
