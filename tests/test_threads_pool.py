@@ -160,6 +160,24 @@ def _cases():
                         skelsimd.blend_layers(x, w, additive=[(delta, 0.5, mask), (delta[0], -0.3, None)]))
     cases["blend_layers"] = layers
 
+    def additive(rng):
+        local = _qts(rng, (3, 501, J))
+        base = _qts(rng, (1501, J))
+        mask = rng.uniform(0, 1, J).astype(np.float32)
+        return lambda: (skelsimd.make_additive(local), skelsimd.make_additive(local, local[0, 7]),
+                        skelsimd.apply_additive(base, base[::-1], 0.6, mask),
+                        skelsimd.apply_additive(base, base[3], -0.4))
+    cases["make_apply_additive"] = additive
+
+    def tracks(rng):
+        times = np.sort(rng.uniform(0, 10, 41)).astype(np.float32)
+        lin = skelsimd.Track(times, rng.standard_normal((41, 3)).astype(np.float32))
+        cub = skelsimd.Track(times, rng.standard_normal((41, 2)).astype(np.float32), "cubic", loop=True)
+        rot = skelsimd.Track(times, _unit_quats(rng, (41,)), quaternion=True)
+        at = rng.uniform(-1, 12, 30001).astype(np.float32)
+        return lambda: (lin.sample(at), cub.sample(at), rot.sample(at[::-1]))
+    cases["Track.sample"] = tracks
+
     def sample_many(rng):
         local = _qts(rng, (2001, J))
         local[..., 7] = 1
