@@ -104,7 +104,9 @@ def _cases():
         idx = rng.integers(0, J, (V, K)).astype(np.int32)
         w = skelsimd.normalize_weights(rng.uniform(0, 1, (V, K)).astype(np.float32))
         pal = _joints(rng, (3, J))
-        return lambda: (skelsimd.skin(pos, idx, w, pal), skelsimd.skin(pos, idx, w, pal[0], normals=nrm))
+        raw = rng.uniform(0, 1, (V * 3, 5)).astype(np.float32)
+        return lambda: (skelsimd.skin(pos, idx, w, pal), skelsimd.skin(pos, idx, w, pal[0], normals=nrm),
+                        skelsimd.normalize_weights(raw))
     cases["skin"] = skin
 
     N = 40003

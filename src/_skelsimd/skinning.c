@@ -352,6 +352,22 @@ done:
     return result;
 }
 
+/* normalize_weights divided over the pool by rows. */
+typedef struct weights_job {
+    const sks_skinning_kernels *k;
+    float *o;
+    const float *x;
+    size_t influences;
+} weights_job;
+
+static void weights_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const weights_job *j = (const weights_job *)ctx;
+    (void)slot;
+    j->k->normalize_weights(j->o + begin * j->influences, j->x + begin * j->influences,
+                            end - begin, j->influences);
+}
+
 static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *w = NULL, *out = NULL;
@@ -369,8 +385,14 @@ static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_
         const npy_intp rows = influences ? PyArray_SIZE(w) / influences : 0;
         float *o = (float *)PyArray_DATA(out);
         const float *x = (const float *)PyArray_DATA(w);
+        weights_job j;
+        j.k = k;
+        j.o = o;
+        j.x = x;
+        j.influences = (size_t)influences;
         Py_BEGIN_ALLOW_THREADS
-        k->normalize_weights(o, x, (size_t)rows, (size_t)influences);
+        sks_parallel_for((size_t)rows, SKS_NS_OUT_FLOAT * 2 * (double)influences, weights_chunk,
+                         &j);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(w);

@@ -16,6 +16,8 @@
 
 #include "pool.h"
 
+#include <stdint.h>
+
 #ifdef _WIN32
 #include <windows.h>
 #include <process.h>
