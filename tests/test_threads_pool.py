@@ -180,6 +180,16 @@ def _cases():
         return lambda: (lin.sample(at), cub.sample(at), rot.sample(at[::-1]))
     cases["Track.sample"] = tracks
 
+    def inertialization(rng):
+        n = 20001
+        src, tgt = _qts(rng, (n,)), _qts(rng, (n,))
+        vs, vt = [rng.uniform(-1, 1, (n, 6)).astype(np.float32) for _ in range(2)]
+        off, voff = [rng.uniform(-0.3, 0.3, (n, 6)).astype(np.float32) for _ in range(2)]
+        return lambda: (*skelsimd.inertialize_transition(src, vs, tgt, vt),
+                        *skelsimd.inertialize_transition(src, vs, tgt, vt, off, voff),
+                        *skelsimd.inertialize_update(tgt, off, voff, halflife=0.2, dt=1 / 60))
+    cases["inertialize"] = inertialization
+
     def sample_many(rng):
         local = _qts(rng, (2001, J))
         local[..., 7] = 1
