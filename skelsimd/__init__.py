@@ -6,6 +6,7 @@ the variant each kernel family runs. The documentation (``docs/``) describes the
 conventions, the accuracy of every kernel and the benchmarks.
 """
 from ._isa import dispatch_table, isa  # noqa: F401  (applies SKELSIMD_ISA on import)
+from .parallel import available_cpus, get_num_threads, set_num_threads, threads  # noqa: F401
 from .alignment import empty_aligned, is_aligned, zeros_aligned  # noqa: F401
 from .blend import blend_joints, blend_layers, nlerp, slerp  # noqa: F401
 from .joints import global_to_local, invert_joints, local_to_global, multiply_joints  # noqa: F401
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "__version__", "isa", "dispatch_table",
+    "set_num_threads", "get_num_threads", "threads", "available_cpus",
     "empty_aligned", "is_aligned", "zeros_aligned",
     "slerp", "nlerp", "blend_joints", "blend_layers",
     "local_to_global", "global_to_local", "multiply_joints", "invert_joints",

@@ -1,6 +1,6 @@
 """python -m skelsimd: the main job (benchmarks) and small utilities.
 
-    python -m skelsimd bench [--family joints ...] [--out DIR] [--quick]
+    python -m skelsimd bench [--family joints ...] [--out DIR] [--quick] [--threads 1 2 ...]
     python -m skelsimd demo --out DIR
     python -m skelsimd dataset IN_DIR --out OUT.zarr [--workers N] [--scheduler ADDRESS] [--resume]
     python -m skelsimd info
@@ -16,7 +16,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from . import _isa, __version__
+from . import _isa, __version__, parallel
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -116,6 +116,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     min_time, repeat = (0.01, 2) if args.quick else (args.min_time, args.repeat)
+    if args.threads:
+        return _bench_threads(args, min_time, repeat)
     info = machine_info()
     print(f"skelsimd {__version__} on {info['cpu']} ({info['cores']} cores), active variant "
           f"{_isa.isa()}, NumPy {info['numpy']}; families: {', '.join(args.family or FAMILIES)}")
@@ -150,6 +152,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 print(f"wrote {png}")
         else:
             print("matplotlib is not installed (pip install 'skelsimd[bench]'): no plot written")
+    return 0
+
+
+def _bench_threads(args: argparse.Namespace, min_time: float, repeat: int) -> int:
+    """bench --threads N [N ...]: the large calls at each thread count and the per-frame calls
+    that stay on the calling thread, interleaved minima, with the speedup over the first count."""
+    from ._bench.core import format_machine, load_average, machine_info, write_json
+    from ._bench.threads import format_threads_table, run_threads, workloads
+
+    counts = list(args.threads)
+    if any(n < 1 for n in counts):
+        print(f"error: --threads: expected positive counts, got {counts}", file=sys.stderr)
+        return 2
+    info = machine_info()
+    print(f"skelsimd {__version__} on {info['cpu']} ({info['cores']} cores, "
+          f"{parallel.available_cpus()} in this process's affinity mask), active variant "
+          f"{_isa.isa()}; thread counts {counts}")
+    print(format_machine(info))
+    rows = workloads(bool(args.quick))
+    step, close = _progress_factory(len(rows))
+    try:
+        records = run_threads(rows, counts, min_time=min_time, repeat=repeat, progress=step)
+    finally:
+        close()
+    info["load_average_after"] = load_average()
+    print(format_threads_table(records, counts))
+    print(format_machine(info, info["load_average_after"]))
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "bench_threads.json")
+        write_json(path, records, machine=info, command="bench --threads", quick=bool(args.quick),
+                   threads=counts)
+        print(f"wrote {path}")
     return 0
 
 
@@ -430,6 +465,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="short timings (smoke test; noisy ratios)")
     b.add_argument("--min-time", type=float, default=0.05, help="seconds per timing sample (default 0.05)")
     b.add_argument("--repeat", type=int, default=5, help="timing samples per measurement (default 5)")
+    b.add_argument("--threads", nargs="+", type=int, metavar="N",
+                   help="the threads axis instead: the large rows (walks, skin, sample_many, "
+                        "euler_to_quat, search_many, the surface) and two per-frame rows at each "
+                        "thread count, with the speedup over the first (e.g. --threads 1 2)")
     b.set_defaults(func=cmd_bench)
     d = sub.add_parser("demo", help="draw pictures: the embedded clip, a blend, a hanging surface",
                        description="Render PNG pictures into DIR: stick figures of the embedded "

@@ -33,6 +33,7 @@ LAZY_IMPORTS = {
     # command needs the optional dask extra)
     ("skelsimd.__main__", "skelsimd._bench"): "command line",
     ("skelsimd.__main__", "skelsimd._bench.core"): "command line",
+    ("skelsimd.__main__", "skelsimd._bench.threads"): "command line",
     ("skelsimd.__main__", "skelsimd._demo"): "command line",
     ("skelsimd.__main__", "skelsimd.compress"): "command line",
     ("skelsimd.__main__", "skelsimd.dask.dataset"): "command line (optional dask extra)",

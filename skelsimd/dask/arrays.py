@@ -59,6 +59,7 @@ from .. import mat4 as _mat4
 from .. import qts as _qts
 from .. import skinning as _skinning
 from .._validate import broadcast_shapes as _broadcast_shapes
+from ..parallel import calling_thread_only as _calling_thread_only
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -168,9 +169,13 @@ def _real_shapes(message: str, operands: Sequence[_Operand],
 _DASK_MAX_DIMS = 32
 
 
+# Every block runs on its Dask worker thread alone (_calling_thread_only): the workers are
+# already one per CPU, and dividing each block's call over skelsimd's pool too would
+# oversubscribe them.
 def _call_block(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ...],
                 _kwargs: dict[str, Any]) -> _Result:
-    return _func(**dict(zip(_names, blocks)), **_kwargs)
+    with _calling_thread_only():
+        return _func(**dict(zip(_names, blocks)), **_kwargs)
 
 
 def _call_skin_pair(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ...],
@@ -182,7 +187,8 @@ def _call_skin_pair(*blocks: NDArray[Any], _func: _Kernel, _names: tuple[str, ..
     batch = _broadcast_shapes([pos.shape[:-2], nrm.shape[:-2], pal.shape[:-3]],
                               "positions, normals and palette")
     both = np.empty((2,) + batch + pos.shape[-2:], dtype=np.float32)
-    _func(**args, **_kwargs, out=both[0], normals_out=both[1])
+    with _calling_thread_only():
+        _func(**args, **_kwargs, out=both[0], normals_out=both[1])
     return both
 
 
@@ -373,9 +379,11 @@ def _call_block_into(*blocks: Any, _func: _Kernel, _names: tuple[str, ...],
     views = [o[region] for o in _outs]
     named = dict(out=views[0]) if len(views) == 1 else dict(out=views[0], normals_out=views[1])
     if all(v.flags.c_contiguous and v.flags.aligned for v in views):
-        _func(**args, **_kwargs, **named)
+        with _calling_thread_only():
+            _func(**args, **_kwargs, **named)
     else:            # a region of a later axis, or a misaligned out: compute, then copy
-        res = _func(**args, **_kwargs)
+        with _calling_thread_only():
+            res = _func(**args, **_kwargs)
         for v, r in zip(views, res if isinstance(res, tuple) else (res,)):
             v[...] = r
     return np.broadcast_to(np.float32(0), views[0].shape)     # a placeholder, no memory

@@ -93,6 +93,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "pip install 'skelsimd[dask]'") from exc
 
 from .. import __version__
+from ..parallel import calling_thread_only
 # The steps, records and readers (NumPy only) and the Zarr layout, re-exported: every name of
 # this module's pipeline imports from here.
 from ..dataset import (COMPRESSED_SUFFIX, DEFAULT_READERS, ClipFailure, ClipItem,  # noqa: F401
@@ -274,6 +275,14 @@ def _failed_partition(entries: Iterable[_Entry], exc: BaseException) -> list[_Re
     return out
 
 
+def _apply_steps_on_this_thread(item: ClipItem | ClipFailure,
+                                steps: Sequence[_Step]) -> ClipItem | ClipFailure:
+    """apply_steps with skelsimd's calls on the Dask worker's thread alone: the workers are
+    already one per CPU (threads or processes), so the pool would oversubscribe them."""
+    with calling_thread_only():
+        return apply_steps(item, steps)
+
+
 def build_dataset(source: _Source, store: Any, *, steps: Sequence[_Step] | None = None,
                   scheduler: Any = "processes", workers: int | None = None,
                   progress: bool = True, overwrite: bool = False,
@@ -336,7 +345,7 @@ def build_dataset(source: _Source, store: Any, *, steps: Sequence[_Step] | None 
     size = partition_size or default_partition_size(len(entries))
     bag = (db.from_sequence(entries, partition_size=size)  # type: ignore[no-untyped-call]  # dask is unannotated
            .map(_read_entry, readers)
-           .map(apply_steps, steps)
+           .map(_apply_steps_on_this_thread, steps)
            .map_partitions(_write_partition, store, chunk_frames))
     parts = _partition_entries(entries, size)
     assert bag.npartitions == len(parts)

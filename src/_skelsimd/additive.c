@@ -32,6 +32,42 @@ static int pose_layout(PyArrayObject *a, const char *name, npy_intp *npose, npy_
     return 0;
 }
 
+/* make_additive and apply_additive divided over the pool by poses [begin, end). */
+typedef struct additive_job {
+    const sks_additive_kernels *k;
+    float *o;
+    const float *x;       /* local / base */
+    const float *other;   /* reference / delta */
+    const float *mask;
+    size_t frames, njoints, delta_step;
+    float weight;
+} additive_job;
+
+/* Poses [begin, end) of make_additive: each run of `frames` poses against its reference. */
+static void make_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const additive_job *j = (const additive_job *)ctx;
+    const size_t pose = j->njoints * 8;
+    size_t p = begin;
+    (void)slot;
+    while (p < end) {
+        const size_t r = p / j->frames, stop = (r + 1) * j->frames < end ? (r + 1) * j->frames : end;
+        j->k->make_additive(j->o + p * pose, j->x + p * pose, j->other + r * pose, 1, stop - p,
+                            j->njoints);
+        p = stop;
+    }
+}
+
+static void apply_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const additive_job *j = (const additive_job *)ctx;
+    const size_t pose = j->njoints * 8;
+    (void)slot;
+    j->k->apply_additive(j->o + begin * pose, j->x + begin * pose,
+                         j->other + begin * j->delta_step * pose, j->delta_step, end - begin,
+                         j->njoints, j->weight, j->mask);
+}
+
 static PyObject *py_make_additive(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *x = NULL, *ref = NULL, *out = NULL;
@@ -55,11 +91,15 @@ static PyObject *py_make_additive(PyObject *self, PyObject *const *args, Py_ssiz
     if (sks_check_overlap(out, "out", x, "local", 1) < 0) goto fail;
     if (sks_check_overlap(out, "out", ref, "reference", 0) < 0) goto fail;
     if (PyArray_SIZE(out) > 0) {
-        const sks_additive_kernels *k = SKS_KERNELS(additive);
-        float *o = (float *)PyArray_DATA(out);
-        const float *xd = (const float *)PyArray_DATA(x), *rd = (const float *)PyArray_DATA(ref);
+        additive_job j;
+        j.k = SKS_KERNELS(additive);
+        j.o = (float *)PyArray_DATA(out);
+        j.x = (const float *)PyArray_DATA(x);
+        j.other = (const float *)PyArray_DATA(ref);
+        j.frames = (size_t)frames;
+        j.njoints = (size_t)njoints;
         Py_BEGIN_ALLOW_THREADS
-        k->make_additive(o, xd, rd, (size_t)nref, (size_t)frames, (size_t)njoints);
+        sks_parallel_for((size_t)npose, SKS_NS_INTERP * (double)njoints, make_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(x);
@@ -129,14 +169,17 @@ static PyObject *py_apply_additive(PyObject *self, PyObject *const *args, Py_ssi
     if (sks_check_overlap(out, "out", delta, "delta", 0) < 0) goto fail;
     if (mask && sks_check_overlap(out, "out", mask, "mask", 0) < 0) goto fail;
     if (PyArray_SIZE(out) > 0) {
-        const sks_additive_kernels *k = SKS_KERNELS(additive);
-        float *o = (float *)PyArray_DATA(out);
-        const float *b = (const float *)PyArray_DATA(base), *d = (const float *)PyArray_DATA(delta);
-        const float *m = mask ? (const float *)PyArray_DATA(mask) : NULL;
-        const float wf = (float)w;
+        additive_job j;
+        j.k = SKS_KERNELS(additive);
+        j.o = (float *)PyArray_DATA(out);
+        j.x = (const float *)PyArray_DATA(base);
+        j.other = (const float *)PyArray_DATA(delta);
+        j.mask = mask ? (const float *)PyArray_DATA(mask) : NULL;
+        j.delta_step = dpose == npose && npose > 1 ? 1 : 0;
+        j.njoints = (size_t)njoints;
+        j.weight = (float)w;
         Py_BEGIN_ALLOW_THREADS
-        k->apply_additive(o, b, d, dpose == npose && npose > 1 ? 1 : 0, (size_t)npose,
-                          (size_t)njoints, wf, m);
+        sks_parallel_for((size_t)npose, SKS_NS_INTERP * (double)njoints, apply_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(base);

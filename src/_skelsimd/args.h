@@ -10,6 +10,7 @@
  *   walk.h       the arguments of a hierarchy walk
  *   broadcast.h  leading dimensions broadcast by NumPy rules
  *   call.h       the one-, two- and N-operand drivers, described by an sks_signature
+ *   parallel.h   dividing a call over the thread pool
  *
  * Rules they implement (docs/guide/conventions.md):
  *   - inputs are array_like, converted once to C-contiguous aligned float32 (a copy only when
@@ -33,5 +34,6 @@
 #include "walk.h"
 #include "broadcast.h"
 #include "call.h"
+#include "parallel.h"
 
 #endif /* SKS_ARGS_H */

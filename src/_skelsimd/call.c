@@ -120,14 +120,6 @@ Py_ssize_t sks_prepare_unary(const sks_unary_layout *l, PyObject *in_obj, PyObje
 
 /* --- two operands ---------------------------------------------------------------------------- */
 
-/* The number of floats in a block of `ndim` dims. */
-static npy_intp block_floats(int ndim, const npy_intp *block)
-{
-    npy_intp n = 1;
-    int d;
-    for (d = 0; d < ndim; d++) n *= block[d];
-    return n;
-}
 
 PyObject *sks_binary_call(const sks_signature *sig, PyObject *const *args, Py_ssize_t nargs,
                           sks_binary_kernel kernel)
@@ -138,30 +130,74 @@ PyObject *sks_binary_call(const sks_signature *sig, PyObject *const *args, Py_ss
     c.out = NULL;
     if (!sks_check_nargs(sig->func, nargs, 3)) return NULL;
     if (sks_call_operands(&c, sig, 2, args) == 0 && sks_call_prepare(&c, sig, 2, args[2]) >= 0) {
-        sks_binary_run(&c, kernel, block_floats(sig->in[0].ndim, sig->in[0].block),
-                       block_floats(sig->in[1].ndim, sig->in[1].block),
-                       block_floats(sig->out_ndim, sig->out_block));
+        sks_binary_run(&c, kernel, sks_block_floats(sig->in[0].ndim, sig->in[0].block),
+                       sks_block_floats(sig->in[1].ndim, sig->in[1].block),
+                       sks_block_floats(sig->out_ndim, sig->out_block));
         ok = 1;
     }
     return sks_call_finish(&c, ok);
 }
 
+void sks_broadcast_pieces(const sks_broadcast *bc, size_t begin, size_t end, sks_piece_fn fn,
+                          void *ctx, size_t slot)
+{
+    const npy_intp inner = sks_broadcast_inner(bc);
+    npy_intp it, i;
+    if (inner <= 0 || end <= begin) return;
+    it = (npy_intp)begin / inner;
+    i = (npy_intp)begin % inner;
+    while ((size_t)(it * inner + i) < end) {
+        npy_intp off[SKS_MAX_OPERANDS] = {0}, step[SKS_MAX_OPERANDS] = {0};
+        const npy_intp left = (npy_intp)end - it * inner;
+        sks_broadcast_offsets(bc, it, off, step);
+        fn(ctx, it, off, step, i, left < inner ? left : inner, slot);
+        it++;
+        i = 0;
+    }
+}
+
+/* A two-operand call divided over the pool: each piece of a chunk is one kernel call. */
+typedef struct binary_job {
+    const sks_call *c;
+    sks_binary_kernel kernel;
+    float *o;
+    const float *a, *b;
+    npy_intp inner, a_block, b_block, out_block;
+} binary_job;
+
+static void binary_piece(void *ctx, npy_intp it, const npy_intp *off, const npy_intp *step,
+                         npy_intp i0, npy_intp i1, size_t slot)
+{
+    const binary_job *j = (const binary_job *)ctx;
+    (void)slot;
+    j->kernel(j->o + (it * j->inner + i0) * j->out_block,
+              j->a + (off[0] + i0 * step[0]) * j->a_block, (size_t)step[0],
+              j->b + (off[1] + i0 * step[1]) * j->b_block, (size_t)step[1], (size_t)(i1 - i0));
+}
+
+static void binary_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const binary_job *j = (const binary_job *)ctx;
+    sks_broadcast_pieces(&j->c->bc, begin, end, binary_piece, ctx, slot);
+}
+
 void sks_binary_run(const sks_call *c, sks_binary_kernel kernel, npy_intp a_block,
                     npy_intp b_block, npy_intp out_block)
 {
-    const npy_intp inner = sks_broadcast_inner(&c->bc), outer = sks_broadcast_outer(&c->bc);
-    float *o = (float *)PyArray_DATA(c->out);
-    const float *a = (const float *)PyArray_DATA(c->ops[0]);
-    const float *b = (const float *)PyArray_DATA(c->ops[1]);
-    npy_intp it;
+    binary_job j;
+    j.c = c;
+    j.kernel = kernel;
+    j.o = (float *)PyArray_DATA(c->out);
+    j.a = (const float *)PyArray_DATA(c->ops[0]);
+    j.b = (const float *)PyArray_DATA(c->ops[1]);
+    j.inner = sks_broadcast_inner(&c->bc);
+    j.a_block = a_block;
+    j.b_block = b_block;
+    j.out_block = out_block;
     if (PyArray_SIZE(c->out) == 0) return;
     Py_BEGIN_ALLOW_THREADS
-    for (it = 0; it < outer; it++) {
-        npy_intp off[2], step[2];
-        sks_broadcast_offsets(&c->bc, it, off, step);
-        kernel(o + it * inner * out_block, a + off[0] * a_block, (size_t)step[0],
-               b + off[1] * b_block, (size_t)step[1], (size_t)inner);
-    }
+    sks_parallel_for((size_t)(sks_broadcast_outer(&c->bc) * j.inner),
+                     SKS_NS_OUT_FLOAT * (double)out_block, binary_chunk, &j);
     Py_END_ALLOW_THREADS
 }
 

@@ -51,6 +51,15 @@ typedef struct sks_call {
     sks_broadcast bc;                        /* the operands' leading dims (two or more) */
 } sks_call;
 
+/* The number of floats in a block of `ndim` dims. */
+static inline size_t sks_block_floats(int ndim, const npy_intp *block)
+{
+    size_t n = 1;
+    int d;
+    for (d = 0; d < ndim; d++) n *= (size_t)block[d];
+    return n;
+}
+
 /* Converts args[k], k < nops (nops <= sig->nops: a caller may take a trailing operand another
  * way, e.g. a scalar t), into c->ops[k] as float32, each shape checked right after its
  * conversion; an operand already set is left as it is (the caller converted and checked it,
@@ -108,6 +117,15 @@ PyObject *sks_binary_call(const sks_signature *sig, PyObject *const *args, Py_ss
  * blocks in floats. */
 void sks_binary_run(const sks_call *c, sks_binary_kernel kernel, npy_intp a_block,
                     npy_intp b_block, npy_intp out_block);
+
+/* The items [begin, end) of a broadcast (outer x inner, in the order of the result) as pieces
+ * within one outer iteration: fn(ctx, it, off, step, i0, i1, slot) for the items
+ * it * inner + [i0, i1), with off and step of sks_broadcast_offsets(bc, it, ...). The chunk
+ * function of a divided call over broadcast operands calls it with its range and slot. */
+typedef void (*sks_piece_fn)(void *ctx, npy_intp it, const npy_intp *off, const npy_intp *step,
+                             npy_intp i0, npy_intp i1, size_t slot);
+void sks_broadcast_pieces(const sks_broadcast *bc, size_t begin, size_t end, sks_piece_fn fn,
+                          void *ctx, size_t slot);
 
 /* The earlier two-operand interface, kept for glue written against it: sks_binary is an
  * sks_call; sks_binary_prepare is sks_call_prepare of the signature its arrays describe,

@@ -180,6 +180,34 @@ static PyObject *cc_sample(PyObject *obj, PyObject *const *args, Py_ssize_t narg
     return (PyObject *)out;
 }
 
+/* sample_many divided over the pool by times: a chunk finds the frame positions of its times
+ * and samples their poses. */
+typedef struct sample_job {
+    const sks_cc_view *v;
+    const double *t;
+    float *o;
+    uint32_t *frame;
+    float *alpha;
+} sample_job;
+
+static void sample_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const sample_job *j = (const sample_job *)ctx;
+    size_t i;
+    (void)slot;
+    for (i = begin; i < end; i++) sks_cc_position(j->v, j->t[i], j->frame + i, j->alpha + i);
+    SKS_KERNELS(compress)->sample(j->v, j->frame + begin, j->alpha + begin, end - begin,
+                                  j->o + begin * j->v->joints * 8);
+}
+
+/* decompress divided over the pool by frames. */
+static void decompress_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const sample_job *j = (const sample_job *)ctx;
+    (void)slot;
+    SKS_KERNELS(compress)->decompress(j->v, begin, end - begin, j->o + begin * j->v->joints * 8);
+}
+
 static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
@@ -241,12 +269,15 @@ static PyObject *cc_sample_many(PyObject *obj, PyObject *const *args, Py_ssize_t
         return PyErr_NoMemory();
     }
     {
-        const double *t = (const double *)PyArray_DATA(times);
-        float *o = (float *)PyArray_DATA(out);
-        const sks_cc_view *v = &self->view;
+        sample_job j;
+        j.v = &self->view;
+        j.t = (const double *)PyArray_DATA(times);
+        j.o = (float *)PyArray_DATA(out);
+        j.frame = frame;
+        j.alpha = alpha;
         Py_BEGIN_ALLOW_THREADS
-        for (i = 0; i < n; i++) sks_cc_position(v, t[i], frame + i, alpha + i);
-        SKS_KERNELS(compress)->sample(v, frame, alpha, (size_t)n, o);
+        sks_parallel_for((size_t)n, SKS_NS_SAMPLE_JOINT * (double)self->view.joints, sample_chunk,
+                         &j);
         Py_END_ALLOW_THREADS
     }
     PyMem_RawFree(frame);
@@ -271,10 +302,12 @@ static PyObject *cc_decompress(PyObject *obj, PyObject *const *args, Py_ssize_t 
     out = sks_prepare_out(out_arg(a[0]), "out", 3, shape);
     if (out == NULL) return NULL;
     {
-        float *o = (float *)PyArray_DATA(out);
-        const sks_cc_view *v = &self->view;
+        sample_job j;
+        j.v = &self->view;
+        j.o = (float *)PyArray_DATA(out);
         Py_BEGIN_ALLOW_THREADS
-        SKS_KERNELS(compress)->decompress(v, 0, v->frames, o);
+        sks_parallel_for((size_t)self->view.frames, SKS_NS_SAMPLE_JOINT * (double)self->view.joints,
+                         decompress_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     return (PyObject *)out;

@@ -15,6 +15,8 @@
 
 #include "../kernels/convert.h"
 
+#include <string.h>
+
 enum convert_kind {
     EULER_TO_QUAT, QUAT_TO_EULER, ROTVEC_TO_QUAT, QUAT_TO_ROTVEC,
     MATRIX_TO_SIXD, SIXD_TO_MATRIX, QUAT_TO_SIXD, SIXD_TO_QUAT
@@ -76,6 +78,38 @@ static int parse_seq(PyObject *obj)
 
 static const char *const layout_choices[] = {"columns", "rows", NULL};
 
+/* A conversion divided over the pool: items [begin, end) per chunk; quat_to_euler's count of
+ * gimbal-locked rotations kept per slot and summed after the join. */
+typedef struct convert_job {
+    enum convert_kind kind;
+    const sks_convert_kernels *k;
+    int seq, flags;
+    float *o;
+    const float *x;
+    size_t in_floats, out_floats;
+    size_t locked[SKS_POOL_MAX_THREADS];
+} convert_job;
+
+static void convert_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    convert_job *j = (convert_job *)ctx;
+    const sks_convert_kernels *k = j->k;
+    float *o = j->o + begin * j->out_floats;
+    const float *x = j->x + begin * j->in_floats;
+    const size_t n = end - begin;
+    const int seq = j->seq, flags = j->flags;
+    switch (j->kind) {
+    case EULER_TO_QUAT: k->euler_to_quat(o, x, n, seq, flags); break;
+    case QUAT_TO_EULER: j->locked[slot] += k->quat_to_euler(o, x, n, seq, flags); break;
+    case ROTVEC_TO_QUAT: k->rotvec_to_quat(o, x, n, flags); break;
+    case QUAT_TO_ROTVEC: k->quat_to_rotvec(o, x, n, flags); break;
+    case MATRIX_TO_SIXD: k->matrix_to_sixd(o, x, n, flags); break;
+    case SIXD_TO_MATRIX: k->sixd_to_matrix(o, x, n, flags); break;
+    case QUAT_TO_SIXD: k->quat_to_sixd(o, x, n, flags); break;
+    case SIXD_TO_QUAT: k->sixd_to_quat(o, x, n, flags); break;
+    }
+}
+
 /* The whole call: `seq` is the parsed code (Euler kinds), `flags` the SKS_CONVERT_* flags. */
 static PyObject *convert_call(enum convert_kind kind, PyObject *in_obj, PyObject *out_obj, int seq,
                               int flags)
@@ -88,20 +122,21 @@ static PyObject *convert_call(enum convert_kind kind, PyObject *in_obj, PyObject
     size_t locked = 0;
     if (items < 0) return NULL;
     {
-        float *o = (float *)PyArray_DATA(out);
-        const float *x = (const float *)PyArray_DATA(in);
+        convert_job j;
+        size_t slot;
+        j.kind = kind;
+        j.k = k;
+        j.seq = seq;
+        j.flags = flags;
+        j.o = (float *)PyArray_DATA(out);
+        j.x = (const float *)PyArray_DATA(in);
+        j.in_floats = sks_block_floats(sp->in[0].ndim, sp->in[0].block);
+        j.out_floats = sks_block_floats(sp->out_ndim, sp->out_block);
+        memset(j.locked, 0, sizeof j.locked);
         Py_BEGIN_ALLOW_THREADS
-        switch (kind) {
-        case EULER_TO_QUAT: k->euler_to_quat(o, x, n, seq, flags); break;
-        case QUAT_TO_EULER: locked = k->quat_to_euler(o, x, n, seq, flags); break;
-        case ROTVEC_TO_QUAT: k->rotvec_to_quat(o, x, n, flags); break;
-        case QUAT_TO_ROTVEC: k->quat_to_rotvec(o, x, n, flags); break;
-        case MATRIX_TO_SIXD: k->matrix_to_sixd(o, x, n, flags); break;
-        case SIXD_TO_MATRIX: k->sixd_to_matrix(o, x, n, flags); break;
-        case QUAT_TO_SIXD: k->quat_to_sixd(o, x, n, flags); break;
-        case SIXD_TO_QUAT: k->sixd_to_quat(o, x, n, flags); break;
-        }
+        sks_parallel_for(n, SKS_NS_ROTATION, convert_chunk, &j);
         Py_END_ALLOW_THREADS
+        for (slot = 0; slot < SKS_POOL_MAX_THREADS; slot++) locked += j.locked[slot];
     }
     Py_DECREF(in);
     if (kind == QUAT_TO_EULER) {

@@ -67,6 +67,41 @@ static PyArrayObject *new_like(PyArrayObject *pose, npy_intp last)
     return (PyArrayObject *)PyArray_SimpleNew(nd, shape, NPY_FLOAT32);
 }
 
+/* inertialize_update and inertialize_transition divided over the pool by joints: the QTS
+ * inputs advance 8 floats per joint, the offsets and velocities 6. */
+typedef struct inertialize_job {
+    const sks_inertialize_kernels *k;
+    const sks_inertialize_decay *c;
+    float *out, *offset_out, *velocity_out;
+    const float *in[6];
+} inertialize_job;
+
+static const float *at(const float *p, size_t begin, size_t floats)
+{
+    return p ? p + begin * floats : NULL;
+}
+
+static void update_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const inertialize_job *j = (const inertialize_job *)ctx;
+    (void)slot;
+    j->k->update(j->out + begin * 8, j->offset_out + begin * 6, j->velocity_out + begin * 6,
+                 j->in[0] + begin * 8, j->in[1] + begin * 6, j->in[2] + begin * 6, end - begin,
+                 j->c);
+}
+
+/* transition's inputs: source (QTS), its velocity, target (QTS), its velocity, offset and
+ * offset velocity (NULL when not given). */
+static void transition_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const inertialize_job *j = (const inertialize_job *)ctx;
+    (void)slot;
+    j->k->transition(j->offset_out + begin * 6, j->velocity_out + begin * 6,
+                     at(j->in[0], begin, 8), at(j->in[1], begin, 6), at(j->in[2], begin, 8),
+                     at(j->in[3], begin, 6), at(j->in[4], begin, 6), at(j->in[5], begin, 6),
+                     end - begin);
+}
+
 static PyObject *py_inertialize_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *pose = NULL, *off = NULL, *vel = NULL, *out = NULL, *oo = NULL, *vo = NULL;
@@ -95,12 +130,17 @@ static PyObject *py_inertialize_update(PyObject *self, PyObject *const *args, Py
         c.dt = c.e == 0.0f ? 0.0f : (float)dt;
         c.ydt = c.e == 0.0f ? 0.0f : (float)(y * dt);
         if (n > 0) {
-            float *o = (float *)PyArray_DATA(out), *op = (float *)PyArray_DATA(oo);
-            float *vp = (float *)PyArray_DATA(vo);
-            const float *p = (const float *)PyArray_DATA(pose), *x = (const float *)PyArray_DATA(off);
-            const float *v = (const float *)PyArray_DATA(vel);
+            inertialize_job j;
+            j.k = k;
+            j.c = &c;
+            j.out = (float *)PyArray_DATA(out);
+            j.offset_out = (float *)PyArray_DATA(oo);
+            j.velocity_out = (float *)PyArray_DATA(vo);
+            j.in[0] = (const float *)PyArray_DATA(pose);
+            j.in[1] = (const float *)PyArray_DATA(off);
+            j.in[2] = (const float *)PyArray_DATA(vel);
             Py_BEGIN_ALLOW_THREADS
-            k->update(o, op, vp, p, x, v, n, &c);
+            sks_parallel_for(n, SKS_NS_ROTATION, update_chunk, &j);
             Py_END_ALLOW_THREADS
         }
     }
@@ -138,12 +178,14 @@ static PyObject *py_inertialize_transition(PyObject *self, PyObject *const *args
     {
         const sks_inertialize_kernels *k = SKS_KERNELS(inertialize);
         const size_t n = (size_t)(PyArray_SIZE(a[0]) / 8);
-        const float *p[6];
-        float *op = (float *)PyArray_DATA(oo), *vp = (float *)PyArray_DATA(vo);
-        for (i = 0; i < 6; i++) p[i] = a[i] ? (const float *)PyArray_DATA(a[i]) : NULL;
+        inertialize_job j;
+        j.k = k;
+        j.offset_out = (float *)PyArray_DATA(oo);
+        j.velocity_out = (float *)PyArray_DATA(vo);
+        for (i = 0; i < 6; i++) j.in[i] = a[i] ? (const float *)PyArray_DATA(a[i]) : NULL;
         if (n > 0) {
             Py_BEGIN_ALLOW_THREADS
-            k->transition(op, vp, p[0], p[1], p[2], p[3], p[4], p[5], n);
+            sks_parallel_for(n, 2 * SKS_NS_ROTATION, transition_chunk, &j);
             Py_END_ALLOW_THREADS
         }
     }

@@ -14,39 +14,66 @@
 
 static const npy_intp joint_shape[2] = {3, 4};
 
+/* One chunk of skeletons [begin, end) of a walk (the pool's unit is a whole character). */
+typedef struct walk_job {
+    const sks_joints_kernels *k;
+    const sks_walk_args *w;
+    float *out;
+    const float *in;
+    double *scratch;            /* float64 walk: SKS_L2G_F64_SCRATCH_DOUBLES(stop) per slot */
+    int is_inverse, rigid;
+} walk_job;
+
+static void walk_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const walk_job *j = (const walk_job *)ctx;
+    const sks_walk_args *w = j->w;
+    const size_t skel = (size_t)w->joints * SKS_JOINT_FLOATS;
+    float *o = j->out + begin * skel;
+    const float *x = j->in + begin * skel;
+    if (j->is_inverse) {
+        j->k->global_to_local(o, x, w->parents.data, end - begin, (size_t)w->joints,
+                              (size_t)w->start, (size_t)w->stop, j->rigid);
+    } else if (j->scratch != NULL) {
+        j->k->local_to_global_f64(o, x, w->parents.data, end - begin, (size_t)w->joints,
+                                  (size_t)w->start, (size_t)w->stop,
+                                  j->scratch + slot * SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w->stop));
+    } else {
+        j->k->local_to_global(o, x, w->parents.data, end - begin, (size_t)w->joints,
+                              (size_t)w->start, (size_t)w->stop);
+    }
+}
+
 /* Shared by local_to_global and global_to_local: validates (pose batch, parents, range, out),
- * then runs `walk` with the GIL released. Joints outside [start, stop) of a freshly allocated
- * out are copies of the input; a caller's out keeps its values there. */
+ * then runs the walk with the GIL released, divided over the pool by skeletons when the batch
+ * is large. Joints outside [start, stop) of a freshly allocated out are copies of the input; a
+ * caller's out keeps its values there. */
 static PyObject *hierarchy_call(PyObject *const *args, const char *in_name, int is_inverse,
                                 int rigid, int precision64)
 {
-    const sks_joints_kernels *k = SKS_KERNELS(joints);
     sks_walk_args w;
-    double *scratch = NULL;
+    walk_job job;
+    sks_pool_plan plan;
     if (sks_parse_walk(&w, args, in_name, joint_shape, 2, "(..., J, 3, 4)") < 0) return NULL;
+    job.k = SKS_KERNELS(joints);
+    job.w = &w;
+    job.scratch = NULL;
+    job.is_inverse = is_inverse;
+    job.rigid = rigid;
+    plan = sks_parallel_plan((size_t)w.batch,
+                             SKS_NS_WALK_JOINT * (double)(w.stop - w.start) * (is_inverse ? 1.5 : 1));
     if (precision64 && w.batch > 0 && w.stop > w.start) {
-        scratch = sks_walk_scratch(&w, SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w.stop));
-        if (scratch == NULL) return NULL;
+        job.scratch = sks_walk_scratch(&w, plan.slots * SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w.stop));
+        if (job.scratch == NULL) return NULL;
     }
 
     Py_BEGIN_ALLOW_THREADS
-    float *o = (float *)PyArray_DATA(w.out);
-    const float *x = (const float *)PyArray_DATA(w.in);
+    job.out = (float *)PyArray_DATA(w.out);
+    job.in = (const float *)PyArray_DATA(w.in);
     sks_walk_prefill(&w);
-    if (w.batch > 0 && w.stop > w.start) {
-        if (is_inverse) {
-            k->global_to_local(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
-                               (size_t)w.start, (size_t)w.stop, rigid);
-        } else if (scratch != NULL) {
-            k->local_to_global_f64(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
-                                   (size_t)w.start, (size_t)w.stop, scratch);
-        } else {
-            k->local_to_global(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
-                               (size_t)w.start, (size_t)w.stop);
-        }
-    }
+    if (w.batch > 0 && w.stop > w.start) sks_pool_run(&plan, walk_chunk, &job);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(scratch);
+    PyMem_RawFree(job.scratch);
 
     return sks_walk_finish(&w);
 }
@@ -157,6 +184,21 @@ static PyObject *py_multiply_joints(PyObject *self, PyObject *const *args, Py_ss
     return sks_binary_call(&multiply_sig, args, nargs, SKS_KERNELS(joints)->multiply_joints);
 }
 
+typedef struct invert_job {
+    const sks_joints_kernels *k;
+    float *out;
+    const float *in;
+    int rigid;
+} invert_job;
+
+static void invert_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const invert_job *j = (const invert_job *)ctx;
+    (void)slot;
+    j->k->invert_joints(j->out + begin * SKS_JOINT_FLOATS, j->in + begin * SKS_JOINT_FLOATS,
+                        end - begin, j->rigid);
+}
+
 static PyObject *py_invert_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *m = NULL, *out = NULL;
@@ -172,12 +214,14 @@ static PyObject *py_invert_joints(PyObject *self, PyObject *const *args, Py_ssiz
     if (out == NULL) goto fail;
     if (sks_check_overlap(out, "out", m, "m", 1) < 0) goto fail;
     {
-        const sks_joints_kernels *k = SKS_KERNELS(joints);
-        const size_t n = (size_t)(PyArray_SIZE(m) / SKS_JOINT_FLOATS);
-        float *o = (float *)PyArray_DATA(out);
-        const float *x = (const float *)PyArray_DATA(m);
+        invert_job job;
+        job.k = SKS_KERNELS(joints);
+        job.out = (float *)PyArray_DATA(out);
+        job.in = (const float *)PyArray_DATA(m);
+        job.rigid = rigid;
         Py_BEGIN_ALLOW_THREADS
-        k->invert_joints(o, x, n, rigid);
+        sks_parallel_for((size_t)(PyArray_SIZE(m) / SKS_JOINT_FLOATS),
+                         SKS_NS_OUT_FLOAT * 2 * SKS_JOINT_FLOATS, invert_chunk, &job);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(m);

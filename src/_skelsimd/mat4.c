@@ -27,34 +27,58 @@ static PyObject *py_matmul4(PyObject *self, PyObject *const *args, Py_ssize_t na
 /* The precision of the global matrices carried down the hierarchy (the output is float32). */
 static const char *const precisions[] = {"float32", "float64", NULL};
 
+/* The walk divided over the pool by characters: skeletons [begin, end) per chunk. */
+typedef struct mat4_walk_job {
+    const sks_mat4_kernels *k;
+    const sks_walk_args *w;
+    float *o;
+    const float *x;
+    double *scratch;    /* float64: SKS_MAT4_F64_SCRATCH_DOUBLES(stop) per slot */
+} mat4_walk_job;
+
+static void mat4_walk_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const mat4_walk_job *j = (const mat4_walk_job *)ctx;
+    const sks_walk_args *w = j->w;
+    const size_t skel = (size_t)w->joints * 16;
+    if (j->scratch != NULL) {
+        j->k->mat4_local_to_global_f64(j->o + begin * skel, j->x + begin * skel, w->parents.data,
+                                       end - begin, (size_t)w->joints, (size_t)w->start,
+                                       (size_t)w->stop,
+                                       j->scratch + slot * SKS_MAT4_F64_SCRATCH_DOUBLES((size_t)w->stop));
+    } else {
+        j->k->mat4_local_to_global(j->o + begin * skel, j->x + begin * skel, w->parents.data,
+                                   end - begin, (size_t)w->joints, (size_t)w->start,
+                                   (size_t)w->stop);
+    }
+}
+
 static PyObject *py_mat4_local_to_global(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    const sks_mat4_kernels *k = SKS_KERNELS(mat4);
     sks_walk_args w;
-    double *scratch = NULL;
+    mat4_walk_job j;
+    sks_pool_plan plan;
     int precision;
     (void)self;
     if (!sks_check_nargs("mat4_local_to_global", nargs, 6)) return NULL;
     precision = sks_parse_choice(args[5], "precision", precisions, 0);
     if (precision < 0) return NULL;
     if (sks_parse_walk(&w, args, "local", mat4_shape, 2, "(..., J, 4, 4)") < 0) return NULL;
+    j.k = SKS_KERNELS(mat4);
+    j.w = &w;
+    j.scratch = NULL;
+    plan = sks_parallel_plan((size_t)w.batch, SKS_NS_WALK_JOINT * 1.5 * (double)(w.stop - w.start));
     if (precision == 1 && w.batch > 0 && w.stop > w.start) {
-        scratch = sks_walk_scratch(&w, SKS_MAT4_F64_SCRATCH_DOUBLES((size_t)w.stop));
-        if (scratch == NULL) return NULL;
+        j.scratch = sks_walk_scratch(&w, plan.slots * SKS_MAT4_F64_SCRATCH_DOUBLES((size_t)w.stop));
+        if (j.scratch == NULL) return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    float *o = (float *)PyArray_DATA(w.out);
-    const float *x = (const float *)PyArray_DATA(w.in);
+    j.o = (float *)PyArray_DATA(w.out);
+    j.x = (const float *)PyArray_DATA(w.in);
     sks_walk_prefill(&w);
-    if (scratch != NULL) {
-        k->mat4_local_to_global_f64(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
-                                    (size_t)w.start, (size_t)w.stop, scratch);
-    } else if (w.batch > 0 && w.stop > w.start) {
-        k->mat4_local_to_global(o, x, w.parents.data, (size_t)w.batch, (size_t)w.joints,
-                                (size_t)w.start, (size_t)w.stop);
-    }
+    if (w.batch > 0 && w.stop > w.start) sks_pool_run(&plan, mat4_walk_chunk, &j);
     Py_END_ALLOW_THREADS
-    PyMem_RawFree(scratch);
+    PyMem_RawFree(j.scratch);
     return sks_walk_finish(&w);
 }
 

@@ -41,6 +41,27 @@ static int check_dims(PyArrayObject *a, const char *name, npy_intp d0, npy_intp 
     return 0;
 }
 
+/* A search divided over the pool by queries: each chunk answers its queries (their rows of
+ * offsets index the one ranges array). */
+typedef struct search_job {
+    const sks_mm_kernels *k;
+    const sks_mm_db *db;
+    const float *queries;
+    const int64_t *ranges, *offsets;
+    int prune;
+    int64_t *index;
+    double *cost;
+} search_job;
+
+static void search_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const search_job *j = (const search_job *)ctx;
+    (void)slot;
+    j->k->search(j->db, j->queries + begin * j->db->dim, end - begin, j->ranges,
+                 j->offsets ? j->offsets + begin : NULL, j->prune, j->index + begin,
+                 j->cost + begin);
+}
+
 static PyObject *py_mm_search(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char *const names[5] = {"rows", "small_lo", "small_hi", "large_lo", "large_hi"};
@@ -144,8 +165,17 @@ static PyObject *py_mm_search(PyObject *self, PyObject *const *args, Py_ssize_t 
         db.n = (size_t)n;
         db.dim = (size_t)dim;
         db.nlarge = (size_t)nlarge;
+        search_job j;
+        j.k = k;
+        j.db = &db;
+        j.queries = qd;
+        j.ranges = rd;
+        j.offsets = od;
+        j.prune = prune;
+        j.index = id;
+        j.cost = cd;
         Py_BEGIN_ALLOW_THREADS
-        k->search(&db, qd, (size_t)nq, rd, od, prune, id, cd);
+        sks_parallel_for((size_t)nq, SKS_NS_SEARCH_ROW * (double)n * (double)dim, search_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     result = PyTuple_Pack(2, (PyObject *)index, (PyObject *)cost);

@@ -159,6 +159,72 @@ static PyObject *py_dispatch_table(PyObject *self, PyObject *noargs)
     return table;
 }
 
+/* _set_num_threads(n): the thread count of divided calls (n >= 1, checked by the caller,
+ * skelsimd/parallel.py, which also reads SKELSIMD_NUM_THREADS). */
+static PyObject *py_set_num_threads(PyObject *self, PyObject *arg)
+{
+    const long n = PyLong_AsLong(arg);
+    (void)self;
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 1 || n > SKS_POOL_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "n: expected an integer from 1 to %d, got %ld",
+                     SKS_POOL_MAX_THREADS, n);
+        return NULL;
+    }
+    sks_pool_set_threads((int)n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_get_num_threads(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromLong(sks_pool_get_threads());
+}
+
+static PyObject *py_available_cpus(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromLong(sks_pool_available_cpus());
+}
+
+static PyObject *py_pool_workers(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromLong(sks_pool_workers());
+}
+
+/* _set_thread_limit(n): this thread's own limit on the threads of its calls (0: none). */
+static PyObject *py_set_thread_limit(PyObject *self, PyObject *arg)
+{
+    const long n = PyLong_AsLong(arg);
+    (void)self;
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 0 || n > SKS_POOL_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "n: expected an integer from 0 to %d, got %ld",
+                     SKS_POOL_MAX_THREADS, n);
+        return NULL;
+    }
+    sks_pool_set_thread_limit((int)n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_get_thread_limit(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromLong(sks_pool_get_thread_limit());
+}
+
+static PyObject *py_pool_divided_calls(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromUnsignedLong(sks_pool_divided_calls());
+}
+
 static PyMethodDef core_methods[] = {
     {"isa", py_isa, METH_NOARGS, "isa() -> str: the name of the active SIMD variant."},
     {"compiled_isas", py_compiled_isas, METH_NOARGS,
@@ -171,6 +237,20 @@ static PyMethodDef core_methods[] = {
      "_isa_automatic() -> bool: whether the active variant was chosen automatically."},
     {"dispatch_table", py_dispatch_table, METH_NOARGS,
      "dispatch_table() -> dict[str, str]: the variant each kernel family runs now."},
+    {"_set_num_threads", py_set_num_threads, METH_O,
+     "_set_num_threads(n): the thread count of large calls; see skelsimd.set_num_threads."},
+    {"_get_num_threads", py_get_num_threads, METH_NOARGS,
+     "_get_num_threads() -> int: the thread count of large calls."},
+    {"_available_cpus", py_available_cpus, METH_NOARGS,
+     "_available_cpus() -> int: the CPUs this process may run on (its affinity mask)."},
+    {"_pool_workers", py_pool_workers, METH_NOARGS,
+     "_pool_workers() -> int: the pool's worker threads started so far (0 in a fresh child)."},
+    {"_set_thread_limit", py_set_thread_limit, METH_O,
+     "_set_thread_limit(n): this thread's own limit on the threads of its calls (0: none)."},
+    {"_get_thread_limit", py_get_thread_limit, METH_NOARGS,
+     "_get_thread_limit() -> int: this thread's own limit (0: none)."},
+    {"_pool_divided_calls", py_pool_divided_calls, METH_NOARGS,
+     "_pool_divided_calls() -> int: calls divided into several chunks so far."},
     {NULL, NULL, 0, NULL}};
 
 static int core_exec(PyObject *m)

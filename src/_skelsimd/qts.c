@@ -14,6 +14,34 @@
 /* The precision of the global poses carried down the hierarchy (the output is float32). */
 static const char *const precisions[] = {"float32", "float64", NULL};
 
+/* A walk divided over the pool by characters: skeletons [begin, end) per chunk, each slot with
+ * its own scratch (slot_size floats, or doubles for the float64 walk). */
+typedef struct qts_job {
+    const sks_qts_kernels *k;
+    int matrix;
+    const int32_t *parents;
+    size_t joints, start, stop, batch, slot_size;
+    float *o, *scratch;
+    const float *x;
+    double *scratch64;
+} qts_job;
+
+static void qts_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const qts_job *j = (const qts_job *)ctx;
+    float *o = j->o + begin * j->joints * (j->matrix ? 12 : 8);
+    const float *x = j->x + begin * j->joints * 8;
+    if (j->scratch != NULL) {
+        (j->matrix ? j->k->local_to_global_matrix : j->k->local_to_global)(
+            o, x, j->parents, end - begin, j->joints, j->start, j->stop,
+            j->scratch + slot * j->slot_size);
+    } else {
+        (j->matrix ? j->k->local_to_global_matrix_f64 : j->k->local_to_global_f64)(
+            o, x, j->parents, end - begin, j->joints, j->start, j->stop,
+            j->scratch64 + slot * j->slot_size);
+    }
+}
+
 /* Validates (local (..., J, 8), parents, range, out, precision), then runs the walk with the GIL
  * released. matrix: out is (..., J, 3, 4) (never in place); otherwise (..., J, 8) and out may be
  * local. With out=None and a partial range, the joints outside it start as copies of local (as
@@ -50,42 +78,48 @@ static PyObject *walk_call(PyObject *const *args, int matrix)
     out = sks_prepare_out(out_obj, "out", matrix ? ndim + 1 : ndim, shape);
     if (out == NULL) goto fail;
     if (sks_check_overlap(out, "out", in, "local", !matrix) < 0) goto fail;
-    if (PyArray_SIZE(out) > 0 && stop > start && precision64) {
-        scratch64 = (double *)PyMem_RawMalloc(sks_qts_f64_scratch_doubles((size_t)stop)
-                                              * sizeof(double));
-        if (scratch64 == NULL) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-    } else if (PyArray_SIZE(out) > 0 && stop > start) {
-        scratch = (float *)PyMem_Malloc(sks_qts_scratch_floats((size_t)njoints) * sizeof(float));
-        if (scratch == NULL) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-    }
     {
-        const sks_qts_kernels *k = SKS_KERNELS(qts);
-        const size_t batch = njoints ? (size_t)(PyArray_SIZE(in) / (njoints * 8)) : 0;
+        qts_job j;
+        sks_pool_plan plan;
         const int fresh = out_obj == NULL || out_obj == Py_None;
-        float *o = (float *)PyArray_DATA(out);
-        const float *x = (const float *)PyArray_DATA(in);
+        j.k = SKS_KERNELS(qts);
+        j.matrix = matrix;
+        j.parents = parents.data;
+        j.joints = (size_t)njoints;
+        j.start = (size_t)start;
+        j.stop = (size_t)stop;
+        j.batch = njoints ? (size_t)(PyArray_SIZE(in) / (njoints * 8)) : 0;
+        j.o = (float *)PyArray_DATA(out);
+        j.x = (const float *)PyArray_DATA(in);
+        j.scratch = NULL;
+        j.scratch64 = NULL;
+        plan = sks_parallel_plan(j.batch, SKS_NS_WALK_JOINT * (double)(stop - start));
+        if (PyArray_SIZE(out) > 0 && stop > start && precision64) {
+            j.slot_size = sks_qts_f64_scratch_doubles((size_t)stop);
+            scratch64 = (double *)PyMem_RawMalloc(plan.slots * j.slot_size * sizeof(double));
+            if (scratch64 == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            j.scratch64 = scratch64;
+        } else if (PyArray_SIZE(out) > 0 && stop > start) {
+            j.slot_size = sks_qts_scratch_floats((size_t)njoints);
+            scratch = (float *)PyMem_Malloc(plan.slots * j.slot_size * sizeof(float));
+            if (scratch == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            j.scratch = scratch;
+        }
         Py_BEGIN_ALLOW_THREADS
         if (fresh && (start > 0 || stop < njoints)) {
             if (matrix) {
-                SKS_KERNELS(quat)->qts_to_matrix(o, x, batch * (size_t)njoints);
+                SKS_KERNELS(quat)->qts_to_matrix(j.o, j.x, j.batch * (size_t)njoints);
             } else {
-                memcpy(o, x, (size_t)PyArray_NBYTES(in));
+                memcpy(j.o, j.x, (size_t)PyArray_NBYTES(in));
             }
         }
-        if (scratch != NULL) {
-            (matrix ? k->local_to_global_matrix : k->local_to_global)(
-                o, x, parents.data, batch, (size_t)njoints, (size_t)start, (size_t)stop, scratch);
-        } else if (scratch64 != NULL) {
-            (matrix ? k->local_to_global_matrix_f64 : k->local_to_global_f64)(
-                o, x, parents.data, batch, (size_t)njoints, (size_t)start, (size_t)stop,
-                scratch64);
-        }
+        if (scratch != NULL || scratch64 != NULL) sks_pool_run(&plan, qts_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     PyMem_Free(scratch);

@@ -24,6 +24,34 @@ static const sks_signature unary_specs[] = {
     {"matrix_to_qts", 1, {{"m", "(..., 3, 4)", 2, {3, 4}, 0}}, 1, {8}},
 };
 
+/* An elementwise call divided over the pool: items [begin, end) per chunk. */
+typedef struct unary_job {
+    enum unary_kind kind;
+    const sks_quat_kernels *k;
+    int scalar_first;
+    float *o;
+    const float *x;
+    size_t in_floats, out_floats;
+} unary_job;
+
+static void unary_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const unary_job *j = (const unary_job *)ctx;
+    const sks_quat_kernels *k = j->k;
+    float *o = j->o + begin * j->out_floats;
+    const float *x = j->x + begin * j->in_floats;
+    const size_t n = end - begin;
+    (void)slot;
+    switch (j->kind) {
+    case CONJUGATE: k->conjugate(o, x, n); break;
+    case NORMALIZE: k->normalize(o, x, n); break;
+    case TO_MATRIX: k->to_matrix(o, x, n, j->scalar_first); break;
+    case FROM_MATRIX: k->from_matrix(o, x, n, j->scalar_first); break;
+    case QTS_TO_MATRIX: k->qts_to_matrix(o, x, n); break;
+    case MATRIX_TO_QTS: k->matrix_to_qts(o, x, n); break;
+    }
+}
+
 static PyObject *unary_call(enum unary_kind kind, PyObject *in_obj, PyObject *out_obj,
                             int scalar_first)
 {
@@ -34,17 +62,17 @@ static PyObject *unary_call(enum unary_kind kind, PyObject *in_obj, PyObject *ou
     const size_t n = (size_t)items;
     if (items < 0) return NULL;
     {
-        float *o = (float *)PyArray_DATA(out);
-        const float *x = (const float *)PyArray_DATA(in);
+        unary_job j;
+        j.kind = kind;
+        j.k = k;
+        j.scalar_first = scalar_first;
+        j.o = (float *)PyArray_DATA(out);
+        j.x = (const float *)PyArray_DATA(in);
+        j.in_floats = sks_block_floats(sp->in[0].ndim, sp->in[0].block);
+        j.out_floats = sks_block_floats(sp->out_ndim, sp->out_block);
         Py_BEGIN_ALLOW_THREADS
-        switch (kind) {
-        case CONJUGATE: k->conjugate(o, x, n); break;
-        case NORMALIZE: k->normalize(o, x, n); break;
-        case TO_MATRIX: k->to_matrix(o, x, n, scalar_first); break;
-        case FROM_MATRIX: k->from_matrix(o, x, n, scalar_first); break;
-        case QTS_TO_MATRIX: k->qts_to_matrix(o, x, n); break;
-        case MATRIX_TO_QTS: k->matrix_to_qts(o, x, n); break;
-        }
+        sks_parallel_for(n, SKS_NS_OUT_FLOAT * (double)(j.out_floats + j.in_floats),
+                         unary_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(in);

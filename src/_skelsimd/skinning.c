@@ -43,6 +43,40 @@ static int check_pose_shape(PyArrayObject *arr, const char *name, npy_intp joint
 /* The precision of the global poses and of the product with inverse_bind (out is float32). */
 static const char *const precisions[] = {"float32", "float64", NULL};
 
+/* skinning_palette divided over the pool by characters (items of the broadcast). */
+typedef struct palette_job {
+    const sks_skinning_kernels *k;
+    const sks_broadcast *bc;
+    const int32_t *parents;
+    size_t joints, slot_floats;
+    int precision64;
+    float *o, *scratch;
+    const float *l, *ib;
+} palette_job;
+
+static void palette_piece(void *ctx, npy_intp it, const npy_intp *off, const npy_intp *step,
+                          npy_intp i0, npy_intp i1, size_t slot)
+{
+    const palette_job *j = (const palette_job *)ctx;
+    const size_t stride = j->joints * 12, inner = (size_t)sks_broadcast_inner(j->bc);
+    float *oi = j->o + ((size_t)it * inner + (size_t)i0) * stride;
+    const float *li = j->l + (size_t)(off[0] + i0 * step[0]) * stride;
+    const float *ibi = j->ib + (size_t)(off[1] + i0 * step[1]) * stride;
+    float *scratch = j->scratch + slot * j->slot_floats;
+    if (j->precision64) {
+        j->k->skinning_palette_f64(oi, li, (size_t)step[0], ibi, (size_t)step[1], j->parents,
+                                   (size_t)(i1 - i0), j->joints, (double *)(void *)scratch);
+    } else {
+        j->k->skinning_palette(oi, li, (size_t)step[0], ibi, (size_t)step[1], j->parents,
+                               (size_t)(i1 - i0), j->joints, scratch);
+    }
+}
+
+static void palette_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    sks_broadcast_pieces(((const palette_job *)ctx)->bc, begin, end, palette_piece, ctx, slot);
+}
+
 static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char *const names[2] = {"local", "inverse_bind"};
@@ -70,34 +104,26 @@ static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_s
         if (sks_binary_prepare(&w, names, trailing, args[3], out_block, 3, in_place) < 0) goto done;
     }
     if (PyArray_SIZE(w.out) > 0) {
-        const sks_skinning_kernels *k = SKS_KERNELS(skinning);
-        const npy_intp inner = sks_broadcast_inner(&w.bc), outer = sks_broadcast_outer(&w.bc);
-        const size_t stride = (size_t)joints * 12;
-        float *o = (float *)PyArray_DATA(w.out);
-        const float *l = (const float *)PyArray_DATA(w.ops[0]);
-        const float *ib = (const float *)PyArray_DATA(w.ops[1]);
-        npy_intp it;
+        palette_job j;
+        const npy_intp items = sks_broadcast_inner(&w.bc) * sks_broadcast_outer(&w.bc);
+        const sks_pool_plan plan = sks_parallel_plan(
+            (size_t)items, SKS_NS_WALK_JOINT * 2 * (double)joints);
+        j.k = SKS_KERNELS(skinning);
+        j.bc = &w.bc;
+        j.parents = parents.data;
+        j.joints = (size_t)joints;
+        j.precision64 = precision == 1;
+        j.o = (float *)PyArray_DATA(w.out);
+        j.l = (const float *)PyArray_DATA(w.ops[0]);
+        j.ib = (const float *)PyArray_DATA(w.ops[1]);
         /* float64: the same block holds the doubles (two floats each, 64-byte aligned) */
-        const size_t scratch_floats = precision == 1
+        j.slot_floats = precision == 1
             ? 2 * SKS_PALETTE_F64_SCRATCH_DOUBLES(joints) : SKS_PALETTE_SCRATCH_FLOATS(joints);
-        if (scratch_alloc(&scratch, scratch_floats) < 0) goto done;
+        j.slot_floats = (j.slot_floats + 15) & ~(size_t)15;
+        if (scratch_alloc(&scratch, plan.slots * j.slot_floats) < 0) goto done;
+        j.scratch = scratch.data;
         Py_BEGIN_ALLOW_THREADS
-        for (it = 0; it < outer; it++) {
-            npy_intp off[2], step[2];
-            float *oi = o + (size_t)(it * inner) * stride;
-            const float *li, *ibi;
-            sks_broadcast_offsets(&w.bc, it, off, step);
-            li = l + (size_t)off[0] * stride;
-            ibi = ib + (size_t)off[1] * stride;
-            if (precision == 1) {
-                k->skinning_palette_f64(oi, li, (size_t)step[0], ibi, (size_t)step[1],
-                                        parents.data, (size_t)inner, (size_t)joints,
-                                        (double *)(void *)scratch.data);
-            } else {
-                k->skinning_palette(oi, li, (size_t)step[0], ibi, (size_t)step[1], parents.data,
-                                    (size_t)inner, (size_t)joints, scratch.data);
-            }
-        }
+        sks_pool_run(&plan, palette_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     ok = 1;
@@ -204,6 +230,41 @@ static int check_output_overlaps(PyArrayObject *dst, const char *dst_name, PyArr
     return 0;
 }
 
+/* skin divided over the pool by vertices: the units are (mesh, vertex) in the result's order,
+ * and a chunk skins the part of each mesh it covers (the palette's columns built per piece, in
+ * its slot's scratch). */
+typedef struct skin_job {
+    const sks_skinning_kernels *k;
+    const sks_broadcast *bc;
+    size_t vertices, influences, joints, slot_floats;
+    float *op, *on, *scratch;
+    const float *p, *n, *w, *palette;
+    const int32_t *idx;
+} skin_job;
+
+static void skin_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const skin_job *j = (const skin_job *)ctx;
+    const size_t inner = (size_t)sks_broadcast_inner(j->bc), mesh = j->vertices * 3;
+    size_t u = begin;
+    while (u < end) {
+        const size_t item = u / j->vertices, v0 = u % j->vertices;
+        const size_t v1 = end - item * j->vertices < j->vertices ? end - item * j->vertices
+                                                                 : j->vertices;
+        const size_t it = item / inner, i = item % inner;
+        npy_intp off[SKS_MAX_OPERANDS], step[SKS_MAX_OPERANDS];
+        size_t dst, src;
+        sks_broadcast_offsets(j->bc, (npy_intp)it, off, step);
+        dst = item * mesh + v0 * 3;
+        src = ((size_t)off[0] + i * (size_t)step[0]) * mesh + v0 * 3;
+        j->k->skin(j->op + dst, j->on ? j->on + dst : NULL, j->p + src, j->n ? j->n + src : NULL,
+                   j->idx + v0 * j->influences, j->w + v0 * j->influences, v1 - v0,
+                   j->influences, j->palette + ((size_t)off[1] + i * (size_t)step[1]) * j->joints * 12,
+                   j->joints, j->scratch + slot * j->slot_floats);
+        u = item * j->vertices + v1;
+    }
+}
+
 static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char *const names[2] = {"positions", "palette"};
@@ -251,33 +312,28 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         }
     }
     if (PyArray_SIZE(s.w.out) > 0) {
-        const sks_skinning_kernels *k = SKS_KERNELS(skinning);
-        const npy_intp inner = sks_broadcast_inner(&s.w.bc), outer = sks_broadcast_outer(&s.w.bc);
-        const npy_intp vertices = PyArray_DIM(s.indices, 0), influences = PyArray_DIM(s.indices, 1);
-        const npy_intp joints = PyArray_DIM(s.w.ops[1], PyArray_NDIM(s.w.ops[1]) - 3);
-        const size_t mesh = (size_t)vertices * 3, pal = (size_t)joints * 12;
-        float *op = (float *)PyArray_DATA(s.w.out);
-        float *on = has_normals ? (float *)PyArray_DATA(s.normals_out) : NULL;
-        const float *p = (const float *)PyArray_DATA(s.w.ops[0]);
-        const float *n = has_normals ? (const float *)PyArray_DATA(s.normals) : NULL;
-        const int32_t *idx = (const int32_t *)PyArray_DATA(s.indices);
-        const float *w = (const float *)PyArray_DATA(s.weights);
-        const float *palette = (const float *)PyArray_DATA(s.w.ops[1]);
-        npy_intp it, i;
-        if (scratch_alloc(&scratch, SKS_SKIN_SCRATCH_FLOATS(joints)) < 0) goto done;
+        skin_job j;
+        sks_pool_plan plan;
+        const npy_intp meshes = sks_broadcast_inner(&s.w.bc) * sks_broadcast_outer(&s.w.bc);
+        j.k = SKS_KERNELS(skinning);
+        j.bc = &s.w.bc;
+        j.vertices = (size_t)PyArray_DIM(s.indices, 0);
+        j.influences = (size_t)PyArray_DIM(s.indices, 1);
+        j.joints = (size_t)PyArray_DIM(s.w.ops[1], PyArray_NDIM(s.w.ops[1]) - 3);
+        j.op = (float *)PyArray_DATA(s.w.out);
+        j.on = has_normals ? (float *)PyArray_DATA(s.normals_out) : NULL;
+        j.p = (const float *)PyArray_DATA(s.w.ops[0]);
+        j.n = has_normals ? (const float *)PyArray_DATA(s.normals) : NULL;
+        j.idx = (const int32_t *)PyArray_DATA(s.indices);
+        j.w = (const float *)PyArray_DATA(s.weights);
+        j.palette = (const float *)PyArray_DATA(s.w.ops[1]);
+        j.slot_floats = (SKS_SKIN_SCRATCH_FLOATS(j.joints) + 15) & ~(size_t)15;
+        plan = sks_parallel_plan((size_t)meshes * j.vertices,
+                                 SKS_NS_SKIN_INFLUENCE * (double)j.influences * (has_normals ? 2 : 1));
+        if (scratch_alloc(&scratch, plan.slots * j.slot_floats) < 0) goto done;
+        j.scratch = scratch.data;
         Py_BEGIN_ALLOW_THREADS
-        for (it = 0; it < outer; it++) {
-            npy_intp off[2], step[2];
-            sks_broadcast_offsets(&s.w.bc, it, off, step);
-            for (i = 0; i < inner; i++) {
-                const size_t dst = (size_t)(it * inner + i) * mesh;
-                const size_t src = (size_t)(off[0] + i * step[0]) * mesh;
-                k->skin(op + dst, on ? on + dst : NULL, p + src, n ? n + src : NULL, idx, w,
-                        (size_t)vertices, (size_t)influences,
-                        palette + (size_t)(off[1] + i * step[1]) * pal, (size_t)joints,
-                        scratch.data);
-            }
-        }
+        sks_pool_run(&plan, skin_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     if (has_normals) {
@@ -294,6 +350,22 @@ done:
     Py_XDECREF(s.normals_out);
     sks_binary_finish(&s.w, 0);
     return result;
+}
+
+/* normalize_weights divided over the pool by rows. */
+typedef struct weights_job {
+    const sks_skinning_kernels *k;
+    float *o;
+    const float *x;
+    size_t influences;
+} weights_job;
+
+static void weights_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const weights_job *j = (const weights_job *)ctx;
+    (void)slot;
+    j->k->normalize_weights(j->o + begin * j->influences, j->x + begin * j->influences,
+                            end - begin, j->influences);
 }
 
 static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -313,8 +385,14 @@ static PyObject *py_normalize_weights(PyObject *self, PyObject *const *args, Py_
         const npy_intp rows = influences ? PyArray_SIZE(w) / influences : 0;
         float *o = (float *)PyArray_DATA(out);
         const float *x = (const float *)PyArray_DATA(w);
+        weights_job j;
+        j.k = k;
+        j.o = o;
+        j.x = x;
+        j.influences = (size_t)influences;
         Py_BEGIN_ALLOW_THREADS
-        k->normalize_weights(o, x, (size_t)rows, (size_t)influences);
+        sks_parallel_for((size_t)rows, SKS_NS_OUT_FLOAT * 2 * (double)influences, weights_chunk,
+                         &j);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(w);

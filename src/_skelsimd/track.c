@@ -58,6 +58,24 @@ static PyArrayObject *key_values_arg(PyObject *obj, const char *name, npy_intp n
     return v;
 }
 
+/* Track.sample divided over the pool by times [begin, end) (each time's segment is found the
+ * same way whatever the chunk: the search hint only speeds the search up). */
+typedef struct track_job {
+    const sks_track_kernels *k;
+    float *o;
+    const float *key_times, *values, *tangents, *times;
+    size_t nkeys, ncomp;
+    int interp, loop, normalize;
+} track_job;
+
+static void track_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const track_job *j = (const track_job *)ctx;
+    (void)slot;
+    j->k->sample(j->o + begin * j->ncomp, j->key_times, j->values, j->tangents, j->nkeys, j->ncomp,
+                 j->times + begin, end - begin, j->interp, j->loop, j->normalize);
+}
+
 static PyObject *py_track_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyArrayObject *kt = NULL, *values = NULL, *tangents = NULL, *times = NULL, *out = NULL;
@@ -99,14 +117,21 @@ static PyObject *py_track_sample(PyObject *self, PyObject *const *args, Py_ssize
         (tangents && sks_check_overlap(out, "out", tangents, "tangents", 0) < 0))
         goto fail;
     if (PyArray_SIZE(out) > 0) {
-        const sks_track_kernels *k = SKS_KERNELS(track);
-        float *o = (float *)PyArray_DATA(out);
-        const float *ktd = (const float *)PyArray_DATA(kt), *vd = (const float *)PyArray_DATA(values);
-        const float *td = tangents ? (const float *)PyArray_DATA(tangents) : NULL;
-        const float *sd = (const float *)PyArray_DATA(times);
-        const size_t n = (size_t)PyArray_SIZE(times);
+        track_job j;
+        j.k = SKS_KERNELS(track);
+        j.o = (float *)PyArray_DATA(out);
+        j.key_times = (const float *)PyArray_DATA(kt);
+        j.values = (const float *)PyArray_DATA(values);
+        j.tangents = tangents ? (const float *)PyArray_DATA(tangents) : NULL;
+        j.times = (const float *)PyArray_DATA(times);
+        j.nkeys = (size_t)nkeys;
+        j.ncomp = (size_t)ncomp;
+        j.interp = interp;
+        j.loop = loop;
+        j.normalize = normalize;
         Py_BEGIN_ALLOW_THREADS
-        k->sample(o, ktd, vd, td, (size_t)nkeys, (size_t)ncomp, sd, n, interp, loop, normalize);
+        sks_parallel_for((size_t)PyArray_SIZE(times), SKS_NS_INTERP * (double)(ncomp + 3) / 4,
+                         track_chunk, &j);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(kt);

@@ -88,12 +88,13 @@ def main():
     # helpers of a family compiled once (baseline flags): src/kernels/<family>_*.c
     helpers = sorted(os.path.join(KERNELS, f) for f in os.listdir(KERNELS)
                      if f.endswith(".c") and any(f.startswith(name + "_") for name in families()))
-    for src in [os.path.join(KERNELS, "dispatch.c"), os.path.join(KERNELS, "cpu.c")] + helpers + checks:
+    once = [os.path.join(KERNELS, f) for f in ("dispatch.c", "cpu.c", "pool.c")]
+    for src in once + helpers + checks:
         obj = os.path.join(out, os.path.basename(src)[:-2] + ".o")
         run([cc, *COMMON_FLAGS, *a.extra, *includes, "-c", src, "-o", obj])
         objects.append(obj)
     exe = os.path.join(out, "check_kernels")
-    run([cc, *objects, "-o", exe, *link, "-lm"])
+    run([cc, *objects, "-o", exe, *link, "-lm", "-pthread"])
     try:
         run(runner + [exe, str(a.seed)])
     except subprocess.CalledProcessError as exc:

@@ -1,12 +1,14 @@
 /*
  * check_main.c -- the driver of the native bit-identity checks (see build.py): for every
  * family in families.h (plus the vocabulary itself) and every SIMD variant this CPU runs, the
- * family's checks compare the variant with the scalar variant. Exit status 0 when all agree.
+ * family's checks compare the variant with the scalar variant; the pool's check runs kernels of
+ * the variant through the thread pool at several thread counts (check_pool.c). Exit status 0 when all agree.
  */
 #include "check.h"
 #include "cpu.h"
 
 int check_vocab(enum sks_isa isa, uint64_t seed);
+int check_pool(enum sks_isa isa, uint64_t seed);
 #define SKS_FAMILY(name) int check_##name(enum sks_isa isa, uint64_t seed);
 #include "families.h"
 #undef SKS_FAMILY
@@ -21,6 +23,7 @@ static const family_check checks[] = {
 #define SKS_FAMILY(name) {#name, check_##name},
 #include "families.h"
 #undef SKS_FAMILY
+    {"pool", check_pool},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,393 @@
+"""The thread pool inside the extension: a large call divided over 2, 3 or 7 threads returns the
+same bytes as on 1 thread, for every threaded family, at odd sizes (chunks ending in a partial
+SIMD block, broadcast operands, partial joint ranges), on every SIMD variant; small calls stay on
+the calling thread; the thread count's API and its errors; a child forked while the pool exists
+computes correctly. (Many Python threads calling the kernels at once: tests/test_threads.py.)"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import skelsimd
+from skelsimd import _core
+
+COUNTS = (2, 3, 7)
+
+
+def _arrays(result):
+    if isinstance(result, tuple):
+        return [np.asarray(r) for r in result]
+    return [np.asarray(result)]
+
+
+def _unit_quats(rng, shape):
+    q = rng.standard_normal(shape + (4,)).astype(np.float32)
+    return (q / np.linalg.norm(q, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def _joints(rng, shape):
+    m = np.zeros(shape + (3, 4), np.float32)
+    m[..., :3] = skelsimd.quat_to_matrix(_unit_quats(rng, shape))
+    m[..., 3] = rng.uniform(-1, 1, shape + (3,))
+    return m
+
+
+def _qts(rng, shape):
+    x = np.empty(shape + (8,), np.float32)
+    x[..., :4] = _unit_quats(rng, shape)
+    x[..., 4:7] = rng.uniform(-1, 1, shape + (3,))
+    x[..., 7] = rng.uniform(0.8, 1.2, shape)
+    return x
+
+
+def _parents(rng, joints):
+    return np.array([-1] + [int(rng.integers(-1, j)) for j in range(1, joints)], np.int32)
+
+
+def _cases():
+    """name -> function of a Generator returning a zero-argument call; every call is large
+    enough to be divided at 2 threads and its sizes are odd (no multiple of 8 units)."""
+    cases = {}
+    J = 23
+    B = 1001
+
+    def walk(fn, make, **kw):
+        def build(rng):
+            x, p = make(rng, (B, J)), _parents(rng, J)
+            return lambda: fn(x, p, **kw)
+        return build
+
+    cases["local_to_global"] = walk(skelsimd.local_to_global, _joints)
+    cases["local_to_global-float64"] = walk(skelsimd.local_to_global, _joints, precision="float64")
+    cases["local_to_global-range"] = walk(skelsimd.local_to_global, _joints, start=3, stop=20)
+    cases["global_to_local"] = walk(skelsimd.global_to_local, _joints)
+    cases["global_to_local-rigid"] = walk(skelsimd.global_to_local, _joints, rigid=True)
+    cases["qts_local_to_global"] = walk(skelsimd.qts_local_to_global, _qts)
+    cases["qts_local_to_global-float64"] = walk(skelsimd.qts_local_to_global, _qts,
+                                                precision="float64")
+    cases["qts_local_to_global_matrix"] = walk(skelsimd.qts_local_to_global_matrix, _qts)
+    cases["qts_local_to_global_matrix-range"] = walk(skelsimd.qts_local_to_global_matrix, _qts,
+                                                     start=2, stop=17)
+
+    def mat4_walk(rng):
+        m = np.zeros((B, J, 4, 4), np.float32)
+        m[..., :3, :] = _joints(rng, (B, J))
+        m[..., 3, 3] = 1
+        p = _parents(rng, J)
+        return lambda: (skelsimd.mat4_local_to_global(m, p),
+                        skelsimd.mat4_local_to_global(m, p, precision="float64"))
+    cases["mat4_local_to_global"] = mat4_walk
+
+    def multiply(rng):
+        a, b = _joints(rng, (3, 20001)), _joints(rng, (20001,))
+        return lambda: skelsimd.multiply_joints(a, b)
+    cases["multiply_joints-broadcast"] = multiply
+
+    def invert(rng):
+        m = _joints(rng, (40001,))
+        return lambda: (skelsimd.invert_joints(m), skelsimd.invert_joints(m, rigid=True))
+    cases["invert_joints"] = invert
+
+    def palette(rng):
+        local, inv = _joints(rng, (701, J)), _joints(rng, (J,))
+        p = _parents(rng, J)
+        return lambda: (skelsimd.skinning_palette(local, p, inv),
+                        skelsimd.skinning_palette(local, p, inv, precision="float64"))
+    cases["skinning_palette"] = palette
+
+    def skin(rng):
+        V, K = 30001, 3
+        pos = rng.uniform(-1, 1, (V, 3)).astype(np.float32)
+        nrm = rng.uniform(-1, 1, (V, 3)).astype(np.float32)
+        idx = rng.integers(0, J, (V, K)).astype(np.int32)
+        w = skelsimd.normalize_weights(rng.uniform(0, 1, (V, K)).astype(np.float32))
+        pal = _joints(rng, (3, J))
+        raw = rng.uniform(0, 1, (V * 3, 5)).astype(np.float32)
+        return lambda: (skelsimd.skin(pos, idx, w, pal), skelsimd.skin(pos, idx, w, pal[0], normals=nrm),
+                        skelsimd.normalize_weights(raw))
+    cases["skin"] = skin
+
+    N = 40003
+
+    def conversions(rng):
+        e = rng.uniform(-3, 3, (N, 3)).astype(np.float32)
+        q = _unit_quats(rng, (N,))
+        q[::97] = [0.5, 0.5, 0.5, 0.5]   # gimbal-locked for some sequences: counted per slot
+        r = rng.uniform(-2, 2, (N, 3)).astype(np.float32)
+        m = skelsimd.quat_to_matrix(q)
+        six = skelsimd.matrix_to_sixd(m)
+        return lambda: (skelsimd.euler_to_quat(e, "xyz"), skelsimd.euler_to_quat(e, "ZXZ"),
+                        *skelsimd.quat_to_euler(q, "XYZ"), skelsimd.rotvec_to_quat(r),
+                        skelsimd.quat_to_rotvec(q), six, skelsimd.sixd_to_matrix(six),
+                        skelsimd.quat_to_sixd(q), skelsimd.sixd_to_quat(six))
+    cases["rotation-conversions"] = conversions
+
+    def quat_family(rng):
+        q, q2 = _unit_quats(rng, (N,)), _unit_quats(rng, (N,))
+        v = rng.uniform(-1, 1, (N, 3)).astype(np.float32)
+        x = _qts(rng, (N,))
+        return lambda: (skelsimd.quat_to_matrix(q), skelsimd.matrix_to_quat(skelsimd.quat_to_matrix(q)),
+                        skelsimd.quat_normalize(q * 3), skelsimd.quat_conjugate(q),
+                        skelsimd.qts_to_matrix(x), skelsimd.matrix_to_qts(skelsimd.qts_to_matrix(x)),
+                        skelsimd.quat_multiply(q, q2), skelsimd.quat_rotate(q, v),
+                        skelsimd.transform_points(skelsimd.qts_to_matrix(x), v))
+    cases["quaternions"] = quat_family
+
+    def interpolation(rng):
+        q0, q1 = _unit_quats(rng, (N,)), _unit_quats(rng, (N,))
+        t = rng.uniform(0, 1, N).astype(np.float32)
+        q1b = _unit_quats(rng, (3, 1, 4001))
+        return lambda: (skelsimd.slerp(q0, q1, 0.3), skelsimd.slerp(q0, q1, t, method="exact"),
+                        skelsimd.nlerp(q0, q1, t), skelsimd.nlerp(q0, q1, 0.7),
+                        skelsimd.slerp(q0[:4001], q1b, 0.4), skelsimd.nlerp(q1b, q0[:4001], t[:4001]))
+    cases["slerp-nlerp"] = interpolation
+
+    def blending(rng):
+        a, b = _qts(rng, (1201, J)), _qts(rng, (1201, J))
+        t = rng.uniform(0, 1, 1201).astype(np.float32)
+        return lambda: (skelsimd.blend_joints(a, b, 0.25), skelsimd.blend_joints(a, b, t),
+                        skelsimd.blend_joints(a, b, 0.6, index=[0, 3, 5, 22]),
+                        skelsimd.blend_joints(a, b, 0.5, method="nlerp"),
+                        skelsimd.blend_joints(a, b[0], 0.3, method="exact"))
+    cases["blend_joints"] = blending
+
+    def layers(rng):
+        x = _qts(rng, (701, 3, J))
+        w = rng.uniform(0.1, 1, (3, J)).astype(np.float32)
+        delta = _qts(rng, (701, J))
+        mask = rng.uniform(0, 1, J).astype(np.float32)
+        return lambda: (skelsimd.blend_layers(x, [1.0, 0.5, 0.25]), skelsimd.blend_layers(x, w),
+                        skelsimd.blend_layers(x, w, additive=[(delta, 0.5, mask), (delta[0], -0.3, None)]))
+    cases["blend_layers"] = layers
+
+    def additive(rng):
+        local = _qts(rng, (3, 501, J))
+        base = _qts(rng, (1501, J))
+        mask = rng.uniform(0, 1, J).astype(np.float32)
+        return lambda: (skelsimd.make_additive(local), skelsimd.make_additive(local, local[0, 7]),
+                        skelsimd.apply_additive(base, base[::-1], 0.6, mask),
+                        skelsimd.apply_additive(base, base[3], -0.4))
+    cases["make_apply_additive"] = additive
+
+    def tracks(rng):
+        times = np.sort(rng.uniform(0, 10, 41)).astype(np.float32)
+        lin = skelsimd.Track(times, rng.standard_normal((41, 3)).astype(np.float32))
+        cub = skelsimd.Track(times, rng.standard_normal((41, 2)).astype(np.float32), "cubic", loop=True)
+        rot = skelsimd.Track(times, _unit_quats(rng, (41,)), quaternion=True)
+        at = rng.uniform(-1, 12, 30001).astype(np.float32)
+        return lambda: (lin.sample(at), cub.sample(at), rot.sample(at[::-1]))
+    cases["Track.sample"] = tracks
+
+    def inertialization(rng):
+        n = 20001
+        src, tgt = _qts(rng, (n,)), _qts(rng, (n,))
+        vs, vt = [rng.uniform(-1, 1, (n, 6)).astype(np.float32) for _ in range(2)]
+        off, voff = [rng.uniform(-0.3, 0.3, (n, 6)).astype(np.float32) for _ in range(2)]
+        return lambda: (*skelsimd.inertialize_transition(src, vs, tgt, vt),
+                        *skelsimd.inertialize_transition(src, vs, tgt, vt, off, voff),
+                        *skelsimd.inertialize_update(tgt, off, voff, halflife=0.2, dt=1 / 60))
+    cases["inertialize"] = inertialization
+
+    def sample_many(rng):
+        local = _qts(rng, (2001, J))
+        local[..., 7] = 1
+        clip = skelsimd.compress(local, _parents(rng, J), sample_rate=30)
+        times = rng.uniform(-0.1, 3.4, 8001)
+        return lambda: (clip.sample_many(times), clip.decompress())
+    cases["CompressedClip.sample_many"] = sample_many
+
+    def search_many(rng):
+        db = skelsimd.MotionDatabase.from_features(rng.standard_normal((3001, 11)))
+        queries = rng.standard_normal((203, 11))
+        exclude = [[(int(i), int(i) + 50)] for i in rng.integers(0, 2900, 203)]
+        return lambda: (*db.search_many(queries), *db.search_many(queries, exclude=exclude),
+                        *db.search_many(queries, prune=False))
+    cases["MotionDatabase.search_many"] = search_many
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.filterwarnings("ignore:Gimbal lock detected")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_bytes_at_every_thread_count(isa, name):
+    call = CASES[name](np.random.default_rng(sorted(CASES).index(name)))
+    with skelsimd.threads(1):
+        before = _core._pool_divided_calls()
+        reference = [a.tobytes() for a in _arrays(call())]
+        assert _core._pool_divided_calls() == before   # one thread: never divided
+    for count in COUNTS:
+        with skelsimd.threads(count):
+            before = _core._pool_divided_calls()
+            got = [a.tobytes() for a in _arrays(call())]
+            assert _core._pool_divided_calls() > before, f"{name} was not divided at {count}"
+        assert got == reference, f"{name}: {count} threads differ from 1"
+
+
+def test_small_calls_stay_on_the_calling_thread():
+    rng = np.random.default_rng(1)
+    local, parents = _joints(rng, (1, 96)), _parents(rng, 96)
+    q0, q1 = _unit_quats(rng, (1024,)), _unit_quats(rng, (1024,))
+    with skelsimd.threads(7):
+        before = _core._pool_divided_calls()
+        skelsimd.local_to_global(local, parents)
+        skelsimd.nlerp(q0, q1, 0.5)
+        skelsimd.euler_to_quat(np.zeros((1000, 3), np.float32), "xyz")
+        assert _core._pool_divided_calls() == before
+
+
+def test_set_get_and_context_manager():
+    before = skelsimd.get_num_threads()
+    skelsimd.set_num_threads(5)
+    assert skelsimd.get_num_threads() == 5
+    with skelsimd.threads(3) as n:
+        assert n == 3 and skelsimd.get_num_threads() == 3
+        with skelsimd.threads(1):
+            assert skelsimd.get_num_threads() == 1
+        assert skelsimd.get_num_threads() == 3
+    assert skelsimd.get_num_threads() == 5
+    skelsimd.set_num_threads(np.int64(2))
+    assert skelsimd.get_num_threads() == 2
+    skelsimd.set_num_threads(before)
+
+
+def test_more_threads_than_cpus_is_allowed():
+    with skelsimd.threads(skelsimd.available_cpus() + 5):
+        assert skelsimd.get_num_threads() == skelsimd.available_cpus() + 5
+
+
+@pytest.mark.parametrize("bad", [0, -1, -100, 1.5, 2.0, "2", None, True, 257])
+def test_bad_counts_are_value_errors_naming_the_argument(bad):
+    before = skelsimd.get_num_threads()
+    with pytest.raises(ValueError, match="^n: "):
+        skelsimd.set_num_threads(bad)
+    with pytest.raises(ValueError, match="^n: "):
+        with skelsimd.threads(bad):
+            pass
+    assert skelsimd.get_num_threads() == before
+
+
+def test_context_manager_restores_after_an_exception():
+    before = skelsimd.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with skelsimd.threads(4):
+            raise RuntimeError("inside")
+    assert skelsimd.get_num_threads() == before
+
+
+def _run(code, **env):
+    full = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_environment_variable_sets_the_start_value():
+    r = _run("import skelsimd; print(skelsimd.get_num_threads())", SKELSIMD_NUM_THREADS="3")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "3"
+
+
+def test_default_is_the_affinity_mask():
+    env = {k: v for k, v in os.environ.items() if k != "SKELSIMD_NUM_THREADS"}
+    r = subprocess.run([sys.executable, "-c", "import skelsimd; print(skelsimd.get_num_threads())"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert int(r.stdout) == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no affinity masks here")
+def test_default_follows_a_narrowed_affinity_mask():
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "import skelsimd; print(skelsimd.get_num_threads(), skelsimd._core._available_cpus())")
+    env = {k: v for k, v in os.environ.items() if k != "SKELSIMD_NUM_THREADS"}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["1", "1"]
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", " "])
+def test_bad_environment_value_is_a_value_error_naming_it(value):
+    r = _run("import skelsimd", SKELSIMD_NUM_THREADS=value)
+    if value.strip() == "":
+        assert r.returncode == 0, r.stderr   # empty: the default
+        return
+    assert r.returncode != 0
+    assert "ValueError: SKELSIMD_NUM_THREADS: expected a positive integer" in r.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_child_forked_while_the_pool_exists_computes_correctly():
+    rng = np.random.default_rng(2)
+    local, parents = _joints(rng, (2001, 23)), _parents(rng, 23)
+    with skelsimd.threads(3):
+        expected = skelsimd.local_to_global(local, parents)
+        assert _core._pool_workers() >= 2
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child: no workers until its first divided call, then the same bytes
+            status = 1
+            try:
+                fresh = _core._pool_workers() == 0
+                got = skelsimd.local_to_global(local, parents)
+                ok = fresh and got.tobytes() == expected.tobytes() and _core._pool_workers() >= 1
+                os.write(write, b"ok" if ok else b"bad")
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+        answer = os.read(read, 16)
+        os.close(read)
+        _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert answer == b"ok"
+
+
+def test_validation_comes_before_the_split():
+    """A bad argument of a large call raises before anything runs, and the pool stays usable."""
+    rng = np.random.default_rng(3)
+    local = _joints(rng, (2001, 23))
+    bad_parents = np.arange(23, dtype=np.int32)   # parents[j] == j
+    out = np.full_like(local, 7.0)
+    with skelsimd.threads(3):
+        with pytest.raises(ValueError, match="parents"):
+            skelsimd.local_to_global(local, bad_parents, out=out)
+        assert np.all(out == 7.0)
+        good = skelsimd.local_to_global(local, _parents(rng, 23))
+    assert np.isfinite(good).all()
+
+
+def test_a_call_from_another_thread_while_the_pool_is_busy():
+    """Python threads dividing large calls at once: each gets its own result bit for bit."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(4)
+    inputs = [(_joints(rng, (1001, 23)), _parents(rng, 23)) for _ in range(4)]
+    with skelsimd.threads(1):
+        expected = [skelsimd.local_to_global(x, p).tobytes() for x, p in inputs]
+    with skelsimd.threads(3), ThreadPoolExecutor(4) as ex:
+        for _ in range(3):
+            got = list(ex.map(lambda a: skelsimd.local_to_global(*a).tobytes(), inputs))
+            assert got == expected
+
+
+
+def test_calling_thread_only_limits_this_thread_alone():
+    from concurrent.futures import ThreadPoolExecutor
+    from skelsimd.parallel import calling_thread_only
+    rng = np.random.default_rng(5)
+    local, parents = _joints(rng, (2001, 23)), _parents(rng, 23)
+    with skelsimd.threads(3):
+        expected = skelsimd.local_to_global(local, parents).tobytes()
+        with calling_thread_only():
+            before = _core._pool_divided_calls()
+            assert skelsimd.local_to_global(local, parents).tobytes() == expected
+            assert _core._pool_divided_calls() == before
+            # another thread keeps the process-wide count
+            with ThreadPoolExecutor(1) as ex:
+                assert ex.submit(lambda: skelsimd.local_to_global(local, parents).tobytes()).result() == expected
+            assert _core._pool_divided_calls() == before + 1
+        assert _core._get_thread_limit() == 0
