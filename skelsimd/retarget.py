@@ -77,6 +77,8 @@ from .humanoid import HUMANOID_BONES, humanoid_map
 from ._rotation64 import matrix_to_quat as _matrix_to_quat
 from .qts import qts_local_to_global
 from .quat import qts_to_matrix
+from .quat import quat_multiply as _qmul_k
+from .quat import quat_rotate as _rot_k
 from .skeleton import Skeleton
 from .track import Track
 
@@ -933,12 +935,15 @@ class Retargeter:
         """The source's world joints in the target's frame and units: forward kinematics of
         the poses with every translation scaled and the roots turned by the frame rotation and
         lifted (the same as turning, scaling and lifting the world joints afterwards)."""
+        # The scale rides on the roots' uniform scale lane, which the walk carries to every
+        # translation below them (products over the strided translations of every joint cost
+        # ten times a copy); the world scales it leaves are not read.
         x = np.array(local, dtype=np.float32, copy=True)
-        x[..., 4:7] *= np.float32(self.scale)
         roots = self._source_roots
-        a = np.broadcast_to(self._align32, x[..., roots, :4].shape)
-        x[..., roots, :4] = _qmul32(a, x[..., roots, :4])
-        x[..., roots, 4:7] = _rot32(a, x[..., roots, 4:7]) + self._lift32
+        x[..., roots, :4] = _qmul_k(self._align32, x[..., roots, :4])
+        x[..., roots, 4:7] = (_rot_k(self._align32, x[..., roots, 4:7]) * np.float32(self.scale)
+                              + self._lift32)
+        x[..., roots, 7] *= np.float32(self.scale)
         world: Float32Array = qts_local_to_global(x, self._source, x)
         return world
 
@@ -982,7 +987,7 @@ class Retargeter:
             chain[:, 2, :, 3] += np.einsum("fij,j->fi", chain[:, 1, :, :3], off)
             par = int(parents[foot])
             pw = world[:, at[par]] if par >= 0 else None
-            foot_at = flat[:, foot, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot32(
+            foot_at = flat[:, foot, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot_k(
                 pw[:, :4], flat[:, foot, 4:7])
             axis = _hinge_axis(chain, 0, 1, 2)
             h = chain[:, 0, :, 3].astype(np.float64)
@@ -993,8 +998,8 @@ class Retargeter:
             qs, qm, _ = ik_two_bone(chain[:, 0], chain[:, 1], chain[:, 2], foot_at,
                                     pole=pole.astype(np.float32),
                                     mid_axis=axis.astype(np.float32))
-            flat[:, hip, :4] = _qmul32(flat[:, hip, :4], qs)
-            flat[:, knee, :4] = _qmul32(flat[:, knee, :4], qm)
+            flat[:, hip, :4] = _qmul_k(flat[:, hip, :4], qs)
+            flat[:, knee, :4] = _qmul_k(flat[:, knee, :4], qm)
         return local
 
     def _remap_local(self, local: npt.ArrayLike, out: Float32Array | None = None
@@ -1007,8 +1012,8 @@ class Retargeter:
         if x.ndim < 2 or x.shape[-2:] != (js, 8):
             raise ValueError(f"local: expected shape (..., {js}, 8) (the source's joints), got "
                              f"{x.shape}")
-        finite = np.isfinite(x).all(axis=-1)
-        if not finite.all():
+        if not np.isfinite(x).all():           # the joint named only when one is not
+            finite = np.isfinite(x).all(axis=-1)
             where = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), finite.shape)
             raise ValueError(f"local: expected finite values, frame "
                              f"{tuple(int(i) for i in where[:-1])} joint "
@@ -1027,7 +1032,7 @@ class Retargeter:
             return
         g = (qts_local_to_global(local, self._target, stop=par + 1)[:, par]
              if parent_world is None else parent_world)
-        local[:, joint, 4:7] = _rot32(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
+        local[:, joint, 4:7] = _rot_k(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
             np.float32)) / g[:, 7:8]
 
     def _legs_world(self, flat: Float32Array) -> Float32Array:
