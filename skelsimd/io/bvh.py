@@ -49,7 +49,8 @@ from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
 from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
-from typing import TYPE_CHECKING, NoReturn
+from ._writing import path_and_clip, write_file
+from typing import TYPE_CHECKING, NoReturn, overload
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -699,6 +700,22 @@ def _check_names_writable(names: Sequence[str]) -> None:
                              f"{problem}")
 
 
+def _check_finite(clip: Clip) -> None:
+    """ValueError naming the first frame and joint (or rest joint) holding a value that is not
+    finite: BVH numbers are finite (load_bvh refuses nan and inf)."""
+    names = clip.skeleton.names
+    bad = ~np.isfinite(clip.local)
+    if bad.any():
+        f, j, k = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"clip.local: expected finite values, got {clip.local[f, j, k]} at "
+                         f"frame {f}, joint {names[j]!r} (lane {k})")
+    rest = clip.skeleton.rest
+    if rest is not None and not np.isfinite(rest).all():
+        j = int(np.argwhere(~np.isfinite(rest))[0][0])
+        raise ValueError(f"clip.skeleton.rest: expected finite values, got some that are not "
+                         f"at joint {names[j]!r}")
+
+
 def _joint_orders(clip: Clip, order: str | None) -> list[str]:
     """The rotation order of every joint: `order` for all, or with order=None each joint's
     rotation channels as read (``clip.channels``), completed to three axes; "ZYX" for joints
@@ -716,13 +733,31 @@ def _joint_orders(clip: Clip, order: str | None) -> list[str]:
     return orders
 
 
+@overload
 def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | None = None) -> None:
-    """Write a clip as a BVH file.
+    ...
+
+
+@overload
+def save_bvh(path: str | os.PathLike[str] | IO[str], clip: Clip, /,
+             order: str | None = None) -> None:
+    ...
+
+
+def save_bvh(clip: Clip | str | os.PathLike[str] | IO[str],
+             path: str | os.PathLike[str] | IO[str] | Clip, order: str | None = None) -> None:
+    """Write a clip as a BVH file: ``save_bvh(path, clip)``, the order of every writer
+    (:func:`~skelsimd.save_gltf`), or ``save_bvh(clip, path)``; the two are told apart by
+    type (the Clip is the clip).
 
     Parameters
     ----------
     clip : Clip
+        At least one frame, every value finite.
     path : str, os.PathLike or text file object
+        A file is written whole or not at all: under a temporary name in its directory,
+        renamed over ``path`` once complete, so a failed write leaves an existing file as it
+        was.
     order : str, optional
         The rotation channel order of every joint: "ZYX" writes
         ``Zrotation Yrotation Xrotation`` (``R = Rz @ Ry @ Rx``); any permutation of XYZ.
@@ -742,12 +777,32 @@ def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | No
     frames; a load -> save -> load round trip reproduces the global joint positions within
     [bound:bvh.round_trip] of the clip's units (tested on the real clips).
 
-    Files are written as UTF-8. Raises ValueError when a scale lane differs from 1 (BVH has no
-    scale channels), for a bad ``order``, or for a joint name a BVH file cannot hold (empty, a
-    line break, leading or trailing whitespace, a trailing ``{``, not encodable as UTF-8).
+    Files are written as UTF-8. Raises ValueError, before anything is written, for a clip of
+    0 frames (a BVH file's animation is its MOTION section: nothing would be written of it),
+    for a value that is not finite (naming the frame and the joint), when a scale lane
+    differs from 1 (BVH has no scale channels), for a bad ``order``, or for a joint name a BVH
+    file cannot hold (empty, a line break, leading or trailing whitespace, a trailing ``{``,
+    not encodable as UTF-8).
+
+    Examples
+    --------
+    >>> import os, tempfile, skelsimd
+    >>> clip = skelsimd.data.load_example()[:10]
+    >>> path = os.path.join(tempfile.mkdtemp(), "walk.bvh")
+    >>> skelsimd.save_bvh(path, clip)
+    >>> skelsimd.load_bvh(path).frames
+    10
     """
+    dest, clip = path_and_clip(clip, path, (Clip,))
     if not isinstance(clip, Clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
+    if not (hasattr(dest, "write") or isinstance(dest, (str, os.PathLike))):
+        raise TypeError(f"path: expected a str, os.PathLike or text file object, got "
+                        f"{type(dest).__name__}")
+    if clip.frames == 0:
+        raise ValueError("clip: expected at least one frame, got 0 (a BVH file's animation is "
+                         "its MOTION section)")
+    _check_finite(clip)
     orders = _joint_orders(clip, order)
     _check_names_writable(clip.skeleton.names)
     if not clip.skeleton.is_depth_first:
@@ -836,11 +891,10 @@ def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | No
     out.append(f"Frame Time: {clip.frame_time:.9g}")
     values = np.concatenate(columns, axis=1) if columns else np.zeros((frames, 0))
     text = "\n".join(out) + "\n" + _format_rows(values)
-    if hasattr(path, "write"):
-        getattr(path, "write")(text)
+    if hasattr(dest, "write"):
+        getattr(dest, "write")(text)
     else:
-        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        write_file(os.fsdecode(os.fspath(dest)), text.encode("utf-8"))
 
 
 fill_docstrings(globals())

@@ -34,6 +34,7 @@ import numpy as np
 from .._validate import number as _number
 from ..clip import Clip
 from ..skeleton import Skeleton
+from ._writing import write_file
 
 __all__ = ["save_gltf"]
 
@@ -287,10 +288,12 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     ----------
     path : str or os.PathLike
         Ending in ``.gltf`` (one JSON file, the binary data embedded as a base64 ``data:``
-        URI) or ``.glb`` (the binary container). Written only once everything was checked.
+        URI) or ``.glb`` (the binary container). Written only once everything was checked,
+        and whole or not at all: under a temporary name in its directory, renamed over
+        ``path`` once complete, so a failed write leaves an existing file as it was.
     clip : Clip or Skeleton
-        The animation (one glTF animation, frame f at time ``f / clip.fps``, LINEAR), or a
-        skeleton alone (no animation). The nodes' rest transforms are the skeleton's rest pose
+        The animation (one glTF animation, frame f at time ``f / clip.fps``, LINEAR; a clip of
+        0 frames is a ValueError), or a skeleton alone (no animation). The nodes' rest transforms are the skeleton's rest pose
         (QTS, or joint matrices that are rotations with a uniform scale), else the clip's
         first frame, else identities.
     mesh : object or mapping, optional
@@ -347,6 +350,9 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
     anim: Optional[Clip]
     if isinstance(clip, Clip):
         skeleton, anim = clip.skeleton, clip
+        if not clip.frames:
+            raise ValueError("clip: expected at least one frame, got 0 (the animation would be "
+                             "lost: pass clip.skeleton to write the skeleton alone)")
     elif isinstance(clip, Skeleton):
         skeleton, anim = clip, None
     else:
@@ -510,6 +516,5 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton], *, mesh: Any = None,
         payload = b"".join([struct.pack("<III", _GLB_MAGIC, 2, total),
                             struct.pack("<II", len(text), _GLB_JSON), text,
                             struct.pack("<II", len(blob), _GLB_BIN), blob])
-    with open(fspath, "wb") as fh:
-        fh.write(payload)
+    write_file(fspath, payload)
     return fspath

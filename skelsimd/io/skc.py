@@ -8,10 +8,11 @@ A file is untrusted: :func:`read_skc` reads at most ``max_file_bytes`` bytes, an
 from __future__ import annotations
 
 import os
-from typing import Union
+from typing import Union, overload
 
 from ..clip import Clip
 from ..compress import CompressedClip, compress
+from ._writing import path_and_clip, write_file
 
 __all__ = ["read_skc", "load_skc", "save_skc", "SUFFIX"]
 
@@ -87,11 +88,31 @@ def load_skc(path: _Path, *, max_bytes: int | None = None) -> Clip:
     return c.to_clip()
 
 
+@overload
 def save_skc(clip: Clip | CompressedClip, path: _Path, **settings: object) -> CompressedClip:
+    ...
+
+
+@overload
+def save_skc(path: _Path, clip: Clip | CompressedClip, /, **settings: object) -> CompressedClip:
+    ...
+
+
+def save_skc(clip: Clip | CompressedClip | _Path, path: _Path | Clip | CompressedClip,
+             **settings: object) -> CompressedClip:
     """Write ``clip`` to the file ``path`` as a compressed clip and return the
-    :class:`~skelsimd.CompressedClip` written. A :class:`~skelsimd.Clip` is compressed first
-    with :func:`skelsimd.compress` and ``settings`` (``precision``, ``shell_distance``,
-    ``segment_length``); a CompressedClip is written as it is (no settings)."""
+    :class:`~skelsimd.CompressedClip` written: ``save_skc(path, clip)``, the order of every
+    writer, or ``save_skc(clip, path)`` (told apart by type). A :class:`~skelsimd.Clip` is
+    compressed first with :func:`skelsimd.compress` and ``settings`` (``precision``,
+    ``shell_distance``, ``segment_length``); a CompressedClip is written as it is (no
+    settings). A clip of 0 frames is a ValueError. The file is written whole or not at all (a
+    temporary name in its directory, renamed over ``path`` once complete): a failed write
+    leaves an existing file as it was."""
+    dest, clip = path_and_clip(clip, path, (Clip, CompressedClip))
+    if not isinstance(dest, (str, os.PathLike)):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(dest).__name__}")
+    if isinstance(clip, Clip) and clip.frames == 0:
+        raise ValueError("clip: expected at least one frame, got 0")
     if isinstance(clip, CompressedClip):
         if settings:
             raise TypeError(f"settings: a CompressedClip is written as it is, got "
@@ -99,7 +120,5 @@ def save_skc(clip: Clip | CompressedClip, path: _Path, **settings: object) -> Co
         packed = clip
     else:
         packed = compress(clip, **settings)  # type: ignore[arg-type]
-    data = packed.to_bytes()
-    with open(os.fspath(path), "wb") as f:
-        f.write(data)
+    write_file(os.fsdecode(os.fspath(dest)), packed.to_bytes())
     return packed
