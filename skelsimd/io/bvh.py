@@ -49,6 +49,7 @@ from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
 from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
+from ._file_errors import in_file, looks_like, preview
 from ._writing import path_and_clip, write_file
 from typing import TYPE_CHECKING, NoReturn, overload
 
@@ -241,8 +242,12 @@ def _parse_hierarchy(lines: _Lines, end_sites: bool) -> _Header:
     is_end: list[bool] = []
     line, tokens, _ = lines.next()
     if tokens is None or tokens[0].upper() != "HIERARCHY":
+        kind = looks_like(lines.data)
+        if kind not in ("text", "an empty file"):
+            raise ValueError(f"not a BVH file: it looks like {kind} (starts with "
+                             f"{preview(lines.data)})")
         _fail(line, "expected 'HIERARCHY' at the start of a BVH file, got "
-                    + (repr(" ".join(tokens)) if tokens else "the end of the file"))
+                    + (f"{' '.join(tokens)!r:.60}" if tokens else "the end of the file"))
     stack: list[_Block] = []                    # open blocks
     pending: _Block | None = None               # a block whose '{' is still to come
     used: dict[str, int] = {}                   # name -> joint index
@@ -326,9 +331,10 @@ def _parse_hierarchy(lines: _Lines, end_sites: bool) -> _Header:
             except (IndexError, ValueError):
                 _fail(line, f"expected 'CHANNELS <count> <names>', got {text!r}")
             listed = tokens[2:]
-            if count != len(listed):
-                _fail(line, f"CHANNELS says {count} channels but lists {len(listed)}")
             assert block.joint is not None      # CHANNELS are refused in an End Site
+            if count != len(listed):
+                _fail(line, f"joint {names[block.joint]!r}: CHANNELS says {count} channels but "
+                            f"lists {len(listed)}")
             seen: list[str] = []
             for c in listed:
                 m = _CHANNEL_RE.match(c)
@@ -576,7 +582,38 @@ def load_bvh(
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
                                   or max_bytes < 0):
         raise TypeError(f"max_bytes: expected a non-negative int or None, got {max_bytes!r}")
-    data, _ = _read_source(path, text, max_bytes)
+    try:
+        return _load(_read_source(path, text, max_bytes)[0], end_sites, max_bytes)
+    except ValueError as exc:
+        named = getattr(path, "name", None) if hasattr(path, "read") else path   # a file's name
+        error = in_file(named if text is None else None, exc)
+        if error is exc:
+            raise
+        raise error from None
+
+
+def _channel_summary(names: Sequence[str], counts: Sequence[int]) -> str:
+    """The channel counts of the joints, the joints of the rarer counts by name: "Hips 6,
+    LeftKnee 3, the other 29 joints 6 each"."""
+    by: dict[int, list[str]] = {}
+    for name, c in zip(names, counts):
+        if c:
+            by.setdefault(c, []).append(name)
+    common = max(by, key=lambda c: len(by[c]))
+    parts = []
+    for c, joints in sorted(by.items(), key=lambda kv: len(kv[1])):
+        if c != common:
+            shown = ", ".join(f"{n} {c}" for n in joints[:4])
+            parts.append(shown + (f" and {len(joints) - 4} more joints {c} each"
+                                  if len(joints) > 4 else ""))
+    rest = len(by[common])
+    parts.append(f"the other {rest} joints {common} each" if len(by) > 1
+                 else f"{rest} joints {common} each")
+    return ", ".join(parts)
+
+
+def _load(data: bytes, end_sites: bool, max_bytes: int | None) -> Clip:
+    """load_bvh on the bytes of a file."""
     if data.startswith(b"\xef\xbb\xbf"):     # a UTF-8 byte order mark (Windows editors write one)
         data = data[3:]
     lines = _Lines(data)
@@ -591,7 +628,13 @@ def load_bvh(
     if frames > sys.maxsize:
         _fail(lines.frames_line, f"'Frames: {frames}' is more frames than a file can hold")
     # the reader allocates no more rows than the MOTION bytes can hold (see _parse_motion)
-    motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
+    try:
+        motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
+    except ValueError as exc:
+        if "channel values" not in str(exc):
+            raise
+        raise ValueError(f"{exc} (the CHANNELS lines declare {total}: "
+                         f"{_channel_summary(names, counts)})") from None
     _check_clip_size(data, lines.frames_line, frames, n, max_bytes)
 
     offsets64 = np.asarray(offsets, dtype=np.float64).reshape(n, 3)

@@ -114,6 +114,7 @@ from numpy.typing import NDArray
 
 from ..clip import Clip
 from ..skeleton import Skeleton
+from ._file_errors import in_file, looks_like, preview
 
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
            "GltfAnimation", "GltfChannel",
@@ -507,6 +508,9 @@ class _Doc:
         self.bin: memoryview | None = None
         if data[:4] == b"glTF":
             text = self._glb(data)
+        elif looks_like(data) != "JSON":
+            raise ValueError(f"{self.path}: not a glTF/GLB file: it looks like {looks_like(data)} "
+                             f"(starts with {preview(data)})")
         else:
             text = data
         try:
@@ -546,21 +550,22 @@ class _Doc:
             raise ValueError(f"{self.path}: GLB header: {len(data)} bytes, expected at least 20")
         magic, version, length = struct.unpack_from("<III", data, 0)
         if version != 2:
-            raise ValueError(f"GLB header: version {version}, expected 2")
+            raise ValueError(f"{self.path}: GLB header: version {version}, expected 2")
         if length > len(data):
-            raise ValueError(f"GLB header: length {length} exceeds the file's {len(data)} bytes")
+            raise ValueError(f"{self.path}: GLB header: length {length} exceeds the file's "
+                             f"{len(data)} bytes")
         view = memoryview(data)[:length]
         pos = 12
         chunks: list[tuple[int, memoryview]] = []
         while pos + 8 <= length:
             clen, ctype = struct.unpack_from("<II", view, pos)
             if pos + 8 + clen > length:
-                raise ValueError(f"GLB chunk {len(chunks)}: chunkLength {clen} at byte {pos} "
-                                 f"exceeds the file's length {length}")
+                raise ValueError(f"{self.path}: GLB chunk {len(chunks)}: chunkLength {clen} at "
+                                 f"byte {pos} exceeds the file's length {length}")
             chunks.append((ctype, view[pos + 8:pos + 8 + clen]))
             pos += 8 + clen
         if not chunks or chunks[0][0] != _JSON_CHUNK:
-            raise ValueError("GLB chunk 0: expected the JSON chunk")
+            raise ValueError(f"{self.path}: GLB chunk 0: expected the JSON chunk")
         if len(chunks) > 1 and chunks[1][0] == _BIN_CHUNK:
             self.bin = chunks[1][1]
         return bytes(chunks[0][1])
@@ -1497,6 +1502,16 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None)
     >>> [(c.name, c.frames) for c in asset.clips]
     [('bend', 21)]
     """
+    if sample_rate is not None:
+        _check_rate(sample_rate)          # an argument's error, not the file's
+    try:
+        return _load_gltf(path, sample_rate)
+    except ValueError as exc:
+        raise in_file(path, exc) from None
+
+
+def _load_gltf(path: str | os.PathLike[str], sample_rate: float | None) -> GltfAsset:
+    """load_gltf, its errors not yet starting with the path."""
     rate = None if sample_rate is None else _check_rate(sample_rate)
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
