@@ -836,9 +836,10 @@ def save_bvh(clip: Clip | str | os.PathLike[str] | IO[str],
     >>> skelsimd.load_bvh(path).frames
     10
     """
-    dest, clip = path_and_clip(clip, path, (Clip,))
-    if not isinstance(clip, Clip):
-        raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
+    dest, given = path_and_clip(clip, path, (Clip,))
+    if not isinstance(given, Clip):
+        raise TypeError(f"clip: expected a skelsimd.Clip, got {type(given).__name__}")
+    clip = given
     if not (hasattr(dest, "write") or isinstance(dest, (str, os.PathLike))):
         raise TypeError(f"path: expected a str, os.PathLike or text file object, got "
                         f"{type(dest).__name__}")
@@ -934,10 +935,10 @@ def save_bvh(clip: Clip | str | os.PathLike[str] | IO[str],
     out.append(f"Frame Time: {clip.frame_time:.9g}")
     values = np.concatenate(columns, axis=1) if columns else np.zeros((frames, 0))
     text = "\n".join(out) + "\n" + _format_rows(values)
-    if hasattr(dest, "write"):
-        getattr(dest, "write")(text)
-    else:
+    if isinstance(dest, (str, os.PathLike)):
         write_file(os.fsdecode(os.fspath(dest)), text.encode("utf-8"))
+    else:
+        getattr(dest, "write")(text)
 
 
 fill_docstrings(globals())

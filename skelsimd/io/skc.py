@@ -8,7 +8,7 @@ A file is untrusted: :func:`read_skc` reads at most ``max_file_bytes`` bytes, an
 from __future__ import annotations
 
 import os
-from typing import Union, overload
+from typing import Union
 
 from ..clip import Clip
 from ..compress import CompressedClip, compress
@@ -88,16 +88,6 @@ def load_skc(path: _Path, *, max_bytes: int | None = None) -> Clip:
     return c.to_clip()
 
 
-@overload
-def save_skc(clip: Clip | CompressedClip, path: _Path, **settings: object) -> CompressedClip:
-    ...
-
-
-@overload
-def save_skc(path: _Path, clip: Clip | CompressedClip, /, **settings: object) -> CompressedClip:
-    ...
-
-
 def save_skc(clip: Clip | CompressedClip | _Path, path: _Path | Clip | CompressedClip,
              **settings: object) -> CompressedClip:
     """Write ``clip`` to the file ``path`` as a compressed clip and return the
@@ -108,17 +98,17 @@ def save_skc(clip: Clip | CompressedClip | _Path, path: _Path | Clip | Compresse
     settings). A clip of 0 frames is a ValueError. The file is written whole or not at all (a
     temporary name in its directory, renamed over ``path`` once complete): a failed write
     leaves an existing file as it was."""
-    dest, clip = path_and_clip(clip, path, (Clip, CompressedClip))
+    dest, source = path_and_clip(clip, path, (Clip, CompressedClip))
     if not isinstance(dest, (str, os.PathLike)):
         raise TypeError(f"path: expected a str or os.PathLike, got {type(dest).__name__}")
-    if isinstance(clip, Clip) and clip.frames == 0:
+    if isinstance(source, Clip) and source.frames == 0:
         raise ValueError("clip: expected at least one frame, got 0")
-    if isinstance(clip, CompressedClip):
+    if isinstance(source, CompressedClip):
         if settings:
             raise TypeError(f"settings: a CompressedClip is written as it is, got "
                             f"{sorted(settings)}")
-        packed = clip
+        packed = source
     else:
-        packed = compress(clip, **settings)  # type: ignore[arg-type]
+        packed = compress(source, **settings)  # type: ignore[arg-type]
     write_file(os.fsdecode(os.fspath(dest)), packed.to_bytes())
     return packed
