@@ -17,6 +17,7 @@ from .io.bvh import load_bvh, save_bvh  # noqa: F401
 from .io.skc import load_skc, save_skc  # noqa: F401
 from .io.gltf import load_gltf  # noqa: F401
 from .io.gltf_write import save_gltf  # noqa: F401
+from .io.usd import load_usd, save_usd  # noqa: F401  (usd-core imported when called)
 from .convert import (euler_to_quat, matrix_to_sixd, quat_to_euler, quat_to_rotvec,  # noqa: F401
                       quat_to_sixd, rotvec_to_quat, sixd_to_matrix, sixd_to_quat)
 from . import data  # noqa: F401  (the embedded example clip)
@@ -32,6 +33,7 @@ from .ik import bend_axis, ik_aim, ik_two_bone  # noqa: F401
 from .track import Track  # noqa: F401
 from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
 from .footplant import foot_sliding, plant_feet  # noqa: F401
+from .humanoid import HUMANOID_BONES, HUMANOID_REQUIRED, humanoid_map  # noqa: F401
 from .motion_matching import (Inertializer, MotionDatabase, inertialize_transition,  # noqa: F401
                               inertialize_update, pose_velocity)
 
@@ -45,6 +47,7 @@ __all__ = [
     "matmul4", "mat4_local_to_global", "transform_points",
     "skinning_palette", "skin", "normalize_weights",
     "Skeleton", "Clip", "load_bvh", "save_bvh", "load_skc", "save_skc", "load_gltf", "save_gltf",
+    "load_usd", "save_usd",
     "data",
     "euler_to_quat", "quat_to_euler", "rotvec_to_quat", "quat_to_rotvec",
     "matrix_to_sixd", "sixd_to_matrix", "quat_to_sixd", "sixd_to_quat",
@@ -56,6 +59,7 @@ __all__ = [
     "make_additive", "apply_additive", "ik_two_bone", "bend_axis", "ik_aim",
     "Track", "blend_motion", "motion_deltas", "accumulate_motion",
     "plant_feet", "foot_sliding",
+    "humanoid_map", "HUMANOID_BONES", "HUMANOID_REQUIRED",
     "MotionDatabase", "Inertializer", "inertialize_transition", "inertialize_update",
     "pose_velocity",
 ]

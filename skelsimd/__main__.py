@@ -6,7 +6,7 @@
     python -m skelsimd info
     python -m skelsimd compress IN.bvh (OUT | --out OUT) [--precision P] [--end-sites]
     python -m skelsimd decompress IN (OUT.bvh | --out OUT.bvh)
-    python -m skelsimd convert IN OUT [--scale S] [--mesh] [--animation I]
+    python -m skelsimd convert IN OUT [--scale S] [--mesh] [--animation I] [--up-axis Y|Z]
 """
 from __future__ import annotations
 
@@ -269,6 +269,7 @@ def cmd_decompress(args: argparse.Namespace) -> int:
 
 _MOTION = (".bvh", ".bvh.gz", ".skc")
 _GLTF = (".gltf", ".glb")
+_USD = (".usda", ".usdc", ".usdz", ".usd")
 
 
 def _suffix(path: str, choices: Sequence[str]) -> str | None:
@@ -276,55 +277,108 @@ def _suffix(path: str, choices: Sequence[str]) -> str | None:
     return next((c for c in choices if low.endswith(c)), None)
 
 
+def _family(suffix: str) -> str:
+    return "gltf" if suffix in _GLTF else "usd" if suffix in _USD else "bvh"
+
+
+def _read_character(path: str, family: str, animation: int) -> tuple[Any, Any, Any, str]:
+    """(clip, mesh or None, inverse bind or None, detail) of a glTF or USD file."""
+    if family == "gltf":
+        from .io.gltf import load_gltf
+        asset: Any = load_gltf(path)
+    else:
+        from .io.usd import load_usd
+        asset = load_usd(path)
+    pairs = asset.clip_pairs()      # indices stay put when a clip cannot be converted
+    if not pairs:
+        raise ValueError(f"{path}: the file has no animation of a skin")
+    if not 0 <= animation < len(pairs):
+        raise ValueError(f"--animation: expected 0 <= I < {len(pairs)} (the file's animated "
+                         f"skins), got {animation}")
+    clip = asset.clip(*pairs[animation])
+    meshes = [m for m in asset.meshes if m.skin == clip.skin]
+    mesh = meshes[0] if meshes else None
+    detail = f"animation {animation} of {len(pairs)}"
+    if mesh is not None:
+        detail += f", mesh {mesh.name}"
+    return clip, mesh, asset.skins[clip.skin].inverse_bind, detail
+
+
+def _scaled(clip: Any, mesh: Any, inverse_bind: Any, scale: float) -> tuple[Any, Any, Any]:
+    """The clip, mesh and inverse bind matrices with every length multiplied by scale."""
+    if scale == 1.0:
+        return clip, mesh, inverse_bind
+    import dataclasses
+
+    local = clip.local.copy()
+    local[..., 4:7] *= scale
+    rest = clip.skeleton.rest
+    if rest is not None:
+        rest = rest.copy()
+        if rest.ndim == 2:
+            rest[:, 4:7] *= scale
+        else:
+            rest[..., 3] *= scale
+    skel = type(clip.skeleton)(clip.skeleton.parents, clip.skeleton.names, rest)
+    out = type(clip)(skel, local, clip.frame_time, name=clip.name)
+    if mesh is not None:
+        mesh = dataclasses.replace(mesh, positions=mesh.positions * scale)
+    if inverse_bind is not None:
+        inverse_bind = inverse_bind.copy()
+        inverse_bind[..., 3] *= scale
+    return out, mesh, inverse_bind
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
-    src, dst = _suffix(args.input, _MOTION + _GLTF), _suffix(args.output, _GLTF + (".bvh",))
-    if src is None or dst is None or (src in _GLTF) == (dst in _GLTF):
-        print(f"error: expected IN .bvh, .bvh.gz or .skc and OUT .gltf or .glb, or IN .gltf or "
-              f".glb and OUT .bvh; got {args.input!r} -> {args.output!r}", file=sys.stderr)
+    src = _suffix(args.input, _MOTION + _GLTF + _USD)
+    dst = _suffix(args.output, _GLTF + _USD + (".bvh",))
+    if src is None or dst is None or _family(src) == _family(dst):
+        print(f"error: expected IN .bvh, .bvh.gz, .skc, .gltf, .glb, .usd, .usda, .usdc or "
+              f".usdz and OUT .bvh, .gltf, .glb, .usd, .usda, .usdc or .usdz of another format "
+              f"(motion capture, glTF, USD); got {args.input!r} -> {args.output!r}",
+              file=sys.stderr)
         return 2
     if not (args.scale > 0 and args.scale < float("inf")):
         print(f"error: --scale: expected a positive finite number, got {args.scale}",
               file=sys.stderr)
         return 2
+    if args.up_axis not in ("Y", "Z"):
+        print(f"error: --up-axis: expected Y or Z, got {args.up_axis}", file=sys.stderr)
+        return 2
     try:
-        if src in _GLTF:
-            from .io import gltf as _gltf_io
-            from .io.bvh import save_bvh
-
-            clips = _gltf_io.load_gltf(args.input).clips
-            if not clips:
-                raise ValueError(f"{args.input}: the file has no animation of a skin")
-            if not 0 <= args.animation < len(clips):
-                raise ValueError(f"--animation: expected 0 <= I < {len(clips)} (the file's "
-                                 f"animated skins), got {args.animation}")
-            clip = clips[args.animation]
-            if args.scale != 1.0:
-                local = clip.local.copy()
-                local[..., 4:7] *= args.scale
-                rest = clip.skeleton.rest
-                if rest is not None and rest.ndim == 2:
-                    rest = rest.copy()
-                    rest[:, 4:7] *= args.scale
-                skel = type(clip.skeleton)(clip.skeleton.parents, clip.skeleton.names, rest)
-                clip = type(clip)(skel, local, clip.frame_time)
-            save_bvh(clip, args.output, order=args.order)
-            detail = f"animation {args.animation} of {len(clips)}"
-        else:
-            from .io.gltf_write import save_gltf
-
+        mesh: Any = None
+        inverse_bind: Any = None
+        meters_per_unit: float | None = None
+        if _family(src) == "bvh":
             if src == ".skc":
                 from .io.skc import load_skc
-                clip = load_skc(args.input)
+                clip: Any = load_skc(args.input)
             else:
                 from .io.bvh import load_bvh
                 clip = load_bvh(args.input, end_sites=True)
-            mesh = None
-            if args.mesh:
+            if args.mesh and dst != ".bvh":
                 from .data import example_mesh
                 mesh = example_mesh(clip.skeleton)
-            save_gltf(args.output, clip, mesh=mesh, scale=args.scale)
             detail = "with a tube mesh" if mesh is not None else "skeleton and animation"
-    except (OSError, ValueError, TypeError) as exc:
+        else:
+            clip, mesh, inverse_bind, detail = _read_character(args.input, _family(src),
+                                                               args.animation)
+            if src in _GLTF:
+                meters_per_unit = 1.0 / args.scale          # glTF lengths are metres
+        if dst == ".bvh":
+            from .io.bvh import save_bvh
+            clip, _, _ = _scaled(clip, None, None, args.scale)
+            save_bvh(clip, args.output, order=args.order)
+        elif dst in _GLTF:
+            from .io.gltf_write import save_gltf
+            save_gltf(args.output, clip, mesh=mesh, inverse_bind=inverse_bind, scale=args.scale)
+        else:
+            from .io.usd import save_usd
+            clip, mesh, inverse_bind = _scaled(clip, mesh, inverse_bind, args.scale)
+            skin = None if inverse_bind is None else {"inverse_bind": inverse_bind}
+            save_usd(args.output, clip, mesh=mesh, skin=skin, up_axis=args.up_axis,
+                     meters_per_unit=meters_per_unit)
+    except (OSError, ValueError, TypeError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"{args.input}: {clip.frames} frames x {len(clip.skeleton)} joints at "
@@ -429,22 +483,29 @@ def build_parser() -> argparse.ArgumentParser:
     dc.add_argument("--out", metavar="OUT.bvh", help="the same as the positional OUT.bvh")
     dc.add_argument("--order", default="ZYX", help="rotation channel order (default ZYX)")
     dc.set_defaults(func=cmd_decompress)
-    cv = sub.add_parser("convert", help="motion capture to glTF 2.0 (and glTF back to BVH)",
-                        description="Convert a BVH clip (.bvh, .bvh.gz; End Sites become joints) "
-                                    "or a compressed clip (.skc) into glTF 2.0 (.gltf: one JSON "
-                                    "file with the data embedded; .glb: binary) with "
-                                    "skelsimd.save_gltf: the skeleton as nodes, the clip as one "
-                                    "animation, optionally a tube mesh skinned to the bones. Or "
-                                    "the reverse: an animation of a .gltf/.glb file as BVH.")
-    cv.add_argument("input", metavar="IN", help="IN.bvh, IN.bvh.gz, IN.skc, or IN.gltf/.glb")
-    cv.add_argument("output", metavar="OUT", help="OUT.gltf or OUT.glb (OUT.bvh from glTF)")
+    cv = sub.add_parser("convert", help="between motion capture, glTF 2.0 and OpenUSD",
+                        description="Convert between a BVH clip (.bvh, .bvh.gz; End Sites become "
+                                    "joints) or a compressed clip (.skc), glTF 2.0 (.gltf: one "
+                                    "JSON file with the data embedded; .glb: binary) and OpenUSD "
+                                    "UsdSkel (.usda text, .usdc/.usd binary, .usdz package; needs "
+                                    "pip install 'skelsimd[usd]'), in any direction. From glTF or "
+                                    "USD: one animated skin (--animation) with the first mesh "
+                                    "bound to it and its bind pose; from motion capture: the "
+                                    "skeleton and clip, optionally a tube mesh skinned to the "
+                                    "bones (--mesh).")
+    cv.add_argument("input", metavar="IN", help="IN.bvh, IN.bvh.gz, IN.skc, IN.gltf/.glb or "
+                    "IN.usd/.usda/.usdc/.usdz")
+    cv.add_argument("output", metavar="OUT", help="OUT.bvh, OUT.gltf/.glb or "
+                    "OUT.usd/.usda/.usdc/.usdz (another format than IN)")
     cv.add_argument("--scale", type=float, default=1.0,
                     help="factor on every length (0.01: centimetres to glTF's metres)")
     cv.add_argument("--mesh", action="store_true",
-                    help="add a skinned mesh of tubes around the bones (to glTF only)")
+                    help="from motion capture: add a skinned mesh of tubes around the bones")
     cv.add_argument("--animation", type=int, default=0, metavar="I",
-                    help="from glTF: which animated skin to write (default 0)")
+                    help="from glTF or USD: which animated skin to write (default 0)")
     cv.add_argument("--order", default=None, help="to BVH: rotation channel order (default ZYX)")
+    cv.add_argument("--up-axis", default="Y", help="to USD: the stage's up axis, Y (default) "
+                    "or Z")
     cv.set_defaults(func=cmd_convert)
     return parser
 

@@ -149,3 +149,7 @@ def inertialize_update(pose: ArrayLike, offset: ArrayLike, offset_velocity: Arra
 def inertialize_transition(source: ArrayLike, source_velocity: ArrayLike, target: ArrayLike,
                            target_velocity: ArrayLike, offset: ArrayLike | None,
                            offset_velocity: ArrayLike | None, /) -> tuple[_F32, _F32]: ...
+# retargeting (src/_skelsimd/retarget.c; skelsimd.Retargeter)
+def retarget_remap(source_world: ArrayLike, src_index: ArrayLike, offsets: ArrayLike,
+                   target_parents: ArrayLike, target_rest: ArrayLike, placed: ArrayLike,
+                   out: _Out = None) -> _F32: ...

@@ -178,6 +178,15 @@ _ROWS: Tuple[Tuple[str, str, str, str, str, str], ...] = (
     ("bvh.round_trip", "load_bvh(save_bvh(clip)) global positions", "1e-4", "",
      "clip units with global translations up to a few hundred",
      "3.8e-6 to 7.6e-6 on the CMU clips, 3.1e-5 on a 20tab clip"),
+    ("gltf.scale_snap", "load_gltf clips of joints whose scale is uniform within "
+     "scale_tolerance (joint positions against the exact local_matrices)", "2",
+     "scale_tolerance * sum_k |p - o_k|",
+     "p a joint's world position, o_k the world positions of the joints and folded nodes above "
+     "it whose axis scales spread (or axes shear) within scale_tolerance <= 0.01; to first order "
+     "in scale_tolerance, plus the float32 walk's depth bound",
+     "1.08 * scale_tolerance * sum_k |p - o_k| at worst over 3,000 random chains at the "
+     "tolerance's edge (spread and shear both); RobotExpressive.glb (noise 1.6e-5) within "
+     "5e-5 of the float64 node tree"),
     ("mm.features.position", "MotionDatabase.raw (positions, trajectory)", "2**-22", "max|p|",
      "per feature, against skelsimd.reference.mm.raw_features; p the clip's global positions "
      "(float64 forward kinematics rounded once to float32)",
@@ -253,6 +262,22 @@ _ROWS += (
      "unit quaternions, weights in [0.05, 1]; 1 or 2 additive layers, weights in [-1, 1], masks "
      "in [0, 1]; translations in [-1, 1], scales in [0.5, 2]",
      "3.9e-7 over 210,000 joints"),
+)
+
+# Retargeting: the remap of the source's world joints onto the target's local joints.
+_ROWS += (
+    ("retarget.remap", "retarget_remap (quaternions)", "2**-22", "(d + 1)",
+     "per component against the float64 reference; unit quaternions (source, offsets, rests), "
+     "d the depth of the target hierarchy (a chain of unmapped joints multiplies rest rotations "
+     "down it)",
+     "0.69 * 2**-23 * (d + 1) over 6,000 remaps of 1 to 99 target and source joints "
+     "(chains and random trees, any mix of mapped, unmapped and placed joints)"),
+    ("retarget.remap.translation", "retarget_remap (placed translations)", "2**-21",
+     "(d + 1) * max(1, T)",
+     "per component; T the largest world translation of the source and of the target, rest "
+     "scales in [0.8, 1.25] (a placed joint's translation is divided by its parent's world "
+     "scale); other translations and every scale are copied from the rest exactly",
+     "1.7 * 2**-23 * (d + 1) * max(1, T) over the same remaps"),
 )
 
 BOUNDS: Dict[str, Bound] = {row[0]: Bound(*row) for row in _ROWS}

@@ -49,6 +49,9 @@ ALLOWED = (TypeError, ValueError)
 # The allocators may run out of memory when asked for more than the machine has.
 ALLOWED_FOR = {"load_bvh": (OSError,), "save_bvh": (OSError,), "load_gltf": (OSError,),
                "save_gltf": (OSError,), "load_skc": (OSError,), "save_skc": (OSError,),
+               # without the optional usd-core, the USD functions raise ImportError
+               "load_usd": (OSError, ImportError), "save_usd": (OSError, ImportError),
+               "humanoid_map": (OSError,),
                "empty_aligned": (MemoryError,), "zeros_aligned": (MemoryError,),
                "Surface": (MemoryError,)}
 # Known failures of the rules, found by this registry's entries and not fixed yet: the fuzzer
@@ -1240,6 +1243,42 @@ def _save_gltf(g):
     return skelsimd.save_gltf, (path, target), kw, ()
 
 
+def _save_usd(g):
+    c = small_clip(g)
+    target = g.pick([lambda: c, lambda: c.skeleton, lambda: c.local, lambda: None,
+                     lambda: c[:0]])()
+    path = os.path.join(_file_dir(), "out" + g.pick([".usda", ".usdc", ".usdz"])) \
+        if not g.bad() else _bad_path(g)
+    kw = {}
+    if g.chance(0.3):
+        kw["up_axis"] = g.pick(["Y", "Z", "X", None, 3])
+    if g.chance(0.3):
+        kw["meters_per_unit"] = g.real(0.01)
+    return skelsimd.save_usd, (path, target), kw, ()
+
+
+def _load_usd(g):
+    if "usd" not in _FILES:
+        paths = []
+        try:
+            for k, ext in enumerate((".usda", ".usdc")):
+                p = os.path.join(_file_dir(), f"in{k}{ext}")
+                clip = example_clip()[10 * k:10 * k + 5]
+                skelsimd.save_usd(p, clip, mesh=skelsimd.data.example_mesh(clip.skeleton))
+                paths.append(p)
+        except ImportError:            # no usd-core: every call fails with ImportError
+            paths = [os.path.join(_file_dir(), "none.usda")]
+        _FILES["usd"] = paths
+    path = g.pick(_FILES["usd"]) if not g.bad() else _bad_path(g)
+    if g.chance(0.2) and os.path.exists(_FILES["usd"][0]):   # mutated text of its own
+        with open(_FILES["usd"][0], "rb") as f:
+            data = mutate_bytes(g, f.read())
+        path = os.path.join(_file_dir(), "mutated.usda")
+        with open(path, "wb") as f:
+            f.write(data)
+    return skelsimd.load_usd, (path,), {}, ()
+
+
 def _load_gltf(g):
     if "gltf" not in _FILES:
         paths = []
@@ -2013,6 +2052,16 @@ def _foot_sliding(g):
                       lambda: c.contacts("LeftAnkle", 8.0) if c.frames else None])()
     return skelsimd.foot_sliding, (c, g.pick(["LeftAnkle", 4, "nope", 99]), contact), {}, ()
 
+
+def _humanoid_map(g):
+    sk = example_clip().skeleton
+    target = g.pick([sk, example_clip(), skelsimd.Skeleton(sk.parents, rest=sk.rest),
+                     skelsimd.Skeleton(sk.parents), sk.names, None])
+    overrides = g.pick([None, {}, {"leftHand": "lhand"}, {"leftFoot": None}, {"leftFoot": "nope"},
+                        {"nope": "Hips"}, {"head": 3}, ["head"], "/nonexistent/map.json"])
+    return skelsimd.humanoid_map, (target, overrides), {}, ()
+
+
 CATALOG = {
     # joint matrices
     "local_to_global": (5, _walk("local_to_global", (3, 4), "joint"),
@@ -2156,11 +2205,14 @@ CATALOG = {
     "Clip.transition": (0.5, _clip_transition),
     "plant_feet": (0.1, _plant_feet),
     "foot_sliding": (0.2, _foot_sliding),
+    "humanoid_map": (0.3, _humanoid_map),
     "Clip.contacts": (1, _clip_contacts),
     **{f"Skeleton.{m}": (0.5, _skeleton_ik(m)) for m in ("look_at", "solve_chain", "two_bone")},
     # glTF and compressed clip files
     "save_gltf": (0.5, _save_gltf),
     "load_gltf": (1, _load_gltf),
+    "save_usd": (0.2, _save_usd),
+    "load_usd": (0.3, _load_usd),
     "save_skc": (0.5, _save_skc),
     "load_skc": (1, _load_skc),
 }

@@ -111,7 +111,8 @@ def _column_major(m):
     return np.asarray(m, np.float64).T.reshape(-1).tolist()
 
 
-def character(rng=None, *, nonuniform=False, unnormalized=False, quantized_rotation=False):
+def character(rng=None, *, nonuniform=False, unnormalized=False, quantized_rotation=False,
+              hip_scale=None):
     """A Builder holding a synthetic character:
 
     nodes: 0 'world' (matrix root: rotation, translation, uniform scale 2) > 1 'armature'
@@ -135,7 +136,8 @@ def character(rng=None, *, nonuniform=False, unnormalized=False, quantized_rotat
     b.node(name="world", matrix=_column_major(world), children=[1, 7, 8])
     b.node(name="armature", translation=[0, 0.1, 0], children=[2])
     b.node(name="hip", translation=[0, 1, 0], rotation=_quat([1, 0, 0], 0.3).tolist(),
-           children=[3], scale=[1, 2, 1] if nonuniform else [1.5, 1.5, 1.5])
+           children=[3], scale=(list(hip_scale) if hip_scale is not None
+                                  else [1, 2, 1] if nonuniform else [1.5, 1.5, 1.5]))
     b.node(name="spine", translation=[0, 0.5, 0], children=[4, 6])
     b.node(name="gap", translation=[0, 0.4, 0.1], rotation=_quat([0, 1, 0], 0.2).tolist(),
            children=[5])

@@ -195,10 +195,18 @@ def test_clip_name_and_skin_survive_editing(tmp_path):
 def test_nonuniform_scale(tmp_path):
     path = character(nonuniform=True).write(tmp_path)
     asset = load_gltf(path)
+    pairs = asset.clip_pairs()
+    with pytest.warns(UserWarning, match=r"4 of 4 clips refused.*animation 'move' \(skin 0\): "
+                      r"nodes\[2\] \('hip'\): non-uniform scale \[1\.? +2\.? +1\.?\]"):
+        assert asset.clips == []
+    assert set(asset.refused) == {(asset.animations[a].name, s) for a, s in pairs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert asset.clips == []                       # warned once, not at every read
     with pytest.raises(ValueError, match=r"nodes\[2\] \('hip'\): non-uniform scale \[1\.? +2\.? +1\.?\]"):
-        asset.clips
-    with pytest.raises(ValueError, match="non-uniform scale"):
         asset.clip(0, 0)
+    with pytest.raises(ValueError, match="non-uniform scale.*scale_tolerance=0.001"):
+        asset.clip("move", 0)
     assert asset.skins[0].skeleton.rest.shape == (5, 3, 4)
     doc = ref.Document(path)
     m = asset.local_matrices(0, 0)
@@ -209,6 +217,107 @@ def test_nonuniform_scale(tmp_path):
         np.testing.assert_allclose(g[f], want, atol=2e-5 * np.abs(want).max())
     with pytest.raises(ValueError, match=r"nodes\[2\] \('hip'\).*joint 'spine'"):
         asset.clip(0, 1)   # skin 1's root joint 'spine' has 'hip' folded into it
+
+
+def test_one_refused_clip_leaves_the_others(tmp_path):
+    b = character()
+    anim = b.json["animations"][1]                     # the unnamed animation: arm's scale
+    anim["samplers"][1]["output"] = b.accessor(
+        np.array([[1, 1, 1], [2, 3, 2], [0.5, 0.5, 0.5]], np.float32))
+    asset = load_gltf(b.write(tmp_path))
+    with pytest.warns(UserWarning, match=r"clips refused.*'animation1'.*nodes\[6\] \('arm'\)"):
+        clips = asset.clips
+    assert [c.name for c in clips] == ["move", "move"]
+    assert {name for name, _ in asset.refused} == {"animation1"}
+    with pytest.raises(ValueError, match=r"nodes\[6\] \('arm'\): non-uniform scale"):
+        asset.clip("animation1", 0)
+    with pytest.raises(ValueError, match="animation: no animation named 'nope'"):
+        asset.clip("nope")
+    assert asset.clip("move", 1).skin == 1
+
+
+@pytest.mark.parametrize("tol", [1e-5, 1e-3, 1e-2])
+def test_scale_noise_within_tolerance_is_uniform_within_bound(tmp_path, tol):
+    """A hip scale spread by just under the tolerance loads as a uniform scale (the mean of the
+    axis scales), and every joint's world position stays within the documented bound of the
+    exact matrices; just over it, the clip is refused."""
+    from skelsimd.bounds import bound, depth_bound
+    rel = np.array([1.0, 1.0 + 0.99 * tol, 1.0 + 0.3 * tol])
+    path = character(hip_scale=1.5 * rel).write(tmp_path)
+    asset = load_gltf(path, scale_tolerance=tol)
+    for (a, s), clip in zip(asset.clip_pairs(), asset.clips):
+        skin = asset.skins[s]
+        exact = skelsimd.local_to_global(asset.local_matrices(a, s), clip.skeleton,
+                                         precision="float64")
+        got = skelsimd.qts_local_to_global_matrix(clip.local, clip.skeleton)
+        p, o = exact[..., 3].astype(np.float64), got[..., 3]
+        # the snapped joints and folded nodes are 'hip' and those above it: their world
+        # positions are the world origins of hip's parent chain; hip's own origin is the first
+        # column of every joint's chain sum (a joint's distance to the snapped node's origin)
+        doc = ref.Document(path)
+        for f in range(0, clip.frames, 3):
+            worlds = ref.world_matrices(doc, a, f / clip.fps)
+            hip_origin = worlds[2][:3, 3]
+            reach = np.linalg.norm(p[f] - hip_origin, axis=-1)
+            allowed = (bound("gltf.scale_snap") * tol * reach
+                       + depth_bound(depth=6, translation=float(np.abs(p[f]).max())))
+            err = np.linalg.norm(o[f] - p[f], axis=-1)
+            assert (err <= allowed).all(), (f, err - allowed)
+            if tol >= 1e-3:    # the snap is visible (not hidden by float32 rounding)
+                assert err.max() > 0.05 * bound("gltf.scale_snap") * tol * reach.max()
+    with pytest.warns(UserWarning, match="clips refused"):
+        assert load_gltf(path, scale_tolerance=tol / 2).clips == []
+
+
+def test_scale_tolerance_argument(tmp_path):
+    path = character().write(tmp_path)
+    with pytest.raises(ValueError, match=r"scale_tolerance: expected 0 <= scale_tolerance <= 0.1, got 0.5"):
+        load_gltf(path, scale_tolerance=0.5)
+    with pytest.raises(ValueError, match="scale_tolerance"):
+        load_gltf(path, scale_tolerance=-1e-3)
+    with pytest.raises(TypeError, match="scale_tolerance: expected a number, got str"):
+        load_gltf(path, scale_tolerance="1e-3")
+    assert load_gltf(path, scale_tolerance=0).scale_tolerance == 0.0
+    assert len(load_gltf(path, scale_tolerance=0).clips) == 4   # exact similarities stay exact
+
+
+def test_snap_bound_on_random_chains():
+    """The bound behind gltf.scale_snap, in float64 on random chains whose every joint's axis
+    scales spread and axes shear up to the tolerance: snapped and exact positions of a point
+    below the chain differ by at most bound * tol * sum_k |p - o_k|."""
+    from scipy.spatial.transform import Rotation
+    from skelsimd.bounds import bound
+    from skelsimd.io.gltf import _similar, _to_qts
+    rng = np.random.default_rng(7)
+    worst, tested = 0.0, 0
+    for _ in range(400):
+        tol = 10 ** rng.uniform(-5, -2)
+        J = int(rng.integers(1, 10))
+        mats = np.tile(np.eye(4), (J, 1, 1))
+        for k in range(J):
+            rot = Rotation.random(random_state=rng).as_matrix()
+            sc = rng.uniform(0.5, 2) * (1 + rng.uniform(-0.5, 0.5, 3) * tol)
+            shear = np.eye(3) + np.triu(rng.uniform(-1, 1, (3, 3)) * tol, 1)
+            mats[k, :3, :3] = rot @ shear @ np.diag(sc)
+            mats[k, :3, 3] = rng.uniform(-1, 1, 3)
+        if not _similar(mats[:, :3, :3], tol).all():
+            continue
+        q = _to_qts(mats).astype(np.float64)
+        snapped = np.tile(np.eye(4), (J, 1, 1))
+        snapped[:, :3, :3] = Rotation.from_quat(q[:, :4]).as_matrix() * q[:, 7, None, None]
+        snapped[:, :3, 3] = q[:, 4:7]
+        g, gs, origins = np.eye(4), np.eye(4), []
+        for k in range(J):
+            origins.append((g @ mats[k])[:3, 3])
+            g, gs = g @ mats[k], gs @ snapped[k]
+        x = np.array([0.3, -0.2, 0.4, 1.0])
+        p, ps = g @ x, gs @ x
+        allowed = tol * sum(np.linalg.norm(p[:3] - o) for o in origins)
+        worst = max(worst, np.linalg.norm(p - ps) / allowed)
+        tested += 1
+    assert tested > 300
+    assert worst <= bound("gltf.scale_snap")
+    assert worst > 0.2          # the bound is not loose by orders of magnitude
 
 
 def test_unnormalised_weights_warn(tmp_path):
@@ -405,3 +514,30 @@ def test_public_names():
     import skelsimd.io
     assert skelsimd.io.load_gltf is skelsimd.load_gltf is load_gltf
     assert "load_gltf" in skelsimd.__all__ and "load_gltf" in skelsimd.io.__all__
+
+
+def test_stretching_rig_plays_from_local_matrices(tmp_path):
+    """The documented recipe for a genuine non-uniform scale: FK and skinning of the exact
+    local matrices match the float64 node tree at keys and between keys; splitting a matrix
+    into QTS (scale 1) plus axis scales and joining it back is exact to float32 rounding."""
+    from skelsimd.io.gltf import example_glb
+    path = tmp_path / "stretch.glb"
+    path.write_bytes(example_glb(stretch=True))
+    doc = ref.Document(str(path))
+    for rate in (10.0, 37.0):
+        asset = load_gltf(path, sample_rate=rate)
+        skin, mesh = asset.skins[0], asset.meshes[0]
+        local = asset.local_matrices("stretch")
+        world = skelsimd.local_to_global(local, skin.skeleton)
+        verts = skelsimd.skin(mesh.positions, mesh.joint_indices, mesh.weights,
+                              skelsimd.multiply_joints(world, skin.inverse_bind))
+        for f in range(len(local)):
+            want = ref.skinned_vertices(doc, mesh.node, mesh.primitive, 0, f / rate)
+            np.testing.assert_allclose(verts[f], want, atol=2e-6 * np.abs(want).max())
+        assert np.ptp(verts[:, 2:, 1]) > 0.3          # the tip really stretches
+    scale = np.linalg.norm(local[..., :3], axis=-2)
+    q = skelsimd.matrix_to_quat(local[..., :3] / scale[..., None, :])
+    qts = np.concatenate([q, local[..., 3], np.ones(q.shape[:-1] + (1,), np.float32)], -1)
+    back = skelsimd.qts_to_matrix(qts)
+    back[..., :3] *= scale[..., None, :]
+    np.testing.assert_allclose(back, local, atol=1e-6)

@@ -21,7 +21,8 @@ import skelsimd
 PACKAGE = os.path.dirname(skelsimd.__file__)
 
 #: Modules defining a model type with picture methods (plot / animate / _repr_html_).
-MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io.gltf"}
+MODELS = {"skelsimd.clip", "skelsimd.skeleton", "skelsimd.surface", "skelsimd.io.gltf",
+          "skelsimd.io.usd"}
 #: The pictures: plotting and what it draws with.
 PICTURES = {"skelsimd.plotting", "skelsimd._mesh_pictures", "skelsimd._figures"}
 
@@ -40,6 +41,7 @@ LAZY_IMPORTS = {
     ("skelsimd.__main__", "skelsimd.io.gltf"): "command line",
     ("skelsimd.__main__", "skelsimd.io.gltf_write"): "command line",
     ("skelsimd.__main__", "skelsimd.io.skc"): "command line",
+    ("skelsimd.__main__", "skelsimd.io.usd"): "command line",
     ("skelsimd._bench.track", "skelsimd.motion"): "the root-motion workload",
     ("skelsimd.blend", "skelsimd.additive"): "blend_layers checks additive layers by additive's rule",
     ("skelsimd.data", "skelsimd.io.bvh"): "the example clip, parsed when asked for",

@@ -28,6 +28,10 @@ from . import runtime  # noqa: E402  (the engine runtime: additive layers and IK
 
 FAMILIES["runtime"] = runtime.headline
 
+from . import retarget  # noqa: E402  (retargeting between skeletons)
+
+FAMILIES["retarget"] = retarget.headline
+
 REPORTS: dict[str, Callable[[str | None, bool], tuple[str, Any]]] = {
     "compress": compress.report,
 }

@@ -43,13 +43,22 @@ The default rate is the one the keys imply: ``1 / d`` for the smallest key inter
 the animation, when that is within 0.1% of an integer rate from 1 to 1000 Hz (float32 key times
 of a 24 Hz animation give 23.99998 Hz: 24 Hz), else 30 Hz.
 
-Scale: QTS carries a uniform scale. Where a joint's folded local matrix is not a similarity
-(a non-uniform ``scale`` or a ``matrix`` with shear on the joint or on a folded node; relative
-tolerance :data:`SIMILARITY_TOLERANCE`), :meth:`GltfAsset.clip` and ``GltfAsset.clips`` refuse
-with a ValueError naming the node and its scale, and :meth:`GltfAsset.local_matrices` gives
-the exact 3x4 local matrices ``(F, J, 3, 4)`` instead (never a silent approximation). The
-skin's rest pose is then stored as matrices ``(J, 3, 4)`` in ``skeleton.rest`` (QTS ``(J, 8)``
-otherwise).
+Scale: QTS carries a uniform scale. Exporters leave float32 noise on scale keys (Blender's
+bake, FBX2glTF and three.js write scales such as ``[1, 1.000002, 1.000016]``), so a joint's
+folded local matrix is taken as a similarity when its three axis scales (column lengths)
+spread by at most ``scale_tolerance`` of their mean and its axes are orthogonal within the
+same tolerance (cosines; default :data:`SIMILARITY_TOLERANCE`, 1e-3, a keyword of
+:func:`load_gltf`): its uniform scale is then the mean of the axis scales and its rotation the
+one of the normalised axes. This moves a joint's world position by at most
+``[bound:gltf.scale_snap] * scale_tolerance * sum_k |p - o_k|`` over its ancestors ``k``
+(``o_k`` their world positions), to first order. Beyond the tolerance (a genuinely
+non-uniform ``scale`` or a sheared ``matrix`` on the joint or on a folded node) the clip is
+refused, one clip at a time: :meth:`GltfAsset.clip` raises a ValueError naming the node and
+its scale, ``GltfAsset.clips`` leaves that clip out with one warning naming every refused
+animation (``GltfAsset.refused`` keeps the reasons), and :meth:`GltfAsset.local_matrices`
+gives the exact 3x4 local matrices ``(F, J, 3, 4)`` (never a silent approximation). A skin
+whose rest pose is not a similarity stores it as matrices ``(J, 3, 4)`` in ``skeleton.rest``
+(QTS ``(J, 8)`` otherwise).
 
 Weights: each vertex's weights are divided by their sum (``skin`` uses weights as given, and
 viewers normalise them too); when a row's sum differs from 1 by more than
@@ -107,25 +116,33 @@ import re
 import struct
 import urllib.parse
 import warnings
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..bounds import fill_docstrings
 from ..clip import Clip
 from ..skeleton import Skeleton
 from ._file_errors import in_file, looks_like, preview
 
 __all__ = ["load_gltf", "load_gltf_clip", "example_glb", "GltfAsset", "GltfSkin", "GltfMesh",
            "GltfAnimation", "GltfChannel",
-           "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "SUPPORTED_EXTENSIONS"]
+           "GltfClip", "WEIGHT_TOLERANCE", "SIMILARITY_TOLERANCE", "MAX_SCALE_TOLERANCE",
+           "SUPPORTED_EXTENSIONS"]
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
 #: weights) is renormalised silently; beyond it, with a warning naming the mesh.
 WEIGHT_TOLERANCE = 1e-3
-#: A local matrix ``A`` is a similarity (rotation times uniform scale) when its columns' squared
-#: lengths and dot products match ``s**2 I`` within this relative tolerance.
-SIMILARITY_TOLERANCE = 1e-5
+#: The default ``scale_tolerance`` of :func:`load_gltf`: a local matrix ``A`` is taken as a
+#: similarity (rotation times uniform scale) when its axis scales (column lengths ``s_i``) spread
+#: by at most this fraction of their mean (``max s_i - min s_i <= tol * mean s``) and the cosine
+#: of every pair of its axes is at most this (float32 exporters' noise is about 2e-5).
+SIMILARITY_TOLERANCE = 1e-3
+#: The largest ``scale_tolerance`` :func:`load_gltf` accepts.
+MAX_SCALE_TOLERANCE = 0.1
+# A tolerance of 0 still forgives float64 rounding of the folded matrices.
+_TOLERANCE_FLOOR = 1e-9
 #: ``extensionsRequired`` entries the reader accepts (they do not change skins, meshes'
 #: positions or animations, or only widen the accessor types, which the reader decodes); every
 #: ``KHR_materials_*`` extension is accepted too (materials are not read).
@@ -189,6 +206,39 @@ class GltfSkin:
     plan: _FoldPlan | None = dataclasses.field(repr=False, default=None)
 
 
+_M = TypeVar("_M", bound="_SkinnedMesh")
+
+
+class _SkinnedMesh(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def joint_indices(self) -> Arr: ...
+    @property
+    def weights(self) -> Arr: ...
+
+
+def _compact_influences(mesh: _M, max_influences: int) -> _M:
+    """compact_influences of GltfMesh and UsdMesh (frozen dataclasses with name,
+    joint_indices and weights)."""
+    if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
+            or max_influences < 1:
+        raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
+    w, ji = mesh.weights, mesh.joint_indices
+    order = np.argsort(w == 0, axis=1, kind="stable")
+    w = np.take_along_axis(w, order, axis=1)
+    ji = np.take_along_axis(ji, order, axis=1)
+    used = (w != 0).sum(axis=1)
+    if used.size and int(used.max()) > max_influences:
+        v = int(np.argmax(used > max_influences))
+        raise ValueError(f"{mesh.name}: vertex {v} has {int(used[v])} non-zero weights, more "
+                         f"than max_influences = {max_influences}")
+    k = min(max_influences, w.shape[1])
+    out: _M = dataclasses.replace(cast(Any, mesh), joint_indices=np.ascontiguousarray(ji[:, :k]),
+                                  weights=np.ascontiguousarray(w[:, :k]))
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class GltfMesh:
     """A skinned mesh primitive: exactly what :func:`skelsimd.skin` takes.
@@ -237,21 +287,7 @@ class GltfMesh:
         >>> load_gltf(path).meshes[0].compact_influences(1).weights.shape
         (4, 1)
         """
-        if isinstance(max_influences, bool) or not isinstance(max_influences, int) \
-                or max_influences < 1:
-            raise ValueError(f"max_influences: expected an int >= 1, got {max_influences!r}")
-        w, ji = self.weights, self.joint_indices
-        order = np.argsort(w == 0, axis=1, kind="stable")
-        w = np.take_along_axis(w, order, axis=1)
-        ji = np.take_along_axis(ji, order, axis=1)
-        used = (w != 0).sum(axis=1)
-        if used.size and int(used.max()) > max_influences:
-            v = int(np.argmax(used > max_influences))
-            raise ValueError(f"{self.name}: vertex {v} has {int(used[v])} non-zero weights, more "
-                             f"than max_influences = {max_influences}")
-        k = min(max_influences, w.shape[1])
-        return dataclasses.replace(self, joint_indices=np.ascontiguousarray(ji[:, :k]),
-                                   weights=np.ascontiguousarray(w[:, :k]))
+        return _compact_influences(self, max_influences)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,6 +353,38 @@ class GltfClip(Clip):
         return clip, perm, inverse
 
 
+_C = TypeVar("_C", bound=Clip)
+_C_co = TypeVar("_C_co", bound=Clip, covariant=True)
+
+
+class _ClipSource(Protocol[_C_co]):
+    """What _clips_refusing reads: an asset's animations, its clip pairs and clip()."""
+    @property
+    def animations(self) -> Any: ...
+    def clip_pairs(self) -> list[tuple[int, int]]: ...
+    def clip(self, animation: int, skin: int = 0) -> _C_co: ...
+
+
+def _clips_refusing(asset: _ClipSource[_C],
+                    kind: str) -> tuple[list[_C], dict[tuple[str, int], str]]:
+    """(clips, refused) of every clip pair of an asset (GltfAsset, UsdAsset): a clip that
+    cannot be converted is left out, with one warning naming every refused animation."""
+    clips: list[_C] = []
+    refused: dict[tuple[str, int], str] = {}
+    for a, s in asset.clip_pairs():
+        try:
+            clips.append(asset.clip(a, s))
+        except ValueError as e:
+            refused[(asset.animations[a].name, s)] = str(e)
+    if refused:
+        lines = "; ".join(f"animation {name!r:.60} (skin {s}): {why}"
+                          for (name, s), why in list(refused.items())[:5])
+        more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+        warnings.warn(f"{len(refused)} of {len(refused) + len(clips)} clips refused, "
+                      f"{kind}.refused has the reasons: {lines}{more}", UserWarning, stacklevel=3)
+    return clips, refused
+
+
 @dataclasses.dataclass
 class GltfAsset:
     """What :func:`load_gltf` read.
@@ -334,8 +402,16 @@ class GltfAsset:
         The file's nodes (JSON), for reference.
     clips : list of GltfClip
         One per animation and skin it drives (its TRS channels move a joint of the skin or a
-        node folded into one), animations first: built when first read; a ValueError when a
-        skin's scale is not uniform (use :meth:`local_matrices`).
+        node folded into one), animations first: built when first read. A clip that cannot
+        be converted (a scale not uniform within ``scale_tolerance``: use
+        :meth:`local_matrices`) is left out, with one warning naming every refused animation;
+        :meth:`clip` raises for it.
+    refused : dict
+        ``{(animation name, skin): reason}`` of the clips ``clips`` left out (filled when
+        ``clips`` is first read).
+    scale_tolerance : float
+        The relative tolerance under which a joint's scale counts as uniform (see
+        :func:`load_gltf`).
     """
     skins: list[GltfSkin]
     meshes: list[GltfMesh]
@@ -344,11 +420,13 @@ class GltfAsset:
     nodes: list[Json]
     _doc: Any = dataclasses.field(repr=False, default=None)
     _clips: list[GltfClip] | None = dataclasses.field(repr=False, default=None)
+    scale_tolerance: float = SIMILARITY_TOLERANCE
+    refused: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
 
     @property
     def clips(self) -> list[GltfClip]:
         if self._clips is None:
-            self._clips = [self.clip(a, s) for a, s in self.clip_pairs()]
+            self._clips, self.refused = _clips_refusing(self, "GltfAsset")
         return self._clips
 
     def plot(self, frame: int = 0, ax: Any = None, **kwargs: Any) -> Any:
@@ -390,16 +468,19 @@ class GltfAsset:
             out[f0:f0 + len(m)] = m[..., :3, :]
         return out
 
-    def clip(self, animation: int, skin: int = 0, sample_rate: float | None = None) -> GltfClip:
-        """The clip of skin ``skin`` driven by animation ``animation`` (any pair, driven or
-        not), sampled at ``sample_rate`` (default: as ``clips``). ValueError naming the node
-        and its scale where a joint's folded local is not a similarity."""
+    def clip(self, animation: int | str, skin: int = 0,
+             sample_rate: float | None = None) -> GltfClip:
+        """The clip of skin ``skin`` driven by animation ``animation`` (its index or its name;
+        any pair, driven or not), sampled at ``sample_rate`` (default: as ``clips``).
+        ValueError naming the node and its scale where a joint's folded local is not a
+        similarity within ``scale_tolerance``."""
         a, s, rate = self._check_pair(animation, skin, sample_rate)
         sk, anim = self.skins[s], self.animations[a]
         frames = _frame_count(anim, rate, len(sk.nodes))
         qts = np.empty((frames, len(sk.nodes), 8), dtype=np.float32)
         for f0, m in _folded_locals(self, a, s, rate):
-            qts[f0:f0 + len(m)] = _matrices_to_qts(m, f0, sk, self._doc, anim, rate)
+            qts[f0:f0 + len(m)] = _matrices_to_qts(m, f0, sk, self._doc, anim, rate,
+                                                   self.scale_tolerance)
         _continuous(qts)
         morph = {}
         t = np.arange(frames) / rate
@@ -408,8 +489,15 @@ class GltfAsset:
                 morph[c.node] = c.sample(t).astype(np.float32)
         return GltfClip(sk.skeleton, qts, 1.0 / rate, name=anim.name, skin=s, morph_weights=morph)
 
-    def _check_pair(self, animation: int, skin: int,
+    def _check_pair(self, animation: int | str, skin: int,
                     sample_rate: float | None) -> tuple[int, int, float]:
+        if isinstance(animation, str):
+            names = [anim.name for anim in self.animations]
+            if animation not in names:
+                raise ValueError(f"animation: no animation named {animation!r:.60} (the file "
+                                 f"has {len(names)}: {', '.join(repr(n) for n in names[:8])}"
+                                 f"{', ...' if len(names) > 8 else ''})")
+            animation = names.index(animation)
         for value, name, n in ((animation, "animation", len(self.animations)),
                                (skin, "skin", len(self.skins))):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -889,7 +977,7 @@ def _unique_names(names: Iterable[str]) -> list[str]:
     return out
 
 
-def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
+def _read_skin(doc: _Doc, nodes: list[_Node], s: int, tol: float) -> GltfSkin:
     w = f"skins[{s}]"
     d = _get_obj(doc.skins, s, "skins")
     joints = _get_list(d, "joints", w)
@@ -949,7 +1037,7 @@ def _read_skin(doc: _Doc, nodes: list[_Node], s: int) -> GltfSkin:
     rest = plan.rest
     if not (np.abs(rest) <= _FLOAT32_MAX).all():
         raise ValueError(f"{w}: the joints' rest matrices go beyond the float32 range")
-    ok, _ = _similar(rest[:, :3, :3])
+    ok = _similar(rest[:, :3, :3], tol)
     rest_arg = (_to_qts(rest) if ok.all() else rest[:, :3, :].astype(np.float32))
     name = d.get("name")
     skeleton = Skeleton(np.array(parents, dtype=np.int32), names, rest=rest_arg)
@@ -1322,6 +1410,15 @@ def _slerp(a: F64, b: F64, u: F64) -> F64:
     return out
 
 
+def _check_tolerance(tol: Any) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"scale_tolerance: expected a number, got {type(tol).__name__}")
+    if not 0 <= float(tol) <= MAX_SCALE_TOLERANCE:
+        raise ValueError(f"scale_tolerance: expected 0 <= scale_tolerance <= "
+                         f"{MAX_SCALE_TOLERANCE}, got {tol!r}")
+    return float(tol)
+
+
 def _check_rate(rate: Any) -> float:
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
         raise TypeError(f"sample_rate: expected a positive number (Hz), got {type(rate).__name__}")
@@ -1386,21 +1483,39 @@ def _folded_locals(asset: GltfAsset, a: int, s: int,
         yield f0, plan.fold(anim, t)
 
 
-def _similar(a: F64) -> tuple[NDArray[np.bool_], F64]:
-    """(ok (...,) bool, s2 (...,)) for 3x3 matrices a: a^T a == s^2 I within tolerance."""
-    g = np.swapaxes(a, -1, -2) @ a
-    s2 = np.trace(g, axis1=-2, axis2=-1) / 3.0
-    dev = np.abs(g - s2[..., None, None] * np.eye(3)).max(axis=(-2, -1))
-    return dev <= SIMILARITY_TOLERANCE * np.maximum(s2, 1e-300), s2
+def _axis_scales(a: F64) -> F64:
+    """The axis scales (column lengths) (..., 3) of 3x3 matrices a."""
+    out: F64 = np.sqrt((a * a).sum(axis=-2))
+    return out
+
+
+def _similar(a: F64, tol: float) -> NDArray[np.bool_]:
+    """Whether 3x3 matrices a (...) are similarities within the relative tolerance tol: axis
+    scales spread by at most tol times their mean, every pair of axes orthogonal within tol
+    (|cos| <= tol); a zero matrix is one (scale 0)."""
+    tol = max(tol, _TOLERANCE_FLOOR)
+    s = _axis_scales(a)
+    mean = s.mean(axis=-1)
+    spread = s.max(axis=-1) - s.min(axis=-1)
+    unit = a / np.where(s == 0, 1.0, s)[..., None, :]
+    g = np.swapaxes(unit, -1, -2) @ unit
+    cos = np.abs(g - np.eye(3) * np.diagonal(g, axis1=-2, axis2=-1)[..., None, :])
+    shear = cos.max(axis=(-2, -1))
+    zero = (s == 0).all(axis=-1)
+    ok: NDArray[np.bool_] = zero | ((spread <= tol * mean) & (shear <= tol) & (s > 0).all(axis=-1))
+    return ok
 
 
 def _to_qts(m: F64) -> NDArray[np.float32]:
-    """QTS float32 (..., 8) of similarity matrices (..., 4, 4) float64."""
+    """QTS float32 (..., 8) of similarity matrices (..., 4, 4) float64 (within a tolerance:
+    the scale is the mean of the axis scales, the rotation that of the normalised axes, by
+    Shepperd's method, which projects a near-rotation onto a unit quaternion)."""
     a = m[..., :3, :3]
-    s = np.sqrt(np.trace(np.swapaxes(a, -1, -2) @ a, axis1=-2, axis2=-1) / 3.0)
-    s = np.where(np.linalg.det(a) < 0, -s, s)
-    r = a / np.where(s == 0, 1.0, s)[..., None, None]
-    r = np.where((s == 0)[..., None, None], np.eye(3), r)
+    axes = _axis_scales(a)
+    sign = np.where(np.linalg.det(a) < 0, -1.0, 1.0)
+    s = sign * axes.mean(axis=-1)
+    r = a / np.where(axes == 0, 1.0, sign[..., None] * axes)[..., None, :]
+    r = np.where((axes == 0).any(axis=-1)[..., None, None], np.eye(3), r)
     q = _matrix_to_quat(r)
     return np.concatenate([q, m[..., :3, 3], s[..., None]], axis=-1).astype(np.float32)
 
@@ -1425,11 +1540,11 @@ def _matrix_to_quat(r: F64) -> F64:
 
 
 def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimation,
-                     rate: float) -> NDArray[np.float32]:
+                     rate: float, tol: float) -> NDArray[np.float32]:
     """QTS of folded local matrices (n, J, 4, 4) of frames f0..; ValueError naming the node
-    and its scale where one is not a similarity."""
+    and its scale where one is not a similarity within tol."""
     _check_finite(m, f0, sk, anim)
-    ok, s2 = _similar(m[..., :3, :3])
+    ok = _similar(m[..., :3, :3], tol)
     if not ok.all():
         fc, j = (int(x) for x in np.argwhere(~ok)[0])
         f = f0 + fc
@@ -1437,17 +1552,18 @@ def _matrices_to_qts(m: F64, f0: int, sk: GltfSkin, doc: _Doc, anim: GltfAnimati
         culprit = None
         for node in sk.chains[j]:
             x = _node_matrices(doc, node, anim, t)[0]
-            if not _similar(x[:3, :3])[0]:
-                culprit = (node, np.sqrt((x[:3, :3] ** 2).sum(axis=0)))
+            if not _similar(x[:3, :3], tol):
+                culprit = (node, _axis_scales(x[:3, :3]))
                 break
         joint = sk.skeleton.names[j]
         if culprit is None:
-            culprit = (sk.nodes[j], np.sqrt((m[fc, j, :3, :3] ** 2).sum(axis=0)))
+            culprit = (sk.nodes[j], _axis_scales(m[fc, j, :3, :3]))
         node, scale = culprit
         raise ValueError(
             f"nodes[{node}] ({doc.node_objs[node].name!r}): non-uniform scale "
             f"{np.array2string(scale, precision=6)} at frame {f} (joint {joint!r}); QTS clips carry "
-            "a uniform scale: use GltfAsset.local_matrices() for the exact (F, J, 3, 4) matrices")
+            f"a uniform scale (within scale_tolerance={tol:g}): use GltfAsset.local_matrices() "
+            "for the exact (F, J, 3, 4) matrices")
     return _to_qts(m)
 
 
@@ -1471,7 +1587,8 @@ def _continuous(qts: NDArray[np.float32]) -> None:
 
 # --- the entry point ------------------------------------------------------------------------------
 
-def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None) -> GltfAsset:
+def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None,
+              scale_tolerance: float = SIMILARITY_TOLERANCE) -> GltfAsset:
     """Read a glTF 2.0 file (``.gltf`` with embedded or neighbouring buffers, or ``.glb``).
 
     Parameters
@@ -1480,6 +1597,12 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None)
     sample_rate : float, optional
         Frames per second of the clips (default: the rate each animation's keys imply, else
         30 Hz; see the module docstring).
+    scale_tolerance : float, optional
+        How far a joint's axis scales may spread (relative to their mean) and its axes depart
+        from orthogonal (cosine) for its scale to count as uniform (the mean of the axis
+        scales): default :data:`SIMILARITY_TOLERANCE` (1e-3), from 0 (exact, up to 1e-9 of
+        float64 rounding) to :data:`MAX_SCALE_TOLERANCE`. Joint positions move by at most
+        ``[bound:gltf.scale_snap] * scale_tolerance * sum_k |p - o_k|`` (module docstring).
 
     Returns
     -------
@@ -1513,12 +1636,13 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None)
 def _load_gltf(path: str | os.PathLike[str], sample_rate: float | None) -> GltfAsset:
     """load_gltf, its errors not yet starting with the path."""
     rate = None if sample_rate is None else _check_rate(sample_rate)
+    tol = _check_tolerance(scale_tolerance)
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     doc = _Doc(path)
     nodes = _read_nodes(doc)
     doc.node_objs = nodes
-    skins = [_read_skin(doc, nodes, s) for s in range(len(doc.skins))]
+    skins = [_read_skin(doc, nodes, s, tol) for s in range(len(doc.skins))]
     meshes = _read_meshes(doc, nodes, skins)
     animations = _read_animations(doc, nodes)
     for anim in animations:       # frame counts checked now, not when a clip is first built
@@ -1527,7 +1651,7 @@ def _load_gltf(path: str | os.PathLike[str], sample_rate: float | None) -> GltfA
     raw = [dict(n) if isinstance(n, dict) else {} for n in doc.nodes]
     doc.release()             # clips need the nodes and the keyframes only, not the buffers
     return GltfAsset(skins=skins, meshes=meshes, animations=animations, sample_rate=rate,
-                     nodes=raw, _doc=doc)
+                     nodes=raw, _doc=doc, scale_tolerance=tol)
 
 
 def load_gltf_clip(path: str | os.PathLike[str], *, sample_rate: float | None = None) -> GltfClip:
@@ -1557,9 +1681,11 @@ def load_gltf_clip(path: str | os.PathLike[str], *, sample_rate: float | None = 
 
 # --- a tiny example file ----------------------------------------------------------------------------
 
-def example_glb() -> bytes:
+def example_glb(*, stretch: bool = False) -> bytes:
     """A two-joint bending strip (4 vertices, 2 triangles, one LINEAR rotation over 1 s with
-    keys at 10 Hz) as GLB bytes, for examples and tests.
+    keys at 10 Hz) as GLB bytes, for examples and tests. With ``stretch=True`` the tip joint
+    also squashes and stretches (a non-uniform scale ``(1/sqrt(k), k, 1/sqrt(k))``, k from 1
+    to 1.5 and back, keyed with the rotation), as cartoon rigs do.
 
     Examples
     --------
@@ -1576,7 +1702,9 @@ def example_glb() -> bytes:
     angle = np.linspace(0, np.pi / 2, 11)
     rot = np.stack([np.zeros(11), np.zeros(11), np.sin(angle / 2), np.cos(angle / 2)],
                    1).astype(np.float32)
-    blobs: list[Arr] = [pos, idx, joints, weights, ibm, times, rot]
+    k = 1.0 + 0.5 * np.sin(np.pi * np.arange(11) / 10)
+    scale = np.stack([1 / np.sqrt(k), k, 1 / np.sqrt(k)], 1).astype(np.float32)
+    blobs: list[Arr] = [pos, idx, joints, weights, ibm, times, rot, scale]
     binary = b""
     views: list[Json] = []
     for b in blobs:
@@ -1592,19 +1720,27 @@ def example_glb() -> bytes:
         {"bufferView": 5, "componentType": 5126, "count": 11, "type": "SCALAR",
          "min": [0.0], "max": [1.0]},
         {"bufferView": 6, "componentType": 5126, "count": 11, "type": "VEC4"},
+        {"bufferView": 7, "componentType": 5126, "count": 11, "type": "VEC3"},
     ]
+    samplers: list[Json] = [{"input": 5, "output": 6}]
+    channels: list[Json] = [{"sampler": 0, "target": {"node": 2, "path": "rotation"}}]
+    if stretch:
+        samplers.append({"input": 5, "output": 7})
+        channels.append({"sampler": 1, "target": {"node": 2, "path": "scale"}})
     doc = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 1]}],
            "nodes": [{"name": "root", "children": [2]}, {"name": "strip", "mesh": 0, "skin": 0},
                      {"name": "tip", "translation": [0, 1, 0]}],
            "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 2,
                                                       "WEIGHTS_0": 3}, "indices": 1}]}],
            "skins": [{"joints": [0, 2], "inverseBindMatrices": 4}],
-           "animations": [{"name": "bend", "samplers": [{"input": 5, "output": 6}],
-                           "channels": [{"sampler": 0, "target": {"node": 2,
-                                                                  "path": "rotation"}}]}],
+           "animations": [{"name": "stretch" if stretch else "bend", "samplers": samplers,
+                           "channels": channels}],
            "buffers": [{"byteLength": len(binary)}], "bufferViews": views, "accessors": acc}
     text = json.dumps(doc).encode()
     text += b" " * (-len(text) % 4)
     body = (struct.pack("<II", len(text), _JSON_CHUNK) + text
             + struct.pack("<II", len(binary), _BIN_CHUNK) + binary)
     return struct.pack("<III", _GLB_MAGIC, 2, 12 + len(body)) + body
+
+
+fill_docstrings(globals())

@@ -136,4 +136,44 @@ static inline void random_parents(int32_t *parents, size_t n, check_rng *r)
     }
 }
 
+/* Random QTS joints: unit quaternions, t in [-2, 2], s in [0.5, 2]; with `specials`, a share of
+ * joints gets a zero, tiny or huge quaternion, a zero, tiny or huge scale, a huge translation
+ * or special values (NaN, inf, denormals, ...). */
+static inline void check_qts_joints(float *x, size_t n, check_rng *r, int specials)
+{
+    size_t i;
+    int c;
+    for (i = 0; i < n; i++) {
+        float *j = x + 8 * i;
+        random_quat(j, r);
+        fill_uniform(j + 4, 3, -2.0f, 2.0f, r);
+        j[7] = rng_uniform(r, 0.5f, 2.0f);
+        if (!specials) continue;
+        switch (rng_below(r, 14)) {
+        case 0: memset(j, 0, 4 * sizeof(float)); break;
+        case 1: for (c = 0; c < 4; c++) j[c] *= 1e-20f; break;
+        case 2: for (c = 0; c < 4; c++) j[c] *= 1e20f; break;
+        case 3: j[7] = 0.0f; break;
+        case 4: j[7] = 1e-30f; break;
+        case 5: j[7] = 1e25f; break;
+        case 6: for (c = 4; c < 7; c++) j[c] *= 1e6f; break;
+        case 7: sprinkle_specials(j, 8, 0.3, r); break;
+        case 8: j[0] = j[1] = j[2] = 0.0f; j[3] = -1.0f; break;
+        default: break;
+        }
+    }
+}
+
+/* Hierarchy kinds: random (chains and branches, several roots), one chain, a star, all roots. */
+static inline void check_parents_of_kind(int32_t *parents, size_t n, int kind, check_rng *r)
+{
+    size_t j;
+    switch (kind) {
+    case 0: random_parents(parents, n, r); break;
+    case 1: for (j = 0; j < n; j++) parents[j] = (int32_t)j - 1; break;
+    case 2: for (j = 0; j < n; j++) parents[j] = j ? 0 : -1; break;
+    default: for (j = 0; j < n; j++) parents[j] = -1; break;
+    }
+}
+
 #endif /* SKS_CHECK_H */
