@@ -213,9 +213,14 @@ class _Progress:
     def done(self, name):
         self.finished += 1
         self.left[name] -= 1
+        elapsed = self.time() - self.start
         if not self.left[name]:
             self._say(f"skelsimd: target {name} compiled ({self.finished}/{self.total} objects, "
-                      f"{self.time() - self.start:.0f} s)")
+                      f"{elapsed:.0f} s)")
+        elif self.finished * 10 // self.total > (self.finished - 1) * 10 // self.total:
+            # every tenth of the objects (the largest go first: the targets end together)
+            self._say(f"skelsimd: {self.finished}/{self.total} objects compiled "
+                      f"({elapsed:.0f} s)", tty_only=True)
 
     def close(self):
         if self.tty is not None:

@@ -1626,14 +1626,16 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None,
     [('bend', 21)]
     """
     if sample_rate is not None:
-        _check_rate(sample_rate)          # an argument's error, not the file's
+        _check_rate(sample_rate)          # the arguments' errors are not the file's
+    _check_tolerance(scale_tolerance)
     try:
-        return _load_gltf(path, sample_rate)
+        return _load_gltf(path, sample_rate, scale_tolerance)
     except ValueError as exc:
         raise in_file(path, exc) from None
 
 
-def _load_gltf(path: str | os.PathLike[str], sample_rate: float | None) -> GltfAsset:
+def _load_gltf(path: str | os.PathLike[str], sample_rate: float | None,
+               scale_tolerance: float) -> GltfAsset:
     """load_gltf, its errors not yet starting with the path."""
     rate = None if sample_rate is None else _check_rate(sample_rate)
     tol = _check_tolerance(scale_tolerance)
