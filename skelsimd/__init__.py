@@ -29,7 +29,7 @@ from .quat import (matrix_to_qts, matrix_to_quat, qts_pack, qts_to_matrix,  # no
 from .surface import Surface, plot_surface  # noqa: F401
 from .compress import CompressedClip, clip_error, compress  # noqa: F401
 from .additive import apply_additive, make_additive  # noqa: F401  (engine runtime)
-from .ik import ik_aim, ik_two_bone  # noqa: F401
+from .ik import bend_axis, ik_aim, ik_two_bone  # noqa: F401
 
 from .track import Track  # noqa: F401
 from .motion import accumulate_motion, blend_motion, motion_deltas  # noqa: F401
@@ -59,7 +59,7 @@ __all__ = [
     "matrix_to_quat", "qts_to_matrix", "matrix_to_qts", "qts_pack", "qts_unpack",
     "Surface", "plot_surface",
     "CompressedClip", "compress", "clip_error",
-    "make_additive", "apply_additive", "ik_two_bone", "ik_aim",
+    "make_additive", "apply_additive", "ik_two_bone", "bend_axis", "ik_aim",
     "Track", "blend_motion", "motion_deltas", "accumulate_motion",
     "plant_feet", "foot_sliding",
     "humanoid_map", "HUMANOID_BONES", "HUMANOID_REQUIRED",

@@ -44,7 +44,7 @@ from ._validate import number as _number
 from .bounds import fill_docstrings
 from .quat import quat_multiply
 
-__all__ = ["ik_two_bone", "ik_aim", "two_bone", "look_at", "solve_chain"]
+__all__ = ["ik_two_bone", "bend_axis", "ik_aim", "two_bone", "look_at", "solve_chain"]
 
 _F32 = np.float32
 
@@ -132,9 +132,53 @@ def _twist(twist: npt.ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
     return np.sin(half).astype(_F32), np.cos(half).astype(_F32)
 
 
+# mid_axis=None on a chain whose bones make an angle with a sine below this (in float64, from
+# the float32 positions): the chain is straight, the fallback rule of bend_axis applies.
+STRAIGHT_SINE = 1e-4
+
+
+def bend_axis(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
+              pole: npt.ArrayLike) -> Float32Array:
+    """The mid joint's bend axis in its own space, from the chain's current pose: what
+    ``ik_two_bone(..., mid_axis=None)`` uses, batched like it.
+
+    The unit normal of the plane of the two bones, ``cross(mid - start, end - mid)`` (joint
+    positions), carried into the mid joint's space (``R^-1 n``, ``R`` the mid matrix's 3x3
+    part): the chain keeps bending the way it bends now (a knee stays a knee, it does not fold
+    backwards). A straight chain (the sine of the angle between the bones below
+    ``STRAIGHT_SINE``) takes ``cross(pole, end - start)`` instead, the axis that bends it
+    towards the pole. A chain that is straight and parallel to the pole, or a singular mid
+    matrix, gets a zero axis (identity corrections, not reached).
+
+    Examples
+    --------
+    >>> import numpy as np, skelsimd
+    >>> def at(x, y, z):
+    ...     m = np.zeros((3, 4), np.float32); m[:, :3] = np.eye(3); m[:, 3] = (x, y, z)
+    ...     return m
+    >>> skelsimd.bend_axis(at(0, 1, 0), at(0, 0.5, 0.01), at(0, 0, 0), [0, 0, 1])
+    array([1., 0., 0.], dtype=float32)
+    """
+    s, m, e = (np.asarray(x, np.float64) for x in (start, mid, end))
+    p = np.asarray(pole, np.float64)
+    a, b = m[..., :, 3] - s[..., :, 3], e[..., :, 3] - m[..., :, 3]
+    n = np.cross(a, b)
+    straight = (np.linalg.norm(n, axis=-1)
+                <= STRAIGHT_SINE * np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    n = np.where(straight[..., None], np.cross(p, a + b), n)
+    c0, c1, c2 = m[..., :, 0], m[..., :, 1], m[..., :, 2]
+    rows = np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)     # det(R) R^-1, by rows
+    det = np.sum(c0 * rows[0], axis=-1)
+    local = np.stack([np.sum(r * n, axis=-1) for r in rows], axis=-1) * np.sign(det)[..., None]
+    size = np.linalg.norm(local, axis=-1, keepdims=True)
+    ok = np.isfinite(size) & (size > 0)
+    result: Float32Array = np.where(ok, local / np.where(ok, size, 1.0), 0.0).astype(_F32)
+    return result
+
+
 def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
                 target: npt.ArrayLike, *, pole: npt.ArrayLike,
-                mid_axis: npt.ArrayLike = (0, 0, 1), twist: npt.ArrayLike = 0.0,
+                mid_axis: Optional[npt.ArrayLike] = (0, 0, 1), twist: npt.ArrayLike = 0.0,
                 soften: npt.ArrayLike = 1.0, weight: npt.ArrayLike = 1.0
                 ) -> Tuple[Float32Array, Float32Array, BoolArray]:
     """Two-bone IK (ozz-animation's IKTwoBoneJob), batched over any leading dimensions.
@@ -148,9 +192,14 @@ def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
         Where the end joint should go, in model space.
     pole : array_like, (..., 3)
         Model-space direction the chain's plane should contain (where the knee points).
-    mid_axis : array_like, (..., 3), default (0, 0, 1)
+    mid_axis : array_like, (..., 3), or None; default (0, 0, 1)
         The mid joint's bending axis in its own space (normalised by the kernel; the chain bends
         positively about it). A zero axis is degenerate: identity corrections, not reached.
+        None (the choice for motion-capture clips, whose knees and elbows rarely bend about a
+        fixed local axis) takes it from the chain's current pose: :func:`bend_axis`, the
+        normal of the plane of the two bones in the mid joint's space, and for a straight
+        chain the axis that bends it towards the pole. The default (0, 0, 1) suits rigs whose
+        hinge is the mid joint's local z (ozz-animation's convention).
     twist : float or array_like (...), default 0
         Rotation of the chain's plane about the start-to-target line, in radians.
     soften : float or array_like (...), default 1
@@ -186,6 +235,14 @@ def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
     (True, (4,), (4,))
     """
     ts, tc = _twist(twist)
+    if mid_axis is None:
+        try:
+            mid_axis = bend_axis(start, mid, end, pole)
+        except (TypeError, ValueError, IndexError):
+            # operands the kernel refuses: its error names the argument
+            ik_two_bone(start, mid, end, target, pole=pole, twist=twist, soften=soften,
+                        weight=weight)
+            raise
     direct = _core.ik_two_bone_direct(start, mid, end, target, pole, mid_axis, ts, tc, soften,
                                       weight)
     if direct is not None:   # float32 arrays of one batch shape, numbers, 3-tuples and lists
@@ -362,7 +419,8 @@ def _chain(skeleton: Any, joints: Sequence[Any], kind: str,
 
 
 def two_bone(skeleton: Any, local: npt.ArrayLike, joints: Sequence[Union[int, np.integer[Any], str]],
-             target: npt.ArrayLike, *, pole: npt.ArrayLike, mid_axis: npt.ArrayLike = (0, 0, 1),
+             target: npt.ArrayLike, *, pole: npt.ArrayLike,
+             mid_axis: Optional[npt.ArrayLike] = (0, 0, 1),
              twist: npt.ArrayLike = 0.0, soften: npt.ArrayLike = 1.0,
              weight: npt.ArrayLike = 1.0, return_reached: bool = False) -> Any:
     """Two-bone IK on local QTS poses: ``Skeleton.two_bone``. See that method."""

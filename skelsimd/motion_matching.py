@@ -183,6 +183,19 @@ def _find_feet(skeleton: Skeleton) -> Tuple[int, int]:
 
 # --- the database ----------------------------------------------------------------------------
 
+def _first_difference(a: Skeleton, b: Skeleton) -> str:
+    """Where skeleton b first differs from a: the first joint index whose name or parent
+    differs, or the joint counts."""
+    for j, (na, nb) in enumerate(zip(a.names, b.names)):
+        pa, pb = int(a.parents[j]), int(b.parents[j])
+        if na != nb:
+            return f"joint {j} is {nb!r}, not {na!r} ({len(b)} joints, {len(a)} in clips[0])"
+        if pa != pb:
+            return (f"joint {j} ({nb!r}) has parent {pb}, not {pa} ({len(b)} joints, {len(a)} in "
+                    f"clips[0])")
+    return f"{len(b)} joints, not {len(a)} (the first {min(len(a), len(b))} are the same)"
+
+
 class MotionDatabase:
     """The motion-matching features of every candidate frame of a clip library.
 
@@ -283,8 +296,8 @@ class MotionDatabase:
             if c.skeleton.names != skel.names or not np.array_equal(c.skeleton.parents,
                                                                     skel.parents):
                 raise ValueError(f"clips[{k}]: expected the skeleton of clips[0] (same joint names "
-                                 f"and parents), got another one ({len(c.skeleton)} joints: "
-                                 f"{', '.join(c.skeleton.names[:4])}, ...)")
+                                 f"and parents), got another one: "
+                                 f"{_first_difference(skel, c.skeleton)}")
         self._up = _axis(up, "up")
         self._forward = _axis(forward, "forward")
         if joints is None:

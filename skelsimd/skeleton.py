@@ -551,7 +551,7 @@ class Skeleton(_core.SkeletonBase):
         target: ArrayLike,
         *,
         pole: ArrayLike,
-        mid_axis: ArrayLike = (0, 0, 1),
+        mid_axis: ArrayLike | None = (0, 0, 1),
         twist: ArrayLike = 0.0,
         soften: ArrayLike = 1.0,
         weight: ArrayLike = 1.0,
@@ -570,7 +570,9 @@ class Skeleton(_core.SkeletonBase):
         target, pole : array_like, (..., 3)
             Model-space target of the end joint and pole direction; broadcast with the poses.
         mid_axis, twist, soften, weight
-            As :func:`skelsimd.ik_two_bone`.
+            As :func:`skelsimd.ik_two_bone`: ``mid_axis=None`` (the choice for motion-capture
+            clips) takes the mid joint's bend axis from each pose's chain
+            (:func:`skelsimd.bend_axis`).
         return_reached : bool
             Also return the ``reached`` flags.
 

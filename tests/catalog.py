@@ -679,7 +679,8 @@ def _clip_init(g):
 def _bvh_text(g):
     """A small valid BVH, sometimes cut or edited (the mutation fuzzer does much more)."""
     buf = io.StringIO()
-    skelsimd.save_bvh(small_clip(g), buf)
+    clip = small_clip(g)
+    skelsimd.save_bvh(clip if clip.frames else example_clip()[:1], buf)   # writers need a frame
     text = buf.getvalue()
     if g.bad():
         how = g.pick(["cut", "frames", "offset", "bytes", "empty"])

@@ -322,8 +322,9 @@ Frame Time: 0.5
     empty = skelsimd.load_bvh(text=text.replace("Frames: 2", "Frames: 0").split("3 90 180")[0])
     assert empty.local.shape == (0, 3, 8) and empty.frames == 0
     buf = io.StringIO()
-    skelsimd.save_bvh(empty, buf)
-    assert skelsimd.load_bvh(text=buf.getvalue()).frames == 0
+    with pytest.raises(ValueError, match=r"^clip: expected at least one frame, got 0"):
+        skelsimd.save_bvh(empty, buf)      # a BVH file's animation is its MOTION section
+    assert buf.getvalue() == ""
 
 
 def test_sources(tmp_path):

@@ -44,6 +44,7 @@ def test_steps_run_without_dask_or_zarr(tmp_path):
         "dask: True"]
 
 
+@pytest.mark.dask
 def test_steps_match_the_dask_module():
     pytest.importorskip("dask.bag")
     pytest.importorskip("zarr")

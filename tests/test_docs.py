@@ -32,10 +32,18 @@ def python_blocks(path):
 # Pages without a ``python`` block (reference tables, design notes) have nothing to run and are
 # not collected. When the tests run away from the sources (an installed wheel), the one page
 # left is the README's path, which is then reported as skipped.
+# A page with an example of the [dask] extra is marked dask: it runs in the dask step of .ci/run
+# (with dask and zarr installed), not in the default run.
 EXAMPLE_PAGES = [p for p in PAGES if not os.path.exists(p) or python_blocks(p)]
 
 
-@pytest.mark.parametrize("path", EXAMPLE_PAGES, ids=lambda p: os.path.relpath(p, ROOT))
+def _uses_dask(path):
+    return os.path.exists(path) and any("dask" in b or "zarr" in b for b in python_blocks(path))
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=[pytest.mark.dask] if _uses_dask(p) else [],
+                 id=os.path.relpath(p, ROOT)) for p in EXAMPLE_PAGES])
 def test_page_examples_run(path, tmp_path, monkeypatch):
     if not os.path.exists(path):
         pytest.skip("no documentation sources beside these tests")
@@ -75,7 +83,9 @@ def _modules_with_examples():
 DOCTEST_MODULES = _modules_with_examples()
 
 
-@pytest.mark.parametrize("name", DOCTEST_MODULES)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=[pytest.mark.dask] if n.startswith("skelsimd.dask") else [])
+    for n in DOCTEST_MODULES])
 def test_docstring_examples(name):
     """Every module with examples runs them (found by scanning the sources, so none is missed)."""
     if name.startswith("skelsimd.dask"):

@@ -478,6 +478,7 @@ def test_uri_cannot_leave_the_directory(tmp_path, uri):
     load_gltf(path)
 
 
+@pytest.mark.dask
 def test_dataset_pipeline_reads_gltf(tmp_path):
     pytest.importorskip("dask.bag")
     pytest.importorskip("zarr")

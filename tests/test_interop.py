@@ -215,7 +215,8 @@ def test_plain_inputs_unchanged(data):
 
 @pytest.fixture(scope="module")
 def torch():
-    return pytest.importorskip("torch")
+    return pytest.importorskip("torch", reason="torch is optional: these tests run when it is "
+                               "installed (.ci/run installs its CPU wheel)")
 
 
 def test_torch_tensors(torch, data):

@@ -251,8 +251,10 @@ def check_no_leak(call):
 def test_leaks_in_a_fresh_interpreter():
     env = dict(os.environ, SKELSIMD_LEAK_CHILD="1")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # -o addopts=: one process, every test of this file (pyproject's addopts would spread the
+    # windows over workers and deselect them as slow)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          os.path.abspath(__file__)], cwd=root, env=env, capture_output=True,
+                          "-o", "addopts=", os.path.abspath(__file__)], cwd=root, env=env, capture_output=True,
                          text=True, timeout=1800)
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
     print(summary)

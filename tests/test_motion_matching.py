@@ -286,6 +286,7 @@ def test_search_many_from_threads(rng):
 
 # --- a database from a dataset store --------------------------------------------------------------
 
+@pytest.mark.dask
 def test_database_from_a_dataset_store(example, tmp_path):
     """A store written by the dataset pipeline (``python -m skelsimd dataset``) gives the
     database of its clips, from its path or an open group; bad stores are ValueErrors."""

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._file_errors import looks_like, preview
+
 
 
 #: A vertex whose weights sum to 1 +- this (plus half a quantum per influence for integer
@@ -162,6 +164,9 @@ class _Doc:
         self.bin: memoryview | None = None
         if data[:4] == b"glTF":
             text = self._glb(data)
+        elif looks_like(data) != "JSON":
+            raise ValueError(f"{self.path}: not a glTF/GLB file: it looks like {looks_like(data)} "
+                             f"(starts with {preview(data)})")
         else:
             text = data
         try:
@@ -201,21 +206,22 @@ class _Doc:
             raise ValueError(f"{self.path}: GLB header: {len(data)} bytes, expected at least 20")
         magic, version, length = struct.unpack_from("<III", data, 0)
         if version != 2:
-            raise ValueError(f"GLB header: version {version}, expected 2")
+            raise ValueError(f"{self.path}: GLB header: version {version}, expected 2")
         if length > len(data):
-            raise ValueError(f"GLB header: length {length} exceeds the file's {len(data)} bytes")
+            raise ValueError(f"{self.path}: GLB header: length {length} exceeds the file's "
+                             f"{len(data)} bytes")
         view = memoryview(data)[:length]
         pos = 12
         chunks: list[tuple[int, memoryview]] = []
         while pos + 8 <= length:
             clen, ctype = struct.unpack_from("<II", view, pos)
             if pos + 8 + clen > length:
-                raise ValueError(f"GLB chunk {len(chunks)}: chunkLength {clen} at byte {pos} "
+                raise ValueError(f"{self.path}: GLB chunk {len(chunks)}: chunkLength {clen} at byte {pos} "
                                  f"exceeds the file's length {length}")
             chunks.append((ctype, view[pos + 8:pos + 8 + clen]))
             pos += 8 + clen
         if not chunks or chunks[0][0] != _JSON_CHUNK:
-            raise ValueError("GLB chunk 0: expected the JSON chunk")
+            raise ValueError(f"{self.path}: GLB chunk 0: expected the JSON chunk")
         if len(chunks) > 1 and chunks[1][0] == _BIN_CHUNK:
             self.bin = chunks[1][1]
         return bytes(chunks[0][1])

@@ -49,7 +49,9 @@ from ..qts import qts_local_to_global_matrix
 from ..clip import Clip
 from ..quat import qts_to_matrix
 from ..skeleton import Skeleton
-from typing import TYPE_CHECKING, NoReturn
+from ._file_errors import in_file, looks_like, preview
+from ._writing import path_and_clip, write_file
+from typing import TYPE_CHECKING, NoReturn, overload
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -240,8 +242,12 @@ def _parse_hierarchy(lines: _Lines, end_sites: bool) -> _Header:
     is_end: list[bool] = []
     line, tokens, _ = lines.next()
     if tokens is None or tokens[0].upper() != "HIERARCHY":
+        kind = looks_like(lines.data)
+        if kind not in ("text", "an empty file"):
+            raise ValueError(f"not a BVH file: it looks like {kind} (starts with "
+                             f"{preview(lines.data)})")
         _fail(line, "expected 'HIERARCHY' at the start of a BVH file, got "
-                    + (repr(" ".join(tokens)) if tokens else "the end of the file"))
+                    + (f"{' '.join(tokens)!r:.60}" if tokens else "the end of the file"))
     stack: list[_Block] = []                    # open blocks
     pending: _Block | None = None               # a block whose '{' is still to come
     used: dict[str, int] = {}                   # name -> joint index
@@ -325,9 +331,10 @@ def _parse_hierarchy(lines: _Lines, end_sites: bool) -> _Header:
             except (IndexError, ValueError):
                 _fail(line, f"expected 'CHANNELS <count> <names>', got {text!r}")
             listed = tokens[2:]
-            if count != len(listed):
-                _fail(line, f"CHANNELS says {count} channels but lists {len(listed)}")
             assert block.joint is not None      # CHANNELS are refused in an End Site
+            if count != len(listed):
+                _fail(line, f"joint {names[block.joint]!r}: CHANNELS says {count} channels but "
+                            f"lists {len(listed)}")
             seen: list[str] = []
             for c in listed:
                 m = _CHANNEL_RE.match(c)
@@ -575,7 +582,38 @@ def load_bvh(
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
                                   or max_bytes < 0):
         raise TypeError(f"max_bytes: expected a non-negative int or None, got {max_bytes!r}")
-    data, _ = _read_source(path, text, max_bytes)
+    try:
+        return _load(_read_source(path, text, max_bytes)[0], end_sites, max_bytes)
+    except ValueError as exc:
+        named = getattr(path, "name", None) if hasattr(path, "read") else path   # a file's name
+        error = in_file(named if text is None else None, exc)
+        if error is exc:
+            raise
+        raise error from None
+
+
+def _channel_summary(names: Sequence[str], counts: Sequence[int]) -> str:
+    """The channel counts of the joints, the joints of the rarer counts by name: "Hips 6,
+    LeftKnee 3, the other 29 joints 6 each"."""
+    by: dict[int, list[str]] = {}
+    for name, c in zip(names, counts):
+        if c:
+            by.setdefault(c, []).append(name)
+    common = max(by, key=lambda c: len(by[c]))
+    parts = []
+    for c, joints in sorted(by.items(), key=lambda kv: len(kv[1])):
+        if c != common:
+            shown = ", ".join(f"{n} {c}" for n in joints[:4])
+            parts.append(shown + (f" and {len(joints) - 4} more joints {c} each"
+                                  if len(joints) > 4 else ""))
+    rest = len(by[common])
+    parts.append(f"the other {rest} joints {common} each" if len(by) > 1
+                 else f"{rest} joints {common} each")
+    return ", ".join(parts)
+
+
+def _load(data: bytes, end_sites: bool, max_bytes: int | None) -> Clip:
+    """load_bvh on the bytes of a file."""
     if data.startswith(b"\xef\xbb\xbf"):     # a UTF-8 byte order mark (Windows editors write one)
         data = data[3:]
     lines = _Lines(data)
@@ -590,7 +628,13 @@ def load_bvh(
     if frames > sys.maxsize:
         _fail(lines.frames_line, f"'Frames: {frames}' is more frames than a file can hold")
     # the reader allocates no more rows than the MOTION bytes can hold (see _parse_motion)
-    motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
+    try:
+        motion = _core._parse_motion(data, lines.pos, frames, total, lines.number + 1)
+    except ValueError as exc:
+        if "channel values" not in str(exc):
+            raise
+        raise ValueError(f"{exc} (the CHANNELS lines declare {total}: "
+                         f"{_channel_summary(names, counts)})") from None
     _check_clip_size(data, lines.frames_line, frames, n, max_bytes)
 
     offsets64 = np.asarray(offsets, dtype=np.float64).reshape(n, 3)
@@ -699,6 +743,22 @@ def _check_names_writable(names: Sequence[str]) -> None:
                              f"{problem}")
 
 
+def _check_finite(clip: Clip) -> None:
+    """ValueError naming the first frame and joint (or rest joint) holding a value that is not
+    finite: BVH numbers are finite (load_bvh refuses nan and inf)."""
+    names = clip.skeleton.names
+    bad = ~np.isfinite(clip.local)
+    if bad.any():
+        f, j, k = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"clip.local: expected finite values, got {clip.local[f, j, k]} at "
+                         f"frame {f}, joint {names[j]!r} (lane {k})")
+    rest = clip.skeleton.rest
+    if rest is not None and not np.isfinite(rest).all():
+        j = int(np.argwhere(~np.isfinite(rest))[0][0])
+        raise ValueError(f"clip.skeleton.rest: expected finite values, got some that are not "
+                         f"at joint {names[j]!r}")
+
+
 def _joint_orders(clip: Clip, order: str | None) -> list[str]:
     """The rotation order of every joint: `order` for all, or with order=None each joint's
     rotation channels as read (``clip.channels``), completed to three axes; "ZYX" for joints
@@ -716,13 +776,31 @@ def _joint_orders(clip: Clip, order: str | None) -> list[str]:
     return orders
 
 
+@overload
 def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | None = None) -> None:
-    """Write a clip as a BVH file.
+    ...
+
+
+@overload
+def save_bvh(path: str | os.PathLike[str] | IO[str], clip: Clip, /,
+             order: str | None = None) -> None:
+    ...
+
+
+def save_bvh(clip: Clip | str | os.PathLike[str] | IO[str],
+             path: str | os.PathLike[str] | IO[str] | Clip, order: str | None = None) -> None:
+    """Write a clip as a BVH file: ``save_bvh(path, clip)``, the order of every writer
+    (:func:`~skelsimd.save_gltf`), or ``save_bvh(clip, path)``; the two are told apart by
+    type (the Clip is the clip).
 
     Parameters
     ----------
     clip : Clip
+        At least one frame, every value finite.
     path : str, os.PathLike or text file object
+        A file is written whole or not at all: under a temporary name in its directory,
+        renamed over ``path`` once complete, so a failed write leaves an existing file as it
+        was.
     order : str, optional
         The rotation channel order of every joint: "ZYX" writes
         ``Zrotation Yrotation Xrotation`` (``R = Rz @ Ry @ Rx``); any permutation of XYZ.
@@ -742,12 +820,33 @@ def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | No
     frames; a load -> save -> load round trip reproduces the global joint positions within
     [bound:bvh.round_trip] of the clip's units (tested on the real clips).
 
-    Files are written as UTF-8. Raises ValueError when a scale lane differs from 1 (BVH has no
-    scale channels), for a bad ``order``, or for a joint name a BVH file cannot hold (empty, a
-    line break, leading or trailing whitespace, a trailing ``{``, not encodable as UTF-8).
+    Files are written as UTF-8. Raises ValueError, before anything is written, for a clip of
+    0 frames (a BVH file's animation is its MOTION section: nothing would be written of it),
+    for a value that is not finite (naming the frame and the joint), when a scale lane
+    differs from 1 (BVH has no scale channels), for a bad ``order``, or for a joint name a BVH
+    file cannot hold (empty, a line break, leading or trailing whitespace, a trailing ``{``,
+    not encodable as UTF-8).
+
+    Examples
+    --------
+    >>> import os, tempfile, skelsimd
+    >>> clip = skelsimd.data.load_example()[:10]
+    >>> path = os.path.join(tempfile.mkdtemp(), "walk.bvh")
+    >>> skelsimd.save_bvh(path, clip)
+    >>> skelsimd.load_bvh(path).frames
+    10
     """
-    if not isinstance(clip, Clip):
-        raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
+    dest, given = path_and_clip(clip, path, (Clip,))
+    if not isinstance(given, Clip):
+        raise TypeError(f"clip: expected a skelsimd.Clip, got {type(given).__name__}")
+    clip = given
+    if not (hasattr(dest, "write") or isinstance(dest, (str, os.PathLike))):
+        raise TypeError(f"path: expected a str, os.PathLike or text file object, got "
+                        f"{type(dest).__name__}")
+    if clip.frames == 0:
+        raise ValueError("clip: expected at least one frame, got 0 (a BVH file's animation is "
+                         "its MOTION section)")
+    _check_finite(clip)
     orders = _joint_orders(clip, order)
     _check_names_writable(clip.skeleton.names)
     if not clip.skeleton.is_depth_first:
@@ -836,11 +935,10 @@ def save_bvh(clip: Clip, path: str | os.PathLike[str] | IO[str], order: str | No
     out.append(f"Frame Time: {clip.frame_time:.9g}")
     values = np.concatenate(columns, axis=1) if columns else np.zeros((frames, 0))
     text = "\n".join(out) + "\n" + _format_rows(values)
-    if hasattr(path, "write"):
-        getattr(path, "write")(text)
+    if isinstance(dest, (str, os.PathLike)):
+        write_file(os.fsdecode(os.fspath(dest)), text.encode("utf-8"))
     else:
-        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        getattr(dest, "write")(text)
 
 
 fill_docstrings(globals())

@@ -130,6 +130,7 @@ from ..clip import Clip
 from ..skeleton import Skeleton
 from .gltf_nodes import (NodeClip, animated_nodes, animation_index, node_indices,
                          world_matrices)
+from ._file_errors import in_file
 from ._gltf_animations import (
     GltfAnimation, GltfChannel, _AnimationJob, _check_budget, _check_rate, _check_tolerance,
     _frame_count, _implied_rate, _node_matrices, _plan_clips, _read_animations)
@@ -437,6 +438,19 @@ def load_gltf(path: str | os.PathLike[str], *, sample_rate: float | None = None,
     >>> [(c.name, c.frames) for c in asset.clips]
     [('bend', 21)]
     """
+    if sample_rate is not None:
+        _check_rate(sample_rate)          # the arguments' errors are not the file's
+    _check_tolerance(scale_tolerance)
+    _check_budget(max_joint_frames)
+    try:
+        return _load_gltf(path, sample_rate, scale_tolerance, max_joint_frames)
+    except ValueError as exc:
+        raise in_file(path, exc) from None
+
+
+def _load_gltf(path: str | os.PathLike[str], sample_rate: float | None,
+               scale_tolerance: float, max_joint_frames: int) -> GltfAsset:
+    """load_gltf, its errors not yet starting with the path."""
     rate = None if sample_rate is None else _check_rate(sample_rate)
     tol = _check_tolerance(scale_tolerance)
     if not isinstance(path, (str, bytes, os.PathLike)):

@@ -47,6 +47,7 @@ import numpy as np
 from .._validate import number as _number
 from ..clip import Clip
 from ..skeleton import Skeleton
+from ._writing import write_file
 from .gltf import GltfAsset
 
 __all__ = ["save_gltf"]
@@ -388,9 +389,12 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton, Sequence[Clip], GltfAsset
     ----------
     path : str or os.PathLike
         Ending in ``.gltf`` (one JSON file, the binary data embedded as a base64 ``data:``
-        URI) or ``.glb`` (the binary container). Written only once everything was checked.
+        URI) or ``.glb`` (the binary container). Written only once everything was checked,
+        and whole or not at all: under a temporary name in its directory, renamed over
+        ``path`` once complete, so a failed write leaves an existing file as it was.
     clip : Clip, Skeleton, list of Clip or GltfAsset
-        The animation (one glTF animation, frame f at time ``f / clip.fps``, LINEAR), or a
+        The animation (one glTF animation, frame f at time ``f / clip.fps``, LINEAR; a clip of
+        0 frames is a ValueError), or a
         skeleton alone (no animation), or several clips of one skeleton (the same joint names
         and parents: one animation each, named after the clip). The nodes' rest transforms are
         the skeleton's rest pose (QTS, or joint matrices that are rotations with a uniform
@@ -474,6 +478,11 @@ def save_gltf(path: _Path, clip: Union[Clip, Skeleton, Sequence[Clip], GltfAsset
     else:
         raise TypeError(f"clip: expected a skelsimd.Clip or Skeleton, a non-empty list of Clips or "
                         f"a GltfAsset, got {type(clip).__name__}")
+    for i, c in enumerate(clips):
+        if not c.frames:
+            raise ValueError(f"clip{'' if len(clips) == 1 and isinstance(clip, Clip) else f'[{i}]'}"
+                             ": expected at least one frame, got 0 (the animation would be "
+                             "lost: pass clip.skeleton to write the skeleton alone)")
     if name is None and len(clips) == 1:
         name = getattr(clips[0], "name", None)
     if name is not None and not isinstance(name, str):
@@ -612,8 +621,7 @@ def _emit(fspath: str, suffix: str, gltf: dict[str, Any], buf: _Buffer) -> None:
         payload = b"".join([struct.pack("<III", _GLB_MAGIC, 2, total),
                             struct.pack("<II", len(text), _GLB_JSON), text,
                             struct.pack("<II", len(blob), _GLB_BIN), blob])
-    with open(fspath, "wb") as fh:
-        fh.write(payload)
+    write_file(fspath, payload)
 
 
 # --- a whole character: a GltfAsset ------------------------------------------------------------

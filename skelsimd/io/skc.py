@@ -12,6 +12,7 @@ from typing import Union
 
 from ..clip import Clip
 from ..compress import CompressedClip, compress
+from ._writing import path_and_clip, write_file
 
 __all__ = ["read_skc", "load_skc", "save_skc", "SUFFIX"]
 
@@ -87,19 +88,27 @@ def load_skc(path: _Path, *, max_bytes: int | None = None) -> Clip:
     return c.to_clip()
 
 
-def save_skc(clip: Clip | CompressedClip, path: _Path, **settings: object) -> CompressedClip:
+def save_skc(clip: Clip | CompressedClip | _Path, path: _Path | Clip | CompressedClip,
+             **settings: object) -> CompressedClip:
     """Write ``clip`` to the file ``path`` as a compressed clip and return the
-    :class:`~skelsimd.CompressedClip` written. A :class:`~skelsimd.Clip` is compressed first
-    with :func:`skelsimd.compress` and ``settings`` (``precision``, ``shell_distance``,
-    ``segment_length``); a CompressedClip is written as it is (no settings)."""
-    if isinstance(clip, CompressedClip):
+    :class:`~skelsimd.CompressedClip` written: ``save_skc(path, clip)``, the order of every
+    writer, or ``save_skc(clip, path)`` (told apart by type). A :class:`~skelsimd.Clip` is
+    compressed first with :func:`skelsimd.compress` and ``settings`` (``precision``,
+    ``shell_distance``, ``segment_length``); a CompressedClip is written as it is (no
+    settings). A clip of 0 frames is a ValueError. The file is written whole or not at all (a
+    temporary name in its directory, renamed over ``path`` once complete): a failed write
+    leaves an existing file as it was."""
+    dest, source = path_and_clip(clip, path, (Clip, CompressedClip))
+    if not isinstance(dest, (str, os.PathLike)):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(dest).__name__}")
+    if isinstance(source, Clip) and source.frames == 0:
+        raise ValueError("clip: expected at least one frame, got 0")
+    if isinstance(source, CompressedClip):
         if settings:
             raise TypeError(f"settings: a CompressedClip is written as it is, got "
                             f"{sorted(settings)}")
-        packed = clip
+        packed = source
     else:
-        packed = compress(clip, **settings)  # type: ignore[arg-type]
-    data = packed.to_bytes()
-    with open(os.fspath(path), "wb") as f:
-        f.write(data)
+        packed = compress(source, **settings)  # type: ignore[arg-type]
+    write_file(os.fsdecode(os.fspath(dest)), packed.to_bytes())
     return packed
