@@ -71,7 +71,7 @@ from . import _core
 from ._rotation64 import quat_conj, quat_mul, quat_rotate, quat_to_matrix
 from ._validate import seconds_to_frames
 from .clip import Clip
-from .footplant import _hinge_axis, _labels, _weights, contact_intervals, plant_leg
+from .footplant import _hinge_axes, _labels, _weights, contact_intervals, plant_leg
 from .ik import ik_two_bone
 from .humanoid import HUMANOID_BONES, humanoid_map
 from ._rotation64 import matrix_to_quat as _matrix_to_quat
@@ -475,6 +475,7 @@ def _rot32(q: Float32Array, v: Float32Array) -> Float32Array:
 
 
 _CONJ32 = np.array([-1, -1, -1, 1], dtype=np.float32)
+_IDENTITY_QTS32 = np.array([0, 0, 0, 1, 0, 0, 0, 1], dtype=np.float32)
 
 
 def _check_remap_args(source_world: Any, src_index: Any, offsets: Any, target_parents: Any,
@@ -797,6 +798,17 @@ class Retargeter:
         self._leg_at[self._legs] = np.arange(len(self._legs))
         self._leg_parents = np.array([self._leg_at[tp[j]] if tp[j] >= 0 else -1
                                       for j in self._legs], dtype=np.int32)
+        reach = self._reach
+        offs = np.array([o for _, _, _, o in reach], np.float32).reshape(len(reach), 3)
+        pars = np.array([self._leg_at[tp[f]] if tp[f] >= 0 else -1 for _, _, f, _ in reach],
+                        np.intp)
+        self._reach_arrays = (
+            np.array([h for h, _, _, _ in reach] + [k for _, k, _, _ in reach], np.intp),
+            np.array([f for _, _, f, _ in reach], np.intp), offs,
+            np.float32(0.05 ** 2) * np.vecdot(offs, offs),
+            np.maximum(pars, 0), np.cross(np.eye(3, dtype=np.float32)[None], offs[:, None]))
+        self._reach_root_feet = pars < 0 if (pars < 0).any() else None
+        self._reach_world = self._leg_at[self._reach_arrays[0]]
     # --- construction helpers ---
 
     def _resolve(self, source: Any, target: Any, mapping: _MappingArg
@@ -979,27 +991,41 @@ class Retargeter:
         parents = self._target.parents
         if world is None:
             world = self._legs_world(flat)
-        at = self._leg_at
-        for hip, knee, foot, off in self._reach:
-            chain = np.empty((len(flat), 3, 3, 4), np.float32)   # hip, knee, the shin's end
-            chain[:, :2] = qts_to_matrix(world[:, [at[hip], at[knee]]])
-            chain[:, 2] = chain[:, 1]
-            chain[:, 2, :, 3] += np.einsum("fij,j->fi", chain[:, 1, :, :3], off)
-            par = int(parents[foot])
-            pw = world[:, at[par]] if par >= 0 else None
-            foot_at = flat[:, foot, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot_k(
-                pw[:, :4], flat[:, foot, 4:7])
-            axis = _hinge_axis(chain, 0, 1, 2)
-            h = chain[:, 0, :, 3].astype(np.float64)
-            k = chain[:, 1, :, 3].astype(np.float64)
-            line = chain[:, 2, :, 3] - h
-            line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
-            pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
-            qs, qm, _ = ik_two_bone(chain[:, 0], chain[:, 1], chain[:, 2], foot_at,
-                                    pole=pole.astype(np.float32),
-                                    mid_axis=axis.astype(np.float32))
-            flat[:, hip, :4] = _qmul_k(flat[:, hip, :4], qs)
-            flat[:, knee, :4] = _qmul_k(flat[:, knee, :4], qm)
+        # Both legs in one pass, every array (F, L, ...) over the frames and the L legs, in
+        # float32 by the quaternion kernels (the knee's frame, not its matrix, carries the
+        # shin and the hinge).
+        joints, feet, offs, off2, pars, cross_off = self._reach_arrays
+        hk = world[:, self._reach_world]                        # (F, 2L, 8): hips, knees
+        n, legs = len(flat), len(feet)
+        m = qts_to_matrix(hk).reshape(n, 2, legs, 3, 4)
+        wk = hk[:, legs:]
+        k, s = wk[..., 4:7], wk[..., 7:8]
+        shin = s * _rot_k(wk[..., :4], offs)
+        end = m[:, 1].copy()
+        end[..., 3] += shin                                     # the shin's end
+        pw = world[:, pars]
+        if self._reach_root_feet is not None:      # a foot at the root: its local translation
+            pw[:, self._reach_root_feet] = _IDENTITY_QTS32     # is its world
+        foot_at = pw[..., 4:7] + pw[..., 7:8] * _rot_k(pw[..., :4], flat[:, feet, 4:7])
+        # the hinge: the thigh-shin plane's normal in the knee's frame, R^T (thigh x shin)
+        # with R = s Q and the shin s Q offset, i.e. s^2 (Q^T thigh x offset); the IK kernel
+        # normalises it. Where the leg is nearly straight (the plane's sine s |Q^T thigh x
+        # offset| / (|thigh| |offset|) under 0.05): the leg's mean over the frames.
+        thigh = k - hk[:, :legs, 4:7]
+        a = _rot_k(wk[..., :4] * _CONJ32, thigh)
+        hinge = np.matmul(a[..., None, :], cross_off)[..., 0, :]    # a x offset
+        ss = s[..., 0] * s[..., 0]
+        bent = ss * np.vecdot(hinge, hinge) > np.vecdot(a, a) * off2
+        mean = np.vecdot(ss[..., None], hinge, axis=0, dtype=np.float64)   # sum of s^2 hinge
+        norm = np.sqrt(np.vecdot(mean, mean))[:, None]
+        mean = np.where(norm > 0, mean / np.where(norm > 0, norm, 1.0), (1.0, 0.0, 0.0))
+        axis = np.where(bent[..., None], hinge, mean.astype(np.float32))
+        # the pole: the knee's offset from the hip-to-shin's-end line
+        line = thigh + shin
+        ll = np.maximum(np.vecdot(line, line), np.float32(1e-24))[..., None]
+        pole = thigh - (np.vecdot(thigh, line)[..., None] / ll) * line
+        qs, qm, _ = ik_two_bone(m[:, 0], m[:, 1], end, foot_at, pole=pole, mid_axis=axis)
+        flat[:, joints, :4] = _qmul_k(flat[:, joints, :4], np.concatenate((qs, qm), axis=1))
         return local
 
     def _remap_local(self, local: npt.ArrayLike, out: Float32Array | None = None
