@@ -147,23 +147,16 @@ def _weights(frames: int, intervals: Sequence[Tuple[int, int]], ramp: int
 
 
 def _hinge_axis(g: np.ndarray, hip: int, knee: int, ankle: int) -> np.ndarray:
-    """The knee's bending axis in its own space per frame (F, 3) of model-space matrices
-    ``g`` (F, J, 3, 4): :func:`_hinge_axes` of the three joints."""
-    return _hinge_axes(g[:, hip], g[:, knee], g[:, ankle])
-
-
-def _hinge_axes(hip: np.ndarray, knee: np.ndarray, ankle: np.ndarray) -> np.ndarray:
-    """The knee's bending axis in its own space (F, ..., 3) of the chains' model-space matrices
-    (F, ..., 3, 4) (frames first, then any legs): the normal of the thigh-shin plane rotated
-    into the knee's frame; where the leg is nearly straight (the normal's sine under 0.05),
-    the leg's mean over the frames (straight-leg frames weigh little)."""
-    thigh = (knee[..., 3] - hip[..., 3]).astype(np.float64)
-    shin = (ankle[..., 3] - knee[..., 3]).astype(np.float64)
+    """The knee's bending axis in its own space per frame (F, 3): the normal of the thigh-shin
+    plane rotated into the knee's frame; where the leg is nearly straight (the normal's sine
+    under 0.05), the mean over the frames (straight-leg frames weigh little)."""
+    thigh = (g[:, knee, :, 3] - g[:, hip, :, 3]).astype(np.float64)
+    shin = (g[:, ankle, :, 3] - g[:, knee, :, 3]).astype(np.float64)
     n = np.cross(thigh, shin)
-    local = np.einsum("...ji,...j->...i", knee[..., :3].astype(np.float64), n)   # R^T n
+    local = np.einsum("fji,fj->fi", g[:, knee, :, :3].astype(np.float64), n)   # R^T n
     mean = local.sum(axis=0)
-    norm = np.linalg.norm(mean, axis=-1, keepdims=True)
-    mean = np.where(norm > 0, mean / np.where(norm > 0, norm, 1.0), np.array([1.0, 0.0, 0.0]))
+    norm = np.linalg.norm(mean)
+    mean = mean / norm if norm > 0 else np.array([1.0, 0.0, 0.0])
     size = np.linalg.norm(local, axis=-1, keepdims=True)
     sine = size / np.maximum(np.linalg.norm(thigh, axis=-1, keepdims=True)
                              * np.linalg.norm(shin, axis=-1, keepdims=True), 1e-30)

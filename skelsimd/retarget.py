@@ -71,7 +71,7 @@ from . import _core
 from ._rotation64 import quat_conj, quat_mul, quat_rotate, quat_to_matrix
 from ._validate import seconds_to_frames
 from .clip import Clip
-from .footplant import _hinge_axes, _labels, _weights, contact_intervals, plant_leg
+from .footplant import _labels, _weights, contact_intervals, plant_leg
 from .ik import ik_two_bone
 from .humanoid import HUMANOID_BONES, humanoid_map
 from ._rotation64 import matrix_to_quat as _matrix_to_quat
