@@ -478,6 +478,15 @@ _CONJ32 = np.array([-1, -1, -1, 1], dtype=np.float32)
 _IDENTITY_QTS32 = np.array([0, 0, 0, 1, 0, 0, 0, 1], dtype=np.float32)
 
 
+def _to_local(parent_world: Float32Array, position: Any) -> Float32Array:
+    """The local translations (N, 3) that put a joint at world ``position`` (N, 3) under its
+    parent's world joints ``parent_world`` (N, 8)."""
+    g = parent_world
+    out: Float32Array = _rot_k(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
+        np.float32)) / g[:, 7:8]
+    return out
+
+
 def _check_remap_args(source_world: Any, src_index: Any, offsets: Any, target_parents: Any,
                       target_rest: Any, placed: Any, out: Any) -> tuple[Any, ...]:
     sw = np.asarray(source_world)
@@ -1058,8 +1067,7 @@ class Retargeter:
             return
         g = (qts_local_to_global(local, self._target, stop=par + 1)[:, par]
              if parent_world is None else parent_world)
-        local[:, joint, 4:7] = _rot_k(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
-            np.float32)) / g[:, 7:8]
+        local[:, joint, 4:7] = _to_local(g, position)
 
     def _legs_world(self, flat: Float32Array) -> Float32Array:
         """World joints (N, L, 8) of the joints the feet's placement and the legs' reach read
@@ -1175,7 +1183,6 @@ class Retargeter:
         the source's position at the contact's first frame (aligned and scaled) by two-bone
         IK; a placed foot at its own placed position then."""
         ramp = seconds_to_frames(blend, clip.frame_time, clip.frames + 1)
-        source = world[..., 4:7].astype(np.float64)
         tp = self._target.parents
         for (s, t), c in zip(self._feet, labels):
             intervals = contact_intervals(c)
@@ -1184,15 +1191,17 @@ class Retargeter:
             if self._placed[t]:
                 w, owner = _weights(clip.frames, intervals, ramp)
                 frames = np.flatnonzero(w > 0)
-                p = qts_local_to_global(local, self._target, stop=t + 1)[:, t, 4:7].astype(
-                    np.float64)
-                locks = np.array([p[a] for a, _ in intervals])
+                par = int(tp[t])              # the foot's parent's world: the legs' when there
+                pw = (None if par < 0 else self._legs_world(local)[:, self._leg_at[par]]
+                      if self._leg_at[par] >= 0 else
+                      qts_local_to_global(local, self._target, stop=par + 1)[:, par])
+                p = (local[:, t, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot_k(
+                    pw[:, :4], local[:, t, 4:7])).astype(np.float64)
+                locks = p[[a for a, _ in intervals]]
                 target = p[frames] + w[frames, None] * (locks[owner[frames]] - p[frames])
-                part = local[frames]
-                self._set_position(part, t, target)
-                local[frames] = part
+                local[frames, t, 4:7] = target if pw is None else _to_local(pw[frames], target)
                 continue
-            locks = np.array([source[a, s] for a, _ in intervals])
+            locks = world[[a for a, _ in intervals], s, 4:7].astype(np.float64)
             knee = int(tp[t])
             hip = int(tp[knee]) if knee >= 0 else -1
             if hip < 0:
