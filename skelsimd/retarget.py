@@ -479,11 +479,11 @@ _IDENTITY_QTS32 = np.array([0, 0, 0, 1, 0, 0, 0, 1], dtype=np.float32)
 
 
 def _to_local(parent_world: Float32Array, position: Any) -> Float32Array:
-    """The local translations (N, 3) that put a joint at world ``position`` (N, 3) under its
-    parent's world joints ``parent_world`` (N, 8)."""
+    """The local translations (..., 3) that put joints at world ``position`` (..., 3) under
+    their parents' world joints ``parent_world`` (..., 8)."""
     g = parent_world
-    out: Float32Array = _rot_k(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
-        np.float32)) / g[:, 7:8]
+    out: Float32Array = _rot_k(g[..., :4] * _CONJ32, (np.asarray(position) - g[..., 4:7]).astype(
+        np.float32)) / g[..., 7:8]
     return out
 
 
@@ -815,7 +815,7 @@ class Retargeter:
             np.array([h for h, _, _, _ in reach] + [k for _, k, _, _ in reach], np.intp),
             np.array([f for _, _, f, _ in reach], np.intp), offs,
             np.float32(0.05 ** 2) * np.vecdot(offs, offs),
-            np.maximum(pars, 0), np.cross(np.eye(3, dtype=np.float32)[None], offs[:, None]))
+            np.maximum(pars, 0))
         self._reach_root_feet = pars < 0 if (pars < 0).any() else None
         self._reach_world = self._leg_at[self._reach_arrays[0]]
     # --- construction helpers ---
@@ -1003,7 +1003,7 @@ class Retargeter:
         # Both legs in one pass, every array (F, L, ...) over the frames and the L legs, in
         # float32 by the quaternion kernels (the knee's frame, not its matrix, carries the
         # shin and the hinge).
-        joints, feet, offs, off2, pars, cross_off = self._reach_arrays
+        joints, feet, offs, off2, pars = self._reach_arrays
         hk = world[:, self._reach_world]                        # (F, 2L, 8): hips, knees
         n, legs = len(flat), len(feet)
         m = qts_to_matrix(hk).reshape(n, 2, legs, 3, 4)
@@ -1022,7 +1022,7 @@ class Retargeter:
         # offset| / (|thigh| |offset|) under 0.05): the leg's mean over the frames.
         thigh = k - hk[:, :legs, 4:7]
         a = _rot_k(wk[..., :4] * _CONJ32, thigh)
-        hinge = np.matmul(a[..., None, :], cross_off)[..., 0, :]    # a x offset
+        hinge = np.cross(a, offs)
         ss = s[..., 0] * s[..., 0]
         bent = ss * np.vecdot(hinge, hinge) > np.vecdot(a, a) * off2
         mean = np.vecdot(ss[..., None], hinge, axis=0, dtype=np.float64)   # sum of s^2 hinge
