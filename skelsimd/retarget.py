@@ -817,6 +817,10 @@ class Retargeter:
             np.float32(0.05 ** 2) * np.vecdot(offs, offs),
             np.maximum(pars, 0))
         self._reach_root_feet = pars < 0 if (pars < 0).any() else None
+        # the placed foot of each leg's reach (an index in self._hip_relative), when all are
+        placed = [f for f, _, _, _ in self._hip_relative]
+        self._reach_placed = ([placed.index(f) for _, _, f, _ in reach]
+                              if reach and all(f in placed for _, _, f, _ in reach) else None)
         self._reach_world = self._leg_at[self._reach_arrays[0]]
     # --- construction helpers ---
 
@@ -984,16 +988,19 @@ class Retargeter:
         if not self._hip_relative and not self._reach:
             return result
         target = self._legs_world(result.reshape((-1,) + result.shape[-2:]))
-        self._place_feet(result, world, target)       # the feet only: the legs' worlds hold
-        return self._reach_feet(result, target)       # in place
+        feet_at = (np.empty((len(target), len(self._reach), 3), np.float32)
+                   if self._reach_placed is not None else None)
+        self._place_feet(result, world, target, feet_at)   # the feet only: the legs' worlds
+        return self._reach_feet(result, target, feet_at)   # hold in place
 
-    def _reach_feet(self, local: Float32Array, world: Float32Array | None = None
-                    ) -> Float32Array:
+    def _reach_feet(self, local: Float32Array, world: Float32Array | None = None,
+                    feet_at: Float32Array | None = None) -> Float32Array:
         """Legs whose foot is placed (not a child of the lower leg) bent with two-bone IK so
         that the lower leg's end (the foot's bind offset from the knee) meets the foot (the
         knee's pole and hinge from the pose itself, as :func:`skelsimd.plant_feet`); ``local``
         (C-contiguous) is changed in place and returned. ``world``: the target's world joints
-        of ``local`` up to the legs (computed when not given; the feet's own are not read)."""
+        of ``local`` up to the legs (computed when not given; the feet's own are not read);
+        ``feet_at``: the feet's world positions (F, L, 3) when known (computed otherwise)."""
         if not self._reach:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
@@ -1012,10 +1019,11 @@ class Retargeter:
         shin = s * _rot_k(wk[..., :4], offs)
         end = m[:, 1].copy()
         end[..., 3] += shin                                     # the shin's end
-        pw = world[:, pars]
-        if self._reach_root_feet is not None:      # a foot at the root: its local translation
-            pw[:, self._reach_root_feet] = _IDENTITY_QTS32     # is its world
-        foot_at = pw[..., 4:7] + pw[..., 7:8] * _rot_k(pw[..., :4], flat[:, feet, 4:7])
+        if feet_at is None:
+            pw = world[:, pars]
+            if self._reach_root_feet is not None:  # a foot at the root: its local translation
+                pw[:, self._reach_root_feet] = _IDENTITY_QTS32  # is its world
+            feet_at = pw[..., 4:7] + pw[..., 7:8] * _rot_k(pw[..., :4], flat[:, feet, 4:7])
         # the hinge: the thigh-shin plane's normal in the knee's frame, R^T (thigh x shin)
         # with R = s Q and the shin s Q offset, i.e. s^2 (Q^T thigh x offset); the IK kernel
         # normalises it. Where the leg is nearly straight (the plane's sine s |Q^T thigh x
@@ -1033,7 +1041,7 @@ class Retargeter:
         line = thigh + shin
         ll = np.maximum(np.vecdot(line, line), np.float32(1e-24))[..., None]
         pole = thigh - (np.vecdot(thigh, line)[..., None] / ll) * line
-        qs, qm, _ = ik_two_bone(m[:, 0], m[:, 1], end, foot_at, pole=pole, mid_axis=axis)
+        qs, qm, _ = ik_two_bone(m[:, 0], m[:, 1], end, feet_at, pole=pole, mid_axis=axis)
         flat[:, joints, :4] = _qmul_k(flat[:, joints, :4], np.concatenate((qs, qm), axis=1))
         return local
 
@@ -1077,20 +1085,24 @@ class Retargeter:
         return world
 
     def _place_feet(self, local: Float32Array, world: Float32Array,
-                    target_world: Float32Array | None = None) -> Float32Array:
+                    target_world: Float32Array | None = None,
+                    feet_at: Float32Array | None = None) -> Float32Array:
         """Feet that hang elsewhere than their lower leg (placed): at the target's upper leg
         plus the source's foot offset from its upper leg (aligned and scaled); ``local`` is
-        changed in place and returned."""
+        changed in place and returned. ``feet_at`` (F, L, 3), when given, receives the
+        positions of the feet of the legs' reach (all placed here)."""
         if not self._hip_relative:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
         sw = world.reshape((-1,) + world.shape[-2:])
         g = self._legs_world(flat) if target_world is None else target_world
         at, parents = self._leg_at, self._target.parents
-        for foot, upper, s_foot, s_upper in self._hip_relative:
+        for i, (foot, upper, s_foot, s_upper) in enumerate(self._hip_relative):
             par = int(parents[foot])
-            self._set_position(flat, foot, g[:, at[upper], 4:7] + sw[:, s_foot, 4:7]
-                               - sw[:, s_upper, 4:7], g[:, at[par]] if par >= 0 else None)
+            position = g[:, at[upper], 4:7] + sw[:, s_foot, 4:7] - sw[:, s_upper, 4:7]
+            self._set_position(flat, foot, position, g[:, at[par]] if par >= 0 else None)
+            if feet_at is not None and self._reach_placed is not None and i in self._reach_placed:
+                feet_at[:, self._reach_placed.index(i)] = position
         return local
 
     def apply(self, clip: Clip, out: Float32Array | None = None, *,
