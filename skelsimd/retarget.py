@@ -818,9 +818,9 @@ class Retargeter:
             np.maximum(pars, 0))
         self._reach_root_feet = pars < 0 if (pars < 0).any() else None
         # the placed foot of each leg's reach (an index in self._hip_relative), when all are
-        placed = [f for f, _, _, _ in self._hip_relative]
-        self._reach_placed = ([placed.index(f) for _, _, f, _ in reach]
-                              if reach and all(f in placed for _, _, f, _ in reach) else None)
+        hung = [f for f, _, _, _ in self._hip_relative]
+        self._reach_placed = ([hung.index(f) for _, _, f, _ in reach]
+                              if reach and all(f in hung for _, _, f, _ in reach) else None)
         self._reach_world = self._leg_at[self._reach_arrays[0]]
     # --- construction helpers ---
 
@@ -1033,7 +1033,7 @@ class Retargeter:
         hinge = np.cross(a, offs)
         ss = s[..., 0] * s[..., 0]
         bent = ss * np.vecdot(hinge, hinge) > np.vecdot(a, a) * off2
-        mean = np.vecdot(ss[..., None], hinge, axis=0, dtype=np.float64)   # sum of s^2 hinge
+        mean = (ss[..., None].astype(np.float64) * hinge).sum(axis=0)   # sum of s^2 hinge
         norm = np.sqrt(np.vecdot(mean, mean))[:, None]
         mean = np.where(norm > 0, mean / np.where(norm > 0, norm, 1.0), (1.0, 0.0, 0.0))
         axis = np.where(bent[..., None], hinge, mean.astype(np.float32))
