@@ -861,7 +861,9 @@ class Clip:
             seconds = _number(value, name, _non_negative, "a non-negative number of seconds",
                               "a number of seconds")
             frames[name] = _seconds_to_frames(seconds, self.frame_time, self.frames + 1)
-        positions = self.global_positions()[:, idx]
+        stop = max(idx) + 1         # the joints up to the last chosen: their parents come first
+        positions = qts_local_to_global_matrix(self.local[:, :stop], self.skeleton.parents[:stop]
+                                               )[:, idx][..., 3]
         labels = contact_labels(positions, self.frame_time, speed_, height_,
                                 min_gap=frames["min_gap"], min_contact=frames["min_contact"])
         tracks = [step_track(row, self.frame_time) for row in labels]

@@ -130,19 +130,32 @@ def _weights(frames: int, intervals: Sequence[Tuple[int, int]], ramp: int
     the next instead of jumping between them)."""
     w = np.zeros(frames)
     owner = np.full(frames, -1)
+    if not len(intervals):
+        return w, owner
+    iv = np.asarray(intervals, dtype=np.intp).reshape(-1, 2)
+    a, b = iv[:, 0], iv[:, 1]
+    half = np.minimum(ramp, (a[1:] - b[:-1]) // 2)
+    before, after = np.r_[ramp, half], np.r_[half, ramp]    # each side's ramp, in frames
+    f = np.arange(frames)
+    k = np.searchsorted(a, f, side="right") - 1              # the last interval started by f
+    kk = np.maximum(k, 0)
+    inside = (k >= 0) & (f < b[kk])
+    d_after = f - b[kk] + 1                                  # frames after its last frame
+    on_after = ~inside & (k >= 0) & (d_after <= after[kk])
+    nxt = np.minimum(k + 1, len(a) - 1)
+    d_before = a[nxt] - f                                    # frames before the next one
+    on_before = ~inside & ~on_after & (k + 1 < len(a)) & (d_before <= before[nxt])
 
-    def shape(n: int) -> np.ndarray:
-        u = 1.0 - np.arange(1, n + 1) / (n + 1.0)
-        return u * u * (3.0 - 2.0 * u)                # smoothstep, 0 < w < 1, decreasing
+    def shape(d: np.ndarray, n: np.ndarray) -> np.ndarray:
+        u = 1.0 - d / (n + 1.0)
+        return u * u * (3.0 - 2.0 * u)                # smoothstep, 0 < w < 1, decreasing in d
 
-    for i, (a, b) in enumerate(intervals):
-        before = ramp if i == 0 else min(ramp, (a - intervals[i - 1][1]) // 2)
-        after = ramp if i == len(intervals) - 1 else min(ramp, (intervals[i + 1][0] - b) // 2)
-        idx = np.r_[np.arange(a, b), a - np.arange(1, before + 1), b - 1 + np.arange(1, after + 1)]
-        val = np.r_[np.ones(b - a), shape(before), shape(after)]
-        ok = (idx >= 0) & (idx < frames)
-        w[idx[ok]] = val[ok]
-        owner[idx[ok]] = i
+    w[inside] = 1.0
+    owner[inside] = k[inside]
+    w[on_after] = shape(d_after[on_after], after[kk[on_after]])
+    owner[on_after] = k[on_after]
+    w[on_before] = shape(d_before[on_before], before[nxt[on_before]])
+    owner[on_before] = nxt[on_before]
     return w, owner
 
 

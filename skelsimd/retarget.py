@@ -71,7 +71,7 @@ from . import _core
 from ._rotation64 import quat_conj, quat_mul, quat_rotate, quat_to_matrix
 from ._validate import seconds_to_frames
 from .clip import Clip
-from .footplant import _hinge_axis, _labels, _weights, contact_intervals, plant_leg
+from .footplant import _labels, _weights, contact_intervals, plant_leg
 from .ik import ik_two_bone
 from .humanoid import HUMANOID_BONES, humanoid_map
 from ._rotation64 import matrix_to_quat as _matrix_to_quat
@@ -475,6 +475,16 @@ def _rot32(q: Float32Array, v: Float32Array) -> Float32Array:
 
 
 _CONJ32 = np.array([-1, -1, -1, 1], dtype=np.float32)
+_IDENTITY_QTS32 = np.array([0, 0, 0, 1, 0, 0, 0, 1], dtype=np.float32)
+
+
+def _to_local(parent_world: Float32Array, position: Any) -> Float32Array:
+    """The local translations (..., 3) that put joints at world ``position`` (..., 3) under
+    their parents' world joints ``parent_world`` (..., 8)."""
+    g = parent_world
+    out: Float32Array = _rot_k(g[..., :4] * _CONJ32, (np.asarray(position) - g[..., 4:7]).astype(
+        np.float32)) / g[..., 7:8]
+    return out
 
 
 def _check_remap_args(source_world: Any, src_index: Any, offsets: Any, target_parents: Any,
@@ -797,6 +807,21 @@ class Retargeter:
         self._leg_at[self._legs] = np.arange(len(self._legs))
         self._leg_parents = np.array([self._leg_at[tp[j]] if tp[j] >= 0 else -1
                                       for j in self._legs], dtype=np.int32)
+        reach = self._reach
+        offs = np.array([o for _, _, _, o in reach], np.float32).reshape(len(reach), 3)
+        pars = np.array([self._leg_at[tp[f]] if tp[f] >= 0 else -1 for _, _, f, _ in reach],
+                        np.intp)
+        self._reach_arrays = (
+            np.array([h for h, _, _, _ in reach] + [k for _, k, _, _ in reach], np.intp),
+            np.array([f for _, _, f, _ in reach], np.intp), offs,
+            np.float32(0.05 ** 2) * np.vecdot(offs, offs),
+            np.maximum(pars, 0))
+        self._reach_root_feet = pars < 0 if (pars < 0).any() else None
+        # the placed foot of each leg's reach (an index in self._hip_relative), when all are
+        hung = [f for f, _, _, _ in self._hip_relative]
+        self._reach_placed = ([hung.index(f) for _, _, f, _ in reach]
+                              if reach and all(f in hung for _, _, f, _ in reach) else None)
+        self._reach_world = self._leg_at[self._reach_arrays[0]]
     # --- construction helpers ---
 
     def _resolve(self, source: Any, target: Any, mapping: _MappingArg
@@ -963,43 +988,61 @@ class Retargeter:
         if not self._hip_relative and not self._reach:
             return result
         target = self._legs_world(result.reshape((-1,) + result.shape[-2:]))
-        self._place_feet(result, world, target)       # the feet only: the legs' worlds hold
-        return self._reach_feet(result, target)       # in place
+        feet_at = (np.empty((len(target), len(self._reach), 3), np.float32)
+                   if self._reach_placed is not None else None)
+        self._place_feet(result, world, target, feet_at)   # the feet only: the legs' worlds
+        return self._reach_feet(result, target, feet_at)   # hold in place
 
-    def _reach_feet(self, local: Float32Array, world: Float32Array | None = None
-                    ) -> Float32Array:
+    def _reach_feet(self, local: Float32Array, world: Float32Array | None = None,
+                    feet_at: Float32Array | None = None) -> Float32Array:
         """Legs whose foot is placed (not a child of the lower leg) bent with two-bone IK so
         that the lower leg's end (the foot's bind offset from the knee) meets the foot (the
         knee's pole and hinge from the pose itself, as :func:`skelsimd.plant_feet`); ``local``
         (C-contiguous) is changed in place and returned. ``world``: the target's world joints
-        of ``local`` up to the legs (computed when not given; the feet's own are not read)."""
+        of ``local`` up to the legs (computed when not given; the feet's own are not read);
+        ``feet_at``: the feet's world positions (F, L, 3) when known (computed otherwise)."""
         if not self._reach:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
         parents = self._target.parents
         if world is None:
             world = self._legs_world(flat)
-        at = self._leg_at
-        for hip, knee, foot, off in self._reach:
-            chain = np.empty((len(flat), 3, 3, 4), np.float32)   # hip, knee, the shin's end
-            chain[:, :2] = qts_to_matrix(world[:, [at[hip], at[knee]]])
-            chain[:, 2] = chain[:, 1]
-            chain[:, 2, :, 3] += np.einsum("fij,j->fi", chain[:, 1, :, :3], off)
-            par = int(parents[foot])
-            pw = world[:, at[par]] if par >= 0 else None
-            foot_at = flat[:, foot, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot_k(
-                pw[:, :4], flat[:, foot, 4:7])
-            axis = _hinge_axis(chain, 0, 1, 2)
-            h = chain[:, 0, :, 3].astype(np.float64)
-            k = chain[:, 1, :, 3].astype(np.float64)
-            line = chain[:, 2, :, 3] - h
-            line /= np.maximum(np.linalg.norm(line, axis=-1, keepdims=True), 1e-12)
-            pole = (k - h) - np.sum((k - h) * line, axis=-1, keepdims=True) * line
-            qs, qm, _ = ik_two_bone(chain[:, 0], chain[:, 1], chain[:, 2], foot_at,
-                                    pole=pole.astype(np.float32),
-                                    mid_axis=axis.astype(np.float32))
-            flat[:, hip, :4] = _qmul_k(flat[:, hip, :4], qs)
-            flat[:, knee, :4] = _qmul_k(flat[:, knee, :4], qm)
+        # Both legs in one pass, every array (F, L, ...) over the frames and the L legs, in
+        # float32 by the quaternion kernels (the knee's frame, not its matrix, carries the
+        # shin and the hinge).
+        joints, feet, offs, off2, pars = self._reach_arrays
+        hk = world[:, self._reach_world]                        # (F, 2L, 8): hips, knees
+        n, legs = len(flat), len(feet)
+        m = qts_to_matrix(hk).reshape(n, 2, legs, 3, 4)
+        wk = hk[:, legs:]
+        k, s = wk[..., 4:7], wk[..., 7:8]
+        shin = s * _rot_k(wk[..., :4], offs)
+        end = m[:, 1].copy()
+        end[..., 3] += shin                                     # the shin's end
+        if feet_at is None:
+            pw = world[:, pars]
+            if self._reach_root_feet is not None:  # a foot at the root: its local translation
+                pw[:, self._reach_root_feet] = _IDENTITY_QTS32  # is its world
+            feet_at = pw[..., 4:7] + pw[..., 7:8] * _rot_k(pw[..., :4], flat[:, feet, 4:7])
+        # the hinge: the thigh-shin plane's normal in the knee's frame, R^T (thigh x shin)
+        # with R = s Q and the shin s Q offset, i.e. s^2 (Q^T thigh x offset); the IK kernel
+        # normalises it. Where the leg is nearly straight (the plane's sine s |Q^T thigh x
+        # offset| / (|thigh| |offset|) under 0.05): the leg's mean over the frames.
+        thigh = k - hk[:, :legs, 4:7]
+        a = _rot_k(wk[..., :4] * _CONJ32, thigh)
+        hinge = np.cross(a, offs)
+        ss = s[..., 0] * s[..., 0]
+        bent = ss * np.vecdot(hinge, hinge) > np.vecdot(a, a) * off2
+        mean = (ss[..., None].astype(np.float64) * hinge).sum(axis=0)   # sum of s^2 hinge
+        norm = np.sqrt(np.vecdot(mean, mean))[:, None]
+        mean = np.where(norm > 0, mean / np.where(norm > 0, norm, 1.0), (1.0, 0.0, 0.0))
+        axis = np.where(bent[..., None], hinge, mean.astype(np.float32))
+        # the pole: the knee's offset from the hip-to-shin's-end line
+        line = thigh + shin
+        ll = np.maximum(np.vecdot(line, line), np.float32(1e-24))[..., None]
+        pole = thigh - (np.vecdot(thigh, line)[..., None] / ll) * line
+        qs, qm, _ = ik_two_bone(m[:, 0], m[:, 1], end, feet_at, pole=pole, mid_axis=axis)
+        flat[:, joints, :4] = _qmul_k(flat[:, joints, :4], np.concatenate((qs, qm), axis=1))
         return local
 
     def _remap_local(self, local: npt.ArrayLike, out: Float32Array | None = None
@@ -1032,8 +1075,7 @@ class Retargeter:
             return
         g = (qts_local_to_global(local, self._target, stop=par + 1)[:, par]
              if parent_world is None else parent_world)
-        local[:, joint, 4:7] = _rot_k(g[:, :4] * _CONJ32, (np.asarray(position) - g[:, 4:7]).astype(
-            np.float32)) / g[:, 7:8]
+        local[:, joint, 4:7] = _to_local(g, position)
 
     def _legs_world(self, flat: Float32Array) -> Float32Array:
         """World joints (N, L, 8) of the joints the feet's placement and the legs' reach read
@@ -1043,20 +1085,24 @@ class Retargeter:
         return world
 
     def _place_feet(self, local: Float32Array, world: Float32Array,
-                    target_world: Float32Array | None = None) -> Float32Array:
+                    target_world: Float32Array | None = None,
+                    feet_at: Float32Array | None = None) -> Float32Array:
         """Feet that hang elsewhere than their lower leg (placed): at the target's upper leg
         plus the source's foot offset from its upper leg (aligned and scaled); ``local`` is
-        changed in place and returned."""
+        changed in place and returned. ``feet_at`` (F, L, 3), when given, receives the
+        positions of the feet of the legs' reach (all placed here)."""
         if not self._hip_relative:
             return local
         flat = local.reshape((-1,) + local.shape[-2:])
         sw = world.reshape((-1,) + world.shape[-2:])
         g = self._legs_world(flat) if target_world is None else target_world
         at, parents = self._leg_at, self._target.parents
-        for foot, upper, s_foot, s_upper in self._hip_relative:
+        for i, (foot, upper, s_foot, s_upper) in enumerate(self._hip_relative):
             par = int(parents[foot])
-            self._set_position(flat, foot, g[:, at[upper], 4:7] + sw[:, s_foot, 4:7]
-                               - sw[:, s_upper, 4:7], g[:, at[par]] if par >= 0 else None)
+            position = g[:, at[upper], 4:7] + sw[:, s_foot, 4:7] - sw[:, s_upper, 4:7]
+            self._set_position(flat, foot, position, g[:, at[par]] if par >= 0 else None)
+            if feet_at is not None and self._reach_placed is not None and i in self._reach_placed:
+                feet_at[:, self._reach_placed.index(i)] = position
         return local
 
     def apply(self, clip: Clip, out: Float32Array | None = None, *,
@@ -1149,7 +1195,6 @@ class Retargeter:
         the source's position at the contact's first frame (aligned and scaled) by two-bone
         IK; a placed foot at its own placed position then."""
         ramp = seconds_to_frames(blend, clip.frame_time, clip.frames + 1)
-        source = world[..., 4:7].astype(np.float64)
         tp = self._target.parents
         for (s, t), c in zip(self._feet, labels):
             intervals = contact_intervals(c)
@@ -1158,15 +1203,17 @@ class Retargeter:
             if self._placed[t]:
                 w, owner = _weights(clip.frames, intervals, ramp)
                 frames = np.flatnonzero(w > 0)
-                p = qts_local_to_global(local, self._target, stop=t + 1)[:, t, 4:7].astype(
-                    np.float64)
-                locks = np.array([p[a] for a, _ in intervals])
+                par = int(tp[t])              # the foot's parent's world: the legs' when there
+                pw = (None if par < 0 else self._legs_world(local)[:, self._leg_at[par]]
+                      if self._leg_at[par] >= 0 else
+                      qts_local_to_global(local, self._target, stop=par + 1)[:, par])
+                p = (local[:, t, 4:7] if pw is None else pw[:, 4:7] + pw[:, 7:8] * _rot_k(
+                    pw[:, :4], local[:, t, 4:7])).astype(np.float64)
+                locks = p[[a for a, _ in intervals]]
                 target = p[frames] + w[frames, None] * (locks[owner[frames]] - p[frames])
-                part = local[frames]
-                self._set_position(part, t, target)
-                local[frames] = part
+                local[frames, t, 4:7] = target if pw is None else _to_local(pw[frames], target)
                 continue
-            locks = np.array([source[a, s] for a, _ in intervals])
+            locks = world[[a for a, _ in intervals], s, 4:7].astype(np.float64)
             knee = int(tp[t])
             hip = int(tp[knee]) if knee >= 0 else -1
             if hip < 0:

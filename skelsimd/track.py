@@ -405,18 +405,23 @@ class Track:
 
 def _close_runs(mask: npt.NDArray[np.bool_], value: bool, shorter_than: int) -> None:
     """In place along the last axis: runs of `value` shorter than `shorter_than` frames that
-    have the other value on both sides become the other value."""
+    have the other value on both sides become the other value (each run decided on the
+    input: closing one never joins two others)."""
     if shorter_than <= 1:
         return
     for row in mask.reshape(-1, mask.shape[-1]):
-        f, n = 0, len(row)
-        while f < n:
-            g = f
-            while g < n and row[g] == row[f]:
-                g += 1
-            if row[f] == value and f > 0 and g < n and g - f < shorter_than:
-                row[f:g] = not value
-            f = g
+        n = len(row)
+        cuts = np.flatnonzero(row[1:] != row[:-1]) + 1      # where a run starts, after the first
+        if len(cuts) < 2:
+            continue                                         # no run with a neighbour each side
+        starts, ends = cuts[:-1], cuts[1:]                   # the interior runs
+        short = (ends - starts < shorter_than) & (row[starts] == value)
+        if not short.any():
+            continue
+        edges = np.zeros(n + 1, np.int8)
+        edges[starts[short]] = 1
+        edges[ends[short]] = -1
+        row[np.cumsum(edges[:n], dtype=np.int8).view(bool)] = not value
 
 
 def contact_labels(positions: npt.ArrayLike, frame_time: float, speed: float,

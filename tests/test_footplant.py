@@ -5,6 +5,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import skelsimd
 from skelsimd.footplant import _labels, _weights, contact_intervals
@@ -117,6 +119,30 @@ def test_ramp_weights():
     assert w[0] > 0 and owner[0] == 0 and w[12] > w[17] > 0 and w[18] == 0
     assert contact_intervals([1, 1, 0, 1]) == [(0, 2), (3, 4)] and contact_intervals([]) == []
 
+
+
+def _weights_per_interval(frames, intervals, ramp):
+    """The ramp weights written interval by interval (the definition)."""
+    w, owner = np.zeros(frames), np.full(frames, -1)
+    for i, (a, b) in enumerate(intervals):
+        before = ramp if i == 0 else min(ramp, (a - intervals[i - 1][1]) // 2)
+        after = ramp if i == len(intervals) - 1 else min(ramp, (intervals[i + 1][0] - b) // 2)
+        for f, d, n in [(f, 0, 0) for f in range(a, b)] + [
+                (a - d, d, before) for d in range(1, before + 1)] + [
+                (b - 1 + d, d, after) for d in range(1, after + 1)]:
+            if 0 <= f < frames:
+                u = 1.0 - d / (n + 1.0)
+                w[f], owner[f] = (1.0 if n == 0 else u * u * (3.0 - 2.0 * u)), i
+    return w, owner
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=80), st.integers(0, 12))
+def test_ramp_weights_match_the_per_interval_definition(labels, ramp):
+    intervals = contact_intervals(labels)
+    w, owner = _weights(len(labels), intervals, ramp)
+    w0, owner0 = _weights_per_interval(len(labels), intervals, ramp)
+    np.testing.assert_allclose(w, w0, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(owner, owner0)
 
 def test_labels_as_arrays_and_blend_zero():
     clip = skelsimd.data.load_example()

@@ -267,6 +267,31 @@ def test_contacts_height_and_filters():
     assert [len(t) for t in one] == [1, 1] and one[0].values[0] == 1.0
 
 
+
+def _close_runs_scan(mask, value, shorter_than):
+    """Gap closing by a frame-by-frame scan of the runs (the definition)."""
+    for row in mask.reshape(-1, mask.shape[-1]):
+        f, n = 0, len(row)
+        while f < n:
+            g = f
+            while g < n and row[g] == row[f]:
+                g += 1
+            if shorter_than > 1 and row[f] == value and f > 0 and g < n and g - f < shorter_than:
+                row[f:g] = not value
+            f = g
+
+
+@given(st.lists(st.lists(st.booleans(), min_size=1, max_size=60), min_size=1, max_size=3)
+       .filter(lambda rows: len({len(r) for r in rows}) == 1),
+       st.booleans(), st.integers(0, 8))
+def test_contacts_gap_closing_matches_a_scan_of_the_runs(rows, value, shorter_than):
+    from skelsimd.track import _close_runs
+    mask = np.array(rows, dtype=bool)
+    expected = mask.copy()
+    _close_runs_scan(expected, value, shorter_than)
+    _close_runs(mask, value, shorter_than)
+    np.testing.assert_array_equal(mask, expected)
+
 # --- root motion -------------------------------------------------------------------------
 
 def random_deltas(rng, shape):
