@@ -137,6 +137,23 @@ def _twist(twist: npt.ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
 STRAIGHT_SINE = 1e-4
 
 
+def _bend_operand(x: npt.ArrayLike, name: str, block: Tuple[int, ...]) -> np.ndarray:
+    """An operand of bend_axis as float64, its trailing shape and rank checked."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
+    if a.shape[a.ndim - len(block):] != block or a.ndim < len(block):
+        layout = "(..., " + ", ".join(map(str, block)) + ")"
+        raise ValueError(f"{name}: expected shape {layout}, got {a.shape}")
+    if a.ndim - len(block) > _MAX_LEAD:
+        raise ValueError(f"{name}: expected at most {_MAX_LEAD} leading dimensions, got "
+                         f"{a.ndim - len(block)}")
+    return a.astype(np.float64, copy=False)
+
+
+_MAX_LEAD = 30
+
+
 def bend_axis(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
               pole: npt.ArrayLike) -> Float32Array:
     """The mid joint's bend axis in its own space, from the chain's current pose: what
@@ -159,8 +176,15 @@ def bend_axis(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
     >>> skelsimd.bend_axis(at(0, 1, 0), at(0, 0.5, 0.01), at(0, 0, 0), [0, 0, 1])
     array([1., 0., 0.], dtype=float32)
     """
-    s, m, e = (np.asarray(x, np.float64) for x in (start, mid, end))
-    p = np.asarray(pole, np.float64)
+    s, m, e = (_bend_operand(x, name, (3, 4))
+               for x, name in ((start, "start"), (mid, "mid"), (end, "end")))
+    p = _bend_operand(pole, "pole", (3,))
+    try:
+        np.broadcast_shapes(s.shape[:-2], m.shape[:-2], e.shape[:-2], p.shape[:-1])
+    except ValueError:
+        raise ValueError(f"start, mid, end, pole: leading dimensions {s.shape[:-2]}, "
+                         f"{m.shape[:-2]}, {e.shape[:-2]}, {p.shape[:-1]} do not broadcast "
+                         "together") from None
     a, b = m[..., :, 3] - s[..., :, 3], e[..., :, 3] - m[..., :, 3]
     n = np.cross(a, b)
     straight = (np.linalg.norm(n, axis=-1)

@@ -2054,6 +2054,40 @@ def _foot_sliding(g):
     return skelsimd.foot_sliding, (c, g.pick(["LeftAnkle", 4, "nope", 99]), contact), {}, ()
 
 
+def _bend_axis(g):
+    lead = g.lead()
+    start, mid, end = (g.array(lead + (3, 4), "joint") for _ in range(3))
+    pole = g.array(g.pick([lead, ()]) + (3,), "unit")
+    return skelsimd.bend_axis, (start, mid, end, pole), {}, ()
+
+
+def _with_threads(n):
+    """skelsimd.threads(n) entered and left (the catalog's entries are calls)."""
+    with skelsimd.threads(n):
+        return skelsimd.get_num_threads()
+
+
+def _set_num_threads_back(n):
+    """set_num_threads(n), then the count as it was (the process-wide setting is left alone)."""
+    old = skelsimd.get_num_threads()
+    try:
+        skelsimd.set_num_threads(n)
+        return skelsimd.get_num_threads()
+    finally:
+        skelsimd.set_num_threads(old)
+
+
+_THREAD_COUNTS = [1, 2, 3, 7, 0, -1, 1.5, "2", True, None, 2**40, np.int64(2)]
+
+
+def _threads(g):
+    return _with_threads, (g.pick(_THREAD_COUNTS),), {}, ()
+
+
+def _set_num_threads(g):
+    return _set_num_threads_back, (g.pick(_THREAD_COUNTS),), {}, ()
+
+
 def _humanoid_map(g):
     sk = example_clip().skeleton
     target = g.pick([sk, example_clip(), skelsimd.Skeleton(sk.parents, rest=sk.rest),
@@ -2239,6 +2273,12 @@ CATALOG = {
     "plant_feet": (0.1, _plant_feet),
     "foot_sliding": (0.2, _foot_sliding),
     "humanoid_map": (0.3, _humanoid_map),
+    "bend_axis": (1, _bend_axis),
+    # the thread pool's settings
+    "threads": (0.3, _threads),
+    "set_num_threads": (0.3, _set_num_threads),
+    "get_num_threads": (0.1, lambda g: (skelsimd.get_num_threads, (), {}, ())),
+    "available_cpus": (0.1, lambda g: (skelsimd.available_cpus, (), {}, ())),
     "Retargeter": (0.1, _retargeter),
     "pose_to_tpose": (0.3, _pose_to_tpose),
     "Clip.contacts": (1, _clip_contacts),

@@ -128,3 +128,23 @@ def test_bad_operands_with_mid_axis_none_name_the_argument():
         skelsimd.ik_two_bone(hip, knee[:2], ankle, [0, 0.4, 0], pole=[0, 0, 1], mid_axis=None)
     with pytest.raises(TypeError, match=r"^pole: "):
         skelsimd.ik_two_bone(hip, knee, ankle, [0, 0.4, 0], pole="up", mid_axis=None)
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)), [0, 0, 1]), ValueError,
+     r"start: expected shape \(\.\.\., 3, 4\), got \(3,\)"),
+    ((np.zeros((3, 4)), np.zeros((3, 0)), np.zeros((3, 4)), [0, 0, 1]), ValueError,
+     r"mid: expected shape \(\.\.\., 3, 4\), got \(3, 0\)"),
+    ((np.zeros((3, 4)), np.zeros((3, 4)), 1.0, [0, 0, 1]), ValueError, "end: expected shape"),
+    ((np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((3, 4)), [0, 1]), ValueError,
+     r"pole: expected shape \(\.\.\., 3\), got \(2,\)"),
+    ((np.zeros((2, 3, 4)), np.zeros((3, 3, 4)), np.zeros((3, 4)), [0, 0, 1]), ValueError,
+     r"leading dimensions \(2,\), \(3,\), \(\), \(\) do not broadcast"),
+    (("abc", np.zeros((3, 4)), np.zeros((3, 4)), [0, 0, 1]), TypeError,
+     "start: expected real numbers"),
+    ((np.zeros((1,) * 40 + (3, 4)), np.zeros((3, 4)), np.zeros((3, 4)), [0, 0, 1]), ValueError,
+     "start: expected at most 30 leading dimensions, got 40"),
+])
+def test_bend_axis_bad_input(args, error, match):
+    with pytest.raises(error, match=match):
+        skelsimd.bend_axis(*args)
