@@ -496,6 +496,25 @@ def test_forms_the_fast_path_leaves_take_the_general_rules(isa):
             assert a.shape == b.shape and np.array_equal(a, b), change
 
 
+def test_general_path_errors_name_the_operands():
+    """The general path's refusals: a trailing shape names its operand, leading shapes that do
+    not broadcast name every operand with its shape, and a broadcast copy that would pass
+    NumPy's limit of dimensions is refused before anything runs."""
+    rng = np.random.default_rng(3)
+    _, glob, axis, target, pole, _ = legs(4, rng)
+    s = glob[:, 0]
+    with pytest.raises(ValueError, match=r"^target: expected shape \(\.\.\., 3\), got \(4, 2\)$"):
+        skelsimd.ik_two_bone(s, s, s, target[:, :2], pole=pole)
+    with pytest.raises(ValueError, match=r"^ik_aim: leading \(batch\) shapes \(4,\), \(3,\), "
+                                         r"\(\), .* do not broadcast: joint \(4, 3, 4\), "
+                                         r"target \(3, 3\), pole \(3,\),"):
+        skelsimd.ik_aim(s, target[:3])
+    with pytest.raises(TypeError, match="^weight: expected a real numeric array, got dtype complex128$"):
+        skelsimd.ik_aim(s, target, weight=1j)
+    with pytest.raises(ValueError, match="maximum supported dimension"):
+        skelsimd.ik_aim(s[:2], np.zeros((1,) * 62 + (2, 3), np.float32))
+
+
 # --- look_at: the chain kernel ----------------------------------------------------------------
 
 LOOK = bound("ik.look_at")

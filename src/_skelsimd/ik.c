@@ -271,7 +271,8 @@ static PyObject *ik_general(const ik_kernel *k, PyObject *const *args)
         trail[i] = op->width == 12 ? 2 : op->width == 3 ? 1 : 0;
         lead_nd[i] = PyArray_NDIM(arrs[i]) - trail[i];
         dims = PyArray_DIMS(arrs[i]);
-        if (lead_nd[i] < 0 || (trail[i] == 2 && (dims[lead_nd[i]] != 3 || dims[lead_nd[i] + 1] != 4)) ||
+        if (lead_nd[i] < 0 ||
+            (trail[i] == 2 && (dims[lead_nd[i]] != 3 || dims[lead_nd[i] + 1] != 4)) ||
             (trail[i] == 1 && dims[lead_nd[i]] != 3)) {
             PyObject *got = PyObject_GetAttrString((PyObject *)arrs[i], "shape");
             if (got != NULL) {
@@ -311,13 +312,18 @@ static PyObject *ik_general(const ik_kernel *k, PyObject *const *args)
         if (why != NULL || nd + 1 > NPY_MAXDIMS) {
             PyObject *leads = PyList_New(0), *sep = NULL, *joined = NULL;
             got = ik_shapes_text(k, arrs);
-            if (why != NULL && leads != NULL && got != NULL) {
+            if (leads == NULL || got == NULL) {
+                /* the exception of the failed allocation is set */
+            } else if (why != NULL) {
                 for (i = 0; i < k->nops; i++) {
                     PyObject *t = PyTuple_New(lead_nd[i]), *r;
                     if (t == NULL) break;
-                    for (d = 0; d < lead_nd[i]; d++)
-                        PyTuple_SET_ITEM(t, d, PyLong_FromSsize_t(PyArray_DIM(arrs[i], d)));
-                    r = PyObject_Str(t);
+                    for (d = 0; d < lead_nd[i]; d++) {
+                        PyObject *v = PyLong_FromSsize_t(PyArray_DIM(arrs[i], d));
+                        if (v == NULL) break;
+                        PyTuple_SET_ITEM(t, d, v);
+                    }
+                    r = d == lead_nd[i] ? PyObject_Str(t) : NULL;
                     Py_DECREF(t);
                     if (r == NULL || PyList_Append(leads, r) < 0) {
                         Py_XDECREF(r);
@@ -330,7 +336,7 @@ static PyObject *ik_general(const ik_kernel *k, PyObject *const *args)
                 if (joined != NULL)
                     PyErr_Format(PyExc_ValueError, "%s: leading (batch) shapes %U do not "
                                  "broadcast: %U", k->func, joined, got);
-            } else if (got != NULL) {
+            } else {
                 PyErr_Format(PyExc_ValueError, "%s: the result would have %d dimensions, more "
                              "than NumPy's limit of %d: %U", k->func, nd + 1, NPY_MAXDIMS, got);
             }
@@ -352,6 +358,11 @@ static PyObject *ik_general(const ik_kernel *k, PyObject *const *args)
         if (!full && PyArray_SIZE(arrs[i]) != op->width) {   /* copied to the result's shape */
             npy_intp full_shape[NPY_MAXDIMS];
             PyArrayObject *copy;
+            if (nd + trail[i] > NPY_MAXDIMS) {   /* as NumPy's broadcast_to refuses it */
+                PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is "
+                             "currently %d, found %d", NPY_MAXDIMS, nd + trail[i]);
+                goto done;
+            }
             memcpy(full_shape, shape, (size_t)nd * sizeof(npy_intp));
             for (d = 0; d < trail[i]; d++)
                 full_shape[nd + d] = PyArray_DIM(arrs[i], lead_nd[i] + d);
