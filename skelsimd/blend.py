@@ -87,9 +87,6 @@ def slerp(
     >>> np.round(q, 4)
     array([0.    , 0.    , 0.3827, 0.9239], dtype=float32)
     """
-    direct = _core.slerp_direct(q0, q1, t, out, method)
-    if direct is not None:   # float32 C-contiguous arrays of one shape, t a float or such an array
-        return direct
     return _core.slerp(q0, q1, t, out, method)
 
 
@@ -110,9 +107,6 @@ def nlerp(
     >>> np.round(q, 4)
     array([0.    , 0.    , 0.7071, 0.7071], dtype=float32)
     """
-    direct = _core.nlerp_direct(q0, q1, t, out)
-    if direct is not None:   # float32 C-contiguous arrays of one shape, t a float or such an array
-        return direct
     return _core.nlerp(q0, q1, t, out)
 
 
@@ -158,10 +152,6 @@ def blend_joints(
     >>> skelsimd.blend_joints(a, b, 0.25)
     array([[0. , 0. , 0. , 1. , 0.5, 0. , 0. , 1. ]], dtype=float32)
     """
-    if index is None:
-        direct = _core.blend_joints_direct(joints, blend, t, method, out)
-        if direct is not None:   # float32 C-contiguous poses of one shape, t a float
-            return direct
     return _core.blend_joints(joints, blend, t, index, method, out)
 
 

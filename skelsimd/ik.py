@@ -267,16 +267,7 @@ def ik_two_bone(start: npt.ArrayLike, mid: npt.ArrayLike, end: npt.ArrayLike,
             ik_two_bone(start, mid, end, target, pole=pole, twist=twist, soften=soften,
                         weight=weight)
             raise
-    direct = _core.ik_two_bone_direct(start, mid, end, target, pole, mid_axis, ts, tc, soften,
-                                      weight)
-    if direct is not None:   # float32 arrays of one batch shape, numbers, 3-tuples and lists
-        return direct
-    shape, n, ops = _batch("ik_two_bone", [
-        ("start", start, 12), ("mid", mid, 12), ("end", end, 12), ("target", target, 3),
-        ("pole", pole, 3), ("mid_axis", mid_axis, 3),
-        ("twist", ts, 1), ("twist", tc, 1), ("soften", soften, 1), ("weight", weight, 1)])
-    qs, qm, reached = _core.ik_two_bone(n, *ops)
-    return qs.reshape(shape + (4,)), qm.reshape(shape + (4,)), reached.reshape(shape)
+    return _core.ik_two_bone(start, mid, end, target, pole, mid_axis, ts, tc, soften, weight)
 
 
 def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLike = (1, 0, 0),
@@ -328,15 +319,7 @@ def ik_aim(joint: npt.ArrayLike, target: npt.ArrayLike, *, forward: npt.ArrayLik
     ([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], [True, True])
     """
     ts, tc = _twist(twist)
-    direct = _core.ik_aim_direct(joint, target, pole, forward, up, offset, ts, tc, weight)
-    if direct is not None:   # float32 arrays of one batch shape, numbers, 3-tuples and lists
-        return direct
-    shape, n, ops = _batch("ik_aim", [
-        ("joint", joint, 12), ("target", target, 3), ("pole", pole, 3),
-        ("forward", forward, 3), ("up", up, 3), ("offset", offset, 3),
-        ("twist", ts, 1), ("twist", tc, 1), ("weight", weight, 1)])
-    q, reached = _core.ik_aim(n, *ops)
-    return q.reshape(shape + (4,)), reached.reshape(shape)
+    return _core.ik_aim(joint, target, pole, forward, up, offset, ts, tc, weight)
 
 
 # --- on local poses of a skeleton ------------------------------------------------------------

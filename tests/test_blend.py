@@ -349,19 +349,28 @@ def test_negative_zero_t_beside_extrapolation_keeps_its_sign(isa):
     assert np.array_equal(got[0], q0[0])
 
 
-# --- the wrappers' direct path ---------------------------------------------------------------
+# --- the entries' fast path ------------------------------------------------------------------
 
 def _bits(x):
     return np.ascontiguousarray(x).view(np.uint32)
 
 
+class _Sub(np.ndarray):
+    """An ndarray subclass: the entries' fast path takes exact ndarrays only, so views of this
+    class (the same memory, the same values) run the general path."""
+
+
+def _general(x):
+    return x.view(_Sub) if type(x) is np.ndarray else x
+
+
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1),
        batch=st.sampled_from([(0,), (1,), (7,), (9,), (2, 3), (17,), (40,)]))
-def test_interp_direct_path_matches_the_general_path(isa, data, seed, batch):
-    """slerp_direct / nlerp_direct take exactly float32 C-contiguous q0, q1 of one shape, t a
-    Python float or a float32 C-contiguous array of the batch shape, out None or such an array
-    that is an input or overlaps none; they give the general entry's bits, and anything else is
-    declined (None, nothing written): the wrapper then gives the general entry's result."""
+def test_interp_fast_path_matches_the_general_path(isa, data, seed, batch):
+    """slerp and nlerp take a fast path first for float32 C-contiguous q0, q1 of one shape, t a
+    number or a float32 C-contiguous array of the batch shape, out None or such an array that
+    is an input or overlaps none: it gives the general path's bits, and every other form gives
+    the general path's result or error (nothing written)."""
     rng = np.random.default_rng(seed)
     n = int(np.prod(batch))
     q0, q1 = (np.ascontiguousarray(x[:n].reshape(batch + (4,)))
@@ -372,28 +381,24 @@ def test_interp_direct_path_matches_the_general_path(isa, data, seed, batch):
                                       "out t", "out overlap", "out readonly", "out shape"]))
     method = data.draw(st.sampled_from(["fast", "exact", "nlerp"]))
     a, b, tt, out = q0, q1, t, None
-    direct_ok = True
     if kind == "float":
         tt = float(rng.uniform(-0.5, 1.5))
     elif kind == "np_float":
-        tt, direct_ok = np.float32(0.25), False
+        tt = np.float32(0.25)
     elif kind == "f64 t":
-        tt, direct_ok = t.astype(np.float64), False
+        tt = t.astype(np.float64)
     elif kind == "t one":
         tt = t.reshape(-1)[:1].copy()
-        direct_ok = tt.shape == batch
     elif kind == "q1 one":
         if n == 0:
             return
         b = np.ascontiguousarray(q1.reshape(-1, 4)[:1])
-        direct_ok = b.shape == a.shape
     elif kind == "q0 f64":
-        a, direct_ok = q0.astype(np.float64), False
+        a = q0.astype(np.float64)
     elif kind == "strided":
         a = np.concatenate([q0, q0], axis=-1)[..., :4]
-        direct_ok = a.flags.c_contiguous
     elif kind == "list t":
-        tt, direct_ok = t.tolist(), False
+        tt = t.tolist()
     elif kind == "out":
         out = np.full(batch + (4,), 7.0, np.float32)
     elif kind == "out q0":
@@ -403,29 +408,24 @@ def test_interp_direct_path_matches_the_general_path(isa, data, seed, batch):
     elif kind == "out t":   # t aliasing the start of out: the general path raises
         buf = np.zeros(max(n, 1) * 4, np.float32)
         out = buf[:n * 4].reshape(batch + (4,))
-        tt, direct_ok = buf[:n].reshape(batch), n == 0
+        tt = buf[:n].reshape(batch)
         tt[...] = t
     elif kind == "out overlap":
         buf = np.concatenate([q0.reshape(-1), np.zeros(4, np.float32)])
         a = buf[:n * 4].reshape(batch + (4,))
-        out, direct_ok = buf[2:2 + n * 4].reshape(batch + (4,)), n == 0
+        out = buf[2:2 + n * 4].reshape(batch + (4,))
     elif kind == "out readonly":
         out = np.zeros(batch + (4,), np.float32)
-        out.flags.writeable, direct_ok = False, False
+        out.flags.writeable = False
     elif kind == "out shape":
-        out, direct_ok = np.zeros((n + 1, 4), np.float32), False
+        out = np.zeros((n + 1, 4), np.float32)
 
-    def general(a, b, tt, out):
+    def entry(a, b, tt, out):
         if method == "nlerp":
             return skelsimd._core.nlerp(a, b, tt, out)
         return skelsimd._core.slerp(a, b, tt, out, method)
 
-    def direct(a, b, tt, out):
-        if method == "nlerp":
-            return skelsimd._core.nlerp_direct(a, b, tt, out)
-        return skelsimd._core.slerp_direct(a, b, tt, out, method)
-
-    def copies():   # fresh operands for each path where one is written
+    def copies():   # fresh operands for each call where one is written
         if kind == "out q0":
             c = a.copy()
             return c, b, tt, c
@@ -437,19 +437,21 @@ def test_interp_direct_path_matches_the_general_path(isa, data, seed, batch):
         return a, b, tt, out   # out None, or refused before anything is written
 
     try:
-        want = general(*copies())
+        want = entry(*[_general(x) for x in copies()])
         err = None
     except (TypeError, ValueError) as e:
         want, err = None, e
     ops = copies()
     before = [x.copy() for x in ops if isinstance(x, np.ndarray)]
-    got = direct(*ops)
-    assert (got is not None) == direct_ok, kind
-    if got is None:
+    if err is not None:
+        with pytest.raises(type(err)) as info:
+            entry(*ops)
+        assert str(info.value) == str(err)
         assert all(np.array_equal(_bits(x), _bits(y)) for x, y in
                    zip([x for x in ops if isinstance(x, np.ndarray)], before))
     else:
-        assert err is None
+        got = entry(*ops)
+        assert type(got) is np.ndarray
         assert got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
         if ops[3] is not None:
             assert got is ops[3]
@@ -465,10 +467,10 @@ def test_interp_direct_path_matches_the_general_path(isa, data, seed, batch):
 
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1),
        batch=st.sampled_from([(), (1,), (3,), (2, 2)]), joints=st.integers(0, 20))
-def test_blend_joints_direct_path_matches_the_general_path(isa, data, seed, batch, joints):
-    """blend_joints_direct takes exactly float32 C-contiguous poses of one shape, t a Python float,
-    a method name and out None or such an array (joints itself allowed, blend not); it gives the
-    general entry's bits and declines anything else (None, nothing written)."""
+def test_blend_joints_fast_path_matches_the_general_path(isa, data, seed, batch, joints):
+    """blend_joints takes a fast path first for float32 C-contiguous poses of one shape, t a
+    number, no index, a method name and out None or such an array (joints itself allowed, blend
+    not): it gives the general path's bits, and every other form its result or error."""
     rng = np.random.default_rng(seed)
     a = T.random_qts(batch + (joints,), rng)
     b = T.random_qts(batch + (joints,), rng)
@@ -476,18 +478,17 @@ def test_blend_joints_direct_path_matches_the_general_path(isa, data, seed, batc
     t = data.draw(st.sampled_from([0.3, -0.5, 0.0, 1.0, 1.5, float("nan"), np.float32(0.3), 1]))
     kind = data.draw(st.sampled_from(["plain", "out", "out joints", "out blend", "b one",
                                       "f64"]))
-    out, direct_ok = None, type(t) is float and method != "bogus"
+    out = None
     if kind == "out":
         out = np.full(a.shape, 3.0, np.float32)
     elif kind == "out joints":
         out = a
     elif kind == "out blend":
-        out, direct_ok = b, direct_ok and a.size == 0
+        out = b
     elif kind == "b one":
         b = np.ascontiguousarray(b[(slice(0, 1),) * len(batch)])
-        direct_ok = direct_ok and b.shape == a.shape
     elif kind == "f64":
-        a, direct_ok = a.astype(np.float64), False
+        a = a.astype(np.float64)
 
     def fresh():
         aa, bb = a.copy(), b.copy()
@@ -495,19 +496,22 @@ def test_blend_joints_direct_path_matches_the_general_path(isa, data, seed, batc
         return aa, bb, oo
 
     try:
-        want, err = skelsimd._core.blend_joints(*fresh()[:2], t, None, method, fresh()[2]), None
-        aa, bb, oo = fresh()
-        want = skelsimd._core.blend_joints(aa, bb, t, None, method, oo)
+        aa, bb, oo = (_general(x) for x in fresh())
+        want, err = skelsimd._core.blend_joints(aa, bb, t, None, method, oo), None
     except (TypeError, ValueError) as e:
         want, err = None, e
     aa, bb, oo = fresh()
     keep = (aa.copy(), bb.copy())
-    got = skelsimd._core.blend_joints_direct(aa, bb, t, method, oo)
-    assert (got is not None) == direct_ok, kind
-    if got is None:
+    if err is not None:
+        with pytest.raises(type(err)) as info:
+            skelsimd._core.blend_joints(aa, bb, t, None, method, oo)
+        assert str(info.value) == str(err)
         assert np.array_equal(_bits(aa), _bits(keep[0])) and np.array_equal(_bits(bb), _bits(keep[1]))
     else:
-        assert err is None and np.array_equal(_bits(got), _bits(want))
+        got = skelsimd._core.blend_joints(aa, bb, t, None, method, oo)
+        assert type(got) is np.ndarray and np.array_equal(_bits(got), _bits(want))
+        if oo is not None:
+            assert got is oo
     aa, bb, oo = fresh()
     if err is not None:
         with pytest.raises(type(err)) as info:
@@ -518,16 +522,15 @@ def test_blend_joints_direct_path_matches_the_general_path(isa, data, seed, batc
                               _bits(want))
 
 
-def test_direct_path_single_quaternions_with_a_0d_t():
+def test_fast_path_single_quaternions_with_a_0d_t():
     """One quaternion each and t a 0-d float32 array (the shapes compared have no dimensions:
     the sanitizer build checks that no NULL shape reaches memcmp)."""
     q0 = np.float32([0, 0, 0, 1])
     q1 = np.float32([0, 0, 1, 0])
     t = np.array(0.5, np.float32)
     for method in ("fast", "exact", "nlerp"):
-        direct = (skelsimd._core.nlerp_direct(q0, q1, t, None) if method == "nlerp"
-                  else skelsimd._core.slerp_direct(q0, q1, t, None, method))
-        general = (skelsimd._core.nlerp(q0, q1, t, None) if method == "nlerp"
-                   else skelsimd._core.slerp(q0, q1, t, None, method))
-        assert direct is not None and direct.shape == (4,)
-        assert np.array_equal(_bits(direct), _bits(general))
+        args = [(q0, q1, t, None)] + [tuple(_general(x) for x in (q0, q1, t, None))]
+        fast, general = ((skelsimd._core.nlerp(*x) if method == "nlerp"
+                          else skelsimd._core.slerp(*x, method)) for x in args)
+        assert fast.shape == (4,)
+        assert np.array_equal(_bits(fast), _bits(general))

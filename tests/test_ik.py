@@ -414,15 +414,19 @@ def test_look_at_forward_literals():
         with pytest.raises(TypeError, match="forward"):
             skel.look_at(local, ["head"], t, forward=("a", "b", "c"))
 
+class _Sub(np.ndarray):
+    """An ndarray subclass: the entries' fast path takes exact ndarrays, numbers and 3-tuples
+    only, so operands viewed as this class (the same values) take the general path."""
+
+
 def _general_path(func, specs):
-    """The wrappers' general conversion and broadcasting, bypassing their direct path."""
-    shape, n, ops = skelsimd.ik._batch(func, specs)
-    res = getattr(skelsimd._core, func)(n, *ops)
-    return tuple(r.reshape(shape + r.shape[1:]) for r in res)
+    """The entry's general conversion and broadcasting, bypassing its fast path."""
+    ops = [np.asarray(v).view(_Sub) for _, v, _ in specs]
+    return getattr(skelsimd._core, func)(*ops)
 
 
 def _operand(draw, rng, lead, width):
-    """One operand of `width` floats in a form the direct path takes: a float32 array with the
+    """One operand of `width` floats in a form the fast path takes: a float32 array with the
     batch's leading dimensions or none, a Python number, or a tuple / list of three numbers
     (ints included)."""
     trail = {12: (3, 4), 3: (3,), 1: ()}[width]
@@ -445,8 +449,8 @@ def _operand(draw, rng, lead, width):
 
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1),
        lead=st.sampled_from([(), (1,), (5,), (2, 3), (0,), (17,)]))
-def test_direct_path_equals_general_path(isa, data, seed, lead):
-    """The per-call direct path (float32 arrays of one batch shape, numbers, 3-tuples and
+def test_fast_path_equals_general_path(isa, data, seed, lead):
+    """The per-call fast path (float32 arrays of one batch shape, numbers, 3-tuples and
     lists) gives the general path's results, bit for bit, and the same shapes."""
     rng = np.random.default_rng(seed)
     ops2 = [("start", 12), ("mid", 12), ("end", 12), ("target", 3), ("pole", 3),
@@ -455,32 +459,31 @@ def test_direct_path_equals_general_path(isa, data, seed, lead):
             ("offset", 3), ("twist", 1), ("twist", 1), ("weight", 1)]
     for func, spec in (("ik_two_bone", ops2), ("ik_aim", opsa)):
         vals = [_operand(data.draw, rng, lead, w) for _, w in spec]
-        direct = getattr(skelsimd._core, func + "_direct")(*vals)
-        assert direct is not None
+        fast = getattr(skelsimd._core, func)(*vals)
         general = _general_path(func, [(name, v, w) for (name, w), v in zip(spec, vals)])
-        assert len(direct) == len(general)
-        for d, g in zip(direct, general):
+        assert len(fast) == len(general)
+        for d, g in zip(fast, general):
             assert d.dtype == g.dtype and d.shape == g.shape
             assert np.array_equal(d.view(np.uint8), g.view(np.uint8))
 
 
-def test_direct_path_declines_what_needs_general_rules(isa):
+def test_forms_the_fast_path_leaves_take_the_general_rules(isa):
     """Anything else (other dtypes, leading dimensions to broadcast, big ints, other types) is
-    left to the general path (None, nothing run), and the wrappers' results are the same."""
+    converted and broadcast by the general rules: the wrappers' results are those of the
+    general path."""
     rng = np.random.default_rng(5)
     _, glob, axis, target, pole, _ = legs(6, rng)
     s, m, e = glob[:, 0], glob[:, 1], glob[:, 2]
+    wide = np.repeat(target, 2, axis=0)[::2]   # a non-contiguous float32 batch
+    assert not wide.flags.c_contiguous
     cases = [dict(target=target.astype(np.float64)), dict(target=target[:1]),
              dict(target=target[None]), dict(mid_axis=(0, 0, 2**30)),
              dict(mid_axis=(0.0, 0.0, np.float32(1))), dict(pole=pole.astype(">f4")),
-             dict(soften=np.float64(0.9)), dict(weight=True), dict(target=[[0, 1, 0]] * 6)]
+             dict(soften=np.float64(0.9)), dict(weight=True), dict(target=[[0, 1, 0]] * 6),
+             dict(target=wide)]
     base = dict(target=target, pole=pole, mid_axis=axis)
     for change in cases:
         kw = {**base, **change}
-        declined = skelsimd._core.ik_two_bone_direct(s, m, e, kw["target"], kw["pole"],
-                                                     kw["mid_axis"], 0.0, 1.0,
-                                                     kw.get("soften", 1.0), kw.get("weight", 1.0))
-        assert declined is None, change
         got = skelsimd.ik_two_bone(s, m, e, kw["target"], pole=kw["pole"], mid_axis=kw["mid_axis"],
                                    soften=kw.get("soften", 1.0), weight=kw.get("weight", 1.0))
         want = _general_path("ik_two_bone", [
@@ -488,13 +491,28 @@ def test_direct_path_declines_what_needs_general_rules(isa):
             ("pole", kw["pole"], 3), ("mid_axis", kw["mid_axis"], 3), ("twist", 0.0, 1),
             ("twist", 1.0, 1), ("soften", kw.get("soften", 1.0), 1),
             ("weight", kw.get("weight", 1.0), 1)])
+        assert len(got) == len(want) == 3
         for a, b in zip(got, want):
-            assert np.array_equal(a, b), change
-    # a non-contiguous float32 batch is taken (copied contiguous by the glue)
-    wide = np.repeat(target, 2, axis=0)[::2]
-    assert not wide.flags.c_contiguous
-    assert skelsimd._core.ik_aim_direct(s, wide, pole, (1, 0, 0), (0, 1, 0), (0, 0, 0),
-                                        0.0, 1.0, 1.0) is not None
+            assert a.shape == b.shape and np.array_equal(a, b), change
+
+
+def test_general_path_errors_name_the_operands():
+    """The general path's refusals: a trailing shape names its operand, leading shapes that do
+    not broadcast name every operand with its shape, and a broadcast copy that would pass
+    NumPy's limit of dimensions is refused before anything runs."""
+    rng = np.random.default_rng(3)
+    _, glob, axis, target, pole, _ = legs(4, rng)
+    s = glob[:, 0]
+    with pytest.raises(ValueError, match=r"^target: expected shape \(\.\.\., 3\), got \(4, 2\)$"):
+        skelsimd.ik_two_bone(s, s, s, target[:, :2], pole=pole)
+    with pytest.raises(ValueError, match=r"^ik_aim: leading \(batch\) shapes \(4,\), \(3,\), "
+                                         r"\(\), .* do not broadcast: joint \(4, 3, 4\), "
+                                         r"target \(3, 3\), pole \(3,\),"):
+        skelsimd.ik_aim(s, target[:3])
+    with pytest.raises(TypeError, match="^weight: expected a real numeric array, got dtype complex128$"):
+        skelsimd.ik_aim(s, target, weight=1j)
+    with pytest.raises(ValueError, match="maximum supported dimension"):
+        skelsimd.ik_aim(s[:2], np.zeros((1,) * 62 + (2, 3), np.float32))
 
 
 # --- look_at: the chain kernel ----------------------------------------------------------------

@@ -5,14 +5,12 @@
  * Positional arguments only (the Python wrappers forward keywords):
  *   slerp(q0, q1, t, out, method)      nlerp(q0, q1, t, out)
  *   blend_joints(joints, blend, t, index, method, out)
- *   slerp_direct(q0, q1, t, out, method)    nlerp_direct(q0, q1, t, out)
- *   blend_joints_direct(joints, blend, t, method, out)
- *       the wrappers' per-call fast path for the common form: float32 C-contiguous ndarrays
- *       of one shape, t a Python float (or, for slerp and nlerp, a float32 C-contiguous array
- *       of the batch shape), out None or such an array of that shape that is exactly an input
- *       or overlaps none (blend_joints: not blend). Anything else returns None (nothing
- *       written) and the wrapper takes the general entry, which converts, broadcasts and
- *       raises the errors.
+ *       each takes the per-call fast path of the common form first: float32 C-contiguous
+ *       ndarrays of one shape, t a number (or, for slerp and nlerp, a float32 C-contiguous
+ *       array of the batch shape), no index, out None or such an array of that shape that is
+ *       exactly an input or overlaps none (blend_joints: not blend); one flat run of the
+ *       kernel, the bits of the general path. Anything else converts, broadcasts and checks by
+ *       the general rules (which raise the errors).
  *   blend_layers(layers, weights, out[, additive[, direct]])
  *       additive: a sequence of (delta, weight, mask) layers as checked by skelsimd.blend's
  *       wrapper (delta float32 of one pose (J, 8) or of the result's shape, weight a float in
@@ -58,7 +56,7 @@ static const sks_signature interp_sig = {
     1, {4}};
 
 /* slerp / nlerp divided over the pool: items [begin, end) of the broadcast per chunk (bc NULL:
- * the direct path's one flat run, t stepping by t_step). */
+ * the fast path's one flat run, t stepping by t_step). */
 typedef struct interp_job {
     sks_interp_fn kernel;
     const sks_broadcast *bc;
@@ -89,13 +87,110 @@ static void interp_chunk(void *ctx, size_t begin, size_t end, size_t slot)
     }
 }
 
+/* The fast path's operand test: an exact ndarray, native float32, C-contiguous and aligned, of
+ * ndim >= min_ndim (else NULL). */
+static PyArrayObject *fast_array(PyObject *obj, int min_ndim)
+{
+    PyArrayObject *a;
+    if (!PyArray_CheckExact(obj)) return NULL;
+    a = (PyArrayObject *)obj;
+    if (PyArray_TYPE(a) != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a) || PyArray_NDIM(a) < min_ndim ||
+        !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a))
+        return NULL;
+    return a;
+}
+
+static int fast_same_shape(PyArrayObject *a, PyArrayObject *b, int drop)
+{
+    const int nd = PyArray_NDIM(a) - drop;
+    /* a 0-d array's dims may be NULL: memcmp is never given it (its length 0 or not) */
+    return PyArray_NDIM(b) == nd &&
+           (nd == 0 ||
+            memcmp(PyArray_DIMS(a), PyArray_DIMS(b), (size_t)nd * sizeof(npy_intp)) == 0);
+}
+
+/* out and in (both C-contiguous) share no byte, or (allow_exact) cover exactly the same ones. */
+static int fast_apart(PyArrayObject *out, PyArrayObject *in, int allow_exact)
+{
+    const char *o = PyArray_BYTES(out), *i = PyArray_BYTES(in);
+    const npy_intp on = PyArray_NBYTES(out), in_n = PyArray_NBYTES(in);
+    if (on == 0 || in_n == 0 || o + on <= i || i + in_n <= o) return 1;
+    return allow_exact && o == i && on == in_n;
+}
+
+/* out on the fast path: None gives a new array shaped like `like` (NULL with an exception when
+ * that fails); an array must be fast_array, writeable, of like's shape (else NULL without an
+ * exception: the general path checks it). */
+static PyArrayObject *fast_out(PyObject *obj, PyArrayObject *like)
+{
+    PyArrayObject *o;
+    if (obj == Py_None)
+        return (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like),
+                                                  NPY_FLOAT32);
+    o = fast_array(obj, 0);
+    if (o == NULL || !PyArray_ISWRITEABLE(o) || !fast_same_shape(like, o, 0)) return NULL;
+    Py_INCREF(o);
+    return o;
+}
+
+/* The fast path of slerp and nlerp (top of this file): the kernel run over the whole batch with
+ * steps of one quaternion, as the general path runs it on these operands. Returns 1 with *result
+ * set (NULL with an exception on failure), or 0 (nothing written) when the operands need the
+ * general path. */
+static int interp_fast(PyObject *const *args, int t_is_scalar, float t_value,
+                       sks_interp_fn kernel, PyObject **result)
+{
+    PyArrayObject *a = fast_array(args[0], 1), *b = fast_array(args[1], 1), *ta = NULL, *out;
+    const float *t = &t_value;
+    size_t t_step = 0;
+    npy_intp n;
+    if (a == NULL || b == NULL || PyArray_DIM(a, PyArray_NDIM(a) - 1) != 4 ||
+        !fast_same_shape(a, b, 0))
+        return 0;
+    if (!t_is_scalar) {
+        ta = fast_array(args[2], 0);
+        if (ta == NULL || !fast_same_shape(a, ta, 1)) return 0;
+        t = (const float *)PyArray_DATA(ta);
+        t_step = 1;
+    }
+    out = fast_out(args[3], a);
+    if (out == NULL) {
+        *result = NULL;
+        return PyErr_Occurred() != NULL;
+    }
+    if (args[3] != Py_None && (!fast_apart(out, a, 1) || !fast_apart(out, b, 1) ||
+                               (ta != NULL && !fast_apart(out, ta, 0)))) {
+        Py_DECREF(out);
+        return 0;
+    }
+    n = PyArray_SIZE(a) / 4;
+    if (n > 0) {
+        interp_job j;
+        j.kernel = kernel;
+        j.bc = NULL;
+        j.inner = n;
+        j.t_step = t_step;
+        j.o = (float *)PyArray_DATA(out);
+        j.a = (const float *)PyArray_DATA(a);
+        j.b = (const float *)PyArray_DATA(b);
+        j.t = t;
+        Py_BEGIN_ALLOW_THREADS
+        sks_parallel_for((size_t)n, SKS_NS_INTERP, interp_chunk, &j);
+        Py_END_ALLOW_THREADS
+    }
+    *result = (PyObject *)out;
+    return 1;
+}
+
 static PyObject *interp_call(PyObject *const *args, PyObject *out_obj, sks_interp_fn kernel)
 {
     sks_call c;
+    PyObject *result;
     float t_value = 0.0f;
     int nops, ok = 0;
     const int t_is_scalar = scalar_t(args[2], &t_value);
     if (t_is_scalar < 0) return NULL;
+    if (interp_fast(args, t_is_scalar, t_value, kernel, &result)) return result;
     nops = t_is_scalar ? 2 : 3;   /* a number t is read directly, not as an operand */
     memset(c.ops, 0, sizeof c.ops);
     c.out = NULL;
@@ -138,124 +233,8 @@ static PyObject *py_nlerp(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return interp_call(args, args[3], SKS_KERNELS(blend)->nlerp);
 }
 
-/* The direct entries' operand test: an exact ndarray, native float32, C-contiguous and aligned,
- * of ndim >= min_ndim (else NULL). */
-static PyArrayObject *direct_array(PyObject *obj, int min_ndim)
-{
-    PyArrayObject *a;
-    if (!PyArray_CheckExact(obj)) return NULL;
-    a = (PyArrayObject *)obj;
-    if (PyArray_TYPE(a) != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a) || PyArray_NDIM(a) < min_ndim ||
-        !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a))
-        return NULL;
-    return a;
-}
-
-static int direct_same_shape(PyArrayObject *a, PyArrayObject *b, int drop)
-{
-    const int nd = PyArray_NDIM(a) - drop;
-    /* a 0-d array's dims may be NULL: memcmp is never given it (its length 0 or not) */
-    return PyArray_NDIM(b) == nd &&
-           (nd == 0 ||
-            memcmp(PyArray_DIMS(a), PyArray_DIMS(b), (size_t)nd * sizeof(npy_intp)) == 0);
-}
-
-/* out and in (both C-contiguous) share no byte, or (allow_exact) cover exactly the same ones. */
-static int direct_apart(PyArrayObject *out, PyArrayObject *in, int allow_exact)
-{
-    const char *o = PyArray_BYTES(out), *i = PyArray_BYTES(in);
-    const npy_intp on = PyArray_NBYTES(out), in_n = PyArray_NBYTES(in);
-    if (on == 0 || in_n == 0 || o + on <= i || i + in_n <= o) return 1;
-    return allow_exact && o == i && on == in_n;
-}
-
-/* out for the direct entries: None gives a new array shaped like `like`; an array must be
- * direct_array, writeable, of like's shape (else NULL without an error: the general path). */
-static PyArrayObject *direct_out(PyObject *obj, PyArrayObject *like)
-{
-    PyArrayObject *o;
-    if (obj == Py_None)
-        return (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like),
-                                                  NPY_FLOAT32);
-    o = direct_array(obj, 0);
-    if (o == NULL || !PyArray_ISWRITEABLE(o) || !direct_same_shape(like, o, 0)) return NULL;
-    Py_INCREF(o);
-    return o;
-}
-
-/* slerp_direct / nlerp_direct (top of this file): the kernel run over the whole batch with
- * steps of one quaternion, as the general entry runs it on these operands. */
-static PyObject *interp_direct(PyObject *const *args, sks_interp_fn kernel)
-{
-    PyArrayObject *a = direct_array(args[0], 1), *b = direct_array(args[1], 1), *ta = NULL, *out;
-    float t_value = 0.0f;
-    const float *t = &t_value;
-    size_t t_step = 0;
-    npy_intp n;
-    if (a == NULL || b == NULL || PyArray_DIM(a, PyArray_NDIM(a) - 1) != 4 ||
-        !direct_same_shape(a, b, 0))
-        Py_RETURN_NONE;
-    if (PyFloat_CheckExact(args[2])) {
-        t_value = (float)PyFloat_AS_DOUBLE(args[2]);
-    } else {
-        ta = direct_array(args[2], 0);
-        if (ta == NULL || !direct_same_shape(a, ta, 1)) Py_RETURN_NONE;
-        t = (const float *)PyArray_DATA(ta);
-        t_step = 1;
-    }
-    out = direct_out(args[3], a);
-    if (out == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NONE;
-    }
-    if (args[3] != Py_None && (!direct_apart(out, a, 1) || !direct_apart(out, b, 1) ||
-                               (ta != NULL && !direct_apart(out, ta, 0)))) {
-        Py_DECREF(out);
-        Py_RETURN_NONE;
-    }
-    n = PyArray_SIZE(a) / 4;
-    if (n > 0) {
-        interp_job j;
-        j.kernel = kernel;
-        j.bc = NULL;
-        j.inner = n;
-        j.t_step = t_step;
-        j.o = (float *)PyArray_DATA(out);
-        j.a = (const float *)PyArray_DATA(a);
-        j.b = (const float *)PyArray_DATA(b);
-        j.t = t;
-        Py_BEGIN_ALLOW_THREADS
-        sks_parallel_for((size_t)n, SKS_NS_INTERP, interp_chunk, &j);
-        Py_END_ALLOW_THREADS
-    }
-    return (PyObject *)out;
-}
-
-static PyObject *py_slerp_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    const sks_blend_kernels *k = SKS_KERNELS(blend);
-    int method;
-    (void)self;
-    if (!sks_check_nargs("slerp_direct", nargs, 5)) return NULL;
-    method = sks_parse_choice(args[4], "method", slerp_methods, 0);
-    if (method < 0) {   /* the general entry raises it */
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return interp_direct(args, method == SKS_INTERP_EXACT ? k->slerp_exact : k->slerp_fast);
-}
-
-static PyObject *py_nlerp_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (!sks_check_nargs("nlerp_direct", nargs, 4)) return NULL;
-    return interp_direct(args, SKS_KERNELS(blend)->nlerp);
-}
-
-/* blend_joints_direct (top of this file): every joint of the batch blends alike with one t, one
- * flat run of joints, as the general entry runs this form. */
 /* blend_joints divided over the pool: poses [begin, end) of the broadcast per chunk (bc NULL: the
- * direct path, whose units are joints of one flat run). Where every joint of a run blends alike
+ * fast path, whose units are joints of one flat run). Where every joint of a run blends alike
  * (no index, one t) and both operands advance pose by pose, a piece is one flat run of its
  * poses' joints, so the SIMD blocks cross pose boundaries. */
 typedef struct blend_job {
@@ -300,33 +279,25 @@ static void blend_chunk(void *ctx, size_t begin, size_t end, size_t slot)
     }
 }
 
-static PyObject *py_blend_joints_direct(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The fast path of blend_joints (top of this file): every joint of the batch blends alike with
+ * one t, one flat run of joints, as the general path runs this form. Returns 1 with *result set
+ * (NULL with an exception on failure), or 0 (nothing written) when the operands need the general
+ * path. */
+static int blend_joints_fast(PyObject *const *args, float t, int method, PyObject **result)
 {
-    PyArrayObject *a, *b, *out;
+    PyArrayObject *a = fast_array(args[0], 2), *b = fast_array(args[1], 2), *out;
     npy_intp njoints;
-    float t;
-    int method;
-    (void)self;
-    if (!sks_check_nargs("blend_joints_direct", nargs, 5)) return NULL;
-    a = direct_array(args[0], 2);
-    b = direct_array(args[1], 2);
-    if (a == NULL || b == NULL || !PyFloat_CheckExact(args[2]) ||
-        PyArray_DIM(a, PyArray_NDIM(a) - 1) != 8 || !direct_same_shape(a, b, 0))
-        Py_RETURN_NONE;
-    method = sks_parse_choice(args[3], "method", blend_methods, 0);
-    if (method < 0) {   /* the general entry raises it */
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    t = (float)PyFloat_AS_DOUBLE(args[2]);
-    out = direct_out(args[4], a);
+    if (a == NULL || b == NULL || PyArray_DIM(a, PyArray_NDIM(a) - 1) != 8 ||
+        !fast_same_shape(a, b, 0))
+        return 0;
+    out = fast_out(args[5], a);
     if (out == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NONE;
+        *result = NULL;
+        return PyErr_Occurred() != NULL;
     }
-    if (args[4] != Py_None && (!direct_apart(out, a, 1) || !direct_apart(out, b, 0))) {
+    if (args[5] != Py_None && (!fast_apart(out, a, 1) || !fast_apart(out, b, 0))) {
         Py_DECREF(out);
-        Py_RETURN_NONE;
+        return 0;
     }
     njoints = PyArray_SIZE(a) / 8;
     if (njoints > 0) {
@@ -346,7 +317,8 @@ static PyObject *py_blend_joints_direct(PyObject *self, PyObject *const *args, P
         sks_parallel_for((size_t)njoints, SKS_NS_INTERP, blend_chunk, &j);
         Py_END_ALLOW_THREADS
     }
-    return (PyObject *)out;
+    *result = (PyObject *)out;
+    return 1;
 }
 
 static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -354,6 +326,7 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
     static const char *const names[3] = {"joints", "blend", "t"};
     static const int trailing[3] = {2, 2, 0};
     PyArrayObject *ops[3] = {NULL, NULL, NULL}, *out = NULL;
+    PyObject *result;
     sks_parents index = {NULL, NULL, NULL, 0};
     npy_intp shape[NPY_MAXDIMS], njoints, want[2];
     sks_broadcast bc;
@@ -365,6 +338,8 @@ static PyObject *py_blend_joints(PyObject *self, PyObject *const *args, Py_ssize
     if (method < 0) return NULL;
     t_is_scalar = scalar_t(args[2], &t_value);
     if (t_is_scalar < 0) return NULL;
+    if (t_is_scalar && args[3] == Py_None && blend_joints_fast(args, t_value, method, &result))
+        return result;
     nops = t_is_scalar ? 2 : 3;
     for (i = 0; i < nops; i++) {
         ops[i] = sks_as_float32(args[i], names[i]);
@@ -703,8 +678,4 @@ PyMethodDef sks_blend_methods[] = {
     SKS_METHOD(nlerp, "(q0, q1, t, out)"),
     SKS_METHOD(blend_joints, "(joints, blend, t, index, method, out)"),
     SKS_METHOD(blend_layers, "(layers, weights, out[, additive[, direct]])"),
-    SKS_METHOD_DOC(slerp_direct, "slerp_direct(q0, q1, t, out, method): skelsimd.slerp's fast path"),
-    SKS_METHOD_DOC(nlerp_direct, "nlerp_direct(q0, q1, t, out): skelsimd.nlerp's fast path"),
-    SKS_METHOD_DOC(blend_joints_direct,
-                   "blend_joints_direct(joints, blend, t, method, out): skelsimd.blend_joints' fast path"),
     {NULL, NULL, 0, NULL}};

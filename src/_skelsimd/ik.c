@@ -3,16 +3,16 @@
  * their documentation (and the broadcasting of the leading dimensions) are in skelsimd/ik.py;
  * kernels in src/kernels/ik.c.
  *
- * Positional arguments only, every operand a float32 array of n items or of one item (then
- * shared by every chain), items of a fixed number of floats:
- *   ik_two_bone(n, start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, weight)
- *   ik_aim(n, joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight)
- * Both return (corrections..., reached): float32 (n, 4) arrays and a bool (n,) array.
- *
- * ik_two_bone_direct / ik_aim_direct take the same operands without n, when every operand is a
- * float32 ndarray with no leading dimensions or the same ones as the others, a Python number or
- * a tuple or list of three (the common per-frame calls), and return results shaped by those dimensions;
- * None for anything else, which the wrappers then convert and broadcast by the general rules.
+ * Positional arguments only, each operand array_like of items of a fixed number of floats with
+ * leading dimensions that broadcast by NumPy's rules:
+ *   ik_two_bone(start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, weight)
+ *   ik_aim(joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight)
+ * Both return (corrections..., reached): float32 (..., 4) arrays and a bool (...) array, shaped
+ * by the broadcast leading dimensions. Each takes a fast path first for the common per-frame
+ * calls: every operand a float32 ndarray with no leading dimensions or the same ones as the
+ * others, a Python number or a tuple or list of three; anything else is converted, checked and
+ * broadcast by the general path (which raises the errors, naming the operand).
+ *   ik_look_at(n, chain, target, ...): every operand of 1 or n items (see below).
  */
 #include "args.h"
 
@@ -119,30 +119,6 @@ static PyArrayObject *ik_operand_load(const ik_operand *op, PyObject *obj, npy_i
     return arr;
 }
 
-/* The driver of both entry points: n, then each operand a float32 array of width or n * width
- * floats; returns (quaternions..., reached) of n items. Everything is checked before the kernel
- * runs. */
-static PyObject *ik_call(const ik_kernel *k, PyObject *const *args, Py_ssize_t nargs)
-{
-    PyArrayObject *arrs[16] = {NULL};
-    ik_args a;
-    PyObject *result = NULL;
-    npy_intp n;
-    int i;
-    if (!sks_check_nargs(k->func, nargs, k->nops + 1)) return NULL;
-    if (!ik_count(args[0], &n)) return NULL;
-    memset(&a, 0, sizeof a);
-    for (i = 0; i < k->nops; i++) {
-        const ik_operand *op = &k->ops[i];
-        arrs[i] = ik_operand_load(op, args[i + 1], n, &a);
-        if (arrs[i] == NULL) goto done;
-    }
-    result = ik_finish(k, &a, n, 1, &n);
-done:
-    for (i = 0; i < k->nops; i++) Py_XDECREF(arrs[i]);
-    return result;
-}
-
 /* A Python int or float as a float32, converted as NumPy converts it (an int exactly, when
  * |v| <= 2^24); 0 when it is anything else or an int out of that range. */
 static int ik_number(PyObject *obj, float *v)
@@ -164,22 +140,19 @@ static int ik_number(PyObject *obj, float *v)
     return 0;
 }
 
-/* The per-call fast path of the public wrappers: each operand a float32 ndarray whose leading
- * dimensions are either none or the same as every other such operand's, a Python number (for
- * the one-float operands) or a tuple or list of three Python numbers (for the vectors). Returns the
- * results shaped by those leading dimensions, or None (nothing run) when an operand is anything
- * else, so that the wrapper converts, checks and broadcasts it by the general rules (and raises
- * the errors). */
-static PyObject *ik_call_direct(const ik_kernel *k, PyObject *const *args, Py_ssize_t nargs)
+/* The fast path: each operand a float32 ndarray whose leading dimensions are either none or the
+ * same as every other such operand's, a Python number (for the one-float operands) or a tuple or
+ * list of three Python numbers (for the vectors). Returns 1 with *result set (NULL with an
+ * exception on failure), or 0 (nothing run) when an operand needs the general path. */
+static int ik_fast(const ik_kernel *k, PyObject *const *args, PyObject **result)
 {
     PyArrayObject *arrs[16] = {NULL};
     float items[16][3];
     ik_args a;
-    PyObject *result = NULL;
     const npy_intp *lead = NULL;
     npy_intp n = 1;
     int lead_nd = 0, i, j, fallback = 0;
-    if (!sks_check_nargs(k->func, nargs, k->nops)) return NULL;
+    *result = NULL;
     memset(&a, 0, sizeof a);
     for (i = 0; i < k->nops && !fallback; i++) {
         const ik_operand *op = &k->ops[i];
@@ -228,15 +201,195 @@ static PyObject *ik_call_direct(const ik_kernel *k, PyObject *const *args, Py_ss
         FIELD(&a, op->data_at, const float *) = data;
         FIELD(&a, op->step_at, size_t) = step;
     }
-    if (fallback) {
-        result = Py_None;
-        Py_INCREF(result);
-    } else {
-        result = ik_finish(k, &a, n, lead_nd, lead);
+    if (!fallback) *result = ik_finish(k, &a, n, lead_nd, lead);
+done:
+    for (i = 0; i < k->nops; i++) Py_XDECREF(arrs[i]);
+    return !fallback;
+}
+
+/* One operand of the general path as NumPy converts it: a C-contiguous float32 array (new
+ * reference); TypeError naming it for a dtype that is not bool, integer or real. */
+static PyArrayObject *ik_general_operand(PyObject *obj, const char *name)
+{
+    PyArrayObject *arr = (PyArrayObject *)PyArray_FROM_O(obj), *res;
+    if (arr == NULL) return NULL;
+    if (strchr("biuf", PyArray_DESCR(arr)->kind) == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a real numeric array, got dtype %S", name,
+                     (PyObject *)PyArray_DESCR(arr));
+        Py_DECREF(arr);
+        return NULL;
     }
+    res = (PyArrayObject *)PyArray_FROM_OTF((PyObject *)arr, NPY_FLOAT32,
+                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                                                NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST);
+    Py_DECREF(arr);
+    return res;
+}
+
+/* ", ".join of "<name> <shape>" of every operand, for the broadcast errors. */
+static PyObject *ik_shapes_text(const ik_kernel *k, PyArrayObject *const *arrs)
+{
+    PyObject *parts = PyList_New(0), *sep = NULL, *text = NULL;
+    int i;
+    if (parts == NULL) return NULL;
+    for (i = 0; i < k->nops; i++) {
+        PyObject *shape = PyObject_GetAttrString((PyObject *)arrs[i], "shape"), *item;
+        if (shape == NULL) goto done;
+        item = PyUnicode_FromFormat("%s %S", k->ops[i].name, shape);
+        Py_DECREF(shape);
+        if (item == NULL || PyList_Append(parts, item) < 0) {
+            Py_XDECREF(item);
+            goto done;
+        }
+        Py_DECREF(item);
+    }
+    sep = PyUnicode_FromString(", ");
+    if (sep != NULL) text = PyUnicode_Join(sep, parts);
+done:
+    Py_XDECREF(sep);
+    Py_DECREF(parts);
+    return text;
+}
+
+/* The general path: every operand converted to float32, its trailing shape checked, the leading
+ * dimensions broadcast by NumPy's rules (an operand of one item is shared by every chain, any
+ * other one that does not have the result's leading shape is copied to it), then the kernel. */
+static PyObject *ik_general(const ik_kernel *k, PyObject *const *args)
+{
+    static const char *const layouts[] = {"a number or (...)", "(..., 3)", "(..., 3, 4)"};
+    PyArrayObject *arrs[16] = {NULL};
+    ik_args a;
+    PyObject *result = NULL;
+    npy_intp shape[NPY_MAXDIMS], n = 1;
+    int lead_nd[16], trail[16], nd = 0, longest = -1, same = 1, i, d;
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < k->nops; i++) {
+        const ik_operand *op = &k->ops[i];
+        const npy_intp *dims;
+        arrs[i] = ik_general_operand(args[i], op->name);
+        if (arrs[i] == NULL) goto done;
+        trail[i] = op->width == 12 ? 2 : op->width == 3 ? 1 : 0;
+        lead_nd[i] = PyArray_NDIM(arrs[i]) - trail[i];
+        dims = PyArray_DIMS(arrs[i]);
+        if (lead_nd[i] < 0 ||
+            (trail[i] == 2 && (dims[lead_nd[i]] != 3 || dims[lead_nd[i] + 1] != 4)) ||
+            (trail[i] == 1 && dims[lead_nd[i]] != 3)) {
+            PyObject *got = PyObject_GetAttrString((PyObject *)arrs[i], "shape");
+            if (got != NULL) {
+                PyErr_Format(PyExc_ValueError, "%s: expected shape %s, got %S", op->name,
+                             layouts[trail[i]], got);
+                Py_DECREF(got);
+            }
+            goto done;
+        }
+        if (lead_nd[i] > nd) {
+            nd = lead_nd[i];
+            longest = i;
+        }
+    }
+    /* the leading shape: the longest operand's when every other one has it or none */
+    for (i = 0; i < k->nops && longest >= 0; i++) {
+        if (lead_nd[i] != 0 && (lead_nd[i] != nd ||
+                                memcmp(PyArray_DIMS(arrs[i]), PyArray_DIMS(arrs[longest]),
+                                       (size_t)nd * sizeof(npy_intp)) != 0))
+            same = 0;
+    }
+    if (!same || nd + 1 > NPY_MAXDIMS) {   /* NumPy's rules; the results get one more dimension */
+        PyObject *got;
+        const char *why = NULL;
+        for (d = 0; d < nd; d++) shape[d] = 1;
+        for (i = 0; i < k->nops && why == NULL; i++) {
+            for (d = 0; d < lead_nd[i]; d++) {
+                const npy_intp v = PyArray_DIM(arrs[i], d), at = nd - lead_nd[i] + d;
+                if (v == 1) continue;
+                if (shape[at] != 1 && shape[at] != v) {
+                    why = "broadcast";
+                    break;
+                }
+                shape[at] = v;
+            }
+        }
+        if (why != NULL || nd + 1 > NPY_MAXDIMS) {
+            PyObject *leads = PyList_New(0), *sep = NULL, *joined = NULL;
+            got = ik_shapes_text(k, arrs);
+            if (leads == NULL || got == NULL) {
+                /* the exception of the failed allocation is set */
+            } else if (why != NULL) {
+                for (i = 0; i < k->nops; i++) {
+                    PyObject *t = PyTuple_New(lead_nd[i]), *r;
+                    if (t == NULL) break;
+                    for (d = 0; d < lead_nd[i]; d++) {
+                        PyObject *v = PyLong_FromSsize_t(PyArray_DIM(arrs[i], d));
+                        if (v == NULL) break;
+                        PyTuple_SET_ITEM(t, d, v);
+                    }
+                    r = d == lead_nd[i] ? PyObject_Str(t) : NULL;
+                    Py_DECREF(t);
+                    if (r == NULL || PyList_Append(leads, r) < 0) {
+                        Py_XDECREF(r);
+                        break;
+                    }
+                    Py_DECREF(r);
+                }
+                sep = PyUnicode_FromString(", ");
+                if (sep != NULL && !PyErr_Occurred()) joined = PyUnicode_Join(sep, leads);
+                if (joined != NULL)
+                    PyErr_Format(PyExc_ValueError, "%s: leading (batch) shapes %U do not "
+                                 "broadcast: %U", k->func, joined, got);
+            } else {
+                PyErr_Format(PyExc_ValueError, "%s: the result would have %d dimensions, more "
+                             "than NumPy's limit of %d: %U", k->func, nd + 1, NPY_MAXDIMS, got);
+            }
+            Py_XDECREF(leads);
+            Py_XDECREF(sep);
+            Py_XDECREF(joined);
+            Py_XDECREF(got);
+            goto done;
+        }
+    } else if (longest >= 0) {
+        memcpy(shape, PyArray_DIMS(arrs[longest]), (size_t)nd * sizeof(npy_intp));
+    }
+    for (d = 0; d < nd; d++) n *= shape[d];
+    for (i = 0; i < k->nops; i++) {
+        const ik_operand *op = &k->ops[i];
+        const int full = lead_nd[i] == nd &&
+                         (nd == 0 || memcmp(PyArray_DIMS(arrs[i]), shape,
+                                            (size_t)nd * sizeof(npy_intp)) == 0);
+        if (!full && PyArray_SIZE(arrs[i]) != op->width) {   /* copied to the result's shape */
+            npy_intp full_shape[NPY_MAXDIMS];
+            PyArrayObject *copy;
+            if (nd + trail[i] > NPY_MAXDIMS) {   /* as NumPy's broadcast_to refuses it */
+                PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is "
+                             "currently %d, found %d", NPY_MAXDIMS, nd + trail[i]);
+                goto done;
+            }
+            memcpy(full_shape, shape, (size_t)nd * sizeof(npy_intp));
+            for (d = 0; d < trail[i]; d++)
+                full_shape[nd + d] = PyArray_DIM(arrs[i], lead_nd[i] + d);
+            copy = (PyArrayObject *)PyArray_SimpleNew(nd + trail[i], full_shape, NPY_FLOAT32);
+            if (copy == NULL) goto done;
+            if (PyArray_CopyInto(copy, arrs[i]) < 0) {
+                Py_DECREF(copy);
+                goto done;
+            }
+            Py_SETREF(arrs[i], copy);
+        }
+        FIELD(&a, op->data_at, const float *) = (const float *)PyArray_DATA(arrs[i]);
+        FIELD(&a, op->step_at, size_t) = PyArray_SIZE(arrs[i]) == op->width ? 0 : 1;
+    }
+    result = ik_finish(k, &a, n, nd, shape);
 done:
     for (i = 0; i < k->nops; i++) Py_XDECREF(arrs[i]);
     return result;
+}
+
+/* ik_two_bone and ik_aim: the fast path, else the general path. */
+static PyObject *ik_call(const ik_kernel *k, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *result;
+    if (!sks_check_nargs(k->func, nargs, k->nops)) return NULL;
+    if (ik_fast(k, args, &result)) return result;
+    return ik_general(k, args);
 }
 
 /* ik_look_at(n, chain, target, pole, forward, up, offset, twist_sin, twist_cos, weights): c =
@@ -329,25 +482,15 @@ IK_KERNEL(aim_kernel, AIM, "ik_aim", 1, correction, correction, run_aim,
     }
 IK_ENTRY(py_ik_two_bone, ik_call, two_bone_kernel)
 IK_ENTRY(py_ik_aim, ik_call, aim_kernel)
-IK_ENTRY(py_ik_two_bone_direct, ik_call_direct, two_bone_kernel)
-IK_ENTRY(py_ik_aim_direct, ik_call_direct, aim_kernel)
 
 PyMethodDef sks_ik_methods[] = {
     {"ik_two_bone", (PyCFunction)(void (*)(void))py_ik_two_bone, METH_FASTCALL,
-     "ik_two_bone(n, start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, "
+     "ik_two_bone(start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, "
      "weight): see skelsimd.ik_two_bone"},
     {"ik_aim", (PyCFunction)(void (*)(void))py_ik_aim, METH_FASTCALL,
-     "ik_aim(n, joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight): see "
+     "ik_aim(joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight): see "
      "skelsimd.ik_aim"},
     {"ik_look_at", (PyCFunction)(void (*)(void))py_ik_look_at, METH_FASTCALL,
      "ik_look_at(n, chain, target, pole, forward, up, offset, twist_sin, twist_cos, weights): "
      "see skelsimd.Skeleton.look_at"},
-    {"ik_two_bone_direct", (PyCFunction)(void (*)(void))py_ik_two_bone_direct, METH_FASTCALL,
-     "ik_two_bone_direct(start, mid, end, target, pole, mid_axis, twist_sin, twist_cos, soften, "
-     "weight): the results shaped by the operands' common leading dimensions, or None when an "
-     "operand needs the general conversion and broadcasting of skelsimd.ik_two_bone"},
-    {"ik_aim_direct", (PyCFunction)(void (*)(void))py_ik_aim_direct, METH_FASTCALL,
-     "ik_aim_direct(joint, target, pole, forward, up, offset, twist_sin, twist_cos, weight): the "
-     "results shaped by the operands' common leading dimensions, or None when an operand needs "
-     "the general conversion and broadcasting of skelsimd.ik_aim"},
     {NULL, NULL, 0, NULL}};
