@@ -106,6 +106,7 @@ def _cases():
         pal = _joints(rng, (3, J))
         raw = rng.uniform(0, 1, (V * 3, 5)).astype(np.float32)
         return lambda: (skelsimd.skin(pos, idx, w, pal), skelsimd.skin(pos, idx, w, pal[0], normals=nrm),
+                        skelsimd.skin(pos, idx, w, pal[1:], normals=nrm, renormalize=False),
                         skelsimd.normalize_weights(raw))
     cases["skin"] = skin
 
@@ -205,6 +206,7 @@ def _cases():
         return lambda: (*db.search_many(queries), *db.search_many(queries, exclude=exclude),
                         *db.search_many(queries, prune=False))
     cases["MotionDatabase.search_many"] = search_many
+
     return cases
 
 
