@@ -207,6 +207,29 @@ def _cases():
                         *db.search_many(queries, prune=False))
     cases["MotionDatabase.search_many"] = search_many
 
+    def ik(rng):
+        """Two-bone chains and aimed joints, per-chain and shared operands mixed; look-at chains
+        of 3 joints (the kernel entry: the wrapper's forward kinematics is divided on its own)."""
+        n2, na, nl, c = 10001, 20003, 5003, 3
+        start, mid, end = (_joints(rng, (n2,)) for _ in range(3))
+        mid[:, :, 3] += start[:, :, 3]
+        end[:, :, 3] += mid[:, :, 3]
+        target = rng.uniform(-2, 2, (n2, 3)).astype(np.float32)
+        twist = rng.uniform(-1, 1, n2).astype(np.float32)
+        joint = _joints(rng, (na,))
+        aim_target = rng.uniform(-2, 2, (na, 3)).astype(np.float32)
+        chain = _joints(rng, (nl, c))
+        lt = rng.uniform(-2, 2, (nl, 3)).astype(np.float32)
+        ls, lc = (rng.uniform(-1, 1, nl).astype(np.float32) for _ in range(2))
+        weights = np.array([1.0, 0.5, 0.25], np.float32)
+        v = np.array([0, 1, 0], np.float32)
+        f = np.array([1, 0, 0], np.float32)
+        return lambda: (*skelsimd.ik_two_bone(start, mid, end, target, pole=(0, 1, 0), twist=twist,
+                                              soften=0.9, weight=0.8),
+                        *skelsimd.ik_aim(joint, aim_target, forward=(0, 0, 1), offset=(0.1, 0, 0)),
+                        _core.ik_look_at(nl, chain, lt, v, f, v, np.zeros(3, np.float32), ls, lc,
+                                         weights))
+    cases["ik"] = ik
     return cases
 
 
