@@ -207,6 +207,20 @@ def _cases():
                         *db.search_many(queries, prune=False))
     cases["MotionDatabase.search_many"] = search_many
 
+    def clip_error(rng):
+        """The maxima of every chunk folded in order: with NaN poses in two chunks (the later
+        NaN wins) and without."""
+        raw = _qts(rng, (1001, J)).astype(np.float64)
+        decoded = raw + rng.normal(0, 1e-3, raw.shape)
+        with_nan = decoded.copy()
+        with_nan[37, 5, 4] = np.nan
+        with_nan[900, 5, 0] = -np.nan
+        p = _parents(rng, J)
+        return lambda: (skelsimd.clip_error(raw, decoded, p, per_joint=True),
+                        np.float64(skelsimd.clip_error(raw, decoded, p)),
+                        skelsimd.clip_error(raw, with_nan, p, per_joint=True))
+    cases["clip_error"] = clip_error
+
     def ik(rng):
         """Two-bone chains and aimed joints, per-chain and shared operands mixed; look-at chains
         of 3 joints (the kernel entry: the wrapper's forward kinematics is divided on its own)."""
