@@ -178,14 +178,32 @@ def _bench_threads(args: argparse.Namespace, min_time: float, repeat: int) -> in
         close()
     info["load_average_after"] = load_average()
     print(format_threads_table(records, counts))
+    torch_records = _bench_torch(args, counts, min_time, repeat)
+    info["load_average_after"] = load_average()
     print(format_machine(info, info["load_average_after"]))
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, "bench_threads.json")
         write_json(path, records, machine=info, command="bench --threads", quick=bool(args.quick),
-                   threads=counts)
+                   threads=counts, torch=torch_records)
         print(f"wrote {path}")
     return 0
+
+
+def _bench_torch(args: argparse.Namespace, counts: list[int], min_time: float,
+                 repeat: int) -> list[dict[str, Any]] | str:
+    """The optional PyTorch-on-CPU column of bench --threads: its records, or why it is
+    skipped."""
+    from ._bench.torch_side import format_torch_table, run_torch, torch_unavailable
+
+    reason = torch_unavailable()
+    if reason is not None:
+        print(f"PyTorch on CPU: skipped: {reason}")
+        return reason
+    print("beside PyTorch on CPU (torch.set_num_threads at the same counts; interleaved minima):")
+    records = run_torch(counts, quick=bool(args.quick), min_time=min_time, repeat=repeat)
+    print(format_torch_table(records, counts))
+    return records
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -121,6 +121,9 @@ _ROWS: Tuple[Tuple[str, str, str, str, str, str], ...] = (
      "2.6e-7"),
     ("skin.normals", "skin (normals)", "2e-6", "", "a posed skeleton's palette, K = 1 to 12",
      "1.7e-7 (K <= 8), 2.2e-7 (K = 12)"),
+    ("skin.normals_raw", "skin (normals, renormalize=False)", "2e-6", "",
+     "unit normals, palettes of rotations with translations in [-1, 1], K = 1 to 12",
+     "1.0e-7 (K = 1), 1.6e-7 (K = 12)"),
     ("slerp.fast", "slerp(method=\"fast\")", "5e-7", "",
      "every pair (identical, near-parallel, antipodal, orthogonal), t in [0, 1]; "
      "outside [0, 1]: 5e-7 * max(1, |t|, |1 - t|)", "2.74e-7 over 8M such pairs"),

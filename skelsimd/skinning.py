@@ -116,11 +116,12 @@ def skinning_palette(
 @overload
 def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
          out: Float32Array | None = None, *, normals: None = None,
-         normals_out: None = None) -> Float32Array: ...
+         normals_out: None = None, renormalize: bool = True) -> Float32Array: ...
 @overload
 def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
          out: Float32Array | None = None, *, normals: ArrayLike,
-         normals_out: Float32Array | None = None) -> tuple[Float32Array, Float32Array]: ...
+         normals_out: Float32Array | None = None,
+         renormalize: bool = True) -> tuple[Float32Array, Float32Array]: ...
 def skin(
     positions: ArrayLike,
     joint_indices: ArrayLike,
@@ -130,6 +131,7 @@ def skin(
     *,
     normals: ArrayLike | None = None,
     normals_out: Float32Array | None = None,
+    renormalize: bool = True,
 ) -> Float32Array | tuple[Float32Array, Float32Array]:
     """Linear-blend skinning of a mesh by one palette or a batch of palettes.
 
@@ -137,7 +139,10 @@ def skin(
     ascending), then ``out[..., v] = R(M) @ positions[..., v] + t(M)``; with ``normals``, also
     ``normals_out[..., v] = normalize(R(M) @ normals[..., v])`` (the same blended matrix, as the
     issue asks; exact for rotations and uniform scale, the usual approximation of linear-blend
-    skinning otherwise). A blended normal of zero length stays zero.
+    skinning otherwise). A blended normal of zero length stays zero. With ``renormalize=False``
+    the normals are ``R(M) @ normals[..., v]`` as they are, not renormalised: the job of ozz's
+    ``SkinningJob``, which leaves renormalisation to the shader (cheaper: no square root or
+    division per vertex; the length drifts from 1 where the influences disagree or scale).
 
     Weights are used exactly as given: they are not renormalised, so rows that do not sum to 1
     scale the result (use ``normalize_weights`` once when loading a mesh). Zero weights and
@@ -161,6 +166,9 @@ def skin(
         Same shape as ``positions``.
     normals_out : ndarray, float32 (broadcast(...), V, 3), optional
         Only with ``normals``; may be exactly ``normals``.
+    renormalize : bool, default True
+        False: the skinned normals are left unnormalised (see above). Without ``normals`` it
+        changes nothing.
 
     Returns
     -------
@@ -170,7 +178,8 @@ def skin(
     Accuracy: positions <= [bound:skin.positions] max abs error for unit-magnitude data (rotations, translations
     and positions in [-1, 1], weights summing to 1; measured 2.6e-7); normals likewise when the
     influences of a vertex rotate alike (see the module docstring). Bit-identical on every SIMD
-    variant.
+    variant. Unnormalised normals (``renormalize=False``): <= [bound:skin.normals_raw] max abs
+    error for the same data.
 
     Examples
     --------
@@ -179,14 +188,22 @@ def skin(
     >>> palette[1, :, 3] = [0, 2, 0]                             # joint 1 lifts by 2
     >>> skelsimd.skin([[1, 0, 0]], [[0, 1]], [[0.5, 0.5]], palette)   # half on each joint
     array([[1., 1., 0.]], dtype=float32)
+    >>> palette[1, :, :3] *= 2                                   # joint 1 also scales by 2
+    >>> _, n = skelsimd.skin([[1, 0, 0]], [[0, 1]], [[0.5, 0.5]], palette,
+    ...                      normals=[[0, 0, 1]], renormalize=False)
+    >>> n                                                        # 0.5 * 1 + 0.5 * 2
+    array([[0. , 0. , 1.5]], dtype=float32)
     """
+    if type(renormalize) is not bool and not isinstance(renormalize, np.bool_):
+        raise TypeError(f"renormalize: expected a bool, got {type(renormalize).__name__}")
     pal = palette if type(palette) is np.ndarray else np.asarray(palette)
     if pal.dtype.kind == "f" and pal.ndim >= 3 and not np.isfinite(pal).all():
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(pal))[0])
         raise ValueError(f"palette: expected finite matrices, got {float(pal[bad])} in joint "
                          f"{bad[-3]}" + (f" of palette{list(bad[:-3])}" if len(bad) > 3 else ""))
     skinned: Float32Array | tuple[Float32Array, Float32Array] = _core.skin(
-        positions, joint_indices, weights, palette, out, normals, normals_out)
+        positions, joint_indices, weights, palette, out, normals, normals_out,
+        bool(renormalize))
     return skinned
 
 

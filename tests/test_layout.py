@@ -34,6 +34,7 @@ LAZY_IMPORTS = {
     ("skelsimd.__main__", "skelsimd._bench"): "command line",
     ("skelsimd.__main__", "skelsimd._bench.core"): "command line",
     ("skelsimd.__main__", "skelsimd._bench.threads"): "command line",
+    ("skelsimd.__main__", "skelsimd._bench.torch_side"): "command line",
     ("skelsimd.__main__", "skelsimd._demo"): "command line",
     ("skelsimd.__main__", "skelsimd.compress"): "command line",
     ("skelsimd.__main__", "skelsimd.dask.dataset"): "command line (optional dask extra)",

@@ -10,6 +10,7 @@ import skelsimd
 from skelsimd import testing as T
 from skelsimd.reference import joints as RJ
 from skelsimd.reference import skinning as R
+from skelsimd._isa import use_isa
 from skelsimd.bounds import bound
 from strategies import BATCH_SHAPES, LAYOUTS, hierarchies, rounded_once_bound, with_layout
 
@@ -141,6 +142,65 @@ def test_skin_matches_reference(isa, influences, palettes, shared_mesh, layout, 
     assert (np.abs(got_p - exp_p) <= bound_p).all()
     assert (np.abs(got_n - exp_n) <= bound_n).all()
     assert np.array_equal(skelsimd.skin(positions, idx, w, palette), got_p)
+
+
+def raw_normal_bounds(normals, joint_indices, weights, palette):
+    """Per-coordinate bound of the unnormalised normals R(M) n: the blend of K matrices and a
+    3-term product (no division: an absolute bound like the positions')."""
+    k = np.asarray(weights).shape[-1]
+    blend_abs = R.blend_palette(joint_indices, np.abs(weights), np.abs(palette))
+    gamma = (k + 3) * U / (1 - (k + 3) * U)
+    return gamma * (blend_abs[..., :3] @ np.abs(np.asarray(normals, np.float64))[..., None])[..., 0]
+
+
+@given(influences=st.integers(1, 12), palettes=st.sampled_from([(), (1,), (3,), (2, 3)]),
+       layout=st.sampled_from(LAYOUTS), zero=st.sampled_from([0.0, 0.4]),
+       scale=st.sampled_from([1.0, 3.0]), seed=st.integers(0, 2**32 - 1))
+def test_skin_raw_normals_match_reference(isa, influences, palettes, layout, zero, scale, seed):
+    """renormalize=False: R(M) n against the float64 reference without normalisation (scaled
+    palettes too, whose normals are far from unit length); the positions are the same bytes as
+    with renormalisation, and every variant the same bytes as scalar."""
+    rng = np.random.default_rng(seed)
+    v = int(rng.integers(1, 200))
+    positions, normals, idx, w = T.random_mesh(v, influences, 40, rng, zero_weights=zero,
+                                               repeat_indices=0.2)
+    palette = T.random_joints(palettes + (40,), rng)
+    palette[..., :3] *= np.float32(scale)
+    got_p, got_n = skelsimd.skin(positions, idx, w, palette, normals=with_layout(normals, layout),
+                                 renormalize=False)
+    exp_p, exp_n = R.skin(positions, idx, w, palette, normals=normals, renormalize=False)
+    assert got_n.shape == palettes + (v, 3)
+    assert (np.abs(got_n - exp_n) <= raw_normal_bounds(normals, idx, w, palette)).all()
+    assert np.array_equal(got_p, skelsimd.skin(positions, idx, w, palette, normals=normals)[0])
+    with use_isa("scalar"):
+        scalar = skelsimd.skin(positions, idx, w, palette, normals=normals, renormalize=False)
+    assert got_n.tobytes() == scalar[1].tobytes()
+
+
+def test_skin_raw_normals_in_place_and_zero(isa):
+    rng = np.random.default_rng(7)
+    positions, normals, idx, w = T.random_mesh(333, 4, 30, rng)
+    palette = T.random_joints(30, rng)
+    exp_p, exp_n = skelsimd.skin(positions, idx, w, palette, normals=normals, renormalize=False)
+    res = skelsimd.skin(positions, idx, w, palette, out=positions, normals=normals,
+                        normals_out=normals, renormalize=False)
+    assert res[0] is positions and res[1] is normals
+    assert np.array_equal(positions, exp_p) and np.array_equal(normals, exp_n)
+    zero = np.zeros_like(normals)
+    assert not skelsimd.skin(positions, idx, w, palette, normals=zero, renormalize=False)[1].any()
+
+
+@pytest.mark.parametrize("influences", [1, 4, 8, 12])
+def test_skin_raw_normals_unit_magnitude(isa, influences):
+    """Unit normals and palettes of rotations with translations in [-1, 1]: the documented
+    bound."""
+    rng = np.random.default_rng(100 + influences)
+    positions, normals, idx, w = T.random_mesh(20_000, influences, 96, rng, zero_weights=0.2,
+                                               repeat_indices=0.1)
+    palette = T.random_joints((5, 96), rng)
+    got = skelsimd.skin(positions, idx, w, palette, normals=normals, renormalize=False)[1]
+    exp = R.skin(positions, idx, w, palette, normals=normals, renormalize=False)[1]
+    assert np.abs(got - exp).max() <= bound("skin.normals_raw")
 
 
 @pytest.mark.parametrize("influences", [1, 4, 8, 10, 12])

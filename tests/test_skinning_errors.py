@@ -111,6 +111,14 @@ def test_skin_bad_normals(mesh):
            lambda: skelsimd.skin(positions, idx, w, palette, out, normals_out=nout), out, nout)
 
 
+@pytest.mark.parametrize("bad", [0, 1, "no", None, 1.0])
+def test_skin_renormalize_must_be_a_bool(mesh, bad):
+    positions, normals, idx, w, palette, out, nout = mesh
+    raises(TypeError, ["renormalize", "bool", type(bad).__name__],
+           lambda: skelsimd.skin(positions, idx, w, palette, out, normals=normals, normals_out=nout,
+                                 renormalize=bad), out, nout)
+
+
 @pytest.mark.parametrize("case", bad_outs((2, 6, 3), (6, 3), ("float64", "shape", "strided", "readonly")), ids=lambda c: c[0])
 @pytest.mark.parametrize("which", ["out", "normals_out"])
 def test_skin_bad_out(mesh, case, which):
@@ -207,7 +215,7 @@ def test_normalize_weights_bad_input():
 
 
 def test_wrong_positional_count_of_the_core_is_a_type_error():
-    with pytest.raises(TypeError, match="takes 7 positional arguments"):
+    with pytest.raises(TypeError, match="takes 8 positional arguments"):
         skelsimd._core.skin(1, 2, 3, 4)
     with pytest.raises(TypeError, match="takes 5 positional arguments"):
         skelsimd._core.skinning_palette(1, 2, 3)

@@ -106,6 +106,7 @@ def _cases():
         pal = _joints(rng, (3, J))
         raw = rng.uniform(0, 1, (V * 3, 5)).astype(np.float32)
         return lambda: (skelsimd.skin(pos, idx, w, pal), skelsimd.skin(pos, idx, w, pal[0], normals=nrm),
+                        skelsimd.skin(pos, idx, w, pal[1:], normals=nrm, renormalize=False),
                         skelsimd.normalize_weights(raw))
     cases["skin"] = skin
 
@@ -205,6 +206,44 @@ def _cases():
         return lambda: (*db.search_many(queries), *db.search_many(queries, exclude=exclude),
                         *db.search_many(queries, prune=False))
     cases["MotionDatabase.search_many"] = search_many
+
+    def clip_error(rng):
+        """The maxima of every chunk folded in order: with NaN poses in two chunks (the later
+        NaN wins) and without."""
+        raw = _qts(rng, (1001, J)).astype(np.float64)
+        decoded = raw + rng.normal(0, 1e-3, raw.shape)
+        with_nan = decoded.copy()
+        with_nan[37, 5, 4] = np.nan
+        with_nan[900, 5, 0] = -np.nan
+        p = _parents(rng, J)
+        return lambda: (skelsimd.clip_error(raw, decoded, p, per_joint=True),
+                        np.float64(skelsimd.clip_error(raw, decoded, p)),
+                        skelsimd.clip_error(raw, with_nan, p, per_joint=True))
+    cases["clip_error"] = clip_error
+
+    def ik(rng):
+        """Two-bone chains and aimed joints, per-chain and shared operands mixed; look-at chains
+        of 3 joints (the kernel entry: the wrapper's forward kinematics is divided on its own)."""
+        n2, na, nl, c = 10001, 20003, 5003, 3
+        start, mid, end = (_joints(rng, (n2,)) for _ in range(3))
+        mid[:, :, 3] += start[:, :, 3]
+        end[:, :, 3] += mid[:, :, 3]
+        target = rng.uniform(-2, 2, (n2, 3)).astype(np.float32)
+        twist = rng.uniform(-1, 1, n2).astype(np.float32)
+        joint = _joints(rng, (na,))
+        aim_target = rng.uniform(-2, 2, (na, 3)).astype(np.float32)
+        chain = _joints(rng, (nl, c))
+        lt = rng.uniform(-2, 2, (nl, 3)).astype(np.float32)
+        ls, lc = (rng.uniform(-1, 1, nl).astype(np.float32) for _ in range(2))
+        weights = np.array([1.0, 0.5, 0.25], np.float32)
+        v = np.array([0, 1, 0], np.float32)
+        f = np.array([1, 0, 0], np.float32)
+        return lambda: (*skelsimd.ik_two_bone(start, mid, end, target, pole=(0, 1, 0), twist=twist,
+                                              soften=0.9, weight=0.8),
+                        *skelsimd.ik_aim(joint, aim_target, forward=(0, 0, 1), offset=(0.1, 0, 0)),
+                        _core.ik_look_at(nl, chain, lt, v, f, v, np.zeros(3, np.float32), ls, lc,
+                                         weights))
+    cases["ik"] = ik
     return cases
 
 

@@ -175,8 +175,9 @@ def _assert(err: float, tol: float, what: str) -> str:
 
 def skin_rows() -> list[Row]:
     rows = []
-    for normals in (False, True):
-        w = BS.skin_normals_workload() if normals else BS.skin_workload(1)
+    for normals, renormalize in ((False, True), (True, True), (True, False)):
+        w = (BS.skin_normals_workload(renormalize=renormalize) if normals
+             else BS.skin_workload(1))
         c = closure(w)
         job = "skin_normals" if normals else "skin"
         inputs = {"positions": c["positions"], "indices": c["idx"], "weights": c["w"],
@@ -184,7 +185,8 @@ def skin_rows() -> list[Row]:
         if normals:
             inputs["normals"] = c["normals"]
 
-        def check(ozz: OzzBench, res: object, job: str = job, normals: bool = normals) -> str:
+        def check(ozz: OzzBench, res: object, job: str = job, normals: bool = normals,
+                  renormalize: bool = renormalize) -> str:
             if normals:
                 assert isinstance(res, tuple)
                 pos, nrm = (np.asarray(r, np.float64)[0] for r in res)
@@ -195,17 +197,23 @@ def skin_rows() -> list[Row]:
             # relative to the point's distance from the origin (at least 1)
             scale = np.maximum(1.0, np.linalg.norm(pos, axis=-1, keepdims=True))
             text = _assert(float((np.abs(o_pos - pos) / scale).max()), 1e-4, "positions rel")
-            if normals:
+            if normals and not renormalize:
+                # the same job: both sides leave the normals unnormalised
+                text += "; " + _assert(float(np.abs(o_nrm - nrm).max()), 1e-4, "normals")
+            elif normals:
                 # ozz leaves normals unnormalised: compare their directions
                 unit = o_nrm / np.linalg.norm(o_nrm, axis=-1, keepdims=True)
                 text += "; " + _assert(float(np.abs(unit - nrm).max()), 1e-4,
                                        "normals (ozz's renormalised)")
             return text
 
-        what = "skin 10000 x 4 + normals, 1 palette" if normals else "skin 10000 x 4, 1 palette"
+        what = ("skin 10000 x 4, 1 palette" if not normals
+                else "skin 10000 x 4 + normals, 1 palette" if renormalize
+                else "skin 10000 x 4 + normals renormalize=False, 1 palette")
         rows.append(Row(what, "vertex", w, job,
                         "no: skelsimd renormalises the normals, ozz does not (README.md)"
-                        if normals else "yes (ozz reads 3 weights and uint16 indices)",
+                        if normals and renormalize
+                        else "yes (ozz reads 3 weights and uint16 indices)",
                         inputs, check))
     return rows
 

@@ -90,10 +90,10 @@ def skin_workload(palettes: int = 1, vertices: int = 10_000, influences: int = 4
 
 
 def skin_normals_workload(vertices: int = 10_000, influences: int = 4, joints: int = 96,
-                          seed: int = 1) -> Workload:
-    """skin of one mesh by one palette with its normals (renormalised, the default and only
-    path), against the same NumPy skinning with the normals moved by the blended rotations and
-    renormalised."""
+                          seed: int = 1, renormalize: bool = True) -> Workload:
+    """skin of one mesh by one palette with its normals, against the same NumPy skinning with
+    the normals moved by the blended rotations and renormalised (renormalize=False: left as
+    they are, the job of ozz's SkinningJob)."""
     rng = np.random.default_rng(seed)
     positions, normals, idx, w = T.random_mesh(vertices, influences, joints, rng, zero_weights=0.1)
     palette = T.random_joints((1, joints), rng)
@@ -101,12 +101,13 @@ def skin_normals_workload(vertices: int = 10_000, influences: int = 4, joints: i
     out_n = np.empty((1, vertices, 3), np.float32)
     dense = R.dense_weights(idx, w, joints)
     positions_h = np.concatenate([positions, np.ones((vertices, 1), np.float32)], axis=1)
-    expected = R.skin(positions, idx, w, palette, normals=normals)
+    expected = R.skin(positions, idx, w, palette, normals=normals, renormalize=renormalize)
 
     def numpy_skin() -> tuple[np.ndarray, np.ndarray]:
         m = (dense @ palette[0].reshape(joints, 12)).reshape(vertices, 3, 4)
         n = np.einsum("vij,vj->vi", m[:, :, :3], normals)
-        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        if renormalize:
+            n /= np.linalg.norm(n, axis=1, keepdims=True)
         return np.einsum("vij,vj->vi", m, positions_h)[None], n[None]
 
     def check(res: object) -> None:
@@ -114,15 +115,20 @@ def skin_normals_workload(vertices: int = 10_000, influences: int = 4, joints: i
         for got, want in zip(res, expected):
             np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
 
+    raw = "" if renormalize else " unnormalised"
     return Workload(
-        name="skin_normals[1]", title=f"skin {vertices} x {influences} + normals, 1 palette",
+        name="skin_normals[1]" if renormalize else "skin_normals_raw[1]",
+        title=f"skin {vertices} x {influences} + normals{raw}, 1 palette",
         family="skinning", unit="vertex", units=vertices,
-        kernel=lambda: S.skin(positions, idx, w, palette, out, normals=normals, normals_out=out_n),
+        kernel=lambda: S.skin(positions, idx, w, palette, out, normals=normals, normals_out=out_n,
+                              renormalize=renormalize),
         numpy=numpy_skin, check=check,
-        params={"palettes": 1, "vertices": vertices, "influences": influences, "normals": True},
+        params={"palettes": 1, "vertices": vertices, "influences": influences, "normals": True,
+                "renormalize": renormalize},
     )
 
 
 def headline() -> list[Workload]:
     """The family's workloads for `python -m skelsimd bench`."""
-    return palette_workloads() + [skin_workload(1), skin_workload(100), skin_normals_workload()]
+    return palette_workloads() + [skin_workload(1), skin_workload(100), skin_normals_workload(),
+                                  skin_normals_workload(renormalize=False)]

@@ -17,7 +17,7 @@ from ..compress import compress as _compress
 from .._typing import Float32Array
 from .core import Workload, measure
 
-__all__ = ["workloads", "run_threads", "format_threads_table"]
+__all__ = ["workloads", "run_threads", "format_threads_table", "format_call", "layout_table"]
 
 
 def _unit_quats(rng: np.random.Generator, n: int) -> Float32Array:
@@ -126,15 +126,24 @@ def run_threads(rows: Sequence[Workload], counts: Sequence[int], *, min_time: fl
 
 def format_threads_table(records: Sequence[dict[str, Any]], counts: Sequence[int]) -> str:
     """One line per row: the time per call at each count and the speedup over the first."""
-    def fmt(t: float) -> str:
-        return f"{t * 1e3:.3f} ms" if t >= 1e-3 else f"{t * 1e6:.2f} us"
     head = ["workload"] + [f"{n} thread{'s' if n > 1 else ''}" for n in counts] + \
         [f"{n}/{counts[0]}" for n in counts[1:]]
     lines = [head]
     for r in records:
         secs = r["seconds_per_call"]
-        lines.append([r["title"]] + [fmt(secs[str(n)]) for n in counts] +
+        lines.append([r["title"]] + [format_call(secs[str(n)]) for n in counts] +
                      [f"{r['speedup'][str(n)]:.2f}x" for n in counts[1:]])
+    return layout_table(lines)
+
+
+def format_call(t: float) -> str:
+    """Seconds per call as ms or us."""
+    return f"{t * 1e3:.3f} ms" if t >= 1e-3 else f"{t * 1e6:.2f} us"
+
+
+def layout_table(lines: Sequence[Sequence[str]]) -> str:
+    """The first line a header, the first column left-aligned, the others right-aligned."""
+    head = lines[0]
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     out = []
     for k, line in enumerate(lines):

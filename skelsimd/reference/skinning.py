@@ -32,21 +32,24 @@ def blend_palette(joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLi
 
 @overload
 def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
-         normals: None = None) -> Float64Array: ...
+         normals: None = None, renormalize: bool = True) -> Float64Array: ...
 @overload
 def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
-         normals: ArrayLike) -> tuple[Float64Array, Float64Array]: ...
+         normals: ArrayLike, renormalize: bool = True) -> tuple[Float64Array, Float64Array]: ...
 def skin(positions: ArrayLike, joint_indices: ArrayLike, weights: ArrayLike, palette: ArrayLike,
-         normals: ArrayLike | None = None) -> Float64Array | tuple[Float64Array, Float64Array]:
+         normals: ArrayLike | None = None,
+         renormalize: bool = True) -> Float64Array | tuple[Float64Array, Float64Array]:
     """Linear-blend skinning in float64: the blended matrix applied to every position, and (when
-    normals are given) its rotation part applied to every normal, renormalised (zero stays zero).
-    Returns positions, or (positions, normals)."""
+    normals are given) its rotation part applied to every normal, renormalised (zero stays zero)
+    unless renormalize is False. Returns positions, or (positions, normals)."""
     m = blend_palette(joint_indices, weights, palette)
     p = np.asarray(positions, dtype=np.float64)
     pos = (m[..., :3] @ p[..., :, None])[..., 0] + m[..., 3]
     if normals is None:
         return pos
     n = (m[..., :3] @ np.asarray(normals, dtype=np.float64)[..., :, None])[..., 0]
+    if not renormalize:
+        return pos, n
     length = np.linalg.norm(n, axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         n = np.where(length == 0, 0.0, n / length)

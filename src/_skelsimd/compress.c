@@ -9,6 +9,7 @@
  *   clip_error(raw, decoded, parents, shell_distance, per_joint) -> float or (J,) float64
  */
 #include "args.h"
+#include "parallel.h"
 
 #include "../kernels/compress.h"
 
@@ -183,6 +184,25 @@ fail:
 
 /* --- clip_error ------------------------------------------------------------------------------ */
 
+/* clip_error divided over the pool by poses: each chunk keeps the maxima of its poses (its own J
+ * doubles, from zero), folded after the join in chunk order (sks_cc_fold_max_error2), so the
+ * result is that of one pass at every thread count. */
+typedef struct error_job {
+    const double *raw, *dec;
+    const int32_t *parents;
+    size_t joints, chunk_units;
+    double shell, *scratch, *maxima; /* scratch: 25 J per slot; maxima: J per chunk */
+} error_job;
+
+static void error_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const error_job *j = (const error_job *)ctx;
+    const size_t at = begin * j->joints * 8;
+    sks_cc_max_error2(j->raw + at, j->dec + at, j->parents, end - begin, j->joints, j->shell,
+                      j->maxima + (begin / j->chunk_units) * j->joints,
+                      j->scratch + slot * 25 * j->joints);
+}
+
 static PyObject *py_clip_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     static const npy_intp qts = 8;
@@ -216,18 +236,35 @@ static PyObject *py_clip_error(PyObject *self, PyObject *const *args, Py_ssize_t
     poses = J > 0 ? PyArray_SIZE(raw) / (J * 8) : 0;
     per = (PyArrayObject *)PyArray_SimpleNew(1, &J, NPY_FLOAT64);
     if (per == NULL) goto fail;
-    scratch = (double *)PyMem_RawMalloc(sizeof(double) * (25 * (size_t)J + 1));
-    if (scratch == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
     {
-        const double *r = (const double *)PyArray_DATA(raw), *x = (const double *)PyArray_DATA(dec);
-        double *o = (double *)PyArray_DATA(per);
-        const int32_t *pa = parents.data;
-        Py_BEGIN_ALLOW_THREADS
-        overall = sks_cc_clip_error(r, x, pa, (size_t)poses, (size_t)J, shell, o, scratch);
-        Py_END_ALLOW_THREADS
+        const sks_pool_plan plan = sks_parallel_plan((size_t)poses,
+                                                     SKS_NS_ERROR_JOINT * (double)J);
+        const size_t slot_doubles = 25 * (size_t)J + 1, chunks = plan.chunks ? plan.chunks : 1;
+        error_job j;
+        size_t c, k;
+        scratch = (double *)PyMem_RawCalloc(plan.slots * slot_doubles + chunks * (size_t)J + 1,
+                                            sizeof(double));
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        j.raw = (const double *)PyArray_DATA(raw);
+        j.dec = (const double *)PyArray_DATA(dec);
+        j.parents = parents.data;
+        j.joints = (size_t)J;
+        j.chunk_units = plan.chunk_units ? plan.chunk_units : 1;
+        j.shell = shell;
+        j.scratch = scratch;
+        j.maxima = scratch + plan.slots * slot_doubles;   /* zeroed by the calloc */
+        {
+            double *o = (double *)PyArray_DATA(per);
+            Py_BEGIN_ALLOW_THREADS
+            if (poses > 0 && J > 0) sks_pool_run(&plan, error_chunk, &j);
+            for (k = 0; k < (size_t)J; k++) o[k] = 0.0;
+            for (c = 0; c < chunks; c++) sks_cc_fold_max_error2(o, j.maxima + c * (size_t)J, (size_t)J);
+            overall = sks_cc_finish_clip_error(o, (size_t)J);
+            Py_END_ALLOW_THREADS
+        }
     }
     PyMem_RawFree(scratch);
     sks_parents_release(&parents);

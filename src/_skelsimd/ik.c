@@ -15,6 +15,7 @@
  *   ik_look_at(n, chain, target, ...): every operand of 1 or n items (see below).
  */
 #include "args.h"
+#include "parallel.h"
 
 #include "../kernels/ik.h"
 
@@ -39,12 +40,57 @@ typedef struct ik_kernel {
     int nops, nquats;
     size_t quat_at[2], reached_at, n_at;
     void (*run)(const void *args);
+    double ns_per_chain; /* the estimated single-thread cost of one chain (parallel.h) */
 } ik_kernel;
 
 #define FIELD(a, at, T) (*(T *)((char *)(a) + (at)))
 
 static void run_two_bone(const void *a) { SKS_KERNELS(ik)->two_bone((const sks_ik_two_bone_args *)a); }
 static void run_aim(const void *a) { SKS_KERNELS(ik)->aim((const sks_ik_aim_args *)a); }
+static void run_look_at(const void *a) { SKS_KERNELS(ik)->look_at((const sks_ik_look_at_args *)a); }
+
+typedef union ik_args {
+    sks_ik_two_bone_args two_bone;
+    sks_ik_aim_args aim;
+    sks_ik_look_at_args look_at;
+} ik_args;
+
+/* A call divided over the pool by chains: each chunk runs the kernel on a copy of the argument
+ * struct whose per-chain operands (step 1) and outputs start at the chunk's first chain, and
+ * whose count is the chunk's. Every chain is solved by the same code whatever chunk holds it
+ * (chunks start on whole 8-chain blocks), so the bytes are those of one call. */
+typedef struct ik_split {
+    const ik_args *a;
+    void (*run)(const void *args);
+    const ik_operand *ops;
+    int nops, nquats;
+    size_t quat_at[2], reached_at, n_at; /* reached_at SIZE_MAX: no flags (look_at) */
+    size_t per_chain;                    /* quaternions per chain: 1, or look_at's c */
+} ik_split;
+
+static void ik_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const ik_split *j = (const ik_split *)ctx;
+    ik_args a = *j->a;
+    int i;
+    (void)slot;
+    for (i = 0; i < j->nops; i++) {
+        const ik_operand *op = &j->ops[i];
+        FIELD(&a, op->data_at, const float *) += FIELD(&a, op->step_at, size_t) * begin *
+                                                 (size_t)op->width;
+    }
+    for (i = 0; i < j->nquats; i++) FIELD(&a, j->quat_at[i], float *) += 4 * begin * j->per_chain;
+    if (j->reached_at != (size_t)-1) FIELD(&a, j->reached_at, unsigned char *) += begin;
+    FIELD(&a, j->n_at, size_t) = end - begin;
+    j->run(&a);
+}
+
+/* Runs split->run on its n chains of ns_per_chain estimated nanoseconds, divided over the pool
+ * when that pays. */
+static void ik_run(ik_split *split, size_t n, double ns_per_chain)
+{
+    sks_parallel_for(n, ns_per_chain, ik_chunk, split);
+}
 
 /* Creates the outputs (quaternions of shape lead + (4,), reached of shape lead, n items), runs
  * the kernel on the filled-in operands of `a` and returns (quaternions..., reached). */
@@ -67,8 +113,19 @@ static PyObject *ik_finish(const ik_kernel *k, void *a, npy_intp n, int lead_nd,
     FIELD(a, k->reached_at, unsigned char *) = (unsigned char *)PyArray_DATA(outs[k->nquats]);
     FIELD(a, k->n_at, size_t) = (size_t)n;
     if (n > 0) {
+        ik_split split;
+        split.a = (const ik_args *)a;
+        split.run = k->run;
+        split.ops = k->ops;
+        split.nops = k->nops;
+        split.nquats = k->nquats;
+        split.quat_at[0] = k->quat_at[0];
+        split.quat_at[1] = k->quat_at[1];
+        split.reached_at = k->reached_at;
+        split.n_at = k->n_at;
+        split.per_chain = 1;
         Py_BEGIN_ALLOW_THREADS
-        k->run(a);
+        ik_run(&split, (size_t)n, k->ns_per_chain);
         Py_END_ALLOW_THREADS
     }
     result = PyTuple_New(k->nquats + 1);
@@ -81,11 +138,6 @@ done:
     for (i = 0; i < 3; i++) Py_XDECREF(outs[i]);
     return result;
 }
-
-typedef union ik_args {
-    sks_ik_two_bone_args two_bone;
-    sks_ik_aim_args aim;
-} ik_args;
 
 /* The general entries' first argument, n >= 0; 0 with an exception set otherwise. */
 static int ik_count(PyObject *obj, npy_intp *n)
@@ -443,8 +495,27 @@ static PyObject *py_ik_look_at(PyObject *self, PyObject *const *args, Py_ssize_t
     a.n = (size_t)n;
     a.c = (size_t)c;
     if (n > 0) {
+        /* the chain matrices are split by hand (12 c floats per character): not an operand */
+        static const ik_operand chain_op = IK_OP(sks_ik_look_at_args, chain, "chain", 0);
+        ik_operand all[NOPS + 1];
+        ik_split split;
+        ik_args any;
+        memcpy(all, ops, sizeof ops);
+        all[NOPS] = chain_op;
+        all[NOPS].width = 12 * c;
+        any.look_at = a;
+        split.a = &any;
+        split.run = run_look_at;
+        split.ops = all;
+        split.nops = NOPS + 1;
+        split.nquats = 1;
+        split.quat_at[0] = offsetof(sks_ik_look_at_args, correction);
+        split.quat_at[1] = 0;
+        split.reached_at = (size_t)-1;
+        split.n_at = offsetof(sks_ik_look_at_args, n);
+        split.per_chain = (size_t)c;
         Py_BEGIN_ALLOW_THREADS
-        SKS_KERNELS(ik)->look_at(&a);
+        ik_run(&split, (size_t)n, SKS_NS_IK_AIM * (double)c);
         Py_END_ALLOW_THREADS
     }
 done:
@@ -454,20 +525,21 @@ done:
 }
 
 /* A kernel's description: its operand table (the IK_OP rows after `run`) and outputs. */
-#define IK_KERNEL(var, S, func, nquats, q0, q1, run, ...)                                     \
+#define IK_KERNEL(var, S, func, nquats, q0, q1, run, ns, ...)                                 \
     static const ik_operand var##_ops[] = {__VA_ARGS__};                                      \
     static const ik_kernel var = {func, var##_ops, (int)(sizeof var##_ops / sizeof *var##_ops), \
                                   nquats, {offsetof(S, q0), offsetof(S, q1)},                  \
-                                  offsetof(S, reached), offsetof(S, n), run}
+                                  offsetof(S, reached), offsetof(S, n), run, ns}
 
 #define TB sks_ik_two_bone_args
 IK_KERNEL(two_bone_kernel, TB, "ik_two_bone", 2, start_correction, mid_correction, run_two_bone,
+          SKS_NS_IK_TWO_BONE,
           IK_OP(TB, start, "start", 12), IK_OP(TB, mid, "mid", 12), IK_OP(TB, end, "end", 12),
           IK_OP(TB, target, "target", 3), IK_OP(TB, pole, "pole", 3), IK_OP(TB, mid_axis, "mid_axis", 3),
           IK_OP(TB, twist_sin, "twist", 1), IK_OP(TB, twist_cos, "twist", 1),
           IK_OP(TB, soften, "soften", 1), IK_OP(TB, weight, "weight", 1));
 #define AIM sks_ik_aim_args
-IK_KERNEL(aim_kernel, AIM, "ik_aim", 1, correction, correction, run_aim,
+IK_KERNEL(aim_kernel, AIM, "ik_aim", 1, correction, correction, run_aim, SKS_NS_IK_AIM,
           IK_OP(AIM, joint, "joint", 12), IK_OP(AIM, target, "target", 3), IK_OP(AIM, pole, "pole", 3),
           IK_OP(AIM, forward, "forward", 3), IK_OP(AIM, up, "up", 3), IK_OP(AIM, offset, "offset", 3),
           IK_OP(AIM, twist_sin, "twist", 1), IK_OP(AIM, twist_cos, "twist", 1),

@@ -29,6 +29,9 @@
 #define SKS_NS_INTERP 4.0         /* one slerp / nlerp of a quaternion pair, one blended joint */
 #define SKS_NS_SAMPLE_JOINT 3.0   /* one joint of one pose sampled from a compressed clip */
 #define SKS_NS_SEARCH_ROW 0.05    /* one database row of one motion-matching query (pruned) */
+#define SKS_NS_IK_TWO_BONE 10.0   /* one two-bone chain solved */
+#define SKS_NS_IK_AIM 5.0         /* one aimed joint (ik_aim, one joint of a look-at chain) */
+#define SKS_NS_ERROR_JOINT 10.0   /* one joint of one pose of clip_error (float64 walk, shell) */
 
 /* Runs fn(ctx, begin, end, slot) over [0, units) on the pool: chunks of whole SKS_GRAIN blocks
  * when units x ns_per_unit exceeds SKS_POOL_MIN_NS, else one plain call on this thread. */

@@ -4,7 +4,7 @@
  *
  * Positional arguments only (the Python wrappers forward keywords):
  *   skinning_palette(local, parents, inverse_bind, out, precision)
- *   skin(positions, joint_indices, weights, palette, out, normals, normals_out)
+ *   skin(positions, joint_indices, weights, palette, out, normals, normals_out, renormalize)
  *   normalize_weights(weights, out)
  */
 #include "args.h"
@@ -237,6 +237,7 @@ typedef struct skin_job {
     const sks_skinning_kernels *k;
     const sks_broadcast *bc;
     size_t vertices, influences, joints, slot_floats;
+    int renormalize;
     float *op, *on, *scratch;
     const float *p, *n, *w, *palette;
     const int32_t *idx;
@@ -260,7 +261,7 @@ static void skin_chunk(void *ctx, size_t begin, size_t end, size_t slot)
         j->k->skin(j->op + dst, j->on ? j->on + dst : NULL, j->p + src, j->n ? j->n + src : NULL,
                    j->idx + v0 * j->influences, j->w + v0 * j->influences, v1 - v0,
                    j->influences, j->palette + ((size_t)off[1] + i * (size_t)step[1]) * j->joints * 12,
-                   j->joints, j->scratch + slot * j->slot_floats);
+                   j->joints, j->scratch + slot * j->slot_floats, j->renormalize);
         u = item * j->vertices + v1;
     }
 }
@@ -274,10 +275,12 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     skin_args s = {{{NULL, NULL}, NULL, {0}}, NULL, NULL, NULL, NULL};
     scratch_block scratch = {NULL, NULL};
     PyObject *result = NULL;
-    int has_normals;
+    int has_normals, renormalize;
     (void)self;
-    if (!sks_check_nargs("skin", nargs, 7)) return NULL;
+    if (!sks_check_nargs("skin", nargs, 8)) return NULL;
     has_normals = args[5] != Py_None;
+    renormalize = PyObject_IsTrue(args[7]);
+    if (renormalize < 0) return NULL;
     if (parse_mesh(&s, args) < 0) goto done;
     if (has_normals) {
         if (parse_normals(&s, args[5]) < 0) goto done;
@@ -322,6 +325,7 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         j.joints = (size_t)PyArray_DIM(s.w.ops[1], PyArray_NDIM(s.w.ops[1]) - 3);
         j.op = (float *)PyArray_DATA(s.w.out);
         j.on = has_normals ? (float *)PyArray_DATA(s.normals_out) : NULL;
+        j.renormalize = renormalize;
         j.p = (const float *)PyArray_DATA(s.w.ops[0]);
         j.n = has_normals ? (const float *)PyArray_DATA(s.normals) : NULL;
         j.idx = (const int32_t *)PyArray_DATA(s.indices);

@@ -242,10 +242,23 @@ void sks_cc_pose_error2(const double *raw, const double *decoded, const int32_t 
 
 /* clip_error over `poses` poses of J joints (QTS, float64, C-contiguous): writes the largest
  * error of each joint into per_joint[J] (NaN when a NaN took part) and returns the overall
- * maximum (NaN likewise). `scratch` holds 25 J doubles. */
+ * maximum (NaN likewise). `scratch` holds 25 J doubles. It is sks_cc_max_error2 over every pose
+ * from zeroed maxima, then sks_cc_finish_clip_error. */
 double sks_cc_clip_error(const double *raw, const double *decoded, const int32_t *parents,
                          size_t poses, size_t joints, double shell, double *per_joint,
                          double *scratch);
+
+/* The running maxima of clip_error: max2[J] (squared errors) updated by `poses` more poses, in
+ * order; a NaN replaces the maximum and a later NaN replaces that one. A range of poses divided
+ * into pieces gives the same max2 when each piece's maxima (from zero) are folded in piece order
+ * by sks_cc_fold_max_error2 (the rule is associative). `scratch` holds 25 J doubles. */
+void sks_cc_max_error2(const double *raw, const double *decoded, const int32_t *parents,
+                       size_t poses, size_t joints, double shell, double *max2, double *scratch);
+/* max2[j] updated by a later piece's maxima `later`[j], by the rule of sks_cc_max_error2. */
+void sks_cc_fold_max_error2(double *max2, const double *later, size_t joints);
+/* per_joint[j] = sqrt(max2[j]) in place (max2 == per_joint); returns their maximum (NaN when one
+ * is NaN). */
+double sks_cc_finish_clip_error(double *per_joint, size_t joints);
 
 /* ---- the parsed view of a blob ------------------------------------------------------------- */
 

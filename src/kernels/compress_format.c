@@ -337,26 +337,46 @@ void sks_cc_pose_error2(const double *raw, const double *decoded, const int32_t 
     }
 }
 
+void sks_cc_fold_max_error2(double *max2, const double *later, size_t joints)
+{
+    size_t j;
+    for (j = 0; j < joints; j++) {
+        const double e = later[j];
+        if (e != e || max2[j] != max2[j]) {
+            max2[j] = e != e ? e : max2[j];
+        } else if (e > max2[j]) {
+            max2[j] = e;
+        }
+    }
+}
+
+void sks_cc_max_error2(const double *raw, const double *decoded, const int32_t *parents,
+                       size_t poses, size_t joints, double shell, double *max2, double *scratch)
+{
+    double *e = scratch + 24 * joints;
+    size_t p;
+    for (p = 0; p < poses; p++) {
+        sks_cc_pose_error2(raw + p * joints * 8, decoded + p * joints * 8, parents, joints, shell,
+                           e, scratch);
+        sks_cc_fold_max_error2(max2, e, joints);
+    }
+}
+
 double sks_cc_clip_error(const double *raw, const double *decoded, const int32_t *parents,
                          size_t poses, size_t joints, double shell, double *per_joint,
                          double *scratch)
 {
-    double *e = scratch + 24 * joints;
-    double overall = 0.0;
-    size_t p, j;
-    int nan = 0;
+    size_t j;
     for (j = 0; j < joints; j++) per_joint[j] = 0.0;
-    for (p = 0; p < poses; p++) {
-        sks_cc_pose_error2(raw + p * joints * 8, decoded + p * joints * 8, parents, joints, shell,
-                           e, scratch);
-        for (j = 0; j < joints; j++) {
-            if (e[j] != e[j] || per_joint[j] != per_joint[j]) {
-                per_joint[j] = e[j] != e[j] ? e[j] : per_joint[j];
-            } else if (e[j] > per_joint[j]) {
-                per_joint[j] = e[j];
-            }
-        }
-    }
+    sks_cc_max_error2(raw, decoded, parents, poses, joints, shell, per_joint, scratch);
+    return sks_cc_finish_clip_error(per_joint, joints);
+}
+
+double sks_cc_finish_clip_error(double *per_joint, size_t joints)
+{
+    double overall = 0.0;
+    size_t j;
+    int nan = 0;
     for (j = 0; j < joints; j++) {
         per_joint[j] = sqrt(per_joint[j]);
         if (per_joint[j] != per_joint[j]) {

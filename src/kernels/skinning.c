@@ -17,7 +17,8 @@
  *
  * skin: for every vertex the palette matrices of its influences are blended with its weights
  * (M = w0 P0 + w1 P1 + ..., left to right), then M moves the position (and rotates the normal,
- * which is renormalised). The palette is first transposed into columns C0..C3 (scratch), so the
+ * which is renormalised unless the caller asks for the raw rotated normal, as ozz's SkinningJob
+ * leaves it). The palette is first transposed into columns C0..C3 (scratch), so the
  * blend and the transform are whole-register operations: position = ((x C0 + y C1) + z C2) + C3.
  * Weights are used as given (no renormalisation: see normalize_weights); zero weights and
  * repeated joint indices need no special case.
@@ -370,7 +371,7 @@ static SKS_ALWAYS_INLINE vf skin_rows_core(vf *qn, const vf x[3], const vf nx[3]
 static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, size_t count, const float *p,
                                         const float *n, ptrdiff_t step, const int32_t *idx,
                                         const float *w, ptrdiff_t istep, size_t influences,
-                                        const float *cols, int with_normals)
+                                        const float *cols, int with_normals, int renormalize)
 {
     const int as_rows = SKIN_POINTS_AS_ROWS;
     vf x[3], nx[3], qn = vf_zero(), pos;
@@ -379,7 +380,7 @@ static SKS_ALWAYS_INLINE void skin_rows(float *op, float *on, size_t count, cons
         spread_xyz(nx, as_rows ? vf_load_rows_xyz(n, step, count) : vf_zero(), n, step, as_rows);
     pos = skin_rows_core(&qn, x, nx, idx, w, istep, influences, cols, with_normals);
     vf_store_rows_xyz(op, 3, pos, count);
-    if (with_normals) vf_store_rows_xyz(on, 3, normalize3_rows(qn), count);
+    if (with_normals) vf_store_rows_xyz(on, 3, renormalize ? normalize3_rows(qn) : qn, count);
 }
 
 /* Two steps of positions alone (2 SKS_ROWS consecutive vertices): with the points as rows,
@@ -435,10 +436,11 @@ static SKS_ALWAYS_INLINE void skin_two_steps(float *op, const float *p, const vf
  * divided by it (three divisions for the group instead of four, no spreading of |q|: measured
  * 1-2% faster on sse41 and avx512) and transposed back: the operations of normalize3_rows on
  * every element, so the same bits. The normals are stored after every input of the group is
- * read (on may equal n). */
+ * read (on may equal n). Without renormalize the four normal vectors are stored as they are
+ * (the same products and sums, no square root or division). */
 static SKS_ALWAYS_INLINE void skin_group(float *op, float *on, const float *p, const float *n,
                                          const int32_t *idx, const float *w, size_t influences,
-                                         const float *cols)
+                                         const float *cols, int renormalize)
 {
     vf nr[4], q[4], len, nrm[4];
     vm nonzero;
@@ -448,6 +450,11 @@ static SKS_ALWAYS_INLINE void skin_group(float *op, float *on, const float *p, c
     skin_two_steps(op + 6 * SKS_ROWS, p + 6 * SKS_ROWS, nr + 2, q + 2,
                    idx + 2 * SKS_ROWS * influences, w + 2 * SKS_ROWS * influences, influences,
                    cols);
+    if (!renormalize) {
+        vf_store_rows_xyz2(on, q[0], q[1]);
+        vf_store_rows_xyz2(on + 6 * SKS_ROWS, q[2], q[3]);
+        return;
+    }
     /* the normals as components (x, y, z of every vertex of the group, item order) */
     vf_transpose4_in_rows(&q[0], &q[1], &q[2], &q[3]);
     len = vf_sqrt(vf_add(vf_add(vf_mul(q[0], q[0]), vf_mul(q[1], q[1])), vf_mul(q[2], q[2])));
@@ -479,7 +486,8 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
                                         const float *positions, const float *normals,
                                         const int32_t *indices, const float *weights,
                                         size_t vertices, size_t influences, const float *palette,
-                                        size_t joints, float *scratch, int with_normals)
+                                        size_t joints, float *scratch, int with_normals,
+                                        int renormalize)
 {
     int32_t idx[SKS_SKIN_INDEX_BLOCK * SKS_SKIN_MAX_INFLUENCES];
     /* x is in [0, joints) exactly when (uint32_t)x <= last (a negative x is above INT32_MAX;
@@ -514,7 +522,7 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
             for (; v + SKIN_GROUP <= v0 + nv; v += SKIN_GROUP)
                 skin_group(out_positions + 3 * v, out_normals + 3 * v, positions + 3 * v,
                            normals + 3 * v, idx + influences * (v - v0), weights + influences * v,
-                           influences, cols);
+                           influences, cols, renormalize);
         }
         if (!with_normals) {
             for (; v + 2 * SKS_ROWS <= v0 + nv; v += 2 * SKS_ROWS)
@@ -525,33 +533,36 @@ static SKS_ALWAYS_INLINE void skin_mesh(float *out_positions, float *out_normals
             skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL, SKS_ROWS,
                       positions + 3 * v, with_normals ? normals + 3 * v : NULL, 3,
                       idx + influences * (v - v0), weights + influences * v, istep, influences,
-                      cols, with_normals);
+                      cols, with_normals, renormalize);
         }
         for (; v < v0 + nv; v++) {
             skin_rows(out_positions + 3 * v, with_normals ? out_normals + 3 * v : NULL, 1,
                       positions + 3 * v, with_normals ? normals + 3 * v : NULL, 0,
                       idx + influences * (v - v0), weights + influences * v, 0, influences,
-                      cols, with_normals);
+                      cols, with_normals, renormalize);
         }
     }
 }
 
-/* skin_mesh with the influence count and the normals a constant where it pays: up to 4
- * influences (the common counts) the blend loop unrolls completely. */
+/* skin_mesh with the influence count, the normals and their renormalisation a constant where
+ * it pays: up to 4 influences (the common counts) the blend loop unrolls completely. */
 #define SKIN_MESH(k)                                                                            \
     do {                                                                                        \
-        if (out_normals != NULL)                                                                \
+        if (out_normals != NULL && renormalize)                                                 \
             skin_mesh(out_positions, out_normals, positions, normals, indices, weights,         \
-                      vertices, k, palette, joints, scratch, 1);                                \
+                      vertices, k, palette, joints, scratch, 1, 1);                             \
+        else if (out_normals != NULL)                                                           \
+            skin_mesh(out_positions, out_normals, positions, normals, indices, weights,         \
+                      vertices, k, palette, joints, scratch, 1, 0);                             \
         else                                                                                    \
             skin_mesh(out_positions, NULL, positions, NULL, indices, weights, vertices, k,      \
-                      palette, joints, scratch, 0);                                             \
+                      palette, joints, scratch, 0, 0);                                          \
     } while (0)
 
 static void skin(float *out_positions, float *out_normals, const float *positions,
                  const float *normals, const int32_t *indices, const float *weights,
                  size_t vertices, size_t influences, const float *palette, size_t joints,
-                 float *scratch)
+                 float *scratch, int renormalize)
 {
     switch (influences) {
     case 1: SKIN_MESH(1); break;

@@ -58,6 +58,8 @@ typedef struct sks_skinning_kernels {
      *   M = sum over k of weights[v, k] * palette[indices[v, k]]   (k ascending, from k = 0)
      *   out_positions[v] = M applied to positions[v] (rotation part, then + translation)
      *   out_normals[v]   = normalize(R(M) normals[v]); a zero-length result stays zero
+     *                      (renormalize != 0), or R(M) normals[v] as it is (renormalize == 0:
+     *                      ozz's SkinningJob)
      * normals/out_normals may be NULL (positions only). The indices are read through a
      * private copy checked as read: an index outside [0, joints) at that moment (possible only
      * when another thread changes the caller-validated indices during the call) selects joint
@@ -66,7 +68,7 @@ typedef struct sks_skinning_kernels {
     void (*skin)(float *out_positions, float *out_normals, const float *positions,
                  const float *normals, const int32_t *indices, const float *weights,
                  size_t vertices, size_t influences, const float *palette, size_t joints,
-                 float *scratch);
+                 float *scratch, int renormalize);
     /* out[v, k] = weights[v, k] / sum_k weights[v, k] (sum k ascending) for v < rows; a row
      * summing to exactly zero is copied unchanged. out may equal weights. */
     void (*normalize_weights)(float *out, const float *weights, size_t rows, size_t influences);

@@ -41,7 +41,7 @@ static void skin_chunk(void *ctx, size_t begin, size_t end, size_t slot)
     const skin_ctx *s = (const skin_ctx *)ctx;
     s->k->skin(s->out_p + 3 * begin, s->out_n + 3 * begin, s->p + 3 * begin, s->n + 3 * begin,
                s->idx + s->influences * begin, s->w + s->influences * begin, end - begin,
-               s->influences, s->palette, s->joints, s->scratch + slot * s->slot_floats);
+               s->influences, s->palette, s->joints, s->scratch + slot * s->slot_floats, 1);
 }
 
 typedef struct euler_ctx {
@@ -132,7 +132,7 @@ int check_pool(enum sks_isa isa, uint64_t seed)
     fill_uniform(angles, rotations * 3, -3.0f, 3.0f, &r);
 
     jk->local_to_global(want, local, parents, batch, joints, 0, joints);
-    sk->skin(wp, wn, pos, nrm, idx, weights, vertices, influences, palette, joints, scratch);
+    sk->skin(wp, wn, pos, nrm, idx, weights, vertices, influences, palette, joints, scratch, 1);
     ck->euler_to_quat(qwant, angles, rotations, SKS_EULER_SEQ(2, 0, 1, 0), 0);
     for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         walk_ctx w = {jk, got, local, parents, joints};

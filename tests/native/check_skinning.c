@@ -124,13 +124,18 @@ static int check_skin(const sks_skinning_kernels *k, const sks_skinning_kernels 
         }
     }
     snprintf(what, sizeof what, "skin positions V=%zu K=%zu J=%zu", vertices, influences, joints);
-    k->skin(gp, NULL, pos, NULL, idx, w, vertices, influences, palette, joints, scratch);
-    ref->skin(wp, NULL, pos, NULL, idx, w, vertices, influences, palette, joints, scratch);
+    k->skin(gp, NULL, pos, NULL, idx, w, vertices, influences, palette, joints, scratch, 1);
+    ref->skin(wp, NULL, pos, NULL, idx, w, vertices, influences, palette, joints, scratch, 1);
     failures += check_same(what, name, gp, wp, vertices * 3);
 
     snprintf(what, sizeof what, "skin with normals V=%zu K=%zu J=%zu", vertices, influences, joints);
-    k->skin(gp, gn, pos, nrm, idx, w, vertices, influences, palette, joints, scratch);
-    ref->skin(wp, wn, pos, nrm, idx, w, vertices, influences, palette, joints, scratch);
+    k->skin(gp, gn, pos, nrm, idx, w, vertices, influences, palette, joints, scratch, 1);
+    ref->skin(wp, wn, pos, nrm, idx, w, vertices, influences, palette, joints, scratch, 1);
+    failures += check_same(what, name, gp, wp, vertices * 3) + check_same(what, name, gn, wn, vertices * 3);
+
+    snprintf(what, sizeof what, "skin raw normals V=%zu K=%zu J=%zu", vertices, influences, joints);
+    k->skin(gp, gn, pos, nrm, idx, w, vertices, influences, palette, joints, scratch, 0);
+    ref->skin(wp, wn, pos, nrm, idx, w, vertices, influences, palette, joints, scratch, 0);
     failures += check_same(what, name, gp, wp, vertices * 3) + check_same(what, name, gn, wn, vertices * 3);
 
     snprintf(what, sizeof what, "skin in place V=%zu K=%zu J=%zu", vertices, influences, joints);
@@ -138,8 +143,8 @@ static int check_skin(const sks_skinning_kernels *k, const sks_skinning_kernels 
     memcpy(wp, pos, nv * 3 * sizeof(float));
     memcpy(gn, nrm, nv * 3 * sizeof(float));
     memcpy(wn, nrm, nv * 3 * sizeof(float));
-    k->skin(gp, gn, gp, gn, idx, w, vertices, influences, palette, joints, scratch);
-    ref->skin(wp, wn, wp, wn, idx, w, vertices, influences, palette, joints, scratch);
+    k->skin(gp, gn, gp, gn, idx, w, vertices, influences, palette, joints, scratch, 1);
+    ref->skin(wp, wn, wp, wn, idx, w, vertices, influences, palette, joints, scratch, 1);
     failures += check_same(what, name, gp, wp, vertices * 3) + check_same(what, name, gn, wn, vertices * 3);
 
     snprintf(what, sizeof what, "normalize_weights V=%zu K=%zu", vertices, influences);
