@@ -453,7 +453,7 @@ def test_save_usd_refuses_bad_clips_and_never_leaves_a_partial_file(pxr, tmp_pat
         (lambda: skelsimd.save_usd(target, clip[:0]), ValueError,
          "clip: expected at least one frame, got 0 frames"),
         (lambda: skelsimd.save_usd(tmp_path / "x.fbx", clip), ValueError,
-         r"path: expected a name ending in \.usd, \.usda, \.usdc, \.usdz"),
+         r"path: expected a name ending in \.usd, \.usda, \.usdc or \.usdz"),
         (lambda: skelsimd.save_usd(target, clip.skeleton), TypeError,
          "clip: expected a skelsimd.Clip, got Skeleton"),
         (lambda: skelsimd.save_usd(target, clip, up_axis="X"), ValueError, "up_axis"),

@@ -24,7 +24,7 @@ import errno
 import os
 import secrets
 
-__all__ = ["write_file", "path_and_clip"]
+__all__ = ["write_file", "path_and_clip", "output_path"]
 
 
 def path_and_clip(first: object, second: object,
@@ -54,3 +54,20 @@ def write_file(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def output_path(path: object, suffixes: tuple[str, ...]) -> tuple[str, str]:
+    """``(path, suffix)`` of a file to write: a str or os.PathLike whose name ends in one of
+    ``suffixes`` (lower case; the name's case is ignored), else a TypeError or ValueError
+    naming ``path``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
+    fspath = os.fspath(path)
+    if not isinstance(fspath, str):
+        raise TypeError("path: expected a str path, got bytes")
+    suffix = os.path.splitext(fspath)[1].lower()
+    if suffix not in suffixes:
+        names = (", ".join(suffixes[:-1]) + " or " + suffixes[-1]) if len(suffixes) > 1 \
+            else suffixes[0]
+        raise ValueError(f"path: expected a name ending in {names}, got {fspath!r}")
+    return fspath, suffix

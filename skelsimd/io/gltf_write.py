@@ -47,6 +47,7 @@ import numpy as np
 from .._validate import number as _number
 from ..clip import Clip
 from ..skeleton import Skeleton
+from ._writing import output_path as _output_path
 from ._writing import write_file
 from .gltf import GltfAsset
 
@@ -368,15 +369,7 @@ def _positive(v: float) -> bool:
 def output_path(path: Any) -> tuple[str, str]:
     """``(path, suffix)`` of a glTF file to write: a str or os.PathLike ending in ``.gltf`` or
     ``.glb`` (TypeError or ValueError naming ``path`` otherwise)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
-    fspath = os.fspath(path)
-    if not isinstance(fspath, str):
-        raise TypeError("path: expected a str path, got bytes")
-    suffix = os.path.splitext(fspath)[1].lower()
-    if suffix not in (".gltf", ".glb"):
-        raise ValueError(f"path: expected a name ending in .gltf or .glb, got {fspath!r}")
-    return fspath, suffix
+    return _output_path(path, (".gltf", ".glb"))
 
 
 def save_gltf(path: _Path, clip: Union[Clip, Skeleton, Sequence[Clip], GltfAsset], *,

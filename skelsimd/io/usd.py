@@ -108,6 +108,7 @@ from ._gltf_skins import (_compact_influences, _normalize, _similar, _to_qts, _t
                           _unique_names)
 from .gltf import SIMILARITY_TOLERANCE, WEIGHT_TOLERANCE, GltfClip, _clips_refusing
 from .gltf_write import _compose, _finite, _mesh_arrays, _qts_matrices, _unit_quats
+from ._writing import output_path
 
 __all__ = ["load_usd", "save_usd", "UsdAsset", "UsdSkin", "UsdMesh", "UsdAnimation", "UsdClip",
            "USD_SUFFIXES"]
@@ -989,15 +990,7 @@ def save_usd(path: _Path, clip: Clip, *, mesh: Any = None, skin: Any = None,
     >>> open(path).readline().strip()
     '#usda 1.0'
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
-    fspath = os.fspath(path)
-    if not isinstance(fspath, str):
-        raise TypeError("path: expected a str path, got bytes")
-    suffix = os.path.splitext(fspath)[1].lower()
-    if suffix not in USD_SUFFIXES:
-        raise ValueError(f"path: expected a name ending in {', '.join(USD_SUFFIXES)}, got "
-                         f"{fspath!r}")
+    fspath, suffix = output_path(path, USD_SUFFIXES)
     if not isinstance(clip, Clip):
         raise TypeError(f"clip: expected a skelsimd.Clip, got {type(clip).__name__}")
     if clip.frames < 1:
