@@ -133,12 +133,16 @@ class DatasetReport:
     __str__ = summary
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, path: str | None = None) -> str:
     """The message of a failure: ValueErrors (a BVH file's 'line N: ...') as they are, other
-    errors with their type."""
+    errors with their type; the readers' leading ``path: `` is left out (the failure names the
+    path)."""
+    text = str(exc)
+    if path is not None and text.startswith(f"{path}: "):
+        text = text[len(path) + 2:]
     if type(exc) is ValueError:
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
+        return text
+    return f"{type(exc).__name__}: {text}"
 
 
 def _step_name(step: object) -> str:
@@ -490,7 +494,7 @@ def read_clip(path: _Path, name: str | None = None,
         if not isinstance(clip, Clip):
             raise TypeError(f"the reader for {suffix} returned {type(clip).__name__}, not a Clip")
     except Exception as exc:
-        return ClipFailure(path, name, "read", _describe(exc))
+        return ClipFailure(path, name, "read", _describe(exc, str(path)))
     return ClipItem(name, path, clip)
 
 
