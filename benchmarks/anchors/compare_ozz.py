@@ -252,6 +252,11 @@ def skin_size(vertices: int) -> SkinSize:
     return SkinSize(vertices, job, raw, renorm, inputs, check)
 
 
+def _result_bytes(res: object) -> list[bytes]:
+    assert isinstance(res, tuple)
+    return [np.asarray(r).tobytes() for r in res]
+
+
 def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> None:
     """--skin: SkinningJob with normals beside skin(..., normals=..., renormalize=False and
     True) at each --sizes and each --threads count, on the dispatched target; interleaved
@@ -268,6 +273,8 @@ def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> 
     print(f"machine: {info['cpu']} ({info['cores']} cores); skelsimd target {skelsimd.isa()}; "
           f"ozz-animation {version}, ozz_bench: {' '.join(FLAGS[:3])}", flush=True)
     variants = [("renormalize=False", "raw"), ("renormalize=True", "renorm")]
+    # ozz_bench is built for avx2: skelsimd's avx2 target too, renormalize=False on 1 thread
+    avx2 = "avx2" in _isa.supported_isas() and skelsimd.isa() != "avx2"
     for sz in sizes:
         for _, attr in variants:
             w: Workload = getattr(sz, attr)
@@ -287,11 +294,15 @@ def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> 
                     worst = [ln for ln in str(e).splitlines() if "Max absolute" in ln]
                     print(f"note: {w.title}, {n} threads, against float64: "
                           f"{worst[0].strip() if worst else e}", flush=True)
-                got = [np.asarray(r).tobytes() for r in res]
+                got = _result_bytes(res)
                 if first is None:
                     first = got
                 elif got != first:
                     raise AssertionError(f"{w.title}: {n} threads differ from {args.threads[0]}")
+            if attr == "raw" and avx2:
+                with skelsimd.threads(args.threads[0]), _isa.use_isa("avx2"):
+                    if _result_bytes(w.kernel()) != first:
+                        raise AssertionError(f"{w.title}: avx2 differs from {skelsimd.isa()}")
             if attr == "raw":
                 with skelsimd.threads(args.threads[0]):
                     print(f"check skin {sz.vertices} x 4 + normals: "
@@ -310,6 +321,11 @@ def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> 
                         keep((sz.vertices, f"{attr} {n}"),
                              measure(w.kernel, min_time=args.min_time, repeat=args.repeat)
                              * 1e9 / w.units)
+            if avx2:
+                with skelsimd.threads(args.threads[0]), _isa.use_isa("avx2"):
+                    keep((sz.vertices, "raw avx2"),
+                         measure(sz.raw.kernel, min_time=args.min_time, repeat=args.repeat)
+                         * 1e9 / sz.raw.units)
             keep((sz.vertices, "ozz"), ozz.time(sz.job, args.min_time, args.repeat))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     ozz.close()
@@ -317,14 +333,18 @@ def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> 
     counts = args.threads
     head = (["vertices x 4 + normals"]
             + [f"renormalize=False {n}T" for n in counts]
-            + [f"renormalize=True {n}T" for n in counts] + [f"ozz {version} (1T)"]
-            + [f"False {n}T / ozz" for n in counts] + [f"True {counts[0]}T / ozz"])
+            + [f"renormalize=True {n}T" for n in counts]
+            + ([f"renormalize=False avx2 {counts[0]}T"] if avx2 else []) + [f"ozz {version} (1T)"]
+            + [f"False {n}T / ozz" for n in counts]
+            + ([f"False avx2 {counts[0]}T / ozz"] if avx2 else []) + [f"True {counts[0]}T / ozz"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for sz in sizes:
         b = {k[1]: v for k, v in best.items() if k[0] == sz.vertices}
         cells = ([f"{sz.vertices:,}"] + [fmt(b[f"raw {n}"]) for n in counts]
-                 + [fmt(b[f"renorm {n}"]) for n in counts] + [fmt(b["ozz"])]
+                 + [fmt(b[f"renorm {n}"]) for n in counts]
+                 + ([fmt(b["raw avx2"])] if avx2 else []) + [fmt(b["ozz"])]
                  + [f"{b[f'raw {n}'] / b['ozz']:.2f}" for n in counts]
+                 + ([f"{b['raw avx2'] / b['ozz']:.2f}"] if avx2 else [])
                  + [f"{b[f'renorm {counts[0]}'] / b['ozz']:.2f}"])
         lines.append("| " + " | ".join(cells) + " |")
     print()
