@@ -3,6 +3,7 @@ input bytes, in one interleaved run.
 
     python benchmarks/anchors/compare_ozz.py --ozz-src OZZ_SRC --ozz-build OZZ_BUILD
         [--bench PATH] [--rounds 5] [--min-time 0.05] [--repeat 5] [--workdir DIR] [--json FILE]
+        [--skin [--sizes 10000 1000000] [--threads 1 2]]
 
 OZZ_SRC is a checkout of ozz-animation (its include/ directory is used), OZZ_BUILD the CMake
 build directory of its runtime and offline libraries (README.md beside this file says how to
@@ -218,6 +219,150 @@ def skin_rows() -> list[Row]:
     return rows
 
 
+@dataclass
+class SkinSize:
+    """One mesh size of the --skin table: ozz's SkinningJob with normals against
+    skin(..., normals=...) with renormalize=False (the same job) and True (for reference)."""
+    vertices: int
+    job: str
+    raw: Workload                         # renormalize=False
+    renorm: Workload                      # renormalize=True
+    inputs: dict[str, np.ndarray]
+    check: Callable[[OzzBench, object], str]
+
+
+def skin_size(vertices: int) -> SkinSize:
+    raw = BS.skin_normals_workload(vertices=vertices, renormalize=False)
+    renorm = BS.skin_normals_workload(vertices=vertices, renormalize=True)
+    c, cr = closure(raw), closure(renorm)
+    assert all(np.array_equal(c[k], cr[k]) for k in ("positions", "normals", "idx", "w",
+                                                     "palette")), "the two workloads differ"
+    job = f"skin_normals_{vertices}"
+    inputs = {"positions": c["positions"], "indices": c["idx"], "weights": c["w"],
+              "palette": c["palette"][0], "normals": c["normals"]}
+
+    def check(ozz: OzzBench, res: object) -> str:
+        assert isinstance(res, tuple)
+        pos, nrm = (np.asarray(r, np.float64)[0] for r in res)
+        o_pos, o_nrm = ozz.outputs(job, "positions", "normals")
+        scale = np.maximum(1.0, np.linalg.norm(pos, axis=-1, keepdims=True))
+        return (_assert(float((np.abs(o_pos - pos) / scale).max()), 1e-4, "positions rel")
+                + "; " + _assert(float(np.abs(o_nrm - nrm).max()), 1e-4, "normals"))
+
+    return SkinSize(vertices, job, raw, renorm, inputs, check)
+
+
+def _result_bytes(res: object) -> list[bytes]:
+    assert isinstance(res, tuple)
+    return [np.asarray(r).tobytes() for r in res]
+
+
+def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> None:
+    """--skin: SkinningJob with normals beside skin(..., normals=..., renormalize=False and
+    True) at each --sizes and each --threads count, on the dispatched target; interleaved
+    rounds (every size, variant and count, then ozz), minima over the rounds."""
+    load_before = load_average()
+    info = machine_info()
+    sizes = [skin_size(v) for v in args.sizes]
+    for sz in sizes:
+        for name, a in sz.inputs.items():
+            a = np.asarray(a)
+            write_array(os.path.join(workdir, f"{sz.job}.{name}.arr"),
+                        a.astype(np.int32) if a.dtype.kind in "iu" else _f32(a))
+    ozz = OzzBench(exe, workdir)
+    print(f"machine: {info['cpu']} ({info['cores']} cores); skelsimd target {skelsimd.isa()}; "
+          f"ozz-animation {version}, ozz_bench: {' '.join(FLAGS[:3])}", flush=True)
+    variants = [("renormalize=False", "raw"), ("renormalize=True", "renorm")]
+    # ozz_bench is built for avx2: skelsimd's avx2 target too, renormalize=False on 1 thread
+    avx2 = "avx2" in _isa.supported_isas() and skelsimd.isa() != "avx2"
+    for sz in sizes:
+        for _, attr in variants:
+            w: Workload = getattr(sz, attr)
+            first = None
+            for n in args.threads:
+                with skelsimd.threads(n):
+                    res = w.kernel()
+                try:
+                    if w.check is not None:
+                        w.check(res)
+                except AssertionError as e:
+                    if attr == "raw":
+                        raise
+                    # renormalising a blended normal that nearly cancels (random palettes,
+                    # unrelated joints) amplifies its rounding: reported, not a stop, as this
+                    # variant is timed for reference only
+                    worst = [ln for ln in str(e).splitlines() if "Max absolute" in ln]
+                    print(f"note: {w.title}, {n} threads, against float64: "
+                          f"{worst[0].strip() if worst else e}", flush=True)
+                got = _result_bytes(res)
+                if first is None:
+                    first = got
+                elif got != first:
+                    raise AssertionError(f"{w.title}: {n} threads differ from {args.threads[0]}")
+            if attr == "raw" and avx2:
+                with skelsimd.threads(args.threads[0]), _isa.use_isa("avx2"):
+                    if _result_bytes(w.kernel()) != first:
+                        raise AssertionError(f"{w.title}: avx2 differs from {skelsimd.isa()}")
+            if attr == "raw":
+                with skelsimd.threads(args.threads[0]):
+                    print(f"check skin {sz.vertices} x 4 + normals: "
+                          f"{sz.check(ozz, w.kernel())}", flush=True)
+    best: dict[tuple[int, str], float] = {}
+
+    def keep(key: tuple[int, str], ns: float) -> None:
+        best[key] = min(best.get(key, np.inf), ns)
+
+    for r in range(args.rounds):
+        for sz in sizes:
+            for _, attr in variants:
+                w = getattr(sz, attr)
+                for n in args.threads:
+                    with skelsimd.threads(n):
+                        keep((sz.vertices, f"{attr} {n}"),
+                             measure(w.kernel, min_time=args.min_time, repeat=args.repeat)
+                             * 1e9 / w.units)
+            if avx2:
+                with skelsimd.threads(args.threads[0]), _isa.use_isa("avx2"):
+                    keep((sz.vertices, "raw avx2"),
+                         measure(sz.raw.kernel, min_time=args.min_time, repeat=args.repeat)
+                         * 1e9 / sz.raw.units)
+            keep((sz.vertices, "ozz"), ozz.time(sz.job, args.min_time, args.repeat))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    ozz.close()
+    load_after = load_average()
+    counts = args.threads
+    head = (["vertices x 4 + normals"]
+            + [f"renormalize=False {n}T" for n in counts]
+            + [f"renormalize=True {n}T" for n in counts]
+            + ([f"renormalize=False avx2 {counts[0]}T"] if avx2 else []) + [f"ozz {version} (1T)"]
+            + [f"False {n}T / ozz" for n in counts]
+            + ([f"False avx2 {counts[0]}T / ozz"] if avx2 else []) + [f"True {counts[0]}T / ozz"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for sz in sizes:
+        b = {k[1]: v for k, v in best.items() if k[0] == sz.vertices}
+        cells = ([f"{sz.vertices:,}"] + [fmt(b[f"raw {n}"]) for n in counts]
+                 + [fmt(b[f"renorm {n}"]) for n in counts]
+                 + ([fmt(b["raw avx2"])] if avx2 else []) + [fmt(b["ozz"])]
+                 + [f"{b[f'raw {n}'] / b['ozz']:.2f}" for n in counts]
+                 + ([f"{b['raw avx2'] / b['ozz']:.2f}"] if avx2 else [])
+                 + [f"{b[f'renorm {counts[0]}'] / b['ozz']:.2f}"])
+        lines.append("| " + " | ".join(cells) + " |")
+    print()
+    print("ns per vertex, skelsimd on " + skelsimd.isa())
+    print("\n".join(lines))
+    print()
+    print(f"minima over {args.rounds} interleaved rounds, each the best of {args.repeat} "
+          f"samples of >= {args.min_time} s; load average (1, 5, 15 min) before "
+          f"{' '.join(map(str, load_before or []))}, after {' '.join(map(str, load_after or []))}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": info, "ozz_version": version, "isa": skelsimd.isa(),
+                       "load_before": load_before, "load_after": load_after,
+                       "rounds": args.rounds, "threads": counts,
+                       "ns_per_vertex": {f"{v} {k}": t for (v, k), t in best.items()}},
+                      f, indent=1)
+
+
 def nlerp_rows() -> list[Row]:
     w = BQ.nlerp_workload()
     c = closure(w)
@@ -364,6 +509,13 @@ def main() -> None:
     ap.add_argument("--workdir", help="where the input files (and ozz_bench) go; a temporary "
                     "directory by default")
     ap.add_argument("--json", help="write the results here too")
+    ap.add_argument("--skin", action="store_true",
+                    help="only the skinning-with-normals table: --sizes x --threads, "
+                    "renormalize=False (ozz's job) and True, against SkinningJob")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000],
+                    help="with --skin: vertex counts (default 10000 1000000)")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                    help="with --skin: skelsimd thread counts (default 1 2; ozz is single-threaded)")
     args = ap.parse_args()
 
     load_before = load_average()
@@ -381,6 +533,12 @@ def main() -> None:
             ap.error("give --ozz-src and --ozz-build (or --bench)")
         exe = build_bench(args.ozz_src, args.ozz_build, workdir)
 
+    version = ozz_version(args.ozz_src)
+    if args.skin:
+        run_skin(args, exe, workdir, version)
+        if tmp is not None:
+            tmp.cleanup()
+        return
     rows = all_rows()
     for row in rows:
         for name, a in row.inputs.items():
@@ -391,7 +549,6 @@ def main() -> None:
 
     isas = [skelsimd.isa()] + (["avx2"] if "avx2" in _isa.supported_isas()
                                and skelsimd.isa() != "avx2" else [])
-    version = ozz_version(args.ozz_src)
     print(f"machine: {info['cpu']} ({info['cores']} cores); skelsimd targets timed: "
           f"{', '.join(isas)}; ozz-animation {version}, ozz_bench: {' '.join(FLAGS[:3])}",
           flush=True)

@@ -620,7 +620,8 @@ class AimJob : public IkJob {
 
 std::unique_ptr<Job> make_job(const std::string& name) {
   if (name == "skin") return std::unique_ptr<Job>(new SkinJob(name, false));
-  if (name == "skin_normals") return std::unique_ptr<Job>(new SkinJob(name, true));
+  // skin_normals, skin_normals_VERTICES (the sizes of compare_ozz.py --skin)
+  if (name.rfind("skin_normals", 0) == 0) return std::unique_ptr<Job>(new SkinJob(name, true));
   if (name == "nlerp") return std::unique_ptr<Job>(new NlerpJob(name, true));
   if (name == "nlerp_nofix") return std::unique_ptr<Job>(new NlerpJob("nlerp", false));
   if (name.rfind("blend", 0) == 0) return std::unique_ptr<Job>(new BlendJob(name));
