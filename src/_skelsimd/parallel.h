@@ -25,7 +25,8 @@
 #define SKS_NS_WALK_JOINT 4.0     /* one joint of one skeleton in a hierarchy walk */
 #define SKS_NS_OUT_FLOAT 0.25     /* one float of the result of an elementwise kernel */
 #define SKS_NS_ROTATION 5.0       /* one rotation conversion (trigonometry, square roots) */
-#define SKS_NS_SKIN_INFLUENCE 1.5 /* one influence of one skinned vertex */
+#define SKS_NS_SKIN_INFLUENCE 0.4 /* one influence of one skinned vertex (positions) */
+#define SKS_SKIN_NORMALS_FACTOR 1.25 /* ... with its normal as well */
 #define SKS_NS_INTERP 4.0         /* one slerp / nlerp of a quaternion pair, one blended joint */
 #define SKS_NS_SAMPLE_JOINT 3.0   /* one joint of one pose sampled from a compressed clip */
 #define SKS_NS_SEARCH_ROW 0.05    /* one database row of one motion-matching query (pruned) */

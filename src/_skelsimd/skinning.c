@@ -333,7 +333,8 @@ static PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         j.palette = (const float *)PyArray_DATA(s.w.ops[1]);
         j.slot_floats = (SKS_SKIN_SCRATCH_FLOATS(j.joints) + 15) & ~(size_t)15;
         plan = sks_parallel_plan((size_t)meshes * j.vertices,
-                                 SKS_NS_SKIN_INFLUENCE * (double)j.influences * (has_normals ? 2 : 1));
+                                 SKS_NS_SKIN_INFLUENCE * (double)j.influences *
+                                     (has_normals ? SKS_SKIN_NORMALS_FACTOR : 1.0));
         if (scratch_alloc(&scratch, plan.slots * j.slot_floats) < 0) goto done;
         j.scratch = scratch.data;
         Py_BEGIN_ALLOW_THREADS
