@@ -26,8 +26,9 @@ def quat_mul(a: npt.ArrayLike, b: npt.ArrayLike) -> _F64:
     >>> quat_mul([0, 0, 0, 1], [1, 0, 0, 0]).tolist()
     [1.0, 0.0, 0.0, 0.0]
     """
-    ax, ay, az, aw = np.moveaxis(np.asarray(a, dtype=np.float64), -1, 0)
-    bx, by, bz, bw = np.moveaxis(np.asarray(b, dtype=np.float64), -1, 0)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
     return np.stack([aw * bx + ax * bw + ay * bz - az * by,
                      aw * by - ax * bz + ay * bw + az * bx,
                      aw * bz + ax * by - ay * bx + az * bw,
@@ -53,14 +54,23 @@ def quat_rotate(q: npt.ArrayLike, v: npt.ArrayLike) -> _F64:
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
     u, w = q[..., :3], q[..., 3:]
-    c = np.cross(u, v)
-    return v + 2.0 * (w * c + np.cross(u, c))
+    c = _cross(u, v)
+    return v + 2.0 * (w * c + _cross(u, c))
+
+
+def _cross(a: _F64, b: _F64) -> _F64:
+    """``a x b`` over the last axis, broadcast: np.cross's formula without its axis handling
+    (which costs more than the arithmetic on the one-joint arrays of the per-joint loops)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def quat_to_matrix(q: npt.ArrayLike) -> _F64:
     """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)`` (column vectors:
     ``R @ v`` rotates ``v``)."""
-    x, y, z, w = np.moveaxis(np.asarray(q, dtype=np.float64), -1, 0)
+    q = np.asarray(q, dtype=np.float64)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     return np.stack([
         np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
         np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),

@@ -215,7 +215,14 @@ def check_no_leak(call):
     """Runs call (fn, args, kwargs) in a warm-up of two windows and two windows of n calls. A leak grows in
     both windows: memory by more than 8 bytes a call plus 8 KiB (caches, NumPy's allocation
     cache and free lists fill up in the first calls and then stay), or a reference count that
-    moves in both windows."""
+    moves in both windows.
+
+    Windows are 200 to 400 calls, 100 for a call of 2 ms or more (the Python-level setups of
+    retargeting: a window of them under tracemalloc takes seconds; a leak of 100 bytes a call
+    still fails). Memory that grows in both windows is measured again in up to two more pairs of
+    windows: a leak grows in every window, while a library's own caches that fill and empty in
+    turn (usd-core holds a few kilobytes of Python objects for a while after a call, more so when
+    other calls ran before) grow in some pairs only."""
     fn, args, kwargs = call
     watched = _watched(args, kwargs)
     with warnings.catch_warnings():
@@ -223,17 +230,23 @@ def check_no_leak(call):
         t0 = time.perf_counter()
         _calls(call, 10)
         per_call = (time.perf_counter() - t0) / 10
-        n = int(min(400, max(200, 0.03 / max(per_call, 1e-7))))
+        n = int(min(400, max(200 if per_call < 0.002 else 100, 0.03 / max(per_call, 1e-7))))
+        limit = 8 * n + 8192
         tracemalloc.start()
         try:
             _window(call, n, watched)              # warm-up: caches fill, then stay (NumPy's
             base = _window(call, n, watched)       # small-block cache takes a few hundred calls)
             a = _window(call, n, watched)
             b = _window(call, n, watched)
+            grew = (a[0] - base[0], b[0] - a[0])
+            last = b[0]
+            for _ in range(2):
+                if min(grew) <= limit:
+                    break
+                first, second = _window(call, n, watched)[0], _window(call, n, watched)[0]
+                grew, last = (first - last, second - first), second
         finally:
             tracemalloc.stop()
-    limit = 8 * n + 8192
-    grew = (a[0] - base[0], b[0] - a[0])
     assert min(grew) <= limit, f"memory grew by {grew[0]} and {grew[1]} bytes in two windows of {n} calls"
     moved = {k: (a[1][k] - base[1][k], b[1][k] - a[1][k]) for k in watched
              if a[1][k] != base[1][k] and b[1][k] != a[1][k]
