@@ -26,7 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +50,16 @@ FLAGS = ["-O3", "-mavx2", "-mfma", "-std=c++17", "-Wall", "-Wextra",
 BLEND_T = 0.3     # blend_joints' t in skelsimd._bench.quat (the check below confirms it)
 
 
+def _timing_footer(args: argparse.Namespace, load_before: Sequence[float] | None,
+                   load_after: Sequence[float] | None) -> str:
+    """The line under a table: how it was timed and the load average around it."""
+    return (f"minima over {args.rounds} interleaved rounds, each the best of {args.repeat} "
+            f"samples of >= {args.min_time} s; load average (1, 5, 15 min) before "
+            f"{' '.join(map(str, load_before or []))}, after {' '.join(map(str, load_after or []))}")
+
+
 # --- the ozz side ------------------------------------------------------------------------------
+
 
 def build_bench(ozz_src: str, ozz_build: str, out_dir: str) -> str:
     """Compile ozz_bench.cc against an ozz build; returns the executable's path."""
@@ -351,9 +360,7 @@ def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> 
     print("ns per vertex, skelsimd on " + skelsimd.isa())
     print("\n".join(lines))
     print()
-    print(f"minima over {args.rounds} interleaved rounds, each the best of {args.repeat} "
-          f"samples of >= {args.min_time} s; load average (1, 5, 15 min) before "
-          f"{' '.join(map(str, load_before or []))}, after {' '.join(map(str, load_after or []))}")
+    print(_timing_footer(args, load_before, load_after))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": info, "ozz_version": version, "isa": skelsimd.isa(),
@@ -592,9 +599,7 @@ def main() -> None:
     print()
     print("\n".join(lines))
     print()
-    print(f"minima over {args.rounds} interleaved rounds, each the best of {args.repeat} "
-          f"samples of >= {args.min_time} s; load average (1, 5, 15 min) before "
-          f"{' '.join(map(str, load_before or []))}, after {' '.join(map(str, load_after or []))}")
+    print(_timing_footer(args, load_before, load_after))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": info, "ozz_version": version, "load_before": load_before,
