@@ -28,6 +28,17 @@
  * from both. The effector reactions are the one exception: float64 sums in each target's order
  * (vnsum in vec.h).
  *
+ * Divided over the thread pool (surface_bands.c, surface_step_band below): the grid is cut into
+ * bands of whole rows and every group of up to SKS_SURFACE_WAVE substeps is one pool run, whose
+ * join is the barrier between groups. A band keeps the wavefront over its own rows, in place,
+ * and recomputes the up to `depth` rows above and below it (its neighbours' rows, fewer at each
+ * substep: a trapezoid) from private copies taken before the run, so no band reads a row that
+ * another band writes during the run. Every vertex of a band's own rows is computed with the
+ * operations above on exactly the inputs of the plain step, so the result is bit-identical at
+ * every thread count, and a row recomputed by two bands gets the same bits in both (only the
+ * owner's copy is kept). A step whose group is estimated under the pool's threshold runs
+ * surface_step itself, unchanged.
+ *
  * Defects of Fomitchev's "2D Surface Deformation" fixed here (its Listing 1): it multiplies the
  * force by the mass (a = F * m dt); here a = (F + F_ext) / m. It integrates only vertices whose
  * Fixed flag is set; here pinned vertices are the ones that never move. Its normal is a copy of the
@@ -521,7 +532,9 @@ static void surface_step(const sks_surface *s_in, const sks_surface_params *p_in
  * row b0 - 1 read row b0 from `top`, and those of row b1 - 1 are computed in `bottom` (they reach
  * row b1), so before them the band's row is copied there; the private rows start at the same
  * offset against the vector grid as the grid's rows, so that a row's buffers line up whichever
- * copy computed them. */
+ * copy computed them. As in the plain step, the last block of a row reads up to SKS_W floats
+ * past it and discards them: in a divided step they can be the first floats of the next band's
+ * row (or of the next plane) while that band writes them, and are never used. */
 static void copy_row_pos(const sks_surface *to, const sks_surface *from, size_t r)
 {
     const size_t cols = from->cols;

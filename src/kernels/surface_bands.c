@@ -46,7 +46,11 @@ sks_pool_plan sks_surface_band_plan(size_t rows, size_t cols, size_t substeps,
     const size_t depth = min_size(substeps, SKS_SURFACE_WAVE);
     sks_pool_plan plan = sks_pool_plan_for(rows, 8, ns_per_vertex * (double)cols * (double)depth);
     if (plan.chunks > 1) {
-        const size_t bands = plan.slots * SKS_SURFACE_BANDS_PER_SLOT;
+        /* SKS_SURFACE_BANDS_PER_SLOT bands per thread while they keep >= 8 * depth rows each
+         * (the rows recomputed around a band then cost under about 1/8 of its own), else one */
+        const size_t wide = rows / (8 * depth);
+        const size_t most = plan.slots * SKS_SURFACE_BANDS_PER_SLOT;
+        const size_t bands = wide >= most ? most : wide > plan.slots ? wide : plan.slots;
         const size_t per = ((rows + bands - 1) / bands + 7) & ~(size_t)7;
         plan.chunk_units = per;
         plan.chunks = (rows + per - 1) / per;
