@@ -270,7 +270,8 @@ def test_same_bytes_at_every_thread_count(isa, name):
 def _surface_cases():
     """name -> (rows, cols, substeps, options, divided): Surface.step divided by bands of rows
     (one pool run per group of up to 8 substeps), at sizes that are no multiple of 8, narrow grids,
-    one column and one row (never divided: one row is one unit), 1, 8, 9, 13, 17 and 24
+    9 rows (a band of 8 and one of 1 row that recomputes all 8 others), one column and one row
+    (never divided: one row is one unit), 1, 8, 9, 13, 17 and 24
     substeps; plane and cylinder, both spring models, uniform and per-vertex rest and mass,
     pinned vertices, external forces, effectors and gravity."""
     return {
@@ -282,6 +283,7 @@ def _surface_cases():
         "cylinder-length-24": (91, 203, 24, {"topology": "cylinder", "model": "length",
                                              "forces": True}, True),
         "narrow-3-8": (4001, 3, 8, {"pins": True, "forces": True}, True),
+        "short-wide-cylinder-8": (9, 10007, 8, {"topology": "cylinder", "rest": True}, True),
         "one-column-11": (9001, 1, 11, {"rest": True, "mass": True}, True),
         "one-row-5": (1, 20011, 5, {"forces": True}, False),
     }
