@@ -74,7 +74,9 @@ size_t sks_surface_divided_floats(const sks_surface *s, size_t substeps,
 
 /* The halo grid of rows [first, first + count) at `mem`: pointers offset so that the grid's
  * row numbers index it, rows on the same offset against 64 bytes as the grid's rows, the rest
- * (constant during the call) copied, everything else zero. */
+ * (constant during the call) copied. The rows themselves are written before they are read (the
+ * snapshots, the band's row copies); the floats after them in each plane, which the vector
+ * blocks read past a row and discard, are set to zero. */
 static sks_surface halo_grid(const sks_surface *s, const layout *l, float *mem, size_t first,
                              size_t count)
 {
@@ -84,7 +86,9 @@ static sks_surface halo_grid(const sks_surface *s, const layout *l, float *mem, 
     const uintptr_t back = (uintptr_t)(first * cols * sizeof(float));
     sks_surface h = *s;
     size_t c;
-    memset(mem, 0, l->side_floats * sizeof(float));
+    for (c = 0; c < l->planes; c++)
+        memset(base + c * l->halo_plane + count * cols, 0,
+               (l->halo_plane - count * cols) * sizeof(float));
     h.plane = l->halo_plane;
     h.pos = (float *)((uintptr_t)(base + H_POS * h.plane) - back);
     h.vel = (float *)((uintptr_t)(base + H_VEL * h.plane) - back);
