@@ -520,12 +520,13 @@ static void surface_step(const sks_surface *s_in, const sks_surface_params *p_in
  * a copy of the band's last row), both indexed by the grid's own row numbers (their pos, vel,
  * ext and rest pointers are offset, inv_mass and pinned are the grid's). NULL when lo == b0
  * (lo == 0: the grid's first row) or hi == b1 (the grid's last row). At the start, the rows
- * outside the band hold the state before substep `done`, and hi - b1, b0 - lo >= depth.
+ * outside the band hold the state before substep `done`, and hi - b1, b0 - lo >= depth (or
+ * lo, hi are the grid's edges).
  *
  * The band's wavefront covers rows [lo, hi) as a trapezoid: substep k (0-based in the group)
  * advances rows [lo + k + 1, hi - k - 1) (from row 0 / to the last row at the grid's edges),
  * the rows whose neighbours it has already brought to substep k; the springs of the row above
- * that range are computed from its state after substep k - 1 (it is not advanced). So after
+ * that range are computed from its state before substep k (that row is not advanced). So after
  * `depth` substeps rows [b0, b1) are exactly where surface_step leaves them, each vertex
  * computed with the same operations on the same inputs: the results are bit-identical to one
  * plain step, and the rows outside the band (another band's) are never written. The springs of
