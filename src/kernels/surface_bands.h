@@ -15,7 +15,7 @@
 #include "pool.h"
 #include "surface.h"
 
-/* Bands per thread (fewer when the bands would be narrower than 8 x depth rows): more bands
+/* Bands per thread (one when they would be narrower than 16 x depth rows): more bands
  * even out a thread slowed down by the machine's other work, and each band recomputes about
  * depth^2 row-substeps of its neighbours (2 x 28 of 8 x 250 at 1000 x 1000 with 2 threads:
  * 3%), and copies 2 x depth rows of their state before each group. */
