@@ -1,6 +1,7 @@
 """The thread pool inside the extension: a large call divided over 2, 3 or 7 threads returns the
 same bytes as on 1 thread, for every threaded family, at odd sizes (chunks ending in a partial
-SIMD block, broadcast operands, partial joint ranges), on every SIMD variant; small calls stay on
+SIMD block, broadcast operands, partial joint ranges), on every SIMD variant (Surface.step: 1, 2, 3
+and 5 threads, every group of substeps one pool run); small calls stay on
 the calling thread; the thread count's API and its errors; a child forked while the pool exists
 computes correctly. (Many Python threads calling the kernels at once: tests/test_threads.py.)"""
 import os
@@ -264,6 +265,90 @@ def test_same_bytes_at_every_thread_count(isa, name):
             got = [a.tobytes() for a in _arrays(call())]
             assert _core._pool_divided_calls() > before, f"{name} was not divided at {count}"
         assert got == reference, f"{name}: {count} threads differ from 1"
+
+
+def _surface_cases():
+    """name -> (rows, cols, substeps, options, divided): Surface.step divided by bands of rows
+    (one pool run per group of up to 8 substeps), at sizes that are no multiple of 8, narrow grids,
+    9 rows (a band of 8 and one of 1 row that recomputes all 8 others), one column and one row
+    (never divided: one row is one unit), 1, 8, 9, 13, 17 and 24
+    substeps; plane and cylinder, both spring models, uniform and per-vertex rest and mass,
+    pinned vertices, external forces, effectors and gravity."""
+    return {
+        "plane-offset-9": (211, 45, 9, {}, True),
+        "plane-offset-1-forces": (401, 211, 1, {"forces": True, "pins": True}, True),
+        "plane-length-rest-13": (203, 77, 13, {"model": "length", "rest": True}, True),
+        "cylinder-offset-rest-17": (157, 101, 17, {"topology": "cylinder", "rest": True,
+                                                    "mass": True, "pins": True}, True),
+        "cylinder-length-24": (91, 203, 24, {"topology": "cylinder", "model": "length",
+                                             "forces": True}, True),
+        "narrow-3-8": (4001, 3, 8, {"pins": True, "forces": True}, True),
+        "short-wide-cylinder-8": (9, 10007, 8, {"topology": "cylinder", "rest": True}, True),
+        "one-column-11": (9001, 1, 11, {"rest": True, "mass": True}, True),
+        "one-row-5": (1, 20011, 5, {"forces": True}, False),
+    }
+
+
+SURFACE_CASES = _surface_cases()
+
+
+def _surface_call(rows, cols, n, options, seed):
+    """A zero-argument call building the same surface each time, stepping it and returning its
+    whole state buffer (positions, velocities, the cleared external forces, ...)."""
+    rng = np.random.default_rng(seed)
+    topology = options.get("topology", "plane")
+    model = options.get("model", "offset")
+    base = skelsimd.Surface(rows, cols, topology=topology, preset="cloth")
+    xyz = base.positions.copy()
+    if options.get("rest"):   # a relaxed state that is not a uniform grid: per-vertex rest
+        xyz += rng.uniform(-0.05, 0.05, xyz.shape).astype(np.float32)
+    mass = rng.uniform(0.5, 2.0, (rows, cols)) if options.get("mass") else 1.0
+    moved = xyz + rng.uniform(-0.2, 0.2, xyz.shape).astype(np.float32)
+    velocities = rng.uniform(-0.5, 0.5, xyz.shape).astype(np.float32)
+    pins = rng.uniform(size=(rows, cols)) < 0.05 if options.get("pins") else None
+    forces = rng.uniform(-2, 2, (3, rows, cols)).astype(np.float32)
+    center = xyz[:, rows // 2, cols // 2] + np.float32(0.3)
+
+    def call():
+        s = skelsimd.Surface.from_positions(xyz, topology=topology, model=model, preset="cloth",
+                                            mass=mass)
+        s.positions[...] = moved
+        s.velocities[...] = velocities
+        if pins is not None:
+            s.pinned[...] = pins
+        if options.get("forces"):
+            s.add_force(forces)
+            s.apply_effector(center, 3.0, 0.5)
+        s.step(0.01, n=n, gravity=(0.0, -9.81, 0.0))
+        return s._buffer.copy()
+    return call
+
+
+@pytest.mark.parametrize("name", sorted(SURFACE_CASES))
+def test_surface_step_same_bytes_at_every_thread_count(isa, name):
+    rows, cols, n, options, divided = SURFACE_CASES[name]
+    call = _surface_call(rows, cols, n, options, sorted(SURFACE_CASES).index(name))
+    with skelsimd.threads(1):
+        before = _core._pool_divided_calls()
+        reference = call().tobytes()
+        assert _core._pool_divided_calls() == before   # one thread: never divided
+    for count in (2, 3, 5):
+        with skelsimd.threads(count):
+            before = _core._pool_divided_calls()
+            got = call().tobytes()
+            runs = _core._pool_divided_calls() - before
+        # one pool run per group of up to 8 substeps
+        assert runs == (-(-n // 8) if divided else 0), f"{name}: {runs} divided runs at {count}"
+        assert got == reference, f"{name}: {count} threads differ from 1"
+
+
+def test_small_surface_steps_stay_on_the_calling_thread():
+    s = skelsimd.Surface(100, 100, preset="water")
+    with skelsimd.threads(7):
+        before = _core._pool_divided_calls()
+        s.step(0.01)
+        s.step(0.01, n=3)
+        assert _core._pool_divided_calls() == before
 
 
 def test_small_calls_stay_on_the_calling_thread():

@@ -76,7 +76,7 @@ def workloads(quick: bool = False) -> list[Workload]:
 
     side = 1000 // (3 if quick else 1)
     grid = surface.Surface(side, side)
-    rows.append(Workload("surface", f"Surface.step {side} x {side} (not divided)", "surface",
+    rows.append(Workload("surface", f"Surface.step {side} x {side}", "surface",
                          "vertex", side * side, lambda: grid.step(1.0 / 60.0)))
 
     one = testing.random_joints((1, J), rng)

@@ -19,6 +19,7 @@
 #include "args.h"
 
 #include "../kernels/surface.h"
+#include "../kernels/surface_bands.h"
 
 #include <math.h>
 
@@ -156,10 +157,24 @@ static PyObject *py_surface_step(PyObject *self, PyObject *const *args, Py_ssize
     p.substeps = (size_t)n;
     p.has_ext = has_ext != 0;
     if (n == 0) Py_RETURN_NONE;
-    scratch = scratch_for(s.cols);
-    if (scratch == NULL) return NULL;
     {
+        /* Divided over the pool by bands of rows when one group of substeps is large enough
+         * (surface_bands.h); otherwise the plain step on this thread. */
         const sks_surface_kernels *k = SKS_KERNELS(surface);
+        const sks_pool_plan plan = sks_surface_band_plan(s.rows, s.cols, p.substeps,
+                                                         SKS_NS_SURFACE_VERTEX);
+        if (plan.chunks > 1) {
+            float *mem = (float *)PyMem_RawMalloc(
+                sks_surface_divided_floats(&s, p.substeps, &plan) * sizeof(float));
+            if (mem == NULL) return PyErr_NoMemory();
+            Py_BEGIN_ALLOW_THREADS
+            sks_surface_step_divided(k, &s, &p, &plan, mem);
+            Py_END_ALLOW_THREADS
+            PyMem_RawFree(mem);
+            Py_RETURN_NONE;
+        }
+        scratch = scratch_for(s.cols);
+        if (scratch == NULL) return NULL;
         Py_BEGIN_ALLOW_THREADS
         k->step(&s, &p, scratch);
         Py_END_ALLOW_THREADS

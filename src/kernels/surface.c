@@ -28,6 +28,17 @@
  * from both. The effector reactions are the one exception: float64 sums in each target's order
  * (vnsum in vec.h).
  *
+ * Divided over the thread pool (surface_bands.c, surface_step_band below): the grid is cut into
+ * bands of whole rows and every group of up to SKS_SURFACE_WAVE substeps is one pool run, whose
+ * join is the barrier between groups. A band keeps the wavefront over its own rows, in place,
+ * and recomputes the up to `depth` rows above and below it (its neighbours' rows, fewer at each
+ * substep: a trapezoid) from private copies taken before the run, so no band reads a row that
+ * another band writes during the run. Every vertex of a band's own rows is computed with the
+ * operations above on exactly the inputs of the plain step, so the result is bit-identical at
+ * every thread count, and a row recomputed by two bands gets the same bits in both (only the
+ * owner's copy is kept). A step whose group is estimated under the pool's threshold runs
+ * surface_step itself, unchanged.
+ *
  * Defects of Fomitchev's "2D Surface Deformation" fixed here (its Listing 1): it multiplies the
  * force by the mass (a = F * m dt); here a = (F + F_ext) / m. It integrates only vertices whose
  * Fixed flag is set; here pinned vertices are the ones that never move. Its normal is a copy of the
@@ -502,6 +513,77 @@ static void surface_step(const sks_surface *s_in, const sks_surface_params *p_in
     }
 }
 
+/* One band of a step divided over the thread pool (surface_bands.c): rows [b0, b1) of `s`
+ * advance the `depth` substeps done..done+depth-1 in place, as in surface_step, while the rows
+ * around the band are computed again from private copies: `top` holds rows [lo, b0] (lo <
+ * b0; row b0 a copy of the band's first row), `bottom` rows [b1 - 1, hi) (hi > b1; row b1 - 1
+ * a copy of the band's last row), both indexed by the grid's own row numbers (their pos, vel,
+ * ext and rest pointers are offset, inv_mass and pinned are the grid's). NULL when lo == b0
+ * (lo == 0: the grid's first row) or hi == b1 (the grid's last row). At the start, the rows
+ * outside the band hold the state before substep `done`, and hi - b1, b0 - lo >= depth (or
+ * lo, hi are the grid's edges).
+ *
+ * The band's wavefront covers rows [lo, hi) as a trapezoid: substep k (0-based in the group)
+ * advances rows [lo + k + 1, hi - k - 1) (from row 0 / to the last row at the grid's edges),
+ * the rows whose neighbours it has already brought to substep k; the springs of the row above
+ * that range are computed from its state before substep k (that row is not advanced). So after
+ * `depth` substeps rows [b0, b1) are exactly where surface_step leaves them, each vertex
+ * computed with the same operations on the same inputs: the results are bit-identical to one
+ * plain step, and the rows outside the band (another band's) are never written. The springs of
+ * row b0 - 1 read row b0 from `top`, and those of row b1 - 1 are computed in `bottom` (they reach
+ * row b1), so before them the band's row is copied there; the private rows start at the same
+ * offset against the vector grid as the grid's rows, so that a row's buffers line up whichever
+ * copy computed them. As in the plain step, the last block of a row reads up to SKS_W floats
+ * past it and discards them: in a divided step they can be the first floats of the next band's
+ * row (or of the next plane) while that band writes them, and are never used. */
+static void copy_row_pos(const sks_surface *to, const sks_surface *from, size_t r)
+{
+    const size_t cols = from->cols;
+    size_t c;
+    for (c = 0; c < 3; c++)
+        memcpy(to->pos + c * to->plane + r * cols, from->pos + c * from->plane + r * cols,
+               cols * sizeof(float));
+}
+
+static void surface_step_band(const sks_surface *s_in, const sks_surface_params *p_in,
+                              size_t done, size_t depth, size_t lo, size_t b0, size_t b1,
+                              size_t hi, const sks_surface *top_in,
+                              const sks_surface *bottom_in, float *scratch)
+{
+    const sks_surface s_local = *s_in;   /* local copies: see row_springs */
+    const sks_surface_params p_local = *p_in;
+    const sks_surface top = top_in != NULL ? *top_in : s_local;
+    const sks_surface bottom = bottom_in != NULL ? *bottom_in : s_local;
+    const sks_surface *s = &s_local;
+    const sks_surface_params *p = &p_local;
+    const float E = p->elasticity;
+    const size_t rows = s->rows;
+    size_t t, k;
+    clear_row_buffers(scratch, s->cols, 1 + 4 * depth);
+    for (t = 0; t + 1 < hi - lo + depth; t++) {
+        for (k = 0; k < depth && k <= t; k++) {
+            const size_t r = lo + t - k;
+            const size_t first = lo == 0 ? 0 : lo + k + 1;
+            const size_t end = hi == rows ? rows : hi - k - 1;
+            const int full = r >= first && r < end;
+            const sks_surface *x = s;
+            row_ctx rc;
+            if (!full && r + 1 != first) continue;
+            if (r < b0) {
+                x = &top;
+                if (r + 1 == b0) copy_row_pos(&top, s, b0);
+            } else if (hi > b1 && r + 1 >= b1) {
+                x = &bottom;
+                if (r + 1 == b1) copy_row_pos(&bottom, s, r);
+            }
+            rc = row_begin(x, E, r, scratch, k);
+            row_springs(x, E, &rc);
+            if (full)
+                row_integrate(r >= b0 && r < b1 ? s : x, p, &rc, p->has_ext && done + k == 0);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------------------------
  * Normals
  * ------------------------------------------------------------------------------------------ */
@@ -668,4 +750,4 @@ static void surface_effectors(float *ext, double *reaction, const float *pos, si
     }
 }
 
-SKS_ROW(surface) = {surface_step, surface_normals, surface_effectors};
+SKS_ROW(surface) = {surface_step, surface_normals, surface_effectors, surface_step_band};

@@ -102,6 +102,12 @@ typedef struct sks_surface_kernels {
     void (*effectors)(float *ext, double *reaction, const float *pos, size_t plane, size_t n,
                       const float *centers, const float *radius, const float *strength,
                       size_t count);
+    /* One band of a divided step: rows [b0, b1) advance substeps done..done+depth-1 in place,
+     * rows [lo, b0) and [b1, hi) are recomputed from the private copies top and bottom (see
+     * surface.c; surface_bands.c prepares them). `scratch` as for step. */
+    void (*step_band)(const sks_surface *s, const sks_surface_params *p, size_t done,
+                      size_t depth, size_t lo, size_t b0, size_t b1, size_t hi,
+                      const sks_surface *top, const sks_surface *bottom, float *scratch);
 } sks_surface_kernels;
 
 /* One row per enum sks_isa (dispatch.c); the rows are defined in surface.c, once per target. */

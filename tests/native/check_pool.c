@@ -1,7 +1,9 @@
 /*
  * check_pool.c -- the thread pool (src/kernels/pool.c) from C: a walk, skinning and a rotation
  * conversion of one variant run through sks_pool_run at 1, 2, 3 and 7 threads, at odd sizes,
- * must give exactly the bytes of one plain call of the same variant. Also: a call under the
+ * must give exactly the bytes of one plain call of the same variant; so must the spring-grid
+ * step divided by bands of rows (surface_bands.c), its whole state buffer, on plane and cylinder
+ * grids of both spring models with per-vertex rest and mass, pins and external forces. Also: a call under the
  * threshold is one chunk on the caller, and a plan never cuts inside an 8-unit block.
  */
 #include "check.h"
@@ -10,6 +12,7 @@
 #include "joints.h"
 #include "pool.h"
 #include "skinning.h"
+#include "surface_bands.h"
 
 typedef struct walk_ctx {
     const sks_joints_kernels *k;
@@ -96,6 +99,99 @@ static int check_plans(void)
     return bad;
 }
 
+/* The state buffer of a rows x cols surface (20 planes of `plane` floats, as in the glue),
+ * random around a grid of spacing 0.5, with per-vertex rest and mass, pins and forces. */
+enum { S_POS = 0, S_VEL = 3, S_EXT = 6, S_REST = 9, S_INV_MASS = 18, S_PINNED = 19, S_PLANES = 20 };
+
+static sks_surface surface_of(float *base, size_t rows, size_t cols, size_t plane, int wrap,
+                              int model)
+{
+    sks_surface s;
+    s.rows = rows;
+    s.cols = cols;
+    s.plane = plane;
+    s.wrap = wrap;
+    s.model = model;
+    s.pos = base + S_POS * plane;
+    s.vel = base + S_VEL * plane;
+    s.ext = base + S_EXT * plane;
+    s.rest = base + S_REST * plane;
+    s.rest_step = 1;
+    s.inv_mass = base + S_INV_MASS * plane;
+    s.mass_step = 1;
+    s.pinned = (const unsigned char *)(base + S_PINNED * plane);
+    return s;
+}
+
+static void fill_surface(float *base, size_t rows, size_t cols, size_t plane, int model,
+                         check_rng *r)
+{
+    const size_t n = rows * cols;
+    unsigned char *pinned = (unsigned char *)(base + S_PINNED * plane);
+    size_t i, k;
+    fill_uniform(base, S_PLANES * plane, -0.2f, 0.2f, r);
+    for (i = 0; i < n; i++) {
+        base[S_POS * plane + i] += 0.5f * (float)(i % cols);
+        base[(S_POS + 2) * plane + i] += 0.5f * (float)(i / cols);
+        base[S_INV_MASS * plane + i] = rng_uniform(r, 0.5f, 2.0f);
+        for (k = 0; k < 9; k++)
+            base[(S_REST + k) * plane + i] = model == SKS_SURFACE_OFFSET
+                                                 ? rng_uniform(r, -0.6f, 0.6f)
+                                                 : rng_uniform(r, 0.2f, 0.8f);
+    }
+    memset(pinned, 0, plane * sizeof(float));
+    for (i = 0; i < n; i++) pinned[i] = rng_unit(r) < 0.05;
+}
+
+static int check_surface_bands(enum sks_isa isa, check_rng *r)
+{
+    static const int counts[] = {1, 2, 3, 7};
+    static const struct { size_t rows, cols, substeps; int wrap, model; } cases[] = {
+        {203, 45, 13, 0, SKS_SURFACE_OFFSET}, {157, 101, 17, 1, SKS_SURFACE_LENGTH},
+        {4001, 3, 8, 0, SKS_SURFACE_LENGTH}, {9001, 1, 9, 0, SKS_SURFACE_OFFSET}};
+    const sks_surface_kernels *k = sks_surface_variants[isa];
+    int bad = 0;
+    size_t c, t;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t rows = cases[c].rows, cols = cases[c].cols, plane = rows * cols + 16;
+        const size_t floats = S_PLANES * plane + 8;
+        float *input = check_alloc(floats * sizeof(float)), *want = check_alloc(floats * sizeof(float));
+        float *got = check_alloc(floats * sizeof(float));
+        float *scratch = check_alloc(sks_surface_scratch_floats(cols) * sizeof(float));
+        sks_surface_params p = {0.9f, 0.99f, 0.01f, {0.0f, -9.81f, 0.0f}, 0, 1};
+        sks_surface s;
+        p.substeps = cases[c].substeps;
+        fill_surface(input, rows, cols, plane, cases[c].model, r);
+        memcpy(want, input, floats * sizeof(float));
+        s = surface_of(want, rows, cols, plane, cases[c].wrap, cases[c].model);
+        k->step(&s, &p, scratch);
+        for (t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+            sks_pool_plan plan;
+            sks_pool_set_threads(counts[t]);
+            plan = sks_surface_band_plan(rows, cols, p.substeps, 1.0);
+            memcpy(got, input, floats * sizeof(float));
+            s = surface_of(got, rows, cols, plane, cases[c].wrap, cases[c].model);
+            if (plan.chunks > 1) {
+                float *mem = check_alloc(sks_surface_divided_floats(&s, p.substeps, &plan) *
+                                         sizeof(float));
+                sks_surface_step_divided(k, &s, &p, &plan, mem);
+                free(mem);
+            } else {
+                k->step(&s, &p, scratch);
+            }
+            bad += same_bytes("surface step", sks_isa_name(isa), counts[t], got, want, floats);
+            if (counts[t] > 1 && plan.chunks < 2) {
+                printf("MISMATCH pool: surface step %zu x %zu not divided at %d threads\n", rows,
+                       cols, counts[t]);
+                bad++;
+            }
+        }
+        free(input); free(want); free(got); free(scratch);
+    }
+    sks_pool_set_threads(1);
+    return bad;
+}
+
 int check_pool(enum sks_isa isa, uint64_t seed)
 {
     static const int counts[] = {1, 2, 3, 7};
@@ -160,6 +256,7 @@ int check_pool(enum sks_isa isa, uint64_t seed)
         }
     }
     bad += check_plans();
+    bad += check_surface_bands(isa, &r);
     sks_pool_set_threads(1);
     free(local); free(want); free(got); free(parents); free(pos); free(nrm); free(wp); free(wn);
     free(gp); free(gn); free(weights); free(idx); free(palette); free(scratch); free(angles);
