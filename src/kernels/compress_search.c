@@ -44,6 +44,27 @@ typedef struct track {
     uint32_t range;     /* first clip range pair */
 } track;
 
+/* The per-segment workspace of the search (n <= nmax frames): one per thread that searches. */
+typedef struct workspace {
+    float *vals;            /* C x nmax: stored component values (padded frames repeat the last) */
+    uint16_t *rcode;        /* C: min8 | ext8 << 8 */
+    double *ext;            /* C: decoded extent of each component */
+    float *decl;            /* (J + 1) x 8 x nmax: decoded locals (memory behind dlp, tl) */
+    float **dlp;            /* J: joint j's decoded locals of the current rates, QTS lane k of
+                             * frame f at k * nmax + f */
+    double *rg;             /* J x 12 nmax: raw globals (SOA blocks) */
+    double *blocks;         /* (3 J + 1) x 12 nmax: memory behind lxp, gcp, gtp, tlx */
+    double **lxp, **gcp, **gtp;  /* J each: local maps, current and trial globals per joint
+                                  * (a trial that holds swaps pointers instead of copying) */
+    float *tl;              /* 8 x nmax */
+    double *tlx;            /* 12 nmax (SOA blocks) */
+    uint8_t *dirty;         /* J */
+    uint8_t *level;         /* T: each track's level */
+    uint8_t *done;          /* C: a track (phase 2) or component (phase 3) that cannot go lower */
+    double *reach;          /* J: shell distance plus the farthest descendant, in the segment */
+    double *offset;         /* T: log2 of a track's extent times its lever arm */
+} workspace;
+
 typedef struct encoder {
     const sks_cc_encode_params *p;
     uint32_t F, J, L, G, C, T, pairs, consts;
@@ -59,26 +80,10 @@ typedef struct encoder {
     uint16_t *code;         /* G x C: range code for the chosen rate */
     uint16_t *code0;        /* G x C: the 16-bit constant code (rate 0) */
     uint32_t *last;         /* J: largest index in the subtree */
-    /* per-segment workspace (n <= 2L - 1 frames) */
+    /* per-segment workspace (n <= 2L - 1 frames): the encoder's own, or a slot's (see
+     * "Division over the thread pool") */
     uint32_t nmax;
-    float *vals;            /* C x nmax: stored component values (padded frames repeat the last) */
-    uint16_t *rcode;        /* C: min8 | ext8 << 8 */
-    double *ext;            /* C: decoded extent of each component */
-    float *decl;            /* (J + 1) x 8 x nmax: decoded locals (memory behind dlp, tl) */
-    float **dlp;            /* J: joint j's decoded locals of the current rates, QTS lane k of
-                             * frame f at k * nmax + f */
-    double *lx;             /* J x 12 nmax: their affine maps (SOA blocks) */
-    double *rg;             /* J x 12 nmax: raw globals (SOA blocks) */
-    double *blocks;         /* (3 J + 1) x 12 nmax: memory behind lxp, gcp, gtp, tlx */
-    double **lxp, **gcp, **gtp;  /* J each: local maps, current and trial globals per joint
-                                  * (a trial that holds swaps pointers instead of copying) */
-    float *tl;              /* 8 x nmax */
-    double *tlx;            /* 12 nmax (SOA blocks) */
-    uint8_t *dirty;         /* J */
-    uint8_t *level;         /* T: each track's level */
-    uint8_t *done;          /* C: a track (phase 2) or component (phase 3) that cannot go lower */
-    double *reach;          /* J: shell distance plus the farthest descendant, in the segment */
-    double *offset;         /* T: log2 of a track's extent times its lever arm */
+    workspace w;
 } encoder;
 
 /* ------------------------------------------------------------------------------------------
@@ -242,7 +247,7 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
             const size_t c = tr->comp + m;
             const uint32_t r = range_of(tr, m, drop);
             const float cm = e->cmin[r], ce = e->cext[r];
-            const float *v = e->vals + c * e->nmax;
+            const float *v = e->w.vals + c * e->nmax;
             float smin = v[0], smax = v[0], lo, sc;
             unsigned min8, ext8, best_code;
             double best = INFINITY;
@@ -254,9 +259,9 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
                 smax = v[f] > smax ? v[f] : smax;
             }
             if (!(ce > 0.0f)) {
-                e->rcode[c] = 0;
+                e->w.rcode[c] = 0;
                 e->code0[(size_t)g * e->C + c] = 0;
-                e->ext[c] = 0.0;
+                e->w.ext[c] = 0.0;
                 continue;
             }
             {
@@ -277,8 +282,8 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
                 if (lo + sc >= smax || ext8 == 255) break;
                 ext8++;
             }
-            e->rcode[c] = (uint16_t)(min8 | (ext8 << 8));
-            e->ext[c] = (double)ce * ext8 / 255.0;
+            e->w.rcode[c] = (uint16_t)(min8 | (ext8 << 8));
+            e->w.ext[c] = (double)ce * ext8 / 255.0;
             code = lround((0.5 * ((double)smin + smax) - cm) / ce * 65535.0);
             code = code < 0 ? 0 : code > 65535 ? 65535 : code;
             best_code = (unsigned)code;
@@ -327,7 +332,7 @@ static inline uint32_t quantize(float x, float lo, float sc, double inv, unsigne
 static inline void component_code(const encoder *e, uint32_t g, size_t c, unsigned r,
                                   uint32_t *code)
 {
-    *code = r == 0 ? e->code0[(size_t)g * e->C + c] : e->rcode[c];
+    *code = r == 0 ? e->code0[(size_t)g * e->C + c] : e->w.rcode[c];
 }
 
 /* The decoded values v[0..n) of one component at rate r (quantize's choice of integer, then
@@ -378,7 +383,7 @@ static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
             float lo, sc;
             component_code(e, g, t->comp + m, r[m], &code);
             sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo, &sc);
-            decode_component(e->vals + (t->comp + m) * s, rows + m * s, n, lo, sc,
+            decode_component(e->w.vals + (t->comp + m) * s, rows + m * s, n, lo, sc,
                              sc > 0.0f ? 1.0 / (double)sc : 0.0, r[m]);
         }
         return;
@@ -397,7 +402,7 @@ static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
             float lo, sc;
             component_code(e, g, t->comp + m, r[m], &code);
             sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo, &sc);
-            decode_component(e->vals + (t->comp + m) * s, q[rotation_component(m, drop)], n, lo,
+            decode_component(e->w.vals + (t->comp + m) * s, q[rotation_component(m, drop)], n, lo,
                              sc, sc > 0.0f ? 1.0 / (double)sc : 0.0, r[m]);
         }
         a = q[rotation_component(0, drop)];
@@ -431,14 +436,14 @@ static void level_rates(const encoder *e, const track *t, unsigned level, uint8_
     const unsigned b = level_bits(level);
     double emax = 0.0, step;
     unsigned m;
-    for (m = 0; m < t->ncomp; m++) emax = e->ext[t->comp + m] > emax ? e->ext[t->comp + m] : emax;
+    for (m = 0; m < t->ncomp; m++) emax = e->w.ext[t->comp + m] > emax ? e->w.ext[t->comp + m] : emax;
     if (b == 0 || emax == 0.0) {
         for (m = 0; m < t->ncomp; m++) r[m] = 0;
         return;
     }
     step = emax / (double)((1u << b) - 1u) * (1.0 + 1e-12);
     for (m = 0; m < t->ncomp; m++) {
-        const double x = e->ext[t->comp + m];
+        const double x = e->w.ext[t->comp + m];
         unsigned k;
         if (x <= step) {
             r[m] = 0;
@@ -472,7 +477,7 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
     const size_t J = e->J, f0 = segment_first(e, g), nreal = segment_frames(e, g);
     size_t j, f;
     for (j = 0; j < J; j++) {
-        float *dl = e->dlp[j];
+        float *dl = e->w.dlp[j];
         const float *x = e->p->local, *cv = e->cval + 8 * j;
         const size_t s = e->nmax;
         unsigned k;
@@ -495,11 +500,11 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
             if (t != UINT32_MAX)
                 decode_track(e, g, n, &e->tracks[t], rates + e->tracks[t].comp, dl);
         }
-        e->p->kernels->affine(e->lxp[j], dl, s, n);
+        e->p->kernels->affine(e->w.lxp[j], dl, s, n);
         {
             const int32_t p = e->p->parents[j];
-            if (!e->p->kernels->walk(n, e->lxp[j], p < 0 ? NULL : e->gcp[p], e->gcp[j],
-                                     e->rg + j * e->nmax * 12, e->p->shell, e->thr2))
+            if (!e->p->kernels->walk(n, e->w.lxp[j], p < 0 ? NULL : e->w.gcp[p], e->w.gcp[j],
+                                     e->w.rg + j * e->nmax * 12, e->p->shell, e->thr2))
                 return 0;
         }
     }
@@ -515,43 +520,43 @@ static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uin
     const int32_t p = e->p->parents[j];
     size_t f, i;
     int ok;
-    memcpy(e->tl, e->dlp[j], 8 * stride * sizeof(float));
+    memcpy(e->w.tl, e->w.dlp[j], 8 * stride * sizeof(float));
     if (r != NULL) {
-        decode_track(e, g, n, t, r, e->tl);
+        decode_track(e, g, n, t, r, e->w.tl);
     } else {
         static const unsigned first[3] = {0, 4, 7};
         const unsigned rows = t->type == 0 ? 4 : t->ncomp;
         unsigned k;
         for (k = first[t->type]; k < first[t->type] + rows; k++)
-            for (f = 0; f < n; f++) e->tl[k * stride + f] = cv[k];
+            for (f = 0; f < n; f++) e->w.tl[k * stride + f] = cv[k];
     }
-    e->p->kernels->affine(e->tlx, e->tl, stride, n);
-    ok = e->p->kernels->walk(n, e->tlx, p < 0 ? NULL : e->gcp[p], e->gtp[j],
-                             e->rg + j * stride * 12, e->p->shell, e->thr2);
-    e->dirty[j] = 1;
+    e->p->kernels->affine(e->w.tlx, e->w.tl, stride, n);
+    ok = e->p->kernels->walk(n, e->w.tlx, p < 0 ? NULL : e->w.gcp[p], e->w.gtp[j],
+                             e->w.rg + j * stride * 12, e->p->shell, e->thr2);
+    e->w.dirty[j] = 1;
     for (i = j + 1; ok && i <= e->last[j]; i++) {
         const int32_t q = e->p->parents[i];
-        if (q < 0 || !e->dirty[q]) continue;
-        e->dirty[i] = 1;
-        ok = e->p->kernels->walk(n, e->lxp[i], e->gtp[q], e->gtp[i], e->rg + i * stride * 12,
+        if (q < 0 || !e->w.dirty[q]) continue;
+        e->w.dirty[i] = 1;
+        ok = e->p->kernels->walk(n, e->w.lxp[i], e->w.gtp[q], e->w.gtp[i], e->w.rg + i * stride * 12,
                                  e->p->shell, e->thr2);
     }
     if (ok) {
-        float *tf = e->dlp[j];
-        double *td = e->lxp[j];
-        e->dlp[j] = e->tl;
-        e->tl = tf;
-        e->lxp[j] = e->tlx;
-        e->tlx = td;
+        float *tf = e->w.dlp[j];
+        double *td = e->w.lxp[j];
+        e->w.dlp[j] = e->w.tl;
+        e->w.tl = tf;
+        e->w.lxp[j] = e->w.tlx;
+        e->w.tlx = td;
         for (i = j; i <= e->last[j]; i++) {
-            if (e->dirty[i]) {
-                double *x = e->gcp[i];
-                e->gcp[i] = e->gtp[i];
-                e->gtp[i] = x;
+            if (e->w.dirty[i]) {
+                double *x = e->w.gcp[i];
+                e->w.gcp[i] = e->w.gtp[i];
+                e->w.gtp[i] = x;
             }
         }
     }
-    for (i = j; i <= e->last[j]; i++) e->dirty[i] = 0;
+    for (i = j; i <= e->last[j]; i++) e->w.dirty[i] = 0;
     return ok;
 }
 
@@ -566,14 +571,14 @@ static void raw_globals(encoder *e, uint32_t g, size_t n, size_t np)
     size_t j, f;
     for (j = 0; j < J; j++) {
         const int32_t p = e->p->parents[j];
-        double *gj = e->rg + j * stride * 12;
+        double *gj = e->w.rg + j * stride * 12;
         for (f = 0; f < np; f++) {
             const size_t src = f0 + (f < n ? f : n - 1);
             double l[12];
             affine_of(gj, f, e->p->local + 8 * (src * J + j));
             if (p < 0) continue;
             {
-                const double *pg = e->rg + (size_t)p * stride * 12;
+                const double *pg = e->w.rg + (size_t)p * stride * 12;
                 double pm[12], m[12];
                 int q;
                 for (q = 0; q < 12; q++) {
@@ -594,21 +599,21 @@ static void segment_reach(encoder *e, size_t n)
     const size_t stride = e->nmax;
     const double shell = e->p->shell > 0.0 ? e->p->shell : 1e-9;
     size_t j, f;
-    for (j = 0; j < e->J; j++) e->reach[j] = shell;
+    for (j = 0; j < e->J; j++) e->w.reach[j] = shell;
     for (j = e->J; j-- > 0;) {
         const int32_t p = e->p->parents[j];
-        const double *gj = e->rg + j * stride * 12, *gp;
+        const double *gj = e->w.rg + j * stride * 12, *gp;
         double d2 = 0.0;
         if (p < 0) continue;
-        gp = e->rg + (size_t)p * stride * 12;
+        gp = e->w.rg + (size_t)p * stride * 12;
         for (f = 0; f < n; f++) {
             const double dx = gj[SOA(9, f)] - gp[SOA(9, f)], dy = gj[SOA(10, f)] - gp[SOA(10, f)];
             const double dz = gj[SOA(11, f)] - gp[SOA(11, f)];
             const double x = (dx * dx + dy * dy) + dz * dz;
             d2 = x > d2 ? x : d2;
         }
-        d2 = sqrt(d2) + e->reach[j];
-        if (d2 > e->reach[p]) e->reach[p] = d2;
+        d2 = sqrt(d2) + e->w.reach[j];
+        if (d2 > e->w.reach[p]) e->w.reach[p] = d2;
     }
 }
 
@@ -619,9 +624,9 @@ static void set_error_levels(encoder *e, uint8_t *rates, int k)
 {
     uint32_t t;
     for (t = 0; t < e->T; t++) {
-        const double b = floor((double)k + e->offset[t] + 0.5);
+        const double b = floor((double)k + e->w.offset[t] + 0.5);
         const int level = b - 1.0 < 0.0 ? 0 : b - 1.0 > NLEVELS - 1 ? NLEVELS - 1 : (int)b - 1;
-        e->level[t] = (uint8_t)level;
+        e->w.level[t] = (uint8_t)level;
         level_rates(e, &e->tracks[t], (unsigned)level, rates + e->tracks[t].comp);
     }
 }
@@ -641,13 +646,13 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         unsigned m;
         for (m = 0; m < tr->ncomp; m++) {
             for (f = 0; f < np; f++)
-                e->vals[(tr->comp + m) * stride + f] =
+                e->w.vals[(tr->comp + m) * stride + f] =
                     stored_value(e, tr, g, f0 + (f < n ? f : n - 1), m);
         }
     }
     segment_ranges(e, g, n);
     /* phase 0: the highest rates, 24 bits on every component */
-    for (ti = 0; ti < e->T; ti++) e->level[ti] = NLEVELS - 1;
+    for (ti = 0; ti < e->T; ti++) e->w.level[ti] = NLEVELS - 1;
     memset(rates, SKS_CC_MAX_BITS, e->C);
     if (!full_eval(e, g, np, rates)) return -1;
     /* phase 1: every track at one error level (bisection over k); at the highest k every track
@@ -657,8 +662,8 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         const track *tr = &e->tracks[ti];
         double emax = 1e-30;
         unsigned m;
-        for (m = 0; m < tr->ncomp; m++) emax = e->ext[tr->comp + m] > emax ? e->ext[tr->comp + m] : emax;
-        e->offset[ti] = log2(emax * (tr->type == 1 ? 1.0 : (tr->type == 0 ? 2.0 : 1.0) * e->reach[tr->joint]));
+        for (m = 0; m < tr->ncomp; m++) emax = e->w.ext[tr->comp + m] > emax ? e->w.ext[tr->comp + m] : emax;
+        e->w.offset[ti] = log2(emax * (tr->type == 1 ? 1.0 : (tr->type == 0 ? 2.0 : 1.0) * e->w.reach[tr->joint]));
     }
     lo = -128;
     hi = 128;
@@ -677,30 +682,30 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
     } else {
         /* even the highest levels fail (a precision near float32's resolution for this clip,
          * or offsets below -128): every component back at 24 bits, phases 2 and 3 from there */
-        for (ti = 0; ti < e->T; ti++) e->level[ti] = NLEVELS - 1;
+        for (ti = 0; ti < e->T; ti++) e->w.level[ti] = NLEVELS - 1;
         memset(rates, SKS_CC_MAX_BITS, e->C);
     }
     if (!full_eval(e, g, np, rates)) return -1;   /* cannot happen: it held */
     /* phase 2: each track one level lower in turn, leaves first, rounds until none can go */
-    memset(e->done, 0, e->T);
+    memset(e->w.done, 0, e->T);
     for (progress = 1; progress;) {
         progress = 0;
         for (ti = e->T; ti-- > 0;) {
             const track *tr = &e->tracks[ti];
             uint8_t r[3];
-            if (e->done[ti] || e->level[ti] == 0) continue;
-            level_rates(e, tr, e->level[ti] - 1u, r);
+            if (e->w.done[ti] || e->w.level[ti] == 0) continue;
+            level_rates(e, tr, e->w.level[ti] - 1u, r);
             if (!try_track(e, g, np, tr, r, NULL)) {
-                e->done[ti] = 1;
+                e->w.done[ti] = 1;
                 continue;
             }
-            e->level[ti]--;
+            e->w.level[ti]--;
             memcpy(rates + tr->comp, r, tr->ncomp);
             progress = 1;
         }
     }
     /* phase 3: each component one bit lower in turn (1 bit failing: 0 tried), the same way */
-    memset(e->done, 0, e->C);
+    memset(e->w.done, 0, e->C);
     for (progress = 1; progress;) {
         progress = 0;
         for (ti = e->T; ti-- > 0;) {
@@ -709,13 +714,13 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
             for (m = 0; m < tr->ncomp; m++) {
                 uint8_t r[3];
                 c = tr->comp + m;
-                if (e->done[c] || rates[c] == 0) continue;
+                if (e->w.done[c] || rates[c] == 0) continue;
                 memcpy(r, rates + tr->comp, tr->ncomp);
                 r[m] = (uint8_t)(r[m] - 1u);
                 if (!try_track(e, g, np, tr, r, NULL)) {
                     r[m] = 0;
                     if (rates[c] != 2 || !try_track(e, g, np, tr, r, NULL)) {
-                        e->done[c] = 1;
+                        e->w.done[c] = 1;
                         continue;
                     }
                 }
@@ -1052,21 +1057,21 @@ static void free_encoder(encoder *e)
     free(e->code);
     free(e->code0);
     free(e->last);
-    free(e->vals);
-    free(e->rcode);
-    free(e->ext);
-    free(e->decl);
-    free(e->dlp);
-    free(e->blocks);
-    free(e->lxp);
-    free(e->gcp);
-    free(e->gtp);
-    free(e->rg);
-    free(e->dirty);
-    free(e->level);
-    free(e->done);
-    free(e->reach);
-    free(e->offset);
+    free(e->w.vals);
+    free(e->w.rcode);
+    free(e->w.ext);
+    free(e->w.decl);
+    free(e->w.dlp);
+    free(e->w.blocks);
+    free(e->w.lxp);
+    free(e->w.gcp);
+    free(e->w.gtp);
+    free(e->w.rg);
+    free(e->w.dirty);
+    free(e->w.level);
+    free(e->w.done);
+    free(e->w.reach);
+    free(e->w.offset);
 }
 
 int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
@@ -1112,33 +1117,33 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.bits = (uint8_t *)calloc(G * C + 1, 1);
         e.code = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
         e.code0 = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
-        e.vals = (float *)malloc(sizeof(float) * (C * n + 1));
-        e.rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
-        e.ext = (double *)malloc(sizeof(double) * (C + 1));
-        e.decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
-        e.dlp = (float **)malloc(sizeof(float *) * J);
-        e.blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
-        e.lxp = (double **)malloc(sizeof(double *) * J);
-        e.gcp = (double **)malloc(sizeof(double *) * J);
-        e.gtp = (double **)malloc(sizeof(double *) * J);
-        e.rg = (double *)malloc(sizeof(double) * J * n * 12);
-        e.dirty = (uint8_t *)calloc(J, 1);
-        e.level = (uint8_t *)malloc(T + 1);
-        e.done = (uint8_t *)malloc(C + T + 1);
-        e.reach = (double *)malloc(sizeof(double) * J);
-        e.offset = (double *)malloc(sizeof(double) * (T + 1));
-        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.vals ||
-            !e.rcode || !e.ext || !e.decl || !e.dlp || !e.blocks || !e.lxp || !e.gcp ||
-            !e.gtp || !e.rg || !e.dirty || !e.level || !e.done || !e.reach || !e.offset)
+        e.w.vals = (float *)malloc(sizeof(float) * (C * n + 1));
+        e.w.rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
+        e.w.ext = (double *)malloc(sizeof(double) * (C + 1));
+        e.w.decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
+        e.w.dlp = (float **)malloc(sizeof(float *) * J);
+        e.w.blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
+        e.w.lxp = (double **)malloc(sizeof(double *) * J);
+        e.w.gcp = (double **)malloc(sizeof(double *) * J);
+        e.w.gtp = (double **)malloc(sizeof(double *) * J);
+        e.w.rg = (double *)malloc(sizeof(double) * J * n * 12);
+        e.w.dirty = (uint8_t *)calloc(J, 1);
+        e.w.level = (uint8_t *)malloc(T + 1);
+        e.w.done = (uint8_t *)malloc(C + T + 1);
+        e.w.reach = (double *)malloc(sizeof(double) * J);
+        e.w.offset = (double *)malloc(sizeof(double) * (T + 1));
+        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.w.vals ||
+            !e.w.rcode || !e.w.ext || !e.w.decl || !e.w.dlp || !e.w.blocks || !e.w.lxp || !e.w.gcp ||
+            !e.w.gtp || !e.w.rg || !e.w.dirty || !e.w.level || !e.w.done || !e.w.reach || !e.w.offset)
             goto oom;
         for (j = 0; j < J; j++) {
-            e.dlp[j] = e.decl + j * n * 8;
-            e.lxp[j] = e.blocks + j * n * 12;
-            e.gcp[j] = e.blocks + (J + j) * n * 12;
-            e.gtp[j] = e.blocks + (2 * J + j) * n * 12;
+            e.w.dlp[j] = e.w.decl + j * n * 8;
+            e.w.lxp[j] = e.w.blocks + j * n * 12;
+            e.w.gcp[j] = e.w.blocks + (J + j) * n * 12;
+            e.w.gtp[j] = e.w.blocks + (2 * J + j) * n * 12;
         }
-        e.tl = e.decl + J * n * 8;
-        e.tlx = e.blocks + 3 * J * n * 12;
+        e.w.tl = e.w.decl + J * n * 8;
+        e.w.tlx = e.w.blocks + 3 * J * n * 12;
     }
     if (near_constants(&e) < 0) goto oom;
     if (e.C == 0) {
@@ -1155,7 +1160,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             status = SKS_CC_UNREACHABLE;
             break;
         }
-        memcpy(e.code + (size_t)g * e.C, e.rcode, sizeof(uint16_t) * e.C);
+        memcpy(e.code + (size_t)g * e.C, e.w.rcode, sizeof(uint16_t) * e.C);
     }
     if (status == SKS_CC_UNREACHABLE) {
         /* how far the highest rates get: everything at 24 bits */
@@ -1167,12 +1172,12 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
                 for (ti = 0; ti < e.T; ti++) {
                     unsigned m;
                     for (m = 0; m < e.tracks[ti].ncomp; m++)
-                        e.vals[(e.tracks[ti].comp + m) * e.nmax + f] =
+                        e.w.vals[(e.tracks[ti].comp + m) * e.nmax + f] =
                             stored_value(&e, &e.tracks[ti], g, segment_first(&e, g) + f, m);
                 }
             }
             segment_ranges(&e, g, n);
-            memcpy(e.code + (size_t)g * e.C, e.rcode, sizeof(uint16_t) * e.C);
+            memcpy(e.code + (size_t)g * e.C, e.w.rcode, sizeof(uint16_t) * e.C);
             memset(rates, SKS_CC_MAX_BITS, e.C);
         }
     }
