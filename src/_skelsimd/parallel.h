@@ -32,6 +32,8 @@
 #define SKS_NS_IK_TWO_BONE 10.0   /* one two-bone chain solved */
 #define SKS_NS_IK_AIM 5.0         /* one aimed joint (ik_aim, one joint of a look-at chain) */
 #define SKS_NS_ERROR_JOINT 10.0   /* one joint of one pose of clip_error (float64 walk, shell) */
+#define SKS_NS_COMPRESS_JOINT 100.0 /* one joint of one frame in compress's rate search (its
+                                    * trials; the passes over the clip cost SKS_NS_ERROR_JOINT) */
 
 /* Runs fn(ctx, begin, end, slot) over [0, units) on the pool: chunks of whole SKS_GRAIN blocks
  * when units x ns_per_unit exceeds SKS_POOL_MIN_NS, else one plain call on this thread. */

@@ -23,6 +23,8 @@
  */
 #include "compress.h"
 
+#include "pool.h"
+
 #include <stdlib.h>
 
 
@@ -85,6 +87,14 @@ typedef struct encoder {
     uint32_t nmax;
     workspace w;
 } encoder;
+
+/* The plan of a phase over `units` independent units (segments or tracks) of `ns` estimated
+ * nanoseconds each, or one chunk on the caller when the parameters give no cost. Units are not
+ * SIMD blocks here: chunks of any whole number of them (grain 1). */
+static sks_pool_plan phase_plan(size_t units, double ns)
+{
+    return sks_pool_plan_for(units, 1, ns > 0.0 ? ns : 0.0);
+}
 
 /* ------------------------------------------------------------------------------------------
  * Preparation
@@ -162,19 +172,28 @@ static float stored_value(const encoder *e, const track *t, uint32_t g, size_t f
 /* The quaternion component of stored component m of a rotation with drop index d. */
 static unsigned rotation_component(unsigned m, unsigned drop) { return m + (m >= drop); }
 
-/* Drop choice per segment and rotation, then clip ranges over the stored values. */
-static void clip_ranges(encoder *e)
+/* Clip ranges, in three steps: clip_ranges_start empties them, track_ranges chooses the drop
+ * index of each segment of rotations [t0, t1) and widens their ranges over the stored values
+ * (each track's ranges are its own: tracks may be divided between threads, and each range sees
+ * its values in the same order, segment by segment, whatever the division), and
+ * clip_ranges_finish turns every (min, max) into (min, extent). */
+static void clip_ranges_start(encoder *e)
 {
-    uint32_t g, t, i;
-    float *lo = e->cmin, *hi = e->cext;
+    uint32_t i;
     for (i = 0; i < e->pairs; i++) {
-        lo[i] = INFINITY;
-        hi[i] = -INFINITY;
+        e->cmin[i] = INFINITY;
+        e->cext[i] = -INFINITY;
     }
-    for (g = 0; g < e->G; g++) {
-        const size_t f0 = segment_first(e, g), n = segment_frames(e, g);
-        for (t = 0; t < e->T; t++) {
-            const track *tr = &e->tracks[t];
+}
+
+static void track_ranges(encoder *e, uint32_t t0, uint32_t t1)
+{
+    uint32_t g, t;
+    float *lo = e->cmin, *hi = e->cext;
+    for (t = t0; t < t1; t++) {
+        const track *tr = &e->tracks[t];
+        for (g = 0; g < e->G; g++) {
+            const size_t f0 = segment_first(e, g), n = segment_frames(e, g);
             size_t f;
             unsigned m;
             if (tr->type == 0) {
@@ -209,6 +228,12 @@ static void clip_ranges(encoder *e)
             }
         }
     }
+}
+
+static void clip_ranges_finish(encoder *e)
+{
+    uint32_t i;
+    float *lo = e->cmin, *hi = e->cext;
     for (i = 0; i < e->pairs; i++) {
         if (!(lo[i] <= hi[i])) {   /* a rotation component dropped in every segment */
             lo[i] = 0.0f;
@@ -770,7 +795,7 @@ static size_t segment_bytes(const encoder *e, uint32_t g)
 }
 
 /* Writes segment g's component headers (rate byte, range code) and keys at dst (zeroed). */
-static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
+static void pack_segment(const encoder *e, uint32_t g, uint8_t *dst)
 {
     const size_t n = segment_frames(e, g), f0 = segment_first(e, g), C = e->C;
     const uint8_t *r = e->bits + (size_t)g * C;
@@ -823,7 +848,24 @@ static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
     }
 }
 
-static uint8_t *pack(encoder *e, size_t *size)
+/* Packing divided over segments: segment g at d + off[g]. */
+typedef struct pack_job {
+    const encoder *e;
+    uint8_t *d;
+    size_t *off;            /* G */
+} pack_job;
+
+static void pack_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const pack_job *job = (const pack_job *)ctx;
+    size_t g;
+    (void)slot;
+    for (g = begin; g < end; g++) pack_segment(job->e, (uint32_t)g, job->d + job->off[g]);
+}
+
+/* The blob of the current rates (malloc'ed), or NULL with *size the size it would have (over
+ * 4 GiB) or not (out of memory). */
+static uint8_t *pack(const encoder *e, size_t *size)
 {
     const size_t head = header_bytes(e);
     size_t total = head, g, j, pos;
@@ -867,13 +909,26 @@ static uint8_t *pack(encoder *e, size_t *size)
         put_f32(d + pos + 4, e->cext[j]);
     }
     {
+        /* the segment table, then the segments divided between threads (each writes its own
+         * bytes, zeroed by the calloc) */
         size_t off = head;
+        pack_job job;
+        const sks_pool_plan plan = phase_plan(e->G, e->p->ns_pass * (double)e->L * (double)e->J);
+        job.e = e;
+        job.d = d;
+        job.off = (size_t *)malloc(sizeof(size_t) * e->G);
+        if (job.off == NULL) {
+            free(d);
+            return NULL;
+        }
         for (g = 0; g < e->G; g++, pos += 8) {
             put_u32(d + pos, (uint32_t)off);
             put_u32(d + pos + 4, (uint32_t)key_bits(e, (uint32_t)g));
-            pack_segment(e, (uint32_t)g, d + off);
+            job.off[g] = off;
             off += segment_bytes(e, (uint32_t)g);
         }
+        sks_pool_run(&plan, pack_chunk, &job);
+        free(job.off);
     }
     *size = total;
     return d;
@@ -1040,6 +1095,170 @@ static int near_constants(encoder *e)
 }
 
 /* ------------------------------------------------------------------------------------------
+ * Division over the thread pool
+ * ------------------------------------------------------------------------------------------ */
+
+/* The workspace of e's sizes (C, T, J, nmax); -1 when out of memory (what was allocated is left
+ * for free_workspace). */
+static int alloc_workspace(encoder *e)
+{
+    const size_t C = e->C, T = e->T, J = e->J, n = e->nmax;
+    workspace *w = &e->w;
+    size_t j;
+    w->vals = (float *)malloc(sizeof(float) * (C * n + 1));
+    w->rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
+    w->ext = (double *)malloc(sizeof(double) * (C + 1));
+    w->decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
+    w->dlp = (float **)malloc(sizeof(float *) * J);
+    w->blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
+    w->lxp = (double **)malloc(sizeof(double *) * J);
+    w->gcp = (double **)malloc(sizeof(double *) * J);
+    w->gtp = (double **)malloc(sizeof(double *) * J);
+    w->rg = (double *)malloc(sizeof(double) * J * n * 12);
+    w->dirty = (uint8_t *)calloc(J, 1);
+    w->level = (uint8_t *)malloc(T + 1);
+    w->done = (uint8_t *)malloc(C + T + 1);
+    w->reach = (double *)malloc(sizeof(double) * J);
+    w->offset = (double *)malloc(sizeof(double) * (T + 1));
+    if (!w->vals || !w->rcode || !w->ext || !w->decl || !w->dlp || !w->blocks || !w->lxp ||
+        !w->gcp || !w->gtp || !w->rg || !w->dirty || !w->level || !w->done || !w->reach ||
+        !w->offset)
+        return -1;
+    for (j = 0; j < J; j++) {
+        w->dlp[j] = w->decl + j * n * 8;
+        w->lxp[j] = w->blocks + j * n * 12;
+        w->gcp[j] = w->blocks + (J + j) * n * 12;
+        w->gtp[j] = w->blocks + (2 * J + j) * n * 12;
+    }
+    w->tl = w->decl + J * n * 8;
+    w->tlx = w->blocks + 3 * J * n * 12;
+    return 0;
+}
+
+static void free_workspace(workspace *w)
+{
+    free(w->vals);
+    free(w->rcode);
+    free(w->ext);
+    free(w->decl);
+    free(w->dlp);
+    free(w->blocks);
+    free(w->lxp);
+    free(w->gcp);
+    free(w->gtp);
+    free(w->rg);
+    free(w->dirty);
+    free(w->level);
+    free(w->done);
+    free(w->reach);
+    free(w->offset);
+}
+
+/* The encoders of the threads of a divided phase: slot 0 is the encoder itself, slot s > 0 a
+ * copy of it (the same clip-wide state, read only while divided) with a workspace of its own. */
+typedef struct crew {
+    encoder *e;
+    encoder *more;      /* slots 1 .. size - 1 */
+    size_t size;
+} crew;
+
+static encoder *member(const crew *c, size_t slot)
+{
+    return slot == 0 ? c->e : c->more + (slot - 1);
+}
+
+/* Makes `slots` members ready, their clip-wide fields those of the encoder now (as many as memory
+ * allows: at least the encoder itself); returns how many are ready. The workspaces are never
+ * smaller than needed: C and T only shrink after the first allocation (near_constants). */
+static size_t crew_ready(crew *c, size_t slots)
+{
+    size_t s;
+    if (slots > c->size) {
+        encoder *more = (encoder *)realloc(c->more, sizeof(encoder) * (slots - 1));
+        if (more != NULL) {
+            c->more = more;
+            while (c->size < slots) {
+                encoder *m = more + (c->size - 1);
+                *m = *c->e;
+                memset(&m->w, 0, sizeof m->w);
+                if (alloc_workspace(m) < 0) {
+                    free_workspace(&m->w);
+                    break;
+                }
+                c->size++;
+            }
+        }
+    }
+    if (slots > c->size) slots = c->size;
+    for (s = 1; s < slots; s++) {
+        encoder *m = c->more + (s - 1);
+        const workspace w = m->w;
+        *m = *c->e;
+        m->w = w;
+    }
+    return slots;
+}
+
+static void crew_free(crew *c)
+{
+    size_t s;
+    for (s = 1; s < c->size; s++) free_workspace(&c->more[s - 1].w);
+    free(c->more);
+}
+
+/* clip_ranges over tracks */
+static void ranges_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    (void)slot;
+    track_ranges((encoder *)ctx, (uint32_t)begin, (uint32_t)end);
+}
+
+/* The search over segments: every segment's rates, range codes and constant codes are its own
+ * rows (bits, code, code0); a segment that fails at the highest rates is marked in
+ * `unreachable` and its chunk stops (the encoder then starts again at 24 bits everywhere). */
+typedef struct search_job {
+    crew *c;
+    uint8_t *unreachable;   /* G */
+} search_job;
+
+static void search_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const search_job *job = (const search_job *)ctx;
+    encoder *e = member(job->c, slot);
+    size_t g;
+    for (g = begin; g < end; g++) {
+        const size_t n = segment_frames(e, (uint32_t)g);
+        if (search_segment(e, (uint32_t)g, n, e->bits + g * e->C) < 0) {
+            job->unreachable[g] = 1;
+            return;
+        }
+        memcpy(e->code + g * e->C, e->w.rcode, sizeof(uint16_t) * e->C);
+    }
+}
+
+/* The verification over segments: the largest squared error of each segment into worst[g],
+ * folded after the join in segment order. Per slot: pose (8 J floats), then raw, dec (8 J
+ * doubles each), scratch (24 J) and err2 (J). */
+typedef struct verify_job {
+    const encoder *e;
+    const sks_cc_view *v;
+    double *worst;          /* G */
+    float *pose;            /* 8 J per slot */
+    double *work;           /* 41 J per slot */
+} verify_job;
+
+static void verify_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const verify_job *job = (const verify_job *)ctx;
+    const size_t J = job->e->J;
+    double *raw = job->work + slot * 41 * J;
+    size_t g;
+    for (g = begin; g < end; g++)
+        job->worst[g] = verify_segment(job->e, job->v, (uint32_t)g, job->pose + slot * 8 * J,
+                                       raw, raw + 8 * J, raw + 40 * J, raw + 16 * J);
+}
+
+/* ------------------------------------------------------------------------------------------
  * Entry point
  * ------------------------------------------------------------------------------------------ */
 
@@ -1057,31 +1276,21 @@ static void free_encoder(encoder *e)
     free(e->code);
     free(e->code0);
     free(e->last);
-    free(e->w.vals);
-    free(e->w.rcode);
-    free(e->w.ext);
-    free(e->w.decl);
-    free(e->w.dlp);
-    free(e->w.blocks);
-    free(e->w.lxp);
-    free(e->w.gcp);
-    free(e->w.gtp);
-    free(e->w.rg);
-    free(e->w.dirty);
-    free(e->w.level);
-    free(e->w.done);
-    free(e->w.reach);
-    free(e->w.offset);
+    free_workspace(&e->w);
 }
 
 int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
 {
     encoder e;
+    crew team;
     size_t j, f;
     uint32_t g;
     int status = SKS_CC_OK;
     memset(&e, 0, sizeof e);
     memset(res, 0, sizeof *res);
+    team.e = &e;
+    team.more = NULL;
+    team.size = 1;
     e.p = p;
     e.F = p->frames;
     e.J = p->joints;
@@ -1110,40 +1319,16 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     }
     build_tracks(&e);
     {
-        const size_t G = e.G, C = e.C, T = e.T, J = e.J, n = e.nmax;
+        const size_t G = e.G, C = e.C, T = e.T;
         e.cmin = (float *)malloc(sizeof(float) * (e.pairs + 1));
         e.cext = (float *)malloc(sizeof(float) * (e.pairs + 1));
         e.drop = (uint8_t *)calloc(G * T + 1, 1);
         e.bits = (uint8_t *)calloc(G * C + 1, 1);
         e.code = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
         e.code0 = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
-        e.w.vals = (float *)malloc(sizeof(float) * (C * n + 1));
-        e.w.rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
-        e.w.ext = (double *)malloc(sizeof(double) * (C + 1));
-        e.w.decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
-        e.w.dlp = (float **)malloc(sizeof(float *) * J);
-        e.w.blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
-        e.w.lxp = (double **)malloc(sizeof(double *) * J);
-        e.w.gcp = (double **)malloc(sizeof(double *) * J);
-        e.w.gtp = (double **)malloc(sizeof(double *) * J);
-        e.w.rg = (double *)malloc(sizeof(double) * J * n * 12);
-        e.w.dirty = (uint8_t *)calloc(J, 1);
-        e.w.level = (uint8_t *)malloc(T + 1);
-        e.w.done = (uint8_t *)malloc(C + T + 1);
-        e.w.reach = (double *)malloc(sizeof(double) * J);
-        e.w.offset = (double *)malloc(sizeof(double) * (T + 1));
-        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.w.vals ||
-            !e.w.rcode || !e.w.ext || !e.w.decl || !e.w.dlp || !e.w.blocks || !e.w.lxp || !e.w.gcp ||
-            !e.w.gtp || !e.w.rg || !e.w.dirty || !e.w.level || !e.w.done || !e.w.reach || !e.w.offset)
+        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 ||
+            alloc_workspace(&e) < 0)
             goto oom;
-        for (j = 0; j < J; j++) {
-            e.w.dlp[j] = e.w.decl + j * n * 8;
-            e.w.lxp[j] = e.w.blocks + j * n * 12;
-            e.w.gcp[j] = e.w.blocks + (J + j) * n * 12;
-            e.w.gtp[j] = e.w.blocks + (2 * J + j) * n * 12;
-        }
-        e.w.tl = e.w.decl + J * n * 8;
-        e.w.tlx = e.w.blocks + 3 * J * n * 12;
     }
     if (near_constants(&e) < 0) goto oom;
     if (e.C == 0) {
@@ -1152,15 +1337,26 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
         e.L = e.F;
         e.G = 1;
     }
-    clip_ranges(&e);
-    for (g = 0; g < e.G; g++) {
-        const size_t n = segment_frames(&e, g);
-        uint8_t *rates = e.bits + (size_t)g * e.C;
-        if (search_segment(&e, g, n, rates) < 0) {
-            status = SKS_CC_UNREACHABLE;
-            break;
+    {
+        /* clip ranges, divided over tracks */
+        sks_pool_plan plan = phase_plan(e.T, p->ns_pass * (double)e.F);
+        clip_ranges_start(&e);
+        sks_pool_run(&plan, ranges_chunk, &e);
+        clip_ranges_finish(&e);
+    }
+    {
+        /* the search, divided over segments */
+        sks_pool_plan plan = phase_plan(e.G, p->ns_search * (double)e.L * (double)e.J);
+        search_job job;
+        job.c = &team;
+        job.unreachable = (uint8_t *)calloc(e.G, 1);
+        if (job.unreachable == NULL) goto oom;
+        plan.slots = crew_ready(&team, plan.slots);
+        sks_pool_run(&plan, search_chunk, &job);
+        for (g = 0; g < e.G; g++) {
+            if (job.unreachable[g]) status = SKS_CC_UNREACHABLE;
         }
-        memcpy(e.code + (size_t)g * e.C, e.w.rcode, sizeof(uint16_t) * e.C);
+        free(job.unreachable);
     }
     if (status == SKS_CC_UNREACHABLE) {
         /* how far the highest rates get: everything at 24 bits */
@@ -1181,21 +1377,25 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             memset(rates, SKS_CC_MAX_BITS, e.C);
         }
     }
-    /* pack, verify, repair */
+    /* pack, verify (divided over segments), repair */
     {
-        float *pose = (float *)malloc(sizeof(float) * 8 * e.J);
-        double *raw = (double *)malloc(sizeof(double) * 8 * e.J);
-        double *dec = (double *)malloc(sizeof(double) * 8 * e.J);
-        double *scratch = (double *)malloc(sizeof(double) * 24 * e.J);
-        double *err2 = (double *)malloc(sizeof(double) * e.J);
+        sks_pool_plan plan = phase_plan(e.G, p->ns_pass * (double)e.L * (double)e.J);
+        float *pose = NULL;
+        double *work = NULL, *worst = (double *)malloc(sizeof(double) * e.G);
         uint8_t *fail = (uint8_t *)calloc(e.G, 1);
         int round;
-        if (!pose || !raw || !dec || !scratch || !err2 || !fail) {
-            free(err2);
+        for (;;) {   /* per-slot scratch for the threads used (one slot when short of memory) */
+            pose = (float *)malloc(sizeof(float) * 8 * e.J * plan.slots);
+            work = (double *)malloc(sizeof(double) * 41 * e.J * plan.slots);
+            if ((pose && work) || plan.slots == 1) break;
             free(pose);
-            free(raw);
-            free(dec);
-            free(scratch);
+            free(work);
+            plan.slots = 1;
+        }
+        if (!pose || !work || !worst || !fail) {
+            free(pose);
+            free(work);
+            free(worst);
             free(fail);
             goto oom;
         }
@@ -1204,7 +1404,8 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             size_t size = 0;
             uint8_t *blob = pack(&e, &size);
             int any = 0;
-            double worst = 0.0;
+            double w = 0.0;
+            verify_job job;
             if (blob == NULL) {
                 status = size > 0xffffffffu ? SKS_CC_TOO_LARGE : SKS_CC_NO_MEMORY;
                 break;
@@ -1214,18 +1415,23 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
                 status = SKS_CC_NO_MEMORY;
                 break;
             }
+            job.e = &e;
+            job.v = &v;
+            job.worst = worst;
+            job.pose = pose;
+            job.work = work;
+            sks_pool_run(&plan, verify_chunk, &job);
             for (g = 0; g < e.G; g++) {
-                const double w = verify_segment(&e, &v, g, pose, raw, dec, err2, scratch);
-                worst = w > worst ? w : worst;
-                fail[g] = (uint8_t)(w > e.thr2);
+                w = worst[g] > w ? worst[g] : w;
+                fail[g] = (uint8_t)(worst[g] > e.thr2);
                 any |= fail[g];
             }
             sks_cc_view_free(&v);
             if (!any || status == SKS_CC_UNREACHABLE) {
                 res->data = blob;
                 res->size = size;
-                res->max_error = sqrt(worst);
-                if (status == SKS_CC_UNREACHABLE) res->best_possible = sqrt(worst);
+                res->max_error = sqrt(w);
+                if (status == SKS_CC_UNREACHABLE) res->best_possible = sqrt(w);
                 break;
             }
             free(blob);
@@ -1250,12 +1456,11 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             }
         }
         free(pose);
-        free(raw);
-        free(dec);
-        free(scratch);
-        free(err2);
+        free(work);
+        free(worst);
         free(fail);
     }
+    crew_free(&team);
     free_encoder(&e);
     if (status == SKS_CC_UNREACHABLE && res->data != NULL) {
         /* keep the measured figure, drop the data */
@@ -1265,6 +1470,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     }
     return status;
 oom:
+    crew_free(&team);
     free_encoder(&e);
     return SKS_CC_NO_MEMORY;
 }
