@@ -20,6 +20,28 @@
  * error; a segment over the threshold (none is expected) gets one more bit on every component
  * until it holds. The encoder runs the same code whatever the active variant: its bytes are the
  * same on every variant.
+ *
+ * Division over the thread pool (pool.h), when the caller's cost estimates (the parameters'
+ * ns_search and ns_pass) put a phase above the pool's threshold; the bytes, max_error and
+ * repaired_segments are those of one thread at every thread count:
+ *   - the search is divided over segments. The unit is the segment, not the track: within a
+ *     segment the tracks are searched in turn on one shared state (each trial walks on the
+ *     globals that the tracks accepted before it left, phase 2 and 3 go leaves first), so the
+ *     tracks of a segment are not independent; across segments nothing is shared once the clip
+ *     ranges and drop indices are set (every raw frame is a key: a segment's keys, range codes
+ *     and rates depend on its own frames only). Each thread searches with its own workspace (slot
+ *     0 the encoder's, the others copies made for the threads the plan uses) and writes only its
+ *     segments' rows of bits, code and code0; a segment whose highest rates fail is marked in its
+ *     own byte and its chunk stops (the encoder then sets every segment to 24 bits and measures
+ *     what they reach, as on one thread, where the first failure stops the loop);
+ *   - the clip ranges are divided over tracks (each range belongs to one track and sees its
+ *     values segment by segment in the same order), the packing over segments (each writes its
+ *     own bytes at offsets computed first, in order), the verification over segments (each
+ *     segment's largest squared error into its own slot);
+ *   - every reduction is made after the join, in segment order: the largest error, which
+ *     segments fail and need repair (and their count), whether the precision is unreachable.
+ * A failure never crosses a chunk: chunks do not allocate (workspaces and scratch come first; a
+ * thread whose workspace cannot be allocated is left out, fewer threads giving the same bytes).
  */
 #include "compress.h"
 
