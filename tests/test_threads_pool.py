@@ -288,10 +288,16 @@ def test_small_calls_stay_on_the_calling_thread():
         assert _core._pool_divided_calls() == before
 
 
-def _motion(frames, joints, seed, **kw):
+def _motion(frames, joints, seed, near_static=False, **kw):
+    """A smooth clip; near_static: joints 5 to 11 jitter about their first pose (candidates of
+    the encoder's near-constant tracks, some of which fail in some segments)."""
     rng = np.random.default_rng(seed)
     parents = _parents(rng, joints)
-    return testing.random_motion(frames, parents, rng, **kw), parents
+    local = testing.random_motion(frames, parents, rng, **kw)
+    if near_static:
+        local[:, 5:12, :4] = local[:1, 5:12, :4] + rng.normal(0, 2e-4, (frames, 7, 4))
+        local[:, 5:12, 4:7] = local[:1, 5:12, 4:7] + rng.normal(0, 2e-3, (frames, 7, 3))
+    return local, parents
 
 
 # (frames, joints, segment_length, precision, motion): segment counts that are no multiple of a
@@ -303,6 +309,8 @@ COMPRESS_CLIPS = [
     (61, 19, 30, 0.01, dict(noise=0.01)),
     (45, 60, 64, 0.01, dict()),
     (517, 11, 1, 0.01, dict(translation=1.0)),
+    (801, 40, 16, 0.01, dict(near_static=True)),
+    (403, 23, 8, 0.01, dict(near_static=True, noise=0.001)),
 ]
 
 
@@ -311,7 +319,7 @@ def test_compress_same_bytes_at_every_thread_count(isa, frames, joints, segment,
                                                    motion):
     """compress at 1, 2, 3 and 5 threads: the same bytes, max_error and repaired_segments (the
     search of each segment is independent of the others once the clip ranges are set; every
-    reduction is folded in segment order)."""
+    reduction is folded in segment order; near-constant tracks checked in windows of segments)."""
     local, parents = _motion(frames, joints, frames, **motion)
     args = (local, parents, 30.0, precision, 1.0, segment)
     with skelsimd.threads(1):

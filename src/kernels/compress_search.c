@@ -140,14 +140,14 @@ static void normalize_input(float o[4], const float *q)
     }
 }
 
-/* Track kinds: default when every frame is the identity / zero / one, constant when every frame
+/* Track kinds of joints [j0, j1): default when every frame is the identity / zero / one, constant when every frame
  * equals the first (rotations up to sign), animated otherwise. */
-static void classify(encoder *e)
+static void classify(encoder *e, size_t j0, size_t j1)
 {
     const float *x = e->p->local;
     const size_t J = e->J, F = e->F;
     size_t j, f;
-    for (j = 0; j < J; j++) {
+    for (j = j0; j < j1; j++) {
         const float *q0 = e->qn + 4 * j, *l0 = x + 8 * j;
         int rdef = 1, rcon = 1, tdef = 1, tcon = 1, sdef = 1, scon = 1;
         for (f = 0; f < F; f++) {
@@ -1012,108 +1012,81 @@ static void build_tracks(encoder *e)
 /* Share of the error budget near-constant tracks may use (the rest is left to quantisation). */
 #define NEAR_CONSTANT_BUDGET 0.5
 
-/* Animated tracks that one value can stand for within NEAR_CONSTANT_BUDGET * precision become
- * constant tracks: the value is the middle of the track's range (a rotation's normalised);
- * a cheap necessary condition (the joint's own vertices) filters the candidates, then every
- * segment checks them exactly, leaves first, each on top of those accepted before; a candidate
- * that fails anywhere is dropped and the pass repeats until it drops none (so the accepted set
- * holds everywhere together). Returns 0, or -1 when out of memory. */
-static int near_constants(encoder *e)
+/* Candidate t of near_constants: its one value into v (QTS slots), and whether the joint's own
+ * vertices stay within `budget` of it (a cheap necessary condition). Tracks are independent. */
+static int near_candidate(const encoder *e, uint32_t t, float *v, double budget)
 {
     const size_t F = e->F, J = e->J;
-    const double budget = NEAR_CONSTANT_BUDGET * sqrt(e->thr2), d = e->p->shell;
-    const double thr2 = e->thr2;
-    float *cv = (float *)malloc(sizeof(float) * 8 * (e->T + 1));
-    uint8_t *cand = (uint8_t *)calloc(e->T + 1, 1);
-    uint32_t t, g;
-    int round, any = 0;
-    if (cv == NULL || cand == NULL) {
-        free(cv);
-        free(cand);
-        return -1;
-    }
-    for (t = 0; t < e->T; t++) {
-        const track *tr = &e->tracks[t];
-        const size_t j = tr->joint;
-        float *v = cv + 8 * t;
-        size_t f;
-        double dev = 0.0;
-        if (tr->type == 0) {
-            const float *q0 = e->qn + 4 * j;
-            double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4], n2 = 0.0;
-            unsigned c;
-            for (c = 0; c < 4; c++) hi[c] = -INFINITY;
-            for (f = 0; f < F; f++) {
-                const float *q = e->qn + 4 * (f * J + j);
-                const double sg = ((double)q[0] * q0[0] + (double)q[1] * q0[1]) +
-                                  ((double)q[2] * q0[2] + (double)q[3] * q0[3]) < 0.0 ? -1.0 : 1.0;
-                for (c = 0; c < 4; c++) {
-                    const double x = sg * q[c];
-                    lo[c] = x < lo[c] ? x : lo[c];
-                    hi[c] = x > hi[c] ? x : hi[c];
-                }
+    const double d = e->p->shell;
+    const track *tr = &e->tracks[t];
+    const size_t j = tr->joint;
+    size_t f;
+    double dev = 0.0;
+    if (tr->type == 0) {
+        const float *q0 = e->qn + 4 * j;
+        double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4], n2 = 0.0;
+        unsigned c;
+        for (c = 0; c < 4; c++) hi[c] = -INFINITY;
+        for (f = 0; f < F; f++) {
+            const float *q = e->qn + 4 * (f * J + j);
+            const double sg = ((double)q[0] * q0[0] + (double)q[1] * q0[1]) +
+                              ((double)q[2] * q0[2] + (double)q[3] * q0[3]) < 0.0 ? -1.0 : 1.0;
+            for (c = 0; c < 4; c++) {
+                const double x = sg * q[c];
+                lo[c] = x < lo[c] ? x : lo[c];
+                hi[c] = x > hi[c] ? x : hi[c];
             }
-            for (c = 0; c < 4; c++) n2 += (0.5 * (lo[c] + hi[c])) * (0.5 * (lo[c] + hi[c]));
-            for (c = 0; c < 4; c++) v[c] = (float)(0.5 * (lo[c] + hi[c]) / sqrt(n2));
-            for (f = 0; f < F; f++) {
-                const float *q = e->qn + 4 * (f * J + j);
-                const double dot = fabs(((double)q[0] * v[0] + (double)q[1] * v[1]) +
-                                        ((double)q[2] * v[2] + (double)q[3] * v[3]));
-                const double angle = 2.0 * acos(dot < 1.0 ? dot : 1.0);
-                dev = angle > dev ? angle : dev;
-            }
-            dev *= d;
-        } else {
-            const unsigned first = tr->type == 1 ? 4 : 7;
-            double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-            unsigned c;
-            for (f = 0; f < F; f++) {
-                const float *x = e->p->local + 8 * (f * J + j) + first;
-                for (c = 0; c < tr->ncomp; c++) {
-                    lo[c] = x[c] < lo[c] ? x[c] : lo[c];
-                    hi[c] = x[c] > hi[c] ? x[c] : hi[c];
-                }
-            }
+        }
+        for (c = 0; c < 4; c++) n2 += (0.5 * (lo[c] + hi[c])) * (0.5 * (lo[c] + hi[c]));
+        for (c = 0; c < 4; c++) v[c] = (float)(0.5 * (lo[c] + hi[c]) / sqrt(n2));
+        for (f = 0; f < F; f++) {
+            const float *q = e->qn + 4 * (f * J + j);
+            const double dot = fabs(((double)q[0] * v[0] + (double)q[1] * v[1]) +
+                                    ((double)q[2] * v[2] + (double)q[3] * v[3]));
+            const double angle = 2.0 * acos(dot < 1.0 ? dot : 1.0);
+            dev = angle > dev ? angle : dev;
+        }
+        dev *= d;
+    } else {
+        const unsigned first = tr->type == 1 ? 4 : 7;
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        unsigned c;
+        for (f = 0; f < F; f++) {
+            const float *x = e->p->local + 8 * (f * J + j) + first;
             for (c = 0; c < tr->ncomp; c++) {
-                v[first + c] = (float)(0.5 * (lo[c] + hi[c]));
-                dev += (0.5 * (hi[c] - lo[c])) * (0.5 * (hi[c] - lo[c]));
-            }
-            dev = sqrt(dev) * (tr->type == 2 ? d : 1.0);
-        }
-        cand[t] = (uint8_t)(dev <= budget);
-        any |= cand[t];
-    }
-    e->thr2 = budget * budget;
-    for (round = 0; any && round < 8; round++) {
-        int dropped = 0;
-        for (g = 0; g < e->G; g++) {
-            const size_t n = segment_frames(e, g), np = (n + SB - 1) / SB * SB;
-            raw_globals(e, g, n, np);
-            full_eval(e, g, np, NULL);
-            for (t = e->T; t-- > 0;) {
-                if (!cand[t]) continue;
-                if (!try_track(e, g, np, &e->tracks[t], NULL, cv + 8 * t)) {
-                    cand[t] = 0;
-                    dropped = 1;
-                }
+                lo[c] = x[c] < lo[c] ? x[c] : lo[c];
+                hi[c] = x[c] > hi[c] ? x[c] : hi[c];
             }
         }
-        if (!dropped) break;
-        if (round == 7) memset(cand, 0, e->T);
+        for (c = 0; c < tr->ncomp; c++) {
+            v[first + c] = (float)(0.5 * (lo[c] + hi[c]));
+            dev += (0.5 * (hi[c] - lo[c])) * (0.5 * (hi[c] - lo[c]));
+        }
+        dev = sqrt(dev) * (tr->type == 2 ? d : 1.0);
     }
-    e->thr2 = thr2;
-    for (t = 0; t < e->T; t++) {
-        const track *tr = &e->tracks[t];
-        static const unsigned first[3] = {0, 4, 7};
+    return dev <= budget;
+}
+
+/* The candidates that fail somewhere in segment g, checked leaves first each on top of those
+ * accepted before in the segment, with every candidate of cand[] at the segment's start: out[t]
+ * = 1 for each (the others untouched). Needs e->thr2 at the budget. Segments are independent
+ * given cand[]. */
+static int near_segment(encoder *e, uint32_t g, const uint8_t *cand, const float *cv,
+                        uint8_t *out)
+{
+    const size_t n = segment_frames(e, g), np = (n + SB - 1) / SB * SB;
+    uint32_t t;
+    int dropped = 0;
+    raw_globals(e, g, n, np);
+    full_eval(e, g, np, NULL);
+    for (t = e->T; t-- > 0;) {
         if (!cand[t]) continue;
-        e->kind[3 * tr->joint + tr->type] = SKS_CC_CONSTANT;
-        memcpy(e->cval + 8 * tr->joint + first[tr->type], cv + 8 * t + first[tr->type],
-               sizeof(float) * (tr->type == 0 ? 4 : tr->ncomp));
+        if (!try_track(e, g, np, &e->tracks[t], NULL, cv + 8 * t)) {
+            out[t] = 1;
+            dropped = 1;
+        }
     }
-    free(cv);
-    free(cand);
-    build_tracks(e);
-    return 0;
+    return dropped;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1280,6 +1253,150 @@ static void verify_chunk(void *ctx, size_t begin, size_t end, size_t slot)
                                        raw, raw + 8 * J, raw + 40 * J, raw + 16 * J);
 }
 
+/* Preparation over frames (normalised rotations) and joints (track kinds). */
+static void normalize_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    encoder *e = (encoder *)ctx;
+    size_t f, j;
+    (void)slot;
+    for (f = begin; f < end; f++)
+        for (j = 0; j < e->J; j++)
+            normalize_input(e->qn + 4 * (f * e->J + j), e->p->local + 8 * (f * e->J + j));
+}
+
+static void classify_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    (void)slot;
+    classify((encoder *)ctx, begin, end);
+}
+
+/* near_constants: the candidates over tracks, then each round's segments in windows. */
+typedef struct near_job {
+    crew *c;
+    uint8_t *cand;          /* T: candidates now (read only while divided) */
+    float *cv;              /* 8 T: their values */
+    double budget;
+    uint32_t g0;            /* the window's first segment */
+    uint8_t *drops;         /* T per segment of the window: candidates failing there */
+    uint8_t *dropped;       /* per segment of the window: any */
+} near_job;
+
+static void candidate_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const near_job *job = (const near_job *)ctx;
+    size_t t;
+    (void)slot;
+    for (t = begin; t < end; t++)
+        job->cand[t] = (uint8_t)near_candidate(job->c->e, (uint32_t)t, job->cv + 8 * t,
+                                               job->budget);
+}
+
+/* A chunk stops at its first segment that drops a candidate: the segments after it are checked
+ * again in a later window (so one thread checks each segment once, as without windows). */
+static void near_window_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const near_job *job = (const near_job *)ctx;
+    encoder *e = member(job->c, slot);
+    size_t i;
+    for (i = begin; i < end; i++) {
+        job->dropped[i] = (uint8_t)near_segment(e, (uint32_t)(job->g0 + i), job->cand, job->cv,
+                                                job->drops + i * e->T);
+        if (job->dropped[i]) return;
+    }
+}
+
+/* Segments per window of a near_constants round, per thread. */
+#define NEAR_WINDOW 8
+
+/* Animated tracks that one value can stand for within NEAR_CONSTANT_BUDGET * precision become
+ * constant tracks: the value is the middle of the track's range (a rotation's normalised);
+ * a cheap necessary condition (the joint's own vertices) filters the candidates, then every
+ * segment checks them exactly, leaves first, each on top of those accepted before; a candidate
+ * that fails anywhere is dropped and the pass repeats until it drops none (so the accepted set
+ * holds everywhere together). Returns 0, or -1 when out of memory.
+ *
+ * Divided: the candidates over tracks; a round's segments in windows of NEAR_WINDOW segments per
+ * thread, each segment checked with the candidates of the window's start. Taken in order, the
+ * segments of a window up to the first that drops a candidate are exactly what one thread
+ * checks (none before it dropped anything), so its drops are applied and the next window starts
+ * after it (the rest of the window is checked again with the smaller set). */
+static int near_constants(encoder *e, crew *team)
+{
+    const double budget = NEAR_CONSTANT_BUDGET * sqrt(e->thr2);
+    const double thr2 = e->thr2;
+    const size_t threads = (size_t)sks_pool_get_threads();
+    const size_t window = NEAR_WINDOW * (threads < 1 ? 1 : threads);
+    float *cv = (float *)malloc(sizeof(float) * 8 * (e->T + 1));
+    uint8_t *cand = (uint8_t *)calloc(e->T + 1, 1);
+    uint8_t *drops = (uint8_t *)malloc(window * (e->T + 1));
+    uint8_t *dropped = (uint8_t *)malloc(window);
+    near_job job;
+    uint32_t t;
+    int round, any = 0;
+    if (cv == NULL || cand == NULL || drops == NULL || dropped == NULL) {
+        free(cv);
+        free(cand);
+        free(drops);
+        free(dropped);
+        return -1;
+    }
+    job.c = team;
+    job.cand = cand;
+    job.cv = cv;
+    job.budget = budget;
+    job.drops = drops;
+    job.dropped = dropped;
+    {
+        const sks_pool_plan plan = phase_plan(e->T, e->p->ns_pass * (double)e->F);
+        sks_pool_run(&plan, candidate_chunk, &job);
+    }
+    for (t = 0; t < e->T; t++) any |= cand[t];
+    e->thr2 = budget * budget;
+    for (round = 0; any && round < 8; round++) {
+        int removed = 0;
+        uint32_t g = 0;
+        while (g < e->G) {
+            const size_t n = e->G - g < window ? e->G - g : window;
+            sks_pool_plan plan = phase_plan(n, e->p->ns_search * 0.2 * (double)e->L *
+                                                   (double)e->J);
+            size_t i;
+            plan.slots = crew_ready(team, plan.slots);
+            job.g0 = g;
+            memset(drops, 0, n * e->T);
+            memset(dropped, 0, n);
+            sks_pool_run(&plan, near_window_chunk, &job);
+            for (i = 0; i < n && !dropped[i]; i++) {
+            }
+            if (i == n) {
+                g += (uint32_t)n;
+                continue;
+            }
+            for (t = 0; t < e->T; t++) {
+                if (drops[i * e->T + t]) cand[t] = 0;
+            }
+            removed = 1;
+            g += (uint32_t)i + 1;
+        }
+        if (!removed) break;
+        if (round == 7) memset(cand, 0, e->T);
+    }
+    e->thr2 = thr2;
+    for (t = 0; t < e->T; t++) {
+        const track *tr = &e->tracks[t];
+        static const unsigned first[3] = {0, 4, 7};
+        if (!cand[t]) continue;
+        e->kind[3 * tr->joint + tr->type] = SKS_CC_CONSTANT;
+        memcpy(e->cval + 8 * tr->joint + first[tr->type], cv + 8 * t + first[tr->type],
+               sizeof(float) * (tr->type == 0 ? 4 : tr->ncomp));
+    }
+    free(cv);
+    free(cand);
+    free(drops);
+    free(dropped);
+    build_tracks(e);
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------------------
  * Entry point
  * ------------------------------------------------------------------------------------------ */
@@ -1331,9 +1448,12 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     e.tracks = (track *)malloc(sizeof(track) * 3 * (size_t)e.J);
     e.last = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)e.J);
     if (!e.kind || !e.cval || !e.qn || !e.track_of || !e.tracks || !e.last) goto oom;
-    for (f = 0; f < e.F; f++)
-        for (j = 0; j < e.J; j++) normalize_input(e.qn + 4 * (f * e.J + j), p->local + 8 * (f * e.J + j));
-    classify(&e);
+    {
+        sks_pool_plan plan = phase_plan(e.F, p->ns_pass * (double)e.J);
+        sks_pool_run(&plan, normalize_chunk, &e);
+        plan = phase_plan(e.J, p->ns_pass * (double)e.F);
+        sks_pool_run(&plan, classify_chunk, &e);
+    }
     for (j = 0; j < e.J; j++) e.last[j] = (uint32_t)j;
     for (j = e.J; j-- > 0;) {
         const int32_t par = p->parents[j];
@@ -1352,7 +1472,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             alloc_workspace(&e) < 0)
             goto oom;
     }
-    if (near_constants(&e) < 0) goto oom;
+    if (near_constants(&e, &team) < 0) goto oom;
     if (e.C == 0) {
         /* nothing animated: one segment, whatever the length (segments would cost 8 bytes each
          * for nothing) */
