@@ -34,7 +34,11 @@
  *     segments' rows of bits, code and code0; a segment whose highest rates fail is marked in its
  *     own byte and its chunk stops (the encoder then sets every segment to 24 bits and measures
  *     what they reach, as on one thread, where the first failure stops the loop);
- *   - the clip ranges are divided over tracks (each range belongs to one track and sees its
+ *   - the preparation over frames (normalised rotations) and joints (track kinds); the
+ *     near-constant candidates over tracks, and each of their rounds over segments in windows
+ *     (near_constants: a segment's check depends on the candidates dropped before it, so a
+ *     window's segments are taken in order up to the first that drops one, the rest checked
+ *     again); the clip ranges over tracks (each range belongs to one track and sees its
  *     values segment by segment in the same order), the packing over segments (each writes its
  *     own bytes at offsets computed first, in order), the verification over segments (each
  *     segment's largest squared error into its own slot);
