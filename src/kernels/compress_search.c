@@ -859,13 +859,16 @@ static void pack_segment(const encoder *e, uint32_t g, uint8_t *dst)
                     q = quantize(stored_value(e, tr, g, f0 + f, m), lo, sc,
                                  sc > 0.0f ? 1.0 / (double)sc : 0.0, rb);
                     {
-                        /* up to 24 bits at any bit offset: 4 bytes */
+                        /* up to 24 bits at any bit offset: up to 4 bytes, only those the key
+                         * occupies (never a byte of the next segment, which another thread
+                         * may be writing) */
                         uint8_t *k = keys + (pos >> 3);
                         const uint32_t v = q << (pos & 7u);
+                        const unsigned nb = ((unsigned)(pos & 7u) + rb + 7u) / 8u;
                         k[0] |= (uint8_t)v;
-                        k[1] |= (uint8_t)(v >> 8);
-                        k[2] |= (uint8_t)(v >> 16);
-                        k[3] |= (uint8_t)(v >> 24);
+                        if (nb > 1) k[1] |= (uint8_t)(v >> 8);
+                        if (nb > 2) k[2] |= (uint8_t)(v >> 16);
+                        if (nb > 3) k[3] |= (uint8_t)(v >> 24);
                         pos += rb;
                     }
                 }
