@@ -216,10 +216,10 @@ static void track_ranges(encoder *e, uint32_t t0, uint32_t t1)
 {
     uint32_t g, t;
     float *lo = e->cmin, *hi = e->cext;
-    for (t = t0; t < t1; t++) {
-        const track *tr = &e->tracks[t];
-        for (g = 0; g < e->G; g++) {
-            const size_t f0 = segment_first(e, g), n = segment_frames(e, g);
+    for (g = 0; g < e->G; g++) {
+        const size_t f0 = segment_first(e, g), n = segment_frames(e, g);
+        for (t = t0; t < t1; t++) {
+            const track *tr = &e->tracks[t];
             size_t f;
             unsigned m;
             if (tr->type == 0) {
@@ -840,6 +840,7 @@ static void pack_segment(const encoder *e, uint32_t g, uint8_t *dst)
         }
     }
     {
+        const uint64_t kbytes = ((uint64_t)n * key_bits(e, g) + 7) / 8;   /* the keys' bytes */
         uint64_t pos = 0;
         size_t f;
         for (f = 0; f < n; f++) {
@@ -864,11 +865,16 @@ static void pack_segment(const encoder *e, uint32_t g, uint8_t *dst)
                          * may be writing) */
                         uint8_t *k = keys + (pos >> 3);
                         const uint32_t v = q << (pos & 7u);
-                        const unsigned nb = ((unsigned)(pos & 7u) + rb + 7u) / 8u;
                         k[0] |= (uint8_t)v;
-                        if (nb > 1) k[1] |= (uint8_t)(v >> 8);
-                        if (nb > 2) k[2] |= (uint8_t)(v >> 16);
-                        if (nb > 3) k[3] |= (uint8_t)(v >> 24);
+                        if ((pos >> 3) + 4 <= kbytes) {
+                            k[1] |= (uint8_t)(v >> 8);
+                            k[2] |= (uint8_t)(v >> 16);
+                            k[3] |= (uint8_t)(v >> 24);
+                        } else {   /* the last bytes of the segment */
+                            const unsigned nb = ((unsigned)(pos & 7u) + rb + 7u) / 8u;
+                            if (nb > 1) k[1] |= (uint8_t)(v >> 8);
+                            if (nb > 2) k[2] |= (uint8_t)(v >> 16);
+                        }
                         pos += rb;
                     }
                 }
