@@ -5,9 +5,10 @@
  * The glue validates every argument and prepares every output first, with the GIL held; only
  * then is the call divided, with the GIL released, into chunks that each run the same kernel on
  * a sub-range of the batch (whole 8-unit blocks: a chunk never splits a SIMD vector, and a walk's
- * unit is a whole character). Kernels do not fail, so no error crosses a chunk boundary; a
- * kernel's count (quat_to_euler's gimbal-locked angles, ...) is kept per slot and summed after
- * the join.
+ * unit is a whole character). Kernels do not fail, so no error crosses a chunk boundary (the
+ * encoder's one failure, an unreachable precision, is marked per segment and decided after the
+ * join: compress_search.c divides itself, from the costs given here); a kernel's count
+ * (quat_to_euler's gimbal-locked angles, ...) is kept per slot and summed after the join.
  */
 #ifndef SKS_PARALLEL_H
 #define SKS_PARALLEL_H
