@@ -1370,6 +1370,8 @@ static int near_constants(encoder *e, crew *team)
         uint32_t g = 0;
         while (g < e->G) {
             const size_t n = e->G - g < window ? e->G - g : window;
+            /* a segment's check: one evaluation and a trial per candidate, about a fifth of
+             * its search */
             sks_pool_plan plan = phase_plan(n, e->p->ns_search * 0.2 * (double)e->L *
                                                    (double)e->J);
             size_t i;
