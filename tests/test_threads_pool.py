@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import skelsimd
-from skelsimd import _core
+from skelsimd import _core, testing
 
 COUNTS = (2, 3, 7)
 
@@ -222,6 +222,14 @@ def _cases():
                         skelsimd.clip_error(raw, with_nan, p, per_joint=True))
     cases["clip_error"] = clip_error
 
+    def compression(rng):
+        """The encoder divided over segments (its search and verification) and tracks (clip
+        ranges): 1001 frames, a last segment of 25."""
+        parents = _parents(rng, J)
+        local = testing.random_motion(1001, parents, rng, noise=0.001, scales=True)
+        return lambda: _core._compress(local, parents, 30.0, 0.01, 1.0, 16)
+    cases["compress"] = compression
+
     def ik(rng):
         """Two-bone chains and aimed joints, per-chain and shared operands mixed; look-at chains
         of 3 joints (the kernel entry: the wrapper's forward kinematics is divided on its own)."""
@@ -360,7 +368,78 @@ def test_small_calls_stay_on_the_calling_thread():
         skelsimd.local_to_global(local, parents)
         skelsimd.nlerp(q0, q1, 0.5)
         skelsimd.euler_to_quat(np.zeros((1000, 3), np.float32), "xyz")
+        skelsimd.compress(testing.random_motion(30, parents[:5], rng), parents[:5],
+                          sample_rate=30)
         assert _core._pool_divided_calls() == before
+
+
+def _motion(frames, joints, seed, near_static=False, **kw):
+    """A smooth clip; near_static: joints 5 to 11 jitter about their first pose (candidates of
+    the encoder's near-constant tracks, some of which fail in some segments)."""
+    rng = np.random.default_rng(seed)
+    parents = _parents(rng, joints)
+    local = testing.random_motion(frames, parents, rng, **kw)
+    if near_static:
+        local[:, 5:12, :4] = local[:1, 5:12, :4] + rng.normal(0, 2e-4, (frames, 7, 4))
+        local[:, 5:12, 4:7] = local[:1, 5:12, 4:7] + rng.normal(0, 2e-3, (frames, 7, 3))
+    return local, parents
+
+
+# (frames, joints, segment_length, precision, motion): segment counts that are no multiple of a
+# chunk, a last segment longer than the others, a single segment (frames < segment_length), two.
+COMPRESS_CLIPS = [
+    (1001, 23, 16, 0.01, dict(noise=0.001, scales=True)),
+    (333, 31, 7, 0.001, dict(root_travel=50.0, spin=True)),
+    (97, 40, 32, 0.1, dict(static=0.5)),
+    (61, 19, 30, 0.01, dict(noise=0.01)),
+    (45, 60, 64, 0.01, dict()),
+    (517, 11, 1, 0.01, dict(translation=1.0)),
+    (801, 40, 16, 0.01, dict(near_static=True)),
+    (403, 23, 8, 0.01, dict(near_static=True, noise=0.001)),
+]
+
+
+@pytest.mark.parametrize("frames, joints, segment, precision, motion", COMPRESS_CLIPS)
+def test_compress_same_bytes_at_every_thread_count(isa, frames, joints, segment, precision,
+                                                   motion):
+    """compress at 1, 2, 3 and 5 threads: the same bytes, max_error and repaired_segments (the
+    search of each segment is independent of the others once the clip ranges are set; every
+    reduction is folded in segment order; near-constant tracks checked in windows of segments)."""
+    local, parents = _motion(frames, joints, frames, **motion)
+    args = (local, parents, 30.0, precision, 1.0, segment)
+    with skelsimd.threads(1):
+        reference = _core._compress(*args)
+    assert reference[1] <= precision
+    segments = max(1, frames // segment)
+    for count in (2, 3, 5):
+        with skelsimd.threads(count):
+            before = _core._pool_divided_calls()
+            got = _core._compress(*args)
+            divided = _core._pool_divided_calls() - before
+        assert got[0] == reference[0], f"{count} threads: other bytes"
+        assert np.float64(got[1]).tobytes() == np.float64(reference[1]).tobytes()
+        assert got[2] == reference[2]
+        if segments > 1:   # at least the search (short passes stay on the caller)
+            assert divided >= 1, f"{count} threads: the search was not divided"
+        else:
+            assert divided <= 1   # one segment: at most the clip ranges, over tracks
+
+
+@pytest.mark.parametrize("segment", [16, 5])
+def test_compress_unreachable_precision_at_every_thread_count(isa, segment):
+    """The refusal of a precision below float32's reach, with its measured figure, is the same at
+    every thread count, and the call returns nothing."""
+    local, parents = _motion(403, 23, 3, root_travel=1000.0)
+    messages = []
+    for count in (1, 2, 3, 5):
+        with skelsimd.threads(count):
+            before = _core._pool_divided_calls()
+            with pytest.raises(ValueError, match="below what float32 poses can reproduce") as exc:
+                skelsimd.compress(local, parents, sample_rate=30, precision=1e-9,
+                                  segment_length=segment)
+            assert (_core._pool_divided_calls() > before) == (count > 1)
+        messages.append(str(exc.value))
+    assert messages == [messages[0]] * 4
 
 
 def test_set_get_and_context_manager():

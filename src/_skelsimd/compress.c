@@ -146,6 +146,8 @@ static PyObject *py_compress(PyObject *self, PyObject *const *args, Py_ssize_t n
     p.precision = precision;
     p.shell = shell;
     p.segment_length = (uint32_t)seg;
+    p.ns_search = SKS_NS_COMPRESS_JOINT;   /* divided over the pool (compress_search.c) */
+    p.ns_pass = SKS_NS_ERROR_JOINT;
     Py_BEGIN_ALLOW_THREADS
     status = sks_cc_encode(&p, &r);
     Py_END_ALLOW_THREADS

@@ -5,9 +5,10 @@
  * The glue validates every argument and prepares every output first, with the GIL held; only
  * then is the call divided, with the GIL released, into chunks that each run the same kernel on
  * a sub-range of the batch (whole 8-unit blocks: a chunk never splits a SIMD vector, and a walk's
- * unit is a whole character). Kernels do not fail, so no error crosses a chunk boundary; a
- * kernel's count (quat_to_euler's gimbal-locked angles, ...) is kept per slot and summed after
- * the join.
+ * unit is a whole character). Kernels do not fail, so no error crosses a chunk boundary (the
+ * encoder's one failure, an unreachable precision, is marked per segment and decided after the
+ * join: compress_search.c divides itself, from the costs given here); a kernel's count
+ * (quat_to_euler's gimbal-locked angles, ...) is kept per slot and summed after the join.
  */
 #ifndef SKS_PARALLEL_H
 #define SKS_PARALLEL_H
@@ -34,6 +35,8 @@
 #define SKS_NS_IK_AIM 5.0         /* one aimed joint (ik_aim, one joint of a look-at chain) */
 #define SKS_NS_ERROR_JOINT 10.0   /* one joint of one pose of clip_error (float64 walk, shell) */
 #define SKS_NS_SURFACE_VERTEX 1.0 /* one vertex of a spring-grid surface in one substep */
+#define SKS_NS_COMPRESS_JOINT 100.0 /* one joint of one frame in compress's rate search (its
+                                    * trials; the passes over the clip cost SKS_NS_ERROR_JOINT) */
 
 /* Runs fn(ctx, begin, end, slot) over [0, units) on the pool: chunks of whole SKS_GRAIN blocks
  * when units x ns_per_unit exceeds SKS_POOL_MIN_NS, else one plain call on this thread. */

@@ -364,6 +364,11 @@ typedef struct sks_cc_encode_params {
     uint32_t frames, joints;
     double sample_rate, precision, shell;
     uint32_t segment_length;
+    /* Estimated single-thread nanoseconds per frame and joint (0: never divided): of the rate
+     * search, and of one pass over the clip (ranges, packing, verification). A phase whose
+     * estimate exceeds the pool's threshold (pool.h) is divided over the thread pool; the bytes
+     * do not depend on it. */
+    double ns_search, ns_pass;
 } sks_cc_encode_params;
 
 typedef struct sks_cc_encode_result {

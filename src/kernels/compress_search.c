@@ -20,8 +20,36 @@
  * error; a segment over the threshold (none is expected) gets one more bit on every component
  * until it holds. The encoder runs the same code whatever the active variant: its bytes are the
  * same on every variant.
+ *
+ * Division over the thread pool (pool.h), when the caller's cost estimates (the parameters'
+ * ns_search and ns_pass) put a phase above the pool's threshold; the bytes, max_error and
+ * repaired_segments are those of one thread at every thread count:
+ *   - the search is divided over segments. The unit is the segment, not the track: within a
+ *     segment the tracks are searched in turn on one shared state (each trial walks on the
+ *     globals that the tracks accepted before it left, phase 2 and 3 go leaves first), so the
+ *     tracks of a segment are not independent; across segments nothing is shared once the clip
+ *     ranges and drop indices are set (every raw frame is a key: a segment's keys, range codes
+ *     and rates depend on its own frames only). Each thread searches with its own workspace (slot
+ *     0 the encoder's, the others copies made for the threads the plan uses) and writes only its
+ *     segments' rows of bits, code and code0; a segment whose highest rates fail is marked in its
+ *     own byte and its chunk stops (the encoder then sets every segment to 24 bits and measures
+ *     what they reach, as on one thread, where the first failure stops the loop);
+ *   - the preparation over frames (normalised rotations) and joints (track kinds); the
+ *     near-constant candidates over tracks, and each of their rounds over segments in windows
+ *     (near_constants: a segment's check depends on the candidates dropped before it, so a
+ *     window's segments are taken in order up to the first that drops one, the rest checked
+ *     again); the clip ranges over tracks (each range belongs to one track and sees its
+ *     values segment by segment in the same order), the packing over segments (each writes its
+ *     own bytes at offsets computed first, in order), the verification over segments (each
+ *     segment's largest squared error into its own slot);
+ *   - every reduction is made after the join, in segment order: the largest error, which
+ *     segments fail and need repair (and their count), whether the precision is unreachable.
+ * A failure never crosses a chunk: chunks do not allocate (workspaces and scratch come first; a
+ * thread whose workspace cannot be allocated is left out, fewer threads giving the same bytes).
  */
 #include "compress.h"
+
+#include "pool.h"
 
 #include <stdlib.h>
 
@@ -44,6 +72,27 @@ typedef struct track {
     uint32_t range;     /* first clip range pair */
 } track;
 
+/* The per-segment workspace of the search (n <= nmax frames): one per thread that searches. */
+typedef struct workspace {
+    float *vals;            /* C x nmax: stored component values (padded frames repeat the last) */
+    uint16_t *rcode;        /* C: min8 | ext8 << 8 */
+    double *ext;            /* C: decoded extent of each component */
+    float *decl;            /* (J + 1) x 8 x nmax: decoded locals (memory behind dlp, tl) */
+    float **dlp;            /* J: joint j's decoded locals of the current rates, QTS lane k of
+                             * frame f at k * nmax + f */
+    double *rg;             /* J x 12 nmax: raw globals (SOA blocks) */
+    double *blocks;         /* (3 J + 1) x 12 nmax: memory behind lxp, gcp, gtp, tlx */
+    double **lxp, **gcp, **gtp;  /* J each: local maps, current and trial globals per joint
+                                  * (a trial that holds swaps pointers instead of copying) */
+    float *tl;              /* 8 x nmax */
+    double *tlx;            /* 12 nmax (SOA blocks) */
+    uint8_t *dirty;         /* J */
+    uint8_t *level;         /* T: each track's level */
+    uint8_t *done;          /* C: a track (phase 2) or component (phase 3) that cannot go lower */
+    double *reach;          /* J: shell distance plus the farthest descendant, in the segment */
+    double *offset;         /* T: log2 of a track's extent times its lever arm */
+} workspace;
+
 typedef struct encoder {
     const sks_cc_encode_params *p;
     uint32_t F, J, L, G, C, T, pairs, consts;
@@ -59,27 +108,19 @@ typedef struct encoder {
     uint16_t *code;         /* G x C: range code for the chosen rate */
     uint16_t *code0;        /* G x C: the 16-bit constant code (rate 0) */
     uint32_t *last;         /* J: largest index in the subtree */
-    /* per-segment workspace (n <= 2L - 1 frames) */
+    /* per-segment workspace (n <= 2L - 1 frames): the encoder's own, or a slot's (see
+     * "Division over the thread pool") */
     uint32_t nmax;
-    float *vals;            /* C x nmax: stored component values (padded frames repeat the last) */
-    uint16_t *rcode;        /* C: min8 | ext8 << 8 */
-    double *ext;            /* C: decoded extent of each component */
-    float *decl;            /* (J + 1) x 8 x nmax: decoded locals (memory behind dlp, tl) */
-    float **dlp;            /* J: joint j's decoded locals of the current rates, QTS lane k of
-                             * frame f at k * nmax + f */
-    double *lx;             /* J x 12 nmax: their affine maps (SOA blocks) */
-    double *rg;             /* J x 12 nmax: raw globals (SOA blocks) */
-    double *blocks;         /* (3 J + 1) x 12 nmax: memory behind lxp, gcp, gtp, tlx */
-    double **lxp, **gcp, **gtp;  /* J each: local maps, current and trial globals per joint
-                                  * (a trial that holds swaps pointers instead of copying) */
-    float *tl;              /* 8 x nmax */
-    double *tlx;            /* 12 nmax (SOA blocks) */
-    uint8_t *dirty;         /* J */
-    uint8_t *level;         /* T: each track's level */
-    uint8_t *done;          /* C: a track (phase 2) or component (phase 3) that cannot go lower */
-    double *reach;          /* J: shell distance plus the farthest descendant, in the segment */
-    double *offset;         /* T: log2 of a track's extent times its lever arm */
+    workspace w;
 } encoder;
+
+/* The plan of a phase over `units` independent units (segments or tracks) of `ns` estimated
+ * nanoseconds each, or one chunk on the caller when the parameters give no cost. Units are not
+ * SIMD blocks here: chunks of any whole number of them (grain 1). */
+static sks_pool_plan phase_plan(size_t units, double ns)
+{
+    return sks_pool_plan_for(units, 1, ns > 0.0 ? ns : 0.0);
+}
 
 /* ------------------------------------------------------------------------------------------
  * Preparation
@@ -103,14 +144,14 @@ static void normalize_input(float o[4], const float *q)
     }
 }
 
-/* Track kinds: default when every frame is the identity / zero / one, constant when every frame
+/* Track kinds of joints [j0, j1): default when every frame is the identity / zero / one, constant when every frame
  * equals the first (rotations up to sign), animated otherwise. */
-static void classify(encoder *e)
+static void classify(encoder *e, size_t j0, size_t j1)
 {
     const float *x = e->p->local;
     const size_t J = e->J, F = e->F;
     size_t j, f;
-    for (j = 0; j < J; j++) {
+    for (j = j0; j < j1; j++) {
         const float *q0 = e->qn + 4 * j, *l0 = x + 8 * j;
         int rdef = 1, rcon = 1, tdef = 1, tcon = 1, sdef = 1, scon = 1;
         for (f = 0; f < F; f++) {
@@ -157,18 +198,27 @@ static float stored_value(const encoder *e, const track *t, uint32_t g, size_t f
 /* The quaternion component of stored component m of a rotation with drop index d. */
 static unsigned rotation_component(unsigned m, unsigned drop) { return m + (m >= drop); }
 
-/* Drop choice per segment and rotation, then clip ranges over the stored values. */
-static void clip_ranges(encoder *e)
+/* Clip ranges, in three steps: clip_ranges_start empties them, track_ranges chooses the drop
+ * index of each segment of rotations [t0, t1) and widens their ranges over the stored values
+ * (each track's ranges are its own: tracks may be divided between threads, and each range sees
+ * its values in the same order, segment by segment, whatever the division), and
+ * clip_ranges_finish turns every (min, max) into (min, extent). */
+static void clip_ranges_start(encoder *e)
 {
-    uint32_t g, t, i;
-    float *lo = e->cmin, *hi = e->cext;
+    uint32_t i;
     for (i = 0; i < e->pairs; i++) {
-        lo[i] = INFINITY;
-        hi[i] = -INFINITY;
+        e->cmin[i] = INFINITY;
+        e->cext[i] = -INFINITY;
     }
+}
+
+static void track_ranges(encoder *e, uint32_t t0, uint32_t t1)
+{
+    uint32_t g, t;
+    float *lo = e->cmin, *hi = e->cext;
     for (g = 0; g < e->G; g++) {
         const size_t f0 = segment_first(e, g), n = segment_frames(e, g);
-        for (t = 0; t < e->T; t++) {
+        for (t = t0; t < t1; t++) {
             const track *tr = &e->tracks[t];
             size_t f;
             unsigned m;
@@ -204,6 +254,12 @@ static void clip_ranges(encoder *e)
             }
         }
     }
+}
+
+static void clip_ranges_finish(encoder *e)
+{
+    uint32_t i;
+    float *lo = e->cmin, *hi = e->cext;
     for (i = 0; i < e->pairs; i++) {
         if (!(lo[i] <= hi[i])) {   /* a rotation component dropped in every segment */
             lo[i] = 0.0f;
@@ -242,7 +298,7 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
             const size_t c = tr->comp + m;
             const uint32_t r = range_of(tr, m, drop);
             const float cm = e->cmin[r], ce = e->cext[r];
-            const float *v = e->vals + c * e->nmax;
+            const float *v = e->w.vals + c * e->nmax;
             float smin = v[0], smax = v[0], lo, sc;
             unsigned min8, ext8, best_code;
             double best = INFINITY;
@@ -254,9 +310,9 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
                 smax = v[f] > smax ? v[f] : smax;
             }
             if (!(ce > 0.0f)) {
-                e->rcode[c] = 0;
+                e->w.rcode[c] = 0;
                 e->code0[(size_t)g * e->C + c] = 0;
-                e->ext[c] = 0.0;
+                e->w.ext[c] = 0.0;
                 continue;
             }
             {
@@ -277,8 +333,8 @@ static void segment_ranges(encoder *e, uint32_t g, size_t n)
                 if (lo + sc >= smax || ext8 == 255) break;
                 ext8++;
             }
-            e->rcode[c] = (uint16_t)(min8 | (ext8 << 8));
-            e->ext[c] = (double)ce * ext8 / 255.0;
+            e->w.rcode[c] = (uint16_t)(min8 | (ext8 << 8));
+            e->w.ext[c] = (double)ce * ext8 / 255.0;
             code = lround((0.5 * ((double)smin + smax) - cm) / ce * 65535.0);
             code = code < 0 ? 0 : code > 65535 ? 65535 : code;
             best_code = (unsigned)code;
@@ -327,7 +383,7 @@ static inline uint32_t quantize(float x, float lo, float sc, double inv, unsigne
 static inline void component_code(const encoder *e, uint32_t g, size_t c, unsigned r,
                                   uint32_t *code)
 {
-    *code = r == 0 ? e->code0[(size_t)g * e->C + c] : e->rcode[c];
+    *code = r == 0 ? e->code0[(size_t)g * e->C + c] : e->w.rcode[c];
 }
 
 /* The decoded values v[0..n) of one component at rate r (quantize's choice of integer, then
@@ -378,7 +434,7 @@ static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
             float lo, sc;
             component_code(e, g, t->comp + m, r[m], &code);
             sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo, &sc);
-            decode_component(e->vals + (t->comp + m) * s, rows + m * s, n, lo, sc,
+            decode_component(e->w.vals + (t->comp + m) * s, rows + m * s, n, lo, sc,
                              sc > 0.0f ? 1.0 / (double)sc : 0.0, r[m]);
         }
         return;
@@ -397,7 +453,7 @@ static void decode_track(const encoder *e, uint32_t g, size_t n, const track *t,
             float lo, sc;
             component_code(e, g, t->comp + m, r[m], &code);
             sks_cc_component(e->cmin[rr], e->cext[rr], r[m], code, &lo, &sc);
-            decode_component(e->vals + (t->comp + m) * s, q[rotation_component(m, drop)], n, lo,
+            decode_component(e->w.vals + (t->comp + m) * s, q[rotation_component(m, drop)], n, lo,
                              sc, sc > 0.0f ? 1.0 / (double)sc : 0.0, r[m]);
         }
         a = q[rotation_component(0, drop)];
@@ -431,14 +487,14 @@ static void level_rates(const encoder *e, const track *t, unsigned level, uint8_
     const unsigned b = level_bits(level);
     double emax = 0.0, step;
     unsigned m;
-    for (m = 0; m < t->ncomp; m++) emax = e->ext[t->comp + m] > emax ? e->ext[t->comp + m] : emax;
+    for (m = 0; m < t->ncomp; m++) emax = e->w.ext[t->comp + m] > emax ? e->w.ext[t->comp + m] : emax;
     if (b == 0 || emax == 0.0) {
         for (m = 0; m < t->ncomp; m++) r[m] = 0;
         return;
     }
     step = emax / (double)((1u << b) - 1u) * (1.0 + 1e-12);
     for (m = 0; m < t->ncomp; m++) {
-        const double x = e->ext[t->comp + m];
+        const double x = e->w.ext[t->comp + m];
         unsigned k;
         if (x <= step) {
             r[m] = 0;
@@ -472,7 +528,7 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
     const size_t J = e->J, f0 = segment_first(e, g), nreal = segment_frames(e, g);
     size_t j, f;
     for (j = 0; j < J; j++) {
-        float *dl = e->dlp[j];
+        float *dl = e->w.dlp[j];
         const float *x = e->p->local, *cv = e->cval + 8 * j;
         const size_t s = e->nmax;
         unsigned k;
@@ -495,11 +551,11 @@ static int full_eval(encoder *e, uint32_t g, size_t n, const uint8_t *rates)
             if (t != UINT32_MAX)
                 decode_track(e, g, n, &e->tracks[t], rates + e->tracks[t].comp, dl);
         }
-        e->p->kernels->affine(e->lxp[j], dl, s, n);
+        e->p->kernels->affine(e->w.lxp[j], dl, s, n);
         {
             const int32_t p = e->p->parents[j];
-            if (!e->p->kernels->walk(n, e->lxp[j], p < 0 ? NULL : e->gcp[p], e->gcp[j],
-                                     e->rg + j * e->nmax * 12, e->p->shell, e->thr2))
+            if (!e->p->kernels->walk(n, e->w.lxp[j], p < 0 ? NULL : e->w.gcp[p], e->w.gcp[j],
+                                     e->w.rg + j * e->nmax * 12, e->p->shell, e->thr2))
                 return 0;
         }
     }
@@ -515,43 +571,43 @@ static int try_track(encoder *e, uint32_t g, size_t n, const track *t, const uin
     const int32_t p = e->p->parents[j];
     size_t f, i;
     int ok;
-    memcpy(e->tl, e->dlp[j], 8 * stride * sizeof(float));
+    memcpy(e->w.tl, e->w.dlp[j], 8 * stride * sizeof(float));
     if (r != NULL) {
-        decode_track(e, g, n, t, r, e->tl);
+        decode_track(e, g, n, t, r, e->w.tl);
     } else {
         static const unsigned first[3] = {0, 4, 7};
         const unsigned rows = t->type == 0 ? 4 : t->ncomp;
         unsigned k;
         for (k = first[t->type]; k < first[t->type] + rows; k++)
-            for (f = 0; f < n; f++) e->tl[k * stride + f] = cv[k];
+            for (f = 0; f < n; f++) e->w.tl[k * stride + f] = cv[k];
     }
-    e->p->kernels->affine(e->tlx, e->tl, stride, n);
-    ok = e->p->kernels->walk(n, e->tlx, p < 0 ? NULL : e->gcp[p], e->gtp[j],
-                             e->rg + j * stride * 12, e->p->shell, e->thr2);
-    e->dirty[j] = 1;
+    e->p->kernels->affine(e->w.tlx, e->w.tl, stride, n);
+    ok = e->p->kernels->walk(n, e->w.tlx, p < 0 ? NULL : e->w.gcp[p], e->w.gtp[j],
+                             e->w.rg + j * stride * 12, e->p->shell, e->thr2);
+    e->w.dirty[j] = 1;
     for (i = j + 1; ok && i <= e->last[j]; i++) {
         const int32_t q = e->p->parents[i];
-        if (q < 0 || !e->dirty[q]) continue;
-        e->dirty[i] = 1;
-        ok = e->p->kernels->walk(n, e->lxp[i], e->gtp[q], e->gtp[i], e->rg + i * stride * 12,
+        if (q < 0 || !e->w.dirty[q]) continue;
+        e->w.dirty[i] = 1;
+        ok = e->p->kernels->walk(n, e->w.lxp[i], e->w.gtp[q], e->w.gtp[i], e->w.rg + i * stride * 12,
                                  e->p->shell, e->thr2);
     }
     if (ok) {
-        float *tf = e->dlp[j];
-        double *td = e->lxp[j];
-        e->dlp[j] = e->tl;
-        e->tl = tf;
-        e->lxp[j] = e->tlx;
-        e->tlx = td;
+        float *tf = e->w.dlp[j];
+        double *td = e->w.lxp[j];
+        e->w.dlp[j] = e->w.tl;
+        e->w.tl = tf;
+        e->w.lxp[j] = e->w.tlx;
+        e->w.tlx = td;
         for (i = j; i <= e->last[j]; i++) {
-            if (e->dirty[i]) {
-                double *x = e->gcp[i];
-                e->gcp[i] = e->gtp[i];
-                e->gtp[i] = x;
+            if (e->w.dirty[i]) {
+                double *x = e->w.gcp[i];
+                e->w.gcp[i] = e->w.gtp[i];
+                e->w.gtp[i] = x;
             }
         }
     }
-    for (i = j; i <= e->last[j]; i++) e->dirty[i] = 0;
+    for (i = j; i <= e->last[j]; i++) e->w.dirty[i] = 0;
     return ok;
 }
 
@@ -566,14 +622,14 @@ static void raw_globals(encoder *e, uint32_t g, size_t n, size_t np)
     size_t j, f;
     for (j = 0; j < J; j++) {
         const int32_t p = e->p->parents[j];
-        double *gj = e->rg + j * stride * 12;
+        double *gj = e->w.rg + j * stride * 12;
         for (f = 0; f < np; f++) {
             const size_t src = f0 + (f < n ? f : n - 1);
             double l[12];
             affine_of(gj, f, e->p->local + 8 * (src * J + j));
             if (p < 0) continue;
             {
-                const double *pg = e->rg + (size_t)p * stride * 12;
+                const double *pg = e->w.rg + (size_t)p * stride * 12;
                 double pm[12], m[12];
                 int q;
                 for (q = 0; q < 12; q++) {
@@ -594,21 +650,21 @@ static void segment_reach(encoder *e, size_t n)
     const size_t stride = e->nmax;
     const double shell = e->p->shell > 0.0 ? e->p->shell : 1e-9;
     size_t j, f;
-    for (j = 0; j < e->J; j++) e->reach[j] = shell;
+    for (j = 0; j < e->J; j++) e->w.reach[j] = shell;
     for (j = e->J; j-- > 0;) {
         const int32_t p = e->p->parents[j];
-        const double *gj = e->rg + j * stride * 12, *gp;
+        const double *gj = e->w.rg + j * stride * 12, *gp;
         double d2 = 0.0;
         if (p < 0) continue;
-        gp = e->rg + (size_t)p * stride * 12;
+        gp = e->w.rg + (size_t)p * stride * 12;
         for (f = 0; f < n; f++) {
             const double dx = gj[SOA(9, f)] - gp[SOA(9, f)], dy = gj[SOA(10, f)] - gp[SOA(10, f)];
             const double dz = gj[SOA(11, f)] - gp[SOA(11, f)];
             const double x = (dx * dx + dy * dy) + dz * dz;
             d2 = x > d2 ? x : d2;
         }
-        d2 = sqrt(d2) + e->reach[j];
-        if (d2 > e->reach[p]) e->reach[p] = d2;
+        d2 = sqrt(d2) + e->w.reach[j];
+        if (d2 > e->w.reach[p]) e->w.reach[p] = d2;
     }
 }
 
@@ -619,9 +675,9 @@ static void set_error_levels(encoder *e, uint8_t *rates, int k)
 {
     uint32_t t;
     for (t = 0; t < e->T; t++) {
-        const double b = floor((double)k + e->offset[t] + 0.5);
+        const double b = floor((double)k + e->w.offset[t] + 0.5);
         const int level = b - 1.0 < 0.0 ? 0 : b - 1.0 > NLEVELS - 1 ? NLEVELS - 1 : (int)b - 1;
-        e->level[t] = (uint8_t)level;
+        e->w.level[t] = (uint8_t)level;
         level_rates(e, &e->tracks[t], (unsigned)level, rates + e->tracks[t].comp);
     }
 }
@@ -641,13 +697,13 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         unsigned m;
         for (m = 0; m < tr->ncomp; m++) {
             for (f = 0; f < np; f++)
-                e->vals[(tr->comp + m) * stride + f] =
+                e->w.vals[(tr->comp + m) * stride + f] =
                     stored_value(e, tr, g, f0 + (f < n ? f : n - 1), m);
         }
     }
     segment_ranges(e, g, n);
     /* phase 0: the highest rates, 24 bits on every component */
-    for (ti = 0; ti < e->T; ti++) e->level[ti] = NLEVELS - 1;
+    for (ti = 0; ti < e->T; ti++) e->w.level[ti] = NLEVELS - 1;
     memset(rates, SKS_CC_MAX_BITS, e->C);
     if (!full_eval(e, g, np, rates)) return -1;
     /* phase 1: every track at one error level (bisection over k); at the highest k every track
@@ -657,8 +713,8 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
         const track *tr = &e->tracks[ti];
         double emax = 1e-30;
         unsigned m;
-        for (m = 0; m < tr->ncomp; m++) emax = e->ext[tr->comp + m] > emax ? e->ext[tr->comp + m] : emax;
-        e->offset[ti] = log2(emax * (tr->type == 1 ? 1.0 : (tr->type == 0 ? 2.0 : 1.0) * e->reach[tr->joint]));
+        for (m = 0; m < tr->ncomp; m++) emax = e->w.ext[tr->comp + m] > emax ? e->w.ext[tr->comp + m] : emax;
+        e->w.offset[ti] = log2(emax * (tr->type == 1 ? 1.0 : (tr->type == 0 ? 2.0 : 1.0) * e->w.reach[tr->joint]));
     }
     lo = -128;
     hi = 128;
@@ -677,30 +733,30 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
     } else {
         /* even the highest levels fail (a precision near float32's resolution for this clip,
          * or offsets below -128): every component back at 24 bits, phases 2 and 3 from there */
-        for (ti = 0; ti < e->T; ti++) e->level[ti] = NLEVELS - 1;
+        for (ti = 0; ti < e->T; ti++) e->w.level[ti] = NLEVELS - 1;
         memset(rates, SKS_CC_MAX_BITS, e->C);
     }
     if (!full_eval(e, g, np, rates)) return -1;   /* cannot happen: it held */
     /* phase 2: each track one level lower in turn, leaves first, rounds until none can go */
-    memset(e->done, 0, e->T);
+    memset(e->w.done, 0, e->T);
     for (progress = 1; progress;) {
         progress = 0;
         for (ti = e->T; ti-- > 0;) {
             const track *tr = &e->tracks[ti];
             uint8_t r[3];
-            if (e->done[ti] || e->level[ti] == 0) continue;
-            level_rates(e, tr, e->level[ti] - 1u, r);
+            if (e->w.done[ti] || e->w.level[ti] == 0) continue;
+            level_rates(e, tr, e->w.level[ti] - 1u, r);
             if (!try_track(e, g, np, tr, r, NULL)) {
-                e->done[ti] = 1;
+                e->w.done[ti] = 1;
                 continue;
             }
-            e->level[ti]--;
+            e->w.level[ti]--;
             memcpy(rates + tr->comp, r, tr->ncomp);
             progress = 1;
         }
     }
     /* phase 3: each component one bit lower in turn (1 bit failing: 0 tried), the same way */
-    memset(e->done, 0, e->C);
+    memset(e->w.done, 0, e->C);
     for (progress = 1; progress;) {
         progress = 0;
         for (ti = e->T; ti-- > 0;) {
@@ -709,13 +765,13 @@ static int search_segment(encoder *e, uint32_t g, size_t n, uint8_t *rates)
             for (m = 0; m < tr->ncomp; m++) {
                 uint8_t r[3];
                 c = tr->comp + m;
-                if (e->done[c] || rates[c] == 0) continue;
+                if (e->w.done[c] || rates[c] == 0) continue;
                 memcpy(r, rates + tr->comp, tr->ncomp);
                 r[m] = (uint8_t)(r[m] - 1u);
                 if (!try_track(e, g, np, tr, r, NULL)) {
                     r[m] = 0;
                     if (rates[c] != 2 || !try_track(e, g, np, tr, r, NULL)) {
-                        e->done[c] = 1;
+                        e->w.done[c] = 1;
                         continue;
                     }
                 }
@@ -765,7 +821,7 @@ static size_t segment_bytes(const encoder *e, uint32_t g)
 }
 
 /* Writes segment g's component headers (rate byte, range code) and keys at dst (zeroed). */
-static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
+static void pack_segment(const encoder *e, uint32_t g, uint8_t *dst)
 {
     const size_t n = segment_frames(e, g), f0 = segment_first(e, g), C = e->C;
     const uint8_t *r = e->bits + (size_t)g * C;
@@ -784,6 +840,7 @@ static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
         }
     }
     {
+        const uint64_t kbytes = ((uint64_t)n * key_bits(e, g) + 7) / 8;   /* the keys' bytes */
         uint64_t pos = 0;
         size_t f;
         for (f = 0; f < n; f++) {
@@ -803,13 +860,21 @@ static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
                     q = quantize(stored_value(e, tr, g, f0 + f, m), lo, sc,
                                  sc > 0.0f ? 1.0 / (double)sc : 0.0, rb);
                     {
-                        /* up to 24 bits at any bit offset: 4 bytes */
+                        /* up to 24 bits at any bit offset: up to 4 bytes, only those the key
+                         * occupies (never a byte of the next segment, which another thread
+                         * may be writing) */
                         uint8_t *k = keys + (pos >> 3);
                         const uint32_t v = q << (pos & 7u);
                         k[0] |= (uint8_t)v;
-                        k[1] |= (uint8_t)(v >> 8);
-                        k[2] |= (uint8_t)(v >> 16);
-                        k[3] |= (uint8_t)(v >> 24);
+                        if ((pos >> 3) + 4 <= kbytes) {
+                            k[1] |= (uint8_t)(v >> 8);
+                            k[2] |= (uint8_t)(v >> 16);
+                            k[3] |= (uint8_t)(v >> 24);
+                        } else {   /* the last bytes of the segment */
+                            const unsigned nb = ((unsigned)(pos & 7u) + rb + 7u) / 8u;
+                            if (nb > 1) k[1] |= (uint8_t)(v >> 8);
+                            if (nb > 2) k[2] |= (uint8_t)(v >> 16);
+                        }
                         pos += rb;
                     }
                 }
@@ -818,7 +883,24 @@ static void pack_segment(encoder *e, uint32_t g, uint8_t *dst)
     }
 }
 
-static uint8_t *pack(encoder *e, size_t *size)
+/* Packing divided over segments: segment g at d + off[g]. */
+typedef struct pack_job {
+    const encoder *e;
+    uint8_t *d;
+    size_t *off;            /* G */
+} pack_job;
+
+static void pack_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const pack_job *job = (const pack_job *)ctx;
+    size_t g;
+    (void)slot;
+    for (g = begin; g < end; g++) pack_segment(job->e, (uint32_t)g, job->d + job->off[g]);
+}
+
+/* The blob of the current rates (malloc'ed), or NULL with *size the size it would have (over
+ * 4 GiB) or not (out of memory). */
+static uint8_t *pack(const encoder *e, size_t *size)
 {
     const size_t head = header_bytes(e);
     size_t total = head, g, j, pos;
@@ -862,13 +944,26 @@ static uint8_t *pack(encoder *e, size_t *size)
         put_f32(d + pos + 4, e->cext[j]);
     }
     {
+        /* the segment table, then the segments divided between threads (each writes its own
+         * bytes, zeroed by the calloc) */
         size_t off = head;
+        pack_job job;
+        const sks_pool_plan plan = phase_plan(e->G, e->p->ns_pass * (double)e->L * (double)e->J);
+        job.e = e;
+        job.d = d;
+        job.off = (size_t *)malloc(sizeof(size_t) * e->G);
+        if (job.off == NULL) {
+            free(d);
+            return NULL;
+        }
         for (g = 0; g < e->G; g++, pos += 8) {
             put_u32(d + pos, (uint32_t)off);
             put_u32(d + pos + 4, (uint32_t)key_bits(e, (uint32_t)g));
-            pack_segment(e, (uint32_t)g, d + off);
+            job.off[g] = off;
             off += segment_bytes(e, (uint32_t)g);
         }
+        sks_pool_run(&plan, pack_chunk, &job);
+        free(job.off);
     }
     *size = total;
     return d;
@@ -930,93 +1025,374 @@ static void build_tracks(encoder *e)
 /* Share of the error budget near-constant tracks may use (the rest is left to quantisation). */
 #define NEAR_CONSTANT_BUDGET 0.5
 
+/* Candidate t of near_constants: its one value into v (QTS slots), and whether the joint's own
+ * vertices stay within `budget` of it (a cheap necessary condition). Tracks are independent. */
+static int near_candidate(const encoder *e, uint32_t t, float *v, double budget)
+{
+    const size_t F = e->F, J = e->J;
+    const double d = e->p->shell;
+    const track *tr = &e->tracks[t];
+    const size_t j = tr->joint;
+    size_t f;
+    double dev = 0.0;
+    if (tr->type == 0) {
+        const float *q0 = e->qn + 4 * j;
+        double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4], n2 = 0.0;
+        unsigned c;
+        for (c = 0; c < 4; c++) hi[c] = -INFINITY;
+        for (f = 0; f < F; f++) {
+            const float *q = e->qn + 4 * (f * J + j);
+            const double sg = ((double)q[0] * q0[0] + (double)q[1] * q0[1]) +
+                              ((double)q[2] * q0[2] + (double)q[3] * q0[3]) < 0.0 ? -1.0 : 1.0;
+            for (c = 0; c < 4; c++) {
+                const double x = sg * q[c];
+                lo[c] = x < lo[c] ? x : lo[c];
+                hi[c] = x > hi[c] ? x : hi[c];
+            }
+        }
+        for (c = 0; c < 4; c++) n2 += (0.5 * (lo[c] + hi[c])) * (0.5 * (lo[c] + hi[c]));
+        for (c = 0; c < 4; c++) v[c] = (float)(0.5 * (lo[c] + hi[c]) / sqrt(n2));
+        for (f = 0; f < F; f++) {
+            const float *q = e->qn + 4 * (f * J + j);
+            const double dot = fabs(((double)q[0] * v[0] + (double)q[1] * v[1]) +
+                                    ((double)q[2] * v[2] + (double)q[3] * v[3]));
+            const double angle = 2.0 * acos(dot < 1.0 ? dot : 1.0);
+            dev = angle > dev ? angle : dev;
+        }
+        dev *= d;
+    } else {
+        const unsigned first = tr->type == 1 ? 4 : 7;
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        unsigned c;
+        for (f = 0; f < F; f++) {
+            const float *x = e->p->local + 8 * (f * J + j) + first;
+            for (c = 0; c < tr->ncomp; c++) {
+                lo[c] = x[c] < lo[c] ? x[c] : lo[c];
+                hi[c] = x[c] > hi[c] ? x[c] : hi[c];
+            }
+        }
+        for (c = 0; c < tr->ncomp; c++) {
+            v[first + c] = (float)(0.5 * (lo[c] + hi[c]));
+            dev += (0.5 * (hi[c] - lo[c])) * (0.5 * (hi[c] - lo[c]));
+        }
+        dev = sqrt(dev) * (tr->type == 2 ? d : 1.0);
+    }
+    return dev <= budget;
+}
+
+/* The candidates that fail somewhere in segment g, checked leaves first each on top of those
+ * accepted before in the segment, with every candidate of cand[] at the segment's start: out[t]
+ * = 1 for each (the others untouched). Needs e->thr2 at the budget. Segments are independent
+ * given cand[]. */
+static int near_segment(encoder *e, uint32_t g, const uint8_t *cand, const float *cv,
+                        uint8_t *out)
+{
+    const size_t n = segment_frames(e, g), np = (n + SB - 1) / SB * SB;
+    uint32_t t;
+    int dropped = 0;
+    raw_globals(e, g, n, np);
+    full_eval(e, g, np, NULL);
+    for (t = e->T; t-- > 0;) {
+        if (!cand[t]) continue;
+        if (!try_track(e, g, np, &e->tracks[t], NULL, cv + 8 * t)) {
+            out[t] = 1;
+            dropped = 1;
+        }
+    }
+    return dropped;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Division over the thread pool
+ * ------------------------------------------------------------------------------------------ */
+
+/* The workspace of e's sizes (C, T, J, nmax); -1 when out of memory (what was allocated is left
+ * for free_workspace). */
+static int alloc_workspace(encoder *e)
+{
+    const size_t C = e->C, T = e->T, J = e->J, n = e->nmax;
+    workspace *w = &e->w;
+    size_t j;
+    w->vals = (float *)malloc(sizeof(float) * (C * n + 1));
+    w->rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
+    w->ext = (double *)malloc(sizeof(double) * (C + 1));
+    w->decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
+    w->dlp = (float **)malloc(sizeof(float *) * J);
+    w->blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
+    w->lxp = (double **)malloc(sizeof(double *) * J);
+    w->gcp = (double **)malloc(sizeof(double *) * J);
+    w->gtp = (double **)malloc(sizeof(double *) * J);
+    w->rg = (double *)malloc(sizeof(double) * J * n * 12);
+    w->dirty = (uint8_t *)calloc(J, 1);
+    w->level = (uint8_t *)malloc(T + 1);
+    w->done = (uint8_t *)malloc(C + T + 1);
+    w->reach = (double *)malloc(sizeof(double) * J);
+    w->offset = (double *)malloc(sizeof(double) * (T + 1));
+    if (!w->vals || !w->rcode || !w->ext || !w->decl || !w->dlp || !w->blocks || !w->lxp ||
+        !w->gcp || !w->gtp || !w->rg || !w->dirty || !w->level || !w->done || !w->reach ||
+        !w->offset)
+        return -1;
+    for (j = 0; j < J; j++) {
+        w->dlp[j] = w->decl + j * n * 8;
+        w->lxp[j] = w->blocks + j * n * 12;
+        w->gcp[j] = w->blocks + (J + j) * n * 12;
+        w->gtp[j] = w->blocks + (2 * J + j) * n * 12;
+    }
+    w->tl = w->decl + J * n * 8;
+    w->tlx = w->blocks + 3 * J * n * 12;
+    return 0;
+}
+
+static void free_workspace(workspace *w)
+{
+    free(w->vals);
+    free(w->rcode);
+    free(w->ext);
+    free(w->decl);
+    free(w->dlp);
+    free(w->blocks);
+    free(w->lxp);
+    free(w->gcp);
+    free(w->gtp);
+    free(w->rg);
+    free(w->dirty);
+    free(w->level);
+    free(w->done);
+    free(w->reach);
+    free(w->offset);
+}
+
+/* The encoders of the threads of a divided phase: slot 0 is the encoder itself, slot s > 0 a
+ * copy of it (the same clip-wide state, read only while divided) with a workspace of its own. */
+typedef struct crew {
+    encoder *e;
+    encoder *more;      /* slots 1 .. size - 1 */
+    size_t size;
+} crew;
+
+static encoder *member(const crew *c, size_t slot)
+{
+    return slot == 0 ? c->e : c->more + (slot - 1);
+}
+
+/* Makes `slots` members ready, their clip-wide fields those of the encoder now (as many as memory
+ * allows: at least the encoder itself); returns how many are ready. The workspaces are never
+ * smaller than needed: C and T only shrink after the first allocation (near_constants). */
+static size_t crew_ready(crew *c, size_t slots)
+{
+    size_t s;
+    if (slots > c->size) {
+        encoder *more = (encoder *)realloc(c->more, sizeof(encoder) * (slots - 1));
+        if (more != NULL) {
+            c->more = more;
+            while (c->size < slots) {
+                encoder *m = more + (c->size - 1);
+                *m = *c->e;
+                memset(&m->w, 0, sizeof m->w);
+                if (alloc_workspace(m) < 0) {
+                    free_workspace(&m->w);
+                    break;
+                }
+                c->size++;
+            }
+        }
+    }
+    if (slots > c->size) slots = c->size;
+    for (s = 1; s < slots; s++) {
+        encoder *m = c->more + (s - 1);
+        const workspace w = m->w;
+        *m = *c->e;
+        m->w = w;
+    }
+    return slots;
+}
+
+static void crew_free(crew *c)
+{
+    size_t s;
+    for (s = 1; s < c->size; s++) free_workspace(&c->more[s - 1].w);
+    free(c->more);
+}
+
+/* clip_ranges over tracks */
+static void ranges_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    (void)slot;
+    track_ranges((encoder *)ctx, (uint32_t)begin, (uint32_t)end);
+}
+
+/* The search over segments: every segment's rates, range codes and constant codes are its own
+ * rows (bits, code, code0); a segment that fails at the highest rates is marked in
+ * `unreachable` and its chunk stops (the encoder then starts again at 24 bits everywhere). */
+typedef struct search_job {
+    crew *c;
+    uint8_t *unreachable;   /* G */
+} search_job;
+
+static void search_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const search_job *job = (const search_job *)ctx;
+    encoder *e = member(job->c, slot);
+    size_t g;
+    for (g = begin; g < end; g++) {
+        const size_t n = segment_frames(e, (uint32_t)g);
+        if (search_segment(e, (uint32_t)g, n, e->bits + g * e->C) < 0) {
+            job->unreachable[g] = 1;
+            return;
+        }
+        memcpy(e->code + g * e->C, e->w.rcode, sizeof(uint16_t) * e->C);
+    }
+}
+
+/* The verification over segments: the largest squared error of each segment into worst[g],
+ * folded after the join in segment order. Per slot: pose (8 J floats), then raw, dec (8 J
+ * doubles each), scratch (24 J) and err2 (J). */
+typedef struct verify_job {
+    const encoder *e;
+    const sks_cc_view *v;
+    double *worst;          /* G */
+    float *pose;            /* 8 J per slot */
+    double *work;           /* 41 J per slot */
+} verify_job;
+
+static void verify_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const verify_job *job = (const verify_job *)ctx;
+    const size_t J = job->e->J;
+    double *raw = job->work + slot * 41 * J;
+    size_t g;
+    for (g = begin; g < end; g++)
+        job->worst[g] = verify_segment(job->e, job->v, (uint32_t)g, job->pose + slot * 8 * J,
+                                       raw, raw + 8 * J, raw + 40 * J, raw + 16 * J);
+}
+
+/* Preparation over frames (normalised rotations) and joints (track kinds). */
+static void normalize_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    encoder *e = (encoder *)ctx;
+    size_t f, j;
+    (void)slot;
+    for (f = begin; f < end; f++)
+        for (j = 0; j < e->J; j++)
+            normalize_input(e->qn + 4 * (f * e->J + j), e->p->local + 8 * (f * e->J + j));
+}
+
+static void classify_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    (void)slot;
+    classify((encoder *)ctx, begin, end);
+}
+
+/* near_constants: the candidates over tracks, then each round's segments in windows. */
+typedef struct near_job {
+    crew *c;
+    uint8_t *cand;          /* T: candidates now (read only while divided) */
+    float *cv;              /* 8 T: their values */
+    double budget;
+    uint32_t g0;            /* the window's first segment */
+    uint8_t *drops;         /* T per segment of the window: candidates failing there */
+    uint8_t *dropped;       /* per segment of the window: any */
+} near_job;
+
+static void candidate_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const near_job *job = (const near_job *)ctx;
+    size_t t;
+    (void)slot;
+    for (t = begin; t < end; t++)
+        job->cand[t] = (uint8_t)near_candidate(job->c->e, (uint32_t)t, job->cv + 8 * t,
+                                               job->budget);
+}
+
+/* A chunk stops at its first segment that drops a candidate: the segments after it are checked
+ * again in a later window (so one thread checks each segment once, as without windows). */
+static void near_window_chunk(void *ctx, size_t begin, size_t end, size_t slot)
+{
+    const near_job *job = (const near_job *)ctx;
+    encoder *e = member(job->c, slot);
+    size_t i;
+    for (i = begin; i < end; i++) {
+        job->dropped[i] = (uint8_t)near_segment(e, (uint32_t)(job->g0 + i), job->cand, job->cv,
+                                                job->drops + i * e->T);
+        if (job->dropped[i]) return;
+    }
+}
+
+/* Segments per window of a near_constants round, per thread. */
+#define NEAR_WINDOW 8
+
 /* Animated tracks that one value can stand for within NEAR_CONSTANT_BUDGET * precision become
  * constant tracks: the value is the middle of the track's range (a rotation's normalised);
  * a cheap necessary condition (the joint's own vertices) filters the candidates, then every
  * segment checks them exactly, leaves first, each on top of those accepted before; a candidate
  * that fails anywhere is dropped and the pass repeats until it drops none (so the accepted set
- * holds everywhere together). Returns 0, or -1 when out of memory. */
-static int near_constants(encoder *e)
+ * holds everywhere together). Returns 0, or -1 when out of memory.
+ *
+ * Divided: the candidates over tracks; a round's segments in windows of NEAR_WINDOW segments per
+ * thread, each segment checked with the candidates of the window's start. Taken in order, the
+ * segments of a window up to the first that drops a candidate are exactly what one thread
+ * checks (none before it dropped anything), so its drops are applied and the next window starts
+ * after it (the rest of the window is checked again with the smaller set). */
+static int near_constants(encoder *e, crew *team)
 {
-    const size_t F = e->F, J = e->J;
-    const double budget = NEAR_CONSTANT_BUDGET * sqrt(e->thr2), d = e->p->shell;
+    const double budget = NEAR_CONSTANT_BUDGET * sqrt(e->thr2);
     const double thr2 = e->thr2;
+    const size_t threads = (size_t)sks_pool_get_threads();
+    const size_t window = NEAR_WINDOW * (threads < 1 ? 1 : threads);
     float *cv = (float *)malloc(sizeof(float) * 8 * (e->T + 1));
     uint8_t *cand = (uint8_t *)calloc(e->T + 1, 1);
-    uint32_t t, g;
+    uint8_t *drops = (uint8_t *)malloc(window * (e->T + 1));
+    uint8_t *dropped = (uint8_t *)malloc(window);
+    near_job job;
+    uint32_t t;
     int round, any = 0;
-    if (cv == NULL || cand == NULL) {
+    if (cv == NULL || cand == NULL || drops == NULL || dropped == NULL) {
         free(cv);
         free(cand);
+        free(drops);
+        free(dropped);
         return -1;
     }
-    for (t = 0; t < e->T; t++) {
-        const track *tr = &e->tracks[t];
-        const size_t j = tr->joint;
-        float *v = cv + 8 * t;
-        size_t f;
-        double dev = 0.0;
-        if (tr->type == 0) {
-            const float *q0 = e->qn + 4 * j;
-            double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4], n2 = 0.0;
-            unsigned c;
-            for (c = 0; c < 4; c++) hi[c] = -INFINITY;
-            for (f = 0; f < F; f++) {
-                const float *q = e->qn + 4 * (f * J + j);
-                const double sg = ((double)q[0] * q0[0] + (double)q[1] * q0[1]) +
-                                  ((double)q[2] * q0[2] + (double)q[3] * q0[3]) < 0.0 ? -1.0 : 1.0;
-                for (c = 0; c < 4; c++) {
-                    const double x = sg * q[c];
-                    lo[c] = x < lo[c] ? x : lo[c];
-                    hi[c] = x > hi[c] ? x : hi[c];
-                }
-            }
-            for (c = 0; c < 4; c++) n2 += (0.5 * (lo[c] + hi[c])) * (0.5 * (lo[c] + hi[c]));
-            for (c = 0; c < 4; c++) v[c] = (float)(0.5 * (lo[c] + hi[c]) / sqrt(n2));
-            for (f = 0; f < F; f++) {
-                const float *q = e->qn + 4 * (f * J + j);
-                const double dot = fabs(((double)q[0] * v[0] + (double)q[1] * v[1]) +
-                                        ((double)q[2] * v[2] + (double)q[3] * v[3]));
-                const double angle = 2.0 * acos(dot < 1.0 ? dot : 1.0);
-                dev = angle > dev ? angle : dev;
-            }
-            dev *= d;
-        } else {
-            const unsigned first = tr->type == 1 ? 4 : 7;
-            double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-            unsigned c;
-            for (f = 0; f < F; f++) {
-                const float *x = e->p->local + 8 * (f * J + j) + first;
-                for (c = 0; c < tr->ncomp; c++) {
-                    lo[c] = x[c] < lo[c] ? x[c] : lo[c];
-                    hi[c] = x[c] > hi[c] ? x[c] : hi[c];
-                }
-            }
-            for (c = 0; c < tr->ncomp; c++) {
-                v[first + c] = (float)(0.5 * (lo[c] + hi[c]));
-                dev += (0.5 * (hi[c] - lo[c])) * (0.5 * (hi[c] - lo[c]));
-            }
-            dev = sqrt(dev) * (tr->type == 2 ? d : 1.0);
-        }
-        cand[t] = (uint8_t)(dev <= budget);
-        any |= cand[t];
+    job.c = team;
+    job.cand = cand;
+    job.cv = cv;
+    job.budget = budget;
+    job.drops = drops;
+    job.dropped = dropped;
+    {
+        const sks_pool_plan plan = phase_plan(e->T, e->p->ns_pass * (double)e->F);
+        sks_pool_run(&plan, candidate_chunk, &job);
     }
+    for (t = 0; t < e->T; t++) any |= cand[t];
     e->thr2 = budget * budget;
     for (round = 0; any && round < 8; round++) {
-        int dropped = 0;
-        for (g = 0; g < e->G; g++) {
-            const size_t n = segment_frames(e, g), np = (n + SB - 1) / SB * SB;
-            raw_globals(e, g, n, np);
-            full_eval(e, g, np, NULL);
-            for (t = e->T; t-- > 0;) {
-                if (!cand[t]) continue;
-                if (!try_track(e, g, np, &e->tracks[t], NULL, cv + 8 * t)) {
-                    cand[t] = 0;
-                    dropped = 1;
-                }
+        int removed = 0;
+        uint32_t g = 0;
+        while (g < e->G) {
+            const size_t n = e->G - g < window ? e->G - g : window;
+            /* a segment's check: one evaluation and a trial per candidate, about a fifth of
+             * its search */
+            sks_pool_plan plan = phase_plan(n, e->p->ns_search * 0.2 * (double)e->L *
+                                                   (double)e->J);
+            size_t i;
+            plan.slots = crew_ready(team, plan.slots);
+            job.g0 = g;
+            memset(drops, 0, n * e->T);
+            memset(dropped, 0, n);
+            sks_pool_run(&plan, near_window_chunk, &job);
+            for (i = 0; i < n && !dropped[i]; i++) {
             }
+            if (i == n) {
+                g += (uint32_t)n;
+                continue;
+            }
+            for (t = 0; t < e->T; t++) {
+                if (drops[i * e->T + t]) cand[t] = 0;
+            }
+            removed = 1;
+            g += (uint32_t)i + 1;
         }
-        if (!dropped) break;
+        if (!removed) break;
         if (round == 7) memset(cand, 0, e->T);
     }
     e->thr2 = thr2;
@@ -1030,6 +1406,8 @@ static int near_constants(encoder *e)
     }
     free(cv);
     free(cand);
+    free(drops);
+    free(dropped);
     build_tracks(e);
     return 0;
 }
@@ -1052,31 +1430,21 @@ static void free_encoder(encoder *e)
     free(e->code);
     free(e->code0);
     free(e->last);
-    free(e->vals);
-    free(e->rcode);
-    free(e->ext);
-    free(e->decl);
-    free(e->dlp);
-    free(e->blocks);
-    free(e->lxp);
-    free(e->gcp);
-    free(e->gtp);
-    free(e->rg);
-    free(e->dirty);
-    free(e->level);
-    free(e->done);
-    free(e->reach);
-    free(e->offset);
+    free_workspace(&e->w);
 }
 
 int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
 {
     encoder e;
+    crew team;
     size_t j, f;
     uint32_t g;
     int status = SKS_CC_OK;
     memset(&e, 0, sizeof e);
     memset(res, 0, sizeof *res);
+    team.e = &e;
+    team.more = NULL;
+    team.size = 1;
     e.p = p;
     e.F = p->frames;
     e.J = p->joints;
@@ -1095,9 +1463,12 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     e.tracks = (track *)malloc(sizeof(track) * 3 * (size_t)e.J);
     e.last = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)e.J);
     if (!e.kind || !e.cval || !e.qn || !e.track_of || !e.tracks || !e.last) goto oom;
-    for (f = 0; f < e.F; f++)
-        for (j = 0; j < e.J; j++) normalize_input(e.qn + 4 * (f * e.J + j), p->local + 8 * (f * e.J + j));
-    classify(&e);
+    {
+        sks_pool_plan plan = phase_plan(e.F, p->ns_pass * (double)e.J);
+        sks_pool_run(&plan, normalize_chunk, &e);
+        plan = phase_plan(e.J, p->ns_pass * (double)e.F);
+        sks_pool_run(&plan, classify_chunk, &e);
+    }
     for (j = 0; j < e.J; j++) e.last[j] = (uint32_t)j;
     for (j = e.J; j-- > 0;) {
         const int32_t par = p->parents[j];
@@ -1105,57 +1476,44 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     }
     build_tracks(&e);
     {
-        const size_t G = e.G, C = e.C, T = e.T, J = e.J, n = e.nmax;
+        const size_t G = e.G, C = e.C, T = e.T;
         e.cmin = (float *)malloc(sizeof(float) * (e.pairs + 1));
         e.cext = (float *)malloc(sizeof(float) * (e.pairs + 1));
         e.drop = (uint8_t *)calloc(G * T + 1, 1);
         e.bits = (uint8_t *)calloc(G * C + 1, 1);
         e.code = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
         e.code0 = (uint16_t *)calloc(G * C + 1, sizeof(uint16_t));
-        e.vals = (float *)malloc(sizeof(float) * (C * n + 1));
-        e.rcode = (uint16_t *)malloc(sizeof(uint16_t) * (C + 1));
-        e.ext = (double *)malloc(sizeof(double) * (C + 1));
-        e.decl = (float *)malloc(sizeof(float) * (J + 1) * n * 8);
-        e.dlp = (float **)malloc(sizeof(float *) * J);
-        e.blocks = (double *)malloc(sizeof(double) * (3 * J + 1) * n * 12);
-        e.lxp = (double **)malloc(sizeof(double *) * J);
-        e.gcp = (double **)malloc(sizeof(double *) * J);
-        e.gtp = (double **)malloc(sizeof(double *) * J);
-        e.rg = (double *)malloc(sizeof(double) * J * n * 12);
-        e.dirty = (uint8_t *)calloc(J, 1);
-        e.level = (uint8_t *)malloc(T + 1);
-        e.done = (uint8_t *)malloc(C + T + 1);
-        e.reach = (double *)malloc(sizeof(double) * J);
-        e.offset = (double *)malloc(sizeof(double) * (T + 1));
-        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 || !e.vals ||
-            !e.rcode || !e.ext || !e.decl || !e.dlp || !e.blocks || !e.lxp || !e.gcp ||
-            !e.gtp || !e.rg || !e.dirty || !e.level || !e.done || !e.reach || !e.offset)
+        if (!e.cmin || !e.cext || !e.drop || !e.bits || !e.code || !e.code0 ||
+            alloc_workspace(&e) < 0)
             goto oom;
-        for (j = 0; j < J; j++) {
-            e.dlp[j] = e.decl + j * n * 8;
-            e.lxp[j] = e.blocks + j * n * 12;
-            e.gcp[j] = e.blocks + (J + j) * n * 12;
-            e.gtp[j] = e.blocks + (2 * J + j) * n * 12;
-        }
-        e.tl = e.decl + J * n * 8;
-        e.tlx = e.blocks + 3 * J * n * 12;
     }
-    if (near_constants(&e) < 0) goto oom;
+    if (near_constants(&e, &team) < 0) goto oom;
     if (e.C == 0) {
         /* nothing animated: one segment, whatever the length (segments would cost 8 bytes each
          * for nothing) */
         e.L = e.F;
         e.G = 1;
     }
-    clip_ranges(&e);
-    for (g = 0; g < e.G; g++) {
-        const size_t n = segment_frames(&e, g);
-        uint8_t *rates = e.bits + (size_t)g * e.C;
-        if (search_segment(&e, g, n, rates) < 0) {
-            status = SKS_CC_UNREACHABLE;
-            break;
+    {
+        /* clip ranges, divided over tracks */
+        sks_pool_plan plan = phase_plan(e.T, p->ns_pass * (double)e.F);
+        clip_ranges_start(&e);
+        sks_pool_run(&plan, ranges_chunk, &e);
+        clip_ranges_finish(&e);
+    }
+    {
+        /* the search, divided over segments */
+        sks_pool_plan plan = phase_plan(e.G, p->ns_search * (double)e.L * (double)e.J);
+        search_job job;
+        job.c = &team;
+        job.unreachable = (uint8_t *)calloc(e.G, 1);
+        if (job.unreachable == NULL) goto oom;
+        plan.slots = crew_ready(&team, plan.slots);
+        sks_pool_run(&plan, search_chunk, &job);
+        for (g = 0; g < e.G; g++) {
+            if (job.unreachable[g]) status = SKS_CC_UNREACHABLE;
         }
-        memcpy(e.code + (size_t)g * e.C, e.rcode, sizeof(uint16_t) * e.C);
+        free(job.unreachable);
     }
     if (status == SKS_CC_UNREACHABLE) {
         /* how far the highest rates get: everything at 24 bits */
@@ -1167,30 +1525,34 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
                 for (ti = 0; ti < e.T; ti++) {
                     unsigned m;
                     for (m = 0; m < e.tracks[ti].ncomp; m++)
-                        e.vals[(e.tracks[ti].comp + m) * e.nmax + f] =
+                        e.w.vals[(e.tracks[ti].comp + m) * e.nmax + f] =
                             stored_value(&e, &e.tracks[ti], g, segment_first(&e, g) + f, m);
                 }
             }
             segment_ranges(&e, g, n);
-            memcpy(e.code + (size_t)g * e.C, e.rcode, sizeof(uint16_t) * e.C);
+            memcpy(e.code + (size_t)g * e.C, e.w.rcode, sizeof(uint16_t) * e.C);
             memset(rates, SKS_CC_MAX_BITS, e.C);
         }
     }
-    /* pack, verify, repair */
+    /* pack, verify (divided over segments), repair */
     {
-        float *pose = (float *)malloc(sizeof(float) * 8 * e.J);
-        double *raw = (double *)malloc(sizeof(double) * 8 * e.J);
-        double *dec = (double *)malloc(sizeof(double) * 8 * e.J);
-        double *scratch = (double *)malloc(sizeof(double) * 24 * e.J);
-        double *err2 = (double *)malloc(sizeof(double) * e.J);
+        sks_pool_plan plan = phase_plan(e.G, p->ns_pass * (double)e.L * (double)e.J);
+        float *pose = NULL;
+        double *work = NULL, *worst = (double *)malloc(sizeof(double) * e.G);
         uint8_t *fail = (uint8_t *)calloc(e.G, 1);
         int round;
-        if (!pose || !raw || !dec || !scratch || !err2 || !fail) {
-            free(err2);
+        for (;;) {   /* per-slot scratch for the threads used (one slot when short of memory) */
+            pose = (float *)malloc(sizeof(float) * 8 * e.J * plan.slots);
+            work = (double *)malloc(sizeof(double) * 41 * e.J * plan.slots);
+            if ((pose && work) || plan.slots == 1) break;
             free(pose);
-            free(raw);
-            free(dec);
-            free(scratch);
+            free(work);
+            plan.slots = 1;
+        }
+        if (!pose || !work || !worst || !fail) {
+            free(pose);
+            free(work);
+            free(worst);
             free(fail);
             goto oom;
         }
@@ -1199,7 +1561,8 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             size_t size = 0;
             uint8_t *blob = pack(&e, &size);
             int any = 0;
-            double worst = 0.0;
+            double w = 0.0;
+            verify_job job;
             if (blob == NULL) {
                 status = size > 0xffffffffu ? SKS_CC_TOO_LARGE : SKS_CC_NO_MEMORY;
                 break;
@@ -1209,18 +1572,23 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
                 status = SKS_CC_NO_MEMORY;
                 break;
             }
+            job.e = &e;
+            job.v = &v;
+            job.worst = worst;
+            job.pose = pose;
+            job.work = work;
+            sks_pool_run(&plan, verify_chunk, &job);
             for (g = 0; g < e.G; g++) {
-                const double w = verify_segment(&e, &v, g, pose, raw, dec, err2, scratch);
-                worst = w > worst ? w : worst;
-                fail[g] = (uint8_t)(w > e.thr2);
+                w = worst[g] > w ? worst[g] : w;
+                fail[g] = (uint8_t)(worst[g] > e.thr2);
                 any |= fail[g];
             }
             sks_cc_view_free(&v);
             if (!any || status == SKS_CC_UNREACHABLE) {
                 res->data = blob;
                 res->size = size;
-                res->max_error = sqrt(worst);
-                if (status == SKS_CC_UNREACHABLE) res->best_possible = sqrt(worst);
+                res->max_error = sqrt(w);
+                if (status == SKS_CC_UNREACHABLE) res->best_possible = sqrt(w);
                 break;
             }
             free(blob);
@@ -1245,12 +1613,11 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
             }
         }
         free(pose);
-        free(raw);
-        free(dec);
-        free(scratch);
-        free(err2);
+        free(work);
+        free(worst);
         free(fail);
     }
+    crew_free(&team);
     free_encoder(&e);
     if (status == SKS_CC_UNREACHABLE && res->data != NULL) {
         /* keep the measured figure, drop the data */
@@ -1260,6 +1627,7 @@ int sks_cc_encode(const sks_cc_encode_params *p, sks_cc_encode_result *res)
     }
     return status;
 oom:
+    crew_free(&team);
     free_encoder(&e);
     return SKS_CC_NO_MEMORY;
 }

@@ -6,11 +6,13 @@
  * then sample at frame positions (alpha 0, both keys in one segment, keys in two segments, the
  * last frame; in the order given, sorted by frame and pose by pose) and decompress of every
  * frame (all at once and frame by frame). Also checks that the scalar decoder reproduces the
- * error the encoder measured (its verification uses that decoder) and that the bound holds.
+ * error the encoder measured (its verification uses that decoder) and that the bound holds, and
+ * that the encoder divided over the thread pool at 2, 3 and 7 threads gives the same bytes.
  */
 #include "check.h"
 #include "compress.h"
 #include "cpu.h"
+#include "pool.h"
 
 /* A random smooth clip: per joint a base pose and a few sine waves per channel, some channels
  * constant or default. */
@@ -99,6 +101,7 @@ int check_compress(enum sks_isa isa, uint64_t seed)
         p.precision = precision;
         p.shell = 3.0;
         p.segment_length = (uint32_t)(1 + rng_below(&r, 24));
+        p.ns_search = p.ns_pass = 0.0;   /* one thread (divided below) */
         if (sks_cc_encode(&p, &res) != SKS_CC_OK || sks_cc_parse(res.data, res.size, &v, what, sizeof what) != SKS_CC_OK) {
             printf("ENCODE FAILED J=%zu F=%zu L=%u\n", joints, frames, p.segment_length);
             failures++;
@@ -114,6 +117,29 @@ int check_compress(enum sks_isa isa, uint64_t seed)
                 failures++;
             }
             free(res0.data);
+        }
+        {   /* divided over the pool (every phase, whatever its size) at 2, 3 and 7 threads: the
+             * same bytes, error and repairs */
+            static const int counts[] = {2, 3, 7};
+            size_t c;
+            p.kernels = k;
+            p.ns_search = p.ns_pass = 1e6;
+            for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                sks_cc_encode_result rt;
+                int st;
+                sks_pool_set_threads(counts[c]);
+                st = sks_cc_encode(&p, &rt);
+                if (st != SKS_CC_OK || rt.size != res.size || memcmp(rt.data, res.data, res.size) ||
+                    memcmp(&rt.max_error, &res.max_error, sizeof(double)) ||
+                    rt.repaired_segments != res.repaired_segments) {
+                    printf("MISMATCH encoded bytes [%s] at %d threads J=%zu F=%zu L=%u\n", name,
+                           counts[c], joints, frames, p.segment_length);
+                    failures++;
+                }
+                free(rt.data);
+            }
+            sks_pool_set_threads(1);
+            p.ns_search = p.ns_pass = 0.0;
         }
         snprintf(what, sizeof what, "decompress J=%zu F=%zu L=%u", joints, frames, p.segment_length);
         k->decompress(&v, 0, frames, got);
