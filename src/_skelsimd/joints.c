@@ -40,7 +40,7 @@ static void walk_chunk(void *ctx, size_t begin, size_t end, size_t slot)
                                   j->scratch + slot * SKS_L2G_F64_SCRATCH_DOUBLES((size_t)w->stop));
     } else {
         j->k->local_to_global(o, x, w->parents.data, end - begin, (size_t)w->joints,
-                              (size_t)w->start, (size_t)w->stop);
+                              (size_t)w->start, (size_t)w->stop, (size_t)w->batch);
     }
 }
 

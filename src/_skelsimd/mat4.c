@@ -49,7 +49,7 @@ static void mat4_walk_chunk(void *ctx, size_t begin, size_t end, size_t slot)
     } else {
         j->k->mat4_local_to_global(j->o + begin * skel, j->x + begin * skel, w->parents.data,
                                    end - begin, (size_t)w->joints, (size_t)w->start,
-                                   (size_t)w->stop);
+                                   (size_t)w->stop, (size_t)w->batch);
     }
 }
 

@@ -48,7 +48,7 @@ typedef struct palette_job {
     const sks_skinning_kernels *k;
     const sks_broadcast *bc;
     const int32_t *parents;
-    size_t joints, slot_floats;
+    size_t joints, slot_floats, items;   /* items: the palettes of the whole call */
     int precision64;
     float *o, *scratch;
     const float *l, *ib;
@@ -68,7 +68,7 @@ static void palette_piece(void *ctx, npy_intp it, const npy_intp *off, const npy
                                    (size_t)(i1 - i0), j->joints, (double *)(void *)scratch);
     } else {
         j->k->skinning_palette(oi, li, (size_t)step[0], ibi, (size_t)step[1], j->parents,
-                               (size_t)(i1 - i0), j->joints, scratch);
+                               (size_t)(i1 - i0), j->joints, scratch, j->items);
     }
 }
 
@@ -112,6 +112,7 @@ static PyObject *py_skinning_palette(PyObject *self, PyObject *const *args, Py_s
         j.bc = &w.bc;
         j.parents = parents.data;
         j.joints = (size_t)joints;
+        j.items = (size_t)items;
         j.precision64 = precision == 1;
         j.o = (float *)PyArray_DATA(w.out);
         j.l = (const float *)PyArray_DATA(w.ops[0]);

@@ -27,9 +27,13 @@ typedef struct sks_joints_kernels {
     /* For every skeleton b and start <= j < stop, ascending:
      *   out[b,j] = local[b,j]                        if parents[j] < 0
      *   out[b,j] = out[b,parents[j]] @ local[b,j]     otherwise
-     * out == local is allowed (in place). */
+     * out == local is allowed (in place). call_batch >= batch: the skeletons of the whole call
+     * the batch belongs to (a chunk of a call divided over threads is a part of it); it only
+     * chooses the walk (skeletons side by side while the call's input and output fit in cache,
+     * one at a time when they stream from memory), never the result. */
     void (*local_to_global)(float *out, const float *local, const int32_t *parents,
-                            size_t batch, size_t joints, size_t start, size_t stop);
+                            size_t batch, size_t joints, size_t start, size_t stop,
+                            size_t call_batch);
     /* The same walk with the global poses carried in float64 (see joints.c, "float64
      * accumulation"): out[b,j] is the float32 rounding of the float64 product chain, the
      * float32 locals and, for parents before start, the float32 out[b,parents[j]] taken as

@@ -161,7 +161,7 @@ static void matmul4(float *out, const float *a, size_t a_step, const float *b, s
 
 /* Batches whose input and output exceed this many bytes stream from DRAM, where one skeleton at
  * a time was faster than several side by side (the same threshold as the joint family's). */
-#define MAT4_SIDE_BY_SIDE_MAX_BYTES ((size_t)16 << 20)
+#define MAT4_SIDE_BY_SIDE_MAX_BYTES ((size_t)16 << 20)   /* of the whole call (call_batch) */
 
 /* The walk of `count` skeletons, `stride` floats apart, side by side (count is a constant at
  * every call site, so the loops over s unroll). */
@@ -195,11 +195,12 @@ static SKS_ALWAYS_INLINE void mat4_walk(float *out, const float *local, const in
 }
 
 static void mat4_local_to_global(float *out, const float *local, const int32_t *parents,
-                                 size_t batch, size_t joints, size_t start, size_t stop)
+                                 size_t batch, size_t joints, size_t start, size_t stop,
+                                 size_t call_batch)
 {
     const size_t stride = joints * SKS_MAT4_FLOATS;
     size_t b = 0;
-    if (2 * batch * stride * sizeof(float) <= MAT4_SIDE_BY_SIDE_MAX_BYTES) {
+    if (2 * call_batch * stride * sizeof(float) <= MAT4_SIDE_BY_SIDE_MAX_BYTES) {
         for (; b + MAT4_WALK_SIDE <= batch; b += MAT4_WALK_SIDE)
             mat4_walk(out + b * stride, local + b * stride, parents, stride, MAT4_WALK_SIDE, start,
                       stop);

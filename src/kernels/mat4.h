@@ -38,7 +38,8 @@ typedef struct sks_mat4_kernels {
      *   out[b,j] = out[b,parents[j]] @ local[b,j]     otherwise
      * out == local is allowed (in place). */
     void (*mat4_local_to_global)(float *out, const float *local, const int32_t *parents,
-                                 size_t batch, size_t joints, size_t start, size_t stop);
+                                 size_t batch, size_t joints, size_t start, size_t stop,
+                                 size_t call_batch);
     /* The same walk with the global matrices carried in float64 (see mat4.c, "float64
      * accumulation"): out[b,j] is the float32 rounding of the float64 product chain of the
      * float32 locals and, for parents before start, the float32 out[b,parents[j]] taken as

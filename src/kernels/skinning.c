@@ -44,8 +44,8 @@
  * by side measured up to 9% slower at 1000 x 96, depending on the arrays' placement). */
 #define PALETTE_GROUPS (SKS_ROWS == 2 ? 2 : 1)
 
-/* Above this many bytes of input and output, skeletons are walked one at a time (streaming
- * from DRAM, several side by side measured slower for the joint family's walk). */
+/* Above this many bytes of input and output of the whole call, skeletons are walked one at a
+ * time (streaming from DRAM, several side by side measured slower for the joint family's walk). */
 #define PALETTE_SIDE_BY_SIDE_MAX_BYTES ((size_t)16 << 20)
 
 /* A group's global pose of one joint in scratch: its three row vectors as they are. */
@@ -137,12 +137,12 @@ static void palette_one(float *out, const float *local, const float *ib, const i
 
 static void skinning_palette(float *out, const float *local, size_t local_step,
                              const float *inverse_bind, size_t ib_step, const int32_t *parents,
-                             size_t n, size_t joints, float *scratch)
+                             size_t n, size_t joints, float *scratch, size_t call_n)
 {
     const size_t stride = joints * SKS_JOINT_FLOATS, side = (size_t)PALETTE_GROUPS * SKS_ROWS;
     const size_t l_stride = local_step * stride, ib_stride = ib_step * stride;
     size_t s = 0;
-    if (side > 1 && 2 * n * stride * sizeof(float) <= PALETTE_SIDE_BY_SIDE_MAX_BYTES) {
+    if (side > 1 && 2 * call_n * stride * sizeof(float) <= PALETTE_SIDE_BY_SIDE_MAX_BYTES) {
         for (; s + side <= n; s += side)
             palette_groups(out + s * stride, stride, local + s * l_stride, l_stride,
                            inverse_bind + s * ib_stride, ib_stride, parents, joints, scratch);

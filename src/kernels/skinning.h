@@ -40,10 +40,12 @@ typedef struct sks_skinning_kernels {
      * local (roots copy, global[j] = global[parents[j]] @ local[j]). The global poses live only
      * in registers and `scratch` (SKS_PALETTE_SCRATCH_FLOATS(joints) floats, any alignment);
      * out receives the palette alone. Bit-identical to the joint family's
-     * multiply_joints(local_to_global(local), inverse_bind). out must not overlap the inputs. */
+     * multiply_joints(local_to_global(local), inverse_bind). out must not overlap the inputs.
+     * call_n >= n: the palettes of the whole call (as the joint family's call_batch: it chooses
+     * the walk, never the result). */
     void (*skinning_palette)(float *out, const float *local, size_t local_step,
                              const float *inverse_bind, size_t ib_step, const int32_t *parents,
-                             size_t n, size_t joints, float *scratch);
+                             size_t n, size_t joints, float *scratch, size_t call_n);
     /* The same palette with the global poses carried in float64 and the product with
      * inverse_bind done in float64 (see skinning.c, "float64 accumulation"): out[s, j] is the
      * float32 rounding of the float64 value. `scratch` holds

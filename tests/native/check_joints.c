@@ -49,15 +49,23 @@ int check_joints(enum sks_isa isa, uint64_t seed)
         snprintf(what, sizeof what, "local_to_global J=%zu B=%zu [%zu,%zu)", joints, batch, start, stop);
         memcpy(got, local, total * sizeof(float));
         memcpy(want, local, total * sizeof(float));
-        k->local_to_global(got, local, parents, batch, joints, start, stop);
-        ref->local_to_global(want, local, parents, batch, joints, start, stop);
+        k->local_to_global(got, local, parents, batch, joints, start, stop, batch);
+        ref->local_to_global(want, local, parents, batch, joints, start, stop, batch);
+        failures += check_same(what, name, got, want, total);
+
+        /* the same batch as a chunk of a call that streams from memory (one skeleton at a
+         * time), against the scalar row's walk of the whole batch */
+        snprintf(what, sizeof what, "local_to_global chunk of a large call J=%zu B=%zu", joints,
+                 batch);
+        memcpy(got, local, total * sizeof(float));
+        k->local_to_global(got, local, parents, batch, joints, start, stop, (size_t)1 << 30);
         failures += check_same(what, name, got, want, total);
 
         snprintf(what, sizeof what, "local_to_global in place J=%zu B=%zu", joints, batch);
         memcpy(got, local, total * sizeof(float));
         memcpy(want, local, total * sizeof(float));
-        k->local_to_global(got, got, parents, batch, joints, 0, joints);
-        ref->local_to_global(want, want, parents, batch, joints, 0, joints);
+        k->local_to_global(got, got, parents, batch, joints, 0, joints, batch);
+        ref->local_to_global(want, want, parents, batch, joints, 0, joints, batch);
         failures += check_same(what, name, got, want, total);
 
         snprintf(what, sizeof what, "local_to_global_f64 J=%zu B=%zu [%zu,%zu)", joints, batch, start, stop);

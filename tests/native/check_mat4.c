@@ -90,15 +90,21 @@ int check_mat4(enum sks_isa isa, uint64_t seed)
                  start, stop);
         memcpy(got, a, total * sizeof(float));
         memcpy(want, a, total * sizeof(float));
-        k->mat4_local_to_global(got, a, parents, batch, joints, start, stop);
-        ref->mat4_local_to_global(want, a, parents, batch, joints, start, stop);
+        k->mat4_local_to_global(got, a, parents, batch, joints, start, stop, batch);
+        ref->mat4_local_to_global(want, a, parents, batch, joints, start, stop, batch);
+        failures += check_same(what, name, got, want, total);
+
+        snprintf(what, sizeof what, "mat4_local_to_global chunk of a large call J=%zu B=%zu",
+                 joints, batch);
+        memcpy(got, a, total * sizeof(float));
+        k->mat4_local_to_global(got, a, parents, batch, joints, start, stop, (size_t)1 << 30);
         failures += check_same(what, name, got, want, total);
 
         snprintf(what, sizeof what, "mat4_local_to_global in place J=%zu B=%zu", joints, batch);
         memcpy(got, a, total * sizeof(float));
         memcpy(want, a, total * sizeof(float));
-        k->mat4_local_to_global(got, got, parents, batch, joints, 0, joints);
-        ref->mat4_local_to_global(want, want, parents, batch, joints, 0, joints);
+        k->mat4_local_to_global(got, got, parents, batch, joints, 0, joints, batch);
+        ref->mat4_local_to_global(want, want, parents, batch, joints, 0, joints, batch);
         failures += check_same(what, name, got, want, total);
 
         snprintf(what, sizeof what, "mat4_local_to_global_f64 J=%zu B=%zu [%zu,%zu)", joints,

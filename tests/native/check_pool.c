@@ -19,7 +19,7 @@ typedef struct walk_ctx {
     float *out;
     const float *in;
     const int32_t *parents;
-    size_t joints;
+    size_t joints, batch;
 } walk_ctx;
 
 static void walk_chunk(void *ctx, size_t begin, size_t end, size_t slot)
@@ -28,7 +28,7 @@ static void walk_chunk(void *ctx, size_t begin, size_t end, size_t slot)
     const size_t skel = w->joints * SKS_JOINT_FLOATS;
     (void)slot;
     w->k->local_to_global(w->out + begin * skel, w->in + begin * skel, w->parents, end - begin,
-                          w->joints, 0, w->joints);
+                          w->joints, 0, w->joints, w->batch);
 }
 
 typedef struct skin_ctx {
@@ -227,11 +227,11 @@ int check_pool(enum sks_isa isa, uint64_t seed)
     fill_uniform(palette, joints * SKS_JOINT_FLOATS, -1.0f, 1.0f, &r);
     fill_uniform(angles, rotations * 3, -3.0f, 3.0f, &r);
 
-    jk->local_to_global(want, local, parents, batch, joints, 0, joints);
+    jk->local_to_global(want, local, parents, batch, joints, 0, joints, batch);
     sk->skin(wp, wn, pos, nrm, idx, weights, vertices, influences, palette, joints, scratch, 1);
     ck->euler_to_quat(qwant, angles, rotations, SKS_EULER_SEQ(2, 0, 1, 0), 0);
     for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-        walk_ctx w = {jk, got, local, parents, joints};
+        walk_ctx w = {jk, got, local, parents, joints, batch};
         skin_ctx s = {sk, gp, gn, scratch, pos, nrm, weights, palette, idx, influences, joints,
                       slot_floats};
         euler_ctx e = {ck, qgot, angles};

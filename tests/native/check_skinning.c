@@ -46,8 +46,12 @@ static int check_palettes(const sks_skinning_kernels *k, const sks_skinning_kern
         sprinkle_specials(ib, cnt * per, 0.02, r);
     }
     snprintf(what, sizeof what, "skinning_palette J=%zu n=%zu steps %zu %zu", joints, n, l_step, ib_step);
-    k->skinning_palette(got, local, l_step, ib, ib_step, parents, n, joints, scratch);
-    ref->skinning_palette(want, local, l_step, ib, ib_step, parents, n, joints, scratch);
+    k->skinning_palette(got, local, l_step, ib, ib_step, parents, n, joints, scratch, n);
+    ref->skinning_palette(want, local, l_step, ib, ib_step, parents, n, joints, scratch, n);
+    failures += check_same(what, name, got, want, total);
+    snprintf(what, sizeof what, "skinning_palette chunk of a large call J=%zu n=%zu", joints, n);
+    k->skinning_palette(got, local, l_step, ib, ib_step, parents, n, joints, scratch,
+                        (size_t)1 << 30);
     failures += check_same(what, name, got, want, total);
 
     snprintf(what, sizeof what, "skinning_palette_f64 J=%zu n=%zu steps %zu %zu", joints, n, l_step, ib_step);
