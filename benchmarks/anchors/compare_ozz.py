@@ -50,6 +50,14 @@ FLAGS = ["-O3", "-mavx2", "-mfma", "-std=c++17", "-Wall", "-Wextra",
 BLEND_T = 0.3     # blend_joints' t in skelsimd._bench.quat (the check below confirms it)
 
 
+def _write_inputs(workdir: str, job: str, inputs: dict[str, Any]) -> None:
+    """The arrays of one ozz job as the files ozz_bench reads (int32 indices, float32 else)."""
+    for name, a in inputs.items():
+        a = np.asarray(a)
+        write_array(os.path.join(workdir, f"{job}.{name}.arr"),
+                    a.astype(np.int32) if a.dtype.kind in "iu" else _f32(a))
+
+
 def _timing_footer(args: argparse.Namespace, load_before: Sequence[float] | None,
                    load_after: Sequence[float] | None) -> str:
     """The line under a table: how it was timed and the load average around it."""
@@ -274,10 +282,7 @@ def run_skin(args: argparse.Namespace, exe: str, workdir: str, version: str) -> 
     info = machine_info()
     sizes = [skin_size(v) for v in args.sizes]
     for sz in sizes:
-        for name, a in sz.inputs.items():
-            a = np.asarray(a)
-            write_array(os.path.join(workdir, f"{sz.job}.{name}.arr"),
-                        a.astype(np.int32) if a.dtype.kind in "iu" else _f32(a))
+        _write_inputs(workdir, sz.job, sz.inputs)
     ozz = OzzBench(exe, workdir)
     print(f"machine: {info['cpu']} ({info['cores']} cores); skelsimd target {skelsimd.isa()}; "
           f"ozz-animation {version}, ozz_bench: {' '.join(FLAGS[:3])}", flush=True)
@@ -548,10 +553,7 @@ def main() -> None:
         return
     rows = all_rows()
     for row in rows:
-        for name, a in row.inputs.items():
-            a = np.asarray(a)
-            write_array(os.path.join(workdir, f"{row.ozz_job}.{name}.arr"),
-                        a.astype(np.int32) if a.dtype.kind in "iu" else _f32(a))
+        _write_inputs(workdir, row.ozz_job, row.inputs)
     ozz = OzzBench(exe, workdir)
 
     isas = [skelsimd.isa()] + (["avx2"] if "avx2" in _isa.supported_isas()
