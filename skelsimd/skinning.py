@@ -196,15 +196,21 @@ def skin(
     """
     if type(renormalize) is not bool and not isinstance(renormalize, np.bool_):
         raise TypeError(f"renormalize: expected a bool, got {type(renormalize).__name__}")
+    _check_finite_palette(palette)
+    skinned: Float32Array | tuple[Float32Array, Float32Array] = _core.skin(
+        positions, joint_indices, weights, palette, out, normals, normals_out,
+        bool(renormalize))
+    return skinned
+
+
+def _check_finite_palette(palette: ArrayLike) -> None:
+    """The ValueError of :func:`skin` for a palette with a non-finite element, naming the first
+    one's joint (and batch index); shapes and dtypes are left to the kernel's checks."""
     pal = palette if type(palette) is np.ndarray else np.asarray(palette)
     if pal.dtype.kind == "f" and pal.ndim >= 3 and not np.isfinite(pal).all():
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(pal))[0])
         raise ValueError(f"palette: expected finite matrices, got {float(pal[bad])} in joint "
                          f"{bad[-3]}" + (f" of palette{list(bad[:-3])}" if len(bad) > 3 else ""))
-    skinned: Float32Array | tuple[Float32Array, Float32Array] = _core.skin(
-        positions, joint_indices, weights, palette, out, normals, normals_out,
-        bool(renormalize))
-    return skinned
 
 
 def normalize_weights(weights: ArrayLike, out: Float32Array | None = None) -> Float32Array:

@@ -269,7 +269,11 @@ class Track:
             if o.shape != np.shape(times):
                 raise ValueError(f"out: expected shape {np.shape(times)} (that of times), got "
                                  f"{o.shape}")
-            o = o[..., None]   # the kernel's (..., 1) view; dtype and layout checked there
+            try:
+                o = o[..., None]   # the kernel's (..., 1) view; dtype and layout checked there
+            except IndexError:     # times (and out) already at NumPy's limit of dimensions
+                raise ValueError(f"times: the result would have {o.ndim + 1} dimensions, more "
+                                 f"than NumPy's limit of {o.ndim}") from None
         if self.quaternion and self.interpolation == "linear":
             q0, q1, alpha = _core.track_segments(self.times, self._values2d, times, self.loop)
             res = slerp(q0, q1, alpha, out=q0 if o is None else o)

@@ -454,3 +454,22 @@ def test_graph_names_are_tokens_of_the_inputs():
         sd.local_to_global(x, parents).compute(scheduler="sync")
     if before is not None:
         assert key_split.cache_info().currsize - before < 50
+
+
+def test_skin_checks_a_numpy_palette_at_the_call():
+    """A non-finite palette entry in any batch element of a NumPy palette raises when skin is
+    called, with the in-memory message; in a dask palette, when its chunk is computed."""
+    pal = np.tile(np.eye(3, 4, dtype=np.float32), (5, 4, 1, 1))
+    pal[3, 2, 0, 1] = -np.inf
+    pos, idx = np.zeros((10, 3), np.float32), np.zeros((10, 2), np.int32)
+    w = np.full((10, 2), 0.5, np.float32)
+    message = "palette: expected finite matrices, got -inf in joint 2 of palette[3]"
+    with pytest.raises(ValueError) as memory:
+        skelsimd.skin(pos, idx, w, pal)
+    assert str(memory.value) == message
+    with pytest.raises(ValueError) as call:
+        sd.skin(pos, idx, w, pal)
+    assert str(call.value) == message
+    lazy = sd.skin(pos, idx, w, da.from_array(pal, chunks=(2, 4, 3, 4)))
+    with pytest.raises(ValueError, match="palette: expected finite matrices, got -inf in joint 2"):
+        lazy.compute()

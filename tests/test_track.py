@@ -513,3 +513,16 @@ def test_triggers_bisection_and_vectorised_paths_agree(track, seed):
     for (st_, sd), (lt, ld) in zip(small, large):
         np.testing.assert_array_equal(st_, lt)
         np.testing.assert_array_equal(sd, ld)
+
+
+def test_scalar_track_out_at_numpys_dimension_limit():
+    """A scalar track's out with as many dimensions as NumPy allows: the kernel's view needs one
+    more, so it is a ValueError naming times (as without out), never NumPy's IndexError."""
+    tr = skelsimd.Track([0, 1, 2], [0.0, 1.0, 2.0], "linear")
+    limit = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32   # NumPy's maximum
+    t = np.zeros((1,) * limit, np.float32)
+    out = np.full_like(t, 7.0)
+    for kwargs in ({}, {"out": out}):
+        with pytest.raises(ValueError, match=rf"times: the result would have {limit + 1} dim"):
+            tr.sample(t, **kwargs)
+    assert (out == 7.0).all()

@@ -543,6 +543,8 @@ def skin(
     ``normals`` the result is the tuple ``(positions, normals)`` of dask arrays (both from one
     kernel call per chunk); ``out`` and ``normals_out`` are given together or not at all.
     """
+    if not isinstance(palette, da.Array):       # its values are here: checked at the call
+        _skinning._check_finite_palette(palette)
     ops = _ops(_op("positions", positions, "VX", free="V"),
                _op("joint_indices", joint_indices, "VK", free="V"),
                _op("weights", weights, "VK", free="V"),
